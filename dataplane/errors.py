@@ -1,0 +1,97 @@
+"""One exception root for the project, and source spans for messages.
+
+Every user-facing error carries a stable code and, where it concerns a source
+file, a span; it prints as ``file:line:col: error: message`` followed by the
+source line and a caret, the way compilers do.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A position in an original (not preprocessed) source file; lines and columns are 1-based."""
+
+    file: str
+    line: int
+    col: int
+    end_line: int = 0
+    end_col: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+NO_SPAN = Span("<unknown>", 0, 0)
+
+
+@dataclass(slots=True)
+class Diagnostic:
+    """One message about a program: an error or a warning at a span."""
+
+    message: str
+    span: Span = NO_SPAN
+    severity: str = "error"
+    code: str = "error"
+    source_line: str | None = None
+
+    def render(self) -> str:
+        head = f"{self.span}: {self.severity}: {self.message}" if self.span.line else f"{self.severity}: {self.message}"
+        if self.source_line is None or not self.span.line:
+            return head
+        line = self.source_line.rstrip("\n").expandtabs(1)
+        caret = " " * max(self.span.col - 1, 0) + "^"
+        if self.span.end_line == self.span.line and self.span.end_col > self.span.col + 1:
+            caret += "~" * min(self.span.end_col - self.span.col - 1, max(len(line) - self.span.col, 0))
+        return f"{head}\n{line}\n{caret}"
+
+
+class DataplaneError(Exception):
+    """Root of every error the project reports to users."""
+
+    code = "error"
+
+
+class CompileError(DataplaneError):
+    """A program failed to preprocess, parse or type-check; holds every diagnostic found."""
+
+    code = "compile"
+
+    def __init__(self, diagnostics: Iterable[Diagnostic]):
+        self.diagnostics = list(diagnostics)
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        return "\n".join(d.render() for d in self.diagnostics)
+
+    @property
+    def first(self) -> Diagnostic:
+        return self.diagnostics[0]
+
+
+class InternalError(DataplaneError):
+    """A bug in dataplane itself, never a fault of the user's program."""
+
+    code = "internal"
+
+
+@dataclass
+class DiagnosticSink:
+    """Collects diagnostics across a pass so several errors are reported together."""
+
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def error(self, message: str, span: Span = NO_SPAN, code: str = "error") -> None:
+        self.diagnostics.append(Diagnostic(message, span, "error", code))
+
+    def warning(self, message: str, span: Span = NO_SPAN, code: str = "warning") -> None:
+        self.diagnostics.append(Diagnostic(message, span, "warning", code))
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+    def has_errors(self) -> bool:
+        return any(d.severity == "error" for d in self.diagnostics)

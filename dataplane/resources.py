@@ -1,0 +1,35 @@
+"""Locate the data that ships with the package: grammar, built-in programs, topologies.
+
+In a source checkout (or an editable install) they sit at the repository root;
+in a wheel the build hook in setup.py copies them under ``dataplane/_data``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def data_dir(name: str) -> Path:
+    """Return the directory ``name`` (``grammar``, ``programs`` or ``topologies``)."""
+    installed = _PACKAGE_DIR / "_data" / name
+    if installed.is_dir():
+        return installed
+    checkout = _PACKAGE_DIR.parent / name
+    if checkout.is_dir():
+        return checkout
+    raise FileNotFoundError(f"dataplane data directory {name!r} not found (looked in {installed} and {checkout})")
+
+
+def include_dir() -> Path:
+    """Directory holding the bundled ``core.p4`` and ``v1model.p4``."""
+    return _PACKAGE_DIR / "p4include"
+
+
+def builtin_program(name: str) -> Path:
+    """Path of a built-in program, by file name with or without ``.p4``."""
+    programs = data_dir("programs")
+    for candidate in (programs / name, programs / f"{name}.p4"):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(f"no built-in program {name!r} in {programs}")
