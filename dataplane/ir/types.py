@@ -1,0 +1,303 @@
+"""P4_16 types as frozen data; typedefs are resolved away before these exist."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class Type:
+    """Base of all P4 types."""
+
+    __slots__ = ()
+
+    @property
+    def is_integer(self) -> bool:
+        return isinstance(self, (Bits, InfInt))
+
+    def bit_width(self) -> int:
+        """Width in bits when serialised in a header (varbit gives its maximum)."""
+        raise TypeError(f"type {self} has no fixed width")
+
+
+@dataclass(frozen=True, slots=True)
+class Bits(Type):
+    """``bit<W>`` (unsigned) or ``int<W>`` (signed, two's complement)."""
+
+    width: int
+    signed: bool = False
+
+    def __str__(self) -> str:
+        return f"{'int' if self.signed else 'bit'}<{self.width}>"
+
+    def bit_width(self) -> int:
+        return self.width
+
+
+@dataclass(frozen=True, slots=True)
+class VarBits(Type):
+    max_width: int
+
+    def __str__(self) -> str:
+        return f"varbit<{self.max_width}>"
+
+    def bit_width(self) -> int:
+        return self.max_width
+
+
+@dataclass(frozen=True, slots=True)
+class InfInt(Type):
+    """The arbitrary-precision compile-time ``int`` type of untyped literals."""
+
+    def __str__(self) -> str:
+        return "int"
+
+
+@dataclass(frozen=True, slots=True)
+class Bool(Type):
+    def __str__(self) -> str:
+        return "bool"
+
+    def bit_width(self) -> int:
+        return 1
+
+
+@dataclass(frozen=True, slots=True)
+class String(Type):
+    def __str__(self) -> str:
+        return "string"
+
+
+@dataclass(frozen=True, slots=True)
+class Void(Type):
+    def __str__(self) -> str:
+        return "void"
+
+
+@dataclass(frozen=True, slots=True)
+class DontCare(Type):
+    """Type of ``_`` in a type position (an unconstrained type argument)."""
+
+    def __str__(self) -> str:
+        return "_"
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorType(Type):
+    members: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return "error"
+
+
+@dataclass(frozen=True, slots=True)
+class MatchKind(Type):
+    def __str__(self) -> str:
+        return "match_kind"
+
+
+@dataclass(frozen=True, slots=True)
+class StructField:
+    name: str
+    type: Type
+    annotations: tuple = field(default=(), compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class StructLike(Type):
+    """Common base of struct, header and header_union types (nominal: compared by name)."""
+
+    name: str
+    fields: tuple[StructField, ...] = field(compare=False)
+    kind = "struct"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_field(self, name: str) -> StructField | None:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        return None
+
+    def bit_width(self) -> int:
+        return sum(f.type.bit_width() for f in self.fields)
+
+
+@dataclass(frozen=True, slots=True)
+class Struct(StructLike):
+    kind = "struct"
+
+
+@dataclass(frozen=True, slots=True)
+class Header(StructLike):
+    kind = "header"
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderUnion(StructLike):
+    kind = "header_union"
+
+
+@dataclass(frozen=True, slots=True)
+class Stack(Type):
+    """Header stack ``H[size]``."""
+
+    element: Type
+    size: int
+
+    def __str__(self) -> str:
+        return f"{self.element}[{self.size}]"
+
+    def bit_width(self) -> int:
+        return self.element.bit_width() * self.size
+
+
+@dataclass(frozen=True, slots=True)
+class Enum(Type):
+    """An enum; serializable when ``underlying`` is set (then ``values`` holds each member's value)."""
+
+    name: str
+    members: tuple[str, ...] = field(compare=False)
+    underlying: Bits | None = field(default=None, compare=False)
+    values: tuple[int, ...] | None = field(default=None, compare=False)
+
+    def __str__(self) -> str:
+        return self.name
+
+    def bit_width(self) -> int:
+        if self.underlying is None:
+            raise TypeError(f"enum {self.name} is not serializable")
+        return self.underlying.width
+
+
+@dataclass(frozen=True, slots=True)
+class NewType(Type):
+    """A ``type T N;`` declaration: a distinct type with the representation of ``base``."""
+
+    name: str
+    base: Type = field(compare=False)
+
+    def __str__(self) -> str:
+        return self.name
+
+    def bit_width(self) -> int:
+        return self.base.bit_width()
+
+
+@dataclass(frozen=True, slots=True)
+class Tuple(Type):
+    """Type of a list expression ``{a, b}`` and of ``tuple<...>``."""
+
+    elements: tuple[Type, ...]
+
+    def __str__(self) -> str:
+        return "tuple<" + ", ".join(map(str, self.elements)) + ">"
+
+
+@dataclass(frozen=True, slots=True)
+class TypeVar(Type):
+    """A generic type parameter such as ``T`` in ``extern register<T>``."""
+
+    name: str
+    owner: str = ""
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    direction: str  # "in", "out", "inout" or "" (directionless)
+    type: Type
+    name: str
+    has_default: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Method(Type):
+    """Signature of a function, extern method, action or block constructor."""
+
+    name: str
+    params: tuple[Param, ...]
+    ret: Type = Void()
+    type_params: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        tp = f"<{', '.join(self.type_params)}>" if self.type_params else ""
+        ps = ", ".join(f"{(p.direction + ' ') if p.direction else ''}{p.type} {p.name}" for p in self.params)
+        return f"{self.ret} {self.name}{tp}({ps})"
+
+
+@dataclass(frozen=True, slots=True)
+class Extern(Type):
+    """An extern object type; ``type_args`` are filled in for an instantiation."""
+
+    name: str
+    type_params: tuple[str, ...] = field(default=(), compare=False)
+    constructors: tuple[Method, ...] = field(default=(), compare=False)
+    methods: tuple[Method, ...] = field(default=(), compare=False)
+    type_args: tuple[Type, ...] = ()
+
+    def __str__(self) -> str:
+        if self.type_args:
+            return f"{self.name}<{', '.join(map(str, self.type_args))}>"
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Block(Type):
+    """A parser, control or package type (declared or prototyped)."""
+
+    kind: str  # "parser", "control" or "package"
+    name: str
+    params: tuple[Param, ...] = field(compare=False)
+    type_params: tuple[str, ...] = field(default=(), compare=False)
+    constructor_params: tuple[Param, ...] = field(default=(), compare=False)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Table(Type):
+    name: str
+
+    def __str__(self) -> str:
+        return f"table {self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyResult(Type):
+    """The struct that ``t.apply()`` returns: ``hit``, ``miss`` and ``action_run``."""
+
+    table: str
+
+    def __str__(self) -> str:
+        return f"apply_result({self.table})"
+
+
+@dataclass(frozen=True, slots=True)
+class ActionEnum(Type):
+    """Type of ``t.apply().action_run``: the enumeration of a table's actions."""
+
+    table: str
+
+    def __str__(self) -> str:
+        return f"action_list({self.table})"
+
+
+BOOL = Bool()
+INT = InfInt()
+VOID = Void()
+STRING = String()
+MATCH_KIND = MatchKind()
+
+
+def strip_newtype(t: Type) -> Type:
+    """The representation type behind any ``type`` declarations."""
+    while isinstance(t, NewType):
+        t = t.base
+    return t
+
+
+def is_header_like(t: Type) -> bool:
+    return isinstance(t, (Header, HeaderUnion))
