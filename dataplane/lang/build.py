@@ -1,0 +1,640 @@
+"""Turn lark's parse tree into IR nodes (untyped); no ``lark.Tree`` leaves this module."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from lark import Token, Transformer, Tree, v_args
+
+from dataplane.errors import Span
+from dataplane.ir import decl as D
+from dataplane.ir import expr as E
+from dataplane.ir import stmt as S
+from dataplane.ir.node import Annotation
+from dataplane.ir.types import Bits
+from dataplane.lang.literals import parse_integer
+
+Locate = Callable[[int, int], Span]
+
+_BIN_OPS = {"||", "&&", "==", "!=", "<", ">", "<=", ">=", "|", "^", "&", "<<", ">>", "+", "-",
+            "|+|", "|-|", "++", "*", "/", "%"}
+
+
+class _Annots(tuple):
+    """Marks the result of the ``annotations`` rule among a rule's children."""
+
+
+class _Dir(str):
+    """Marks the result of the ``direction`` rule."""
+
+
+class _Const(str):
+    pass
+
+
+def _split(children: list) -> tuple[tuple, list]:
+    """Separate an optional leading/trailing annotations group from the other children."""
+    annots: tuple = ()
+    rest = []
+    for c in children:
+        if isinstance(c, _Annots):
+            annots = annots + tuple(c)
+        else:
+            rest.append(c)
+    return annots, rest
+
+
+class BuildIR(Transformer):
+    """lark Transformer building IR nodes with spans mapped back to the original files."""
+
+    def __init__(self, locate: Locate):
+        super().__init__(visit_tokens=False)
+        self.locate = locate
+
+    def _span(self, meta: Any) -> Span:
+        if getattr(meta, "empty", True):
+            return Span("<unknown>", 0, 0)
+        start = self.locate(meta.line, meta.column)
+        end = self.locate(meta.end_line, meta.end_column)
+        return Span(start.file, start.line, start.col, end.line if end.file == start.file else start.line, end.col)
+
+    def _tok_span(self, tok: Token) -> Span:
+        start = self.locate(tok.line, tok.column)
+        return Span(start.file, start.line, start.col, start.line, start.col + len(str(tok)))
+
+    # ---- program, annotations, names ---------------------------------------------------------
+    @v_args(meta=True)
+    def start(self, meta, children):
+        return D.P4Program(tuple(c for c in children if c is not None), span=self._span(meta))
+
+    def empty_decl(self, _children):
+        return None
+
+    def annotations(self, children):
+        out = []
+        for tok in children:
+            text = str(tok)[1:]
+            name, body = text, ""
+            for i, ch in enumerate(text):
+                if ch in "([":
+                    name, body = text[:i], text[i + 1:-1]
+                    break
+            out.append(Annotation(name, body, span=self._tok_span(tok)))
+        return _Annots(out)
+
+    def name(self, children):
+        return str(children[0])
+
+    def member_name(self, children):
+        return str(children[0])
+
+    def type_name(self, children):
+        return str(children[0])
+
+    # ---- types --------------------------------------------------------------------------------
+    @v_args(meta=True)
+    def bool_type(self, meta, _c):
+        return E.BaseTypeRef("bool", span=self._span(meta))
+
+    @v_args(meta=True)
+    def error_type(self, meta, _c):
+        return E.BaseTypeRef("error", span=self._span(meta))
+
+    @v_args(meta=True)
+    def string_type(self, meta, _c):
+        return E.BaseTypeRef("string", span=self._span(meta))
+
+    @v_args(meta=True)
+    def void_type(self, meta, _c):
+        return E.BaseTypeRef("void", span=self._span(meta))
+
+    @v_args(meta=True)
+    def match_kind_type(self, meta, _c):
+        return E.BaseTypeRef("match_kind", span=self._span(meta))
+
+    @v_args(meta=True)
+    def int_type(self, meta, _c):
+        return E.BaseTypeRef("int", span=self._span(meta))
+
+    @v_args(meta=True)
+    def dontcare_type(self, meta, _c):
+        return E.BaseTypeRef("_", span=self._span(meta))
+
+    @v_args(meta=True)
+    def bit_type_1(self, meta, _c):
+        return E.BitsRef(E.Constant(1), False, span=self._span(meta))
+
+    @v_args(meta=True)
+    def bit_type(self, meta, c):
+        return E.BitsRef(self._width(c), False, span=self._span(meta))
+
+    @v_args(meta=True)
+    def signed_type(self, meta, c):
+        return E.BitsRef(self._width(c), True, span=self._span(meta))
+
+    @v_args(meta=True)
+    def varbit_type(self, meta, c):
+        return E.VarbitRef(self._width(c), span=self._span(meta))
+
+    def _width(self, c):
+        return next(x for x in c if isinstance(x, E.Expr))
+
+    @v_args(meta=True)
+    def width(self, meta, c):
+        item = c[0]
+        if isinstance(item, Token):
+            return self.int_lit_token(item)
+        return item
+
+    @v_args(meta=True)
+    def named_type(self, meta, c):
+        args = c[1] if len(c) > 1 else ()
+        return E.NamedTypeRef(c[0], tuple(args), span=self._span(meta))
+
+    def type_args(self, c):
+        return tuple(x for x in c if not isinstance(x, Token))
+
+    def type_params(self, c):
+        return tuple(x for x in c if not isinstance(x, Token))
+
+    @v_args(meta=True)
+    def stack_type(self, meta, c):
+        return E.StackRef(c[0], c[1], span=self._span(meta))
+
+    @v_args(meta=True)
+    def tuple_type(self, meta, c):
+        return E.TupleRef(tuple(x for x in c if not isinstance(x, Token)), span=self._span(meta))
+
+    # ---- type declarations ------------------------------------------------------------------------
+    @v_args(meta=True)
+    def field(self, meta, c):
+        annots, (type_ref, name) = _split(c)
+        return D.FieldDecl(type_ref, name, annots, span=self._span(meta))
+
+    def _struct(self, kind, meta, c):
+        annots, rest = _split(c)
+        return D.StructTypeDecl(kind, rest[0], tuple(rest[1:]), annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def header_decl(self, meta, c):
+        return self._struct("header", meta, c)
+
+    @v_args(meta=True)
+    def struct_decl(self, meta, c):
+        return self._struct("struct", meta, c)
+
+    @v_args(meta=True)
+    def union_decl(self, meta, c):
+        return self._struct("header_union", meta, c)
+
+    @v_args(meta=True)
+    def enum_decl(self, meta, c):
+        annots, rest = _split(c)
+        return D.EnumDecl(rest[0], tuple(rest[1:]), None, (), annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def ser_enum_decl(self, meta, c):
+        annots, rest = _split(c)
+        members = rest[2:]
+        return D.EnumDecl(rest[1], tuple(m[0] for m in members), rest[0], tuple(m[1] for m in members),
+                          annots, span=self._span(meta))
+
+    def enum_member(self, c):
+        return (c[0], c[1])
+
+    @v_args(meta=True)
+    def typedef_decl(self, meta, c):
+        annots, rest = _split(c)
+        return D.TypedefDecl(rest[0], rest[1], False, annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def newtype_decl(self, meta, c):
+        annots, rest = _split(c)
+        return D.TypedefDecl(rest[0], rest[1], True, annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def error_decl(self, meta, c):
+        return D.ErrorDecl(tuple(c), span=self._span(meta))
+
+    @v_args(meta=True)
+    def match_kind_decl(self, meta, c):
+        return D.MatchKindDecl(tuple(c), span=self._span(meta))
+
+    @v_args(meta=True)
+    def const_decl(self, meta, c):
+        annots, rest = _split(c)
+        return S.ConstDecl(rest[0], rest[1], rest[2], annots, span=self._span(meta))
+
+    # ---- externs --------------------------------------------------------------------------------
+    @v_args(meta=True)
+    def extern_object(self, meta, c):
+        annots, rest = _split(c)
+        name = rest[0]
+        tparams = rest[1] if len(rest) > 1 and isinstance(rest[1], tuple) else ()
+        methods = tuple(m for m in rest[1:] if isinstance(m, D.MethodDecl))
+        return D.ExternDecl(name, tparams, methods, annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def extern_function(self, meta, c):
+        annots, rest = _split(c)
+        return _with(rest[0], annotations=annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def method_proto(self, meta, c):
+        annots, rest = _split(c)
+        return _with(rest[0], annotations=annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def abstract_proto(self, meta, c):
+        annots, rest = _split(c)
+        return _with(rest[0], annotations=annots, is_abstract=True, span=self._span(meta))
+
+    @v_args(meta=True)
+    def constructor_proto(self, meta, c):
+        annots, rest = _split(c)
+        return D.MethodDecl(rest[0], None, (), rest[1], annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def function_proto(self, meta, c):
+        ret, name = c[0], c[1]
+        tparams = c[2] if len(c) == 4 else ()
+        return D.MethodDecl(name, ret, tparams, c[-1], (), span=self._span(meta))
+
+    # ---- parameters and arguments --------------------------------------------------------------------
+    def params(self, c):
+        return tuple(c)
+
+    @v_args(meta=True)
+    def param(self, meta, c):
+        annots, rest = _split(c)
+        direction, type_ref, name = rest[0], rest[1], rest[2]
+        default = rest[3] if len(rest) > 3 else None
+        return D.ParamDecl(str(direction), type_ref, name, default, annots, span=self._span(meta))
+
+    def direction(self, c):
+        return _Dir(str(c[0]) if c else "")
+
+    def args(self, c):
+        return tuple(c)
+
+    @v_args(meta=True)
+    def positional_arg(self, meta, c):
+        return E.Argument(c[0], span=self._span(meta))
+
+    @v_args(meta=True)
+    def named_arg(self, meta, c):
+        return E.Argument(c[1], c[0], span=self._span(meta))
+
+    @v_args(meta=True)
+    def dontcare_arg(self, meta, c):
+        return E.Argument(E.DontCareExpr(span=self._span(meta)), span=self._span(meta))
+
+    @v_args(meta=True)
+    def instantiation(self, meta, c):
+        annots, rest = _split(c)
+        return D.Instantiation(rest[0], rest[1], rest[2], annots, span=self._span(meta))
+
+    # ---- parsers ----------------------------------------------------------------------------------
+    def _block_type(self, kind, meta, c):
+        annots, rest = _split(c)
+        name = rest[0]
+        tparams = rest[1] if len(rest) == 3 else ()
+        return D.BlockTypeDecl(kind, name, tparams, rest[-1], annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def parser_type_decl(self, meta, c):
+        return self._block_type("parser", meta, c)
+
+    @v_args(meta=True)
+    def control_type_decl(self, meta, c):
+        return self._block_type("control", meta, c)
+
+    @v_args(meta=True)
+    def package_decl(self, meta, c):
+        return self._block_type("package", meta, c)
+
+    def ctor_params(self, c):
+        return ("ctor", c[0])
+
+    def _block_head(self, rest):
+        name = rest[0]
+        i = 1
+        tparams: tuple = ()
+        if i < len(rest) and isinstance(rest[i], tuple) and all(isinstance(x, str) for x in rest[i]) and rest[i] and not isinstance(rest[i][0], D.ParamDecl):
+            tparams = rest[i]
+            i += 1
+        params = rest[i]
+        i += 1
+        ctor: tuple = ()
+        if i < len(rest) and isinstance(rest[i], tuple) and rest[i][:1] == ("ctor",):
+            ctor = rest[i][1]
+            i += 1
+        return name, tparams, params, ctor, rest[i:]
+
+    @v_args(meta=True)
+    def parser_decl(self, meta, c):
+        annots, rest = _split(c)
+        name, tparams, params, ctor, body = self._block_head(rest)
+        states = tuple(x for x in body if isinstance(x, D.StateDecl))
+        local = tuple(x for x in body if not isinstance(x, D.StateDecl))
+        return D.ParserDecl(name, tparams, params, ctor, local, states, annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def value_set_decl(self, meta, c):
+        return D.Unsupported("value_set", span=self._span(meta))
+
+    @v_args(meta=True)
+    def parser_state(self, meta, c):
+        annots, rest = _split(c)
+        name = rest[0]
+        trans = rest[-1] if rest and isinstance(rest[-1], D.Transition) else None
+        stmts = tuple(x for x in rest[1:] if isinstance(x, S.Stmt))
+        return D.StateDecl(name, stmts, trans, annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def parser_block(self, meta, c):
+        annots, rest = _split(c)
+        return S.BlockStmt(tuple(rest), annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def transition_direct(self, meta, c):
+        return D.Transition(c[0], span=self._span(meta))
+
+    @v_args(meta=True)
+    def transition_select(self, meta, c):
+        keys, cases = c[0]
+        return D.Transition("", keys, cases, span=self._span(meta))
+
+    def select_expr(self, c):
+        keys = tuple(x for x in c if isinstance(x, E.Expr))
+        cases = tuple(x for x in c if isinstance(x, D.SelectCase))
+        return keys, cases
+
+    @v_args(meta=True)
+    def select_case(self, meta, c):
+        return D.SelectCase(c[0], c[1], span=self._span(meta))
+
+    @v_args(meta=True)
+    def tuple_keyset(self, meta, c):
+        return E.TupleKeyset(tuple(c), span=self._span(meta))
+
+    @v_args(meta=True)
+    def mask(self, meta, c):
+        return E.Mask(c[0], c[1], span=self._span(meta))
+
+    @v_args(meta=True)
+    def range(self, meta, c):
+        return E.Range(c[0], c[1], span=self._span(meta))
+
+    @v_args(meta=True)
+    def default_keyset(self, meta, c):
+        return E.DefaultKeyset(span=self._span(meta))
+
+    # ---- controls, actions, functions, tables ---------------------------------------------------
+    @v_args(meta=True)
+    def control_decl(self, meta, c):
+        annots, rest = _split(c)
+        name, tparams, params, ctor, body = self._block_head(rest)
+        return D.ControlDecl(name, tparams, params, ctor, tuple(body[:-1]), body[-1], annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def action_decl(self, meta, c):
+        annots, rest = _split(c)
+        return D.ActionDecl(rest[0], rest[1], rest[2], annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def function_decl(self, meta, c):
+        annots, rest = _split(c)
+        tparams = rest[2] if len(rest) == 5 else ()
+        return D.FunctionDecl(rest[1], rest[0], tparams, rest[-2], rest[-1], annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def table_decl(self, meta, c):
+        annots, rest = _split(c)
+        return D.TableDecl(rest[0], tuple(rest[1:]), annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def key_property(self, meta, c):
+        annots, rest = _split(c)
+        return D.TableProperty("key", tuple(rest), False, annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def actions_property(self, meta, c):
+        annots, rest = _split(c)
+        return D.TableProperty("actions", tuple(rest), False, annots, span=self._span(meta))
+
+    def _const_split(self, rest):
+        is_const = bool(rest) and isinstance(rest[0], Token) and rest[0].type == "CONST"
+        return is_const, (rest[1:] if is_const else rest)
+
+    @v_args(meta=True)
+    def default_action_property(self, meta, c):
+        annots, rest = _split(c)
+        is_const, rest = self._const_split(rest)
+        return D.TableProperty("default_action", rest[0], is_const, annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def entries_property(self, meta, c):
+        annots, rest = _split(c)
+        is_const, rest = self._const_split(rest)
+        return D.TableProperty("entries", tuple(rest), is_const, annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def generic_property(self, meta, c):
+        annots, rest = _split(c)
+        is_const, rest = self._const_split(rest)
+        return D.TableProperty(str(rest[0]), rest[1], is_const, annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def key_element(self, meta, c):
+        annots, rest = _split(c)
+        return D.KeyElement(rest[0], rest[1], annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def action_ref_item(self, meta, c):
+        annots, rest = _split(c)
+        return _with(rest[0], annotations=annots)
+
+    @v_args(meta=True)
+    def action_ref(self, meta, c):
+        return D.ActionRef(c[0], c[1] if len(c) > 1 else (), (), span=self._span(meta))
+
+    @v_args(meta=True)
+    def entry(self, meta, c):
+        annots, rest = _split(c)
+        priority = rest[0] if len(rest) == 3 else None
+        keyset, action = rest[-2], rest[-1]
+        keys = keyset.elements if isinstance(keyset, E.TupleKeyset) else (keyset,)
+        return D.EntryDecl(keys, action, priority, annots, span=self._span(meta))
+
+    # ---- statements --------------------------------------------------------------------------------
+    @v_args(meta=True)
+    def block(self, meta, c):
+        annots, rest = _split(c)
+        return S.BlockStmt(tuple(rest), annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def var_decl(self, meta, c):
+        annots, rest = _split(c)
+        return S.VarDecl(rest[0], rest[1], rest[2] if len(rest) > 2 else None, annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def assignment(self, meta, c):
+        return S.Assign(c[0], c[1], "", span=self._span(meta))
+
+    @v_args(meta=True)
+    def compound_assignment(self, meta, c):
+        return S.Assign(c[0], c[2], str(c[1])[:-1], span=self._span(meta))
+
+    @v_args(meta=True)
+    def call_stmt(self, meta, c):
+        return S.CallStmt(c[0], span=self._span(meta))
+
+    @v_args(meta=True)
+    def if_stmt(self, meta, c):
+        return S.If(c[0], c[1], c[2] if len(c) > 2 else None, span=self._span(meta))
+
+    @v_args(meta=True)
+    def exit_stmt(self, meta, c):
+        return S.Exit(span=self._span(meta))
+
+    @v_args(meta=True)
+    def return_stmt(self, meta, c):
+        return S.Return(c[0] if c else None, span=self._span(meta))
+
+    @v_args(meta=True)
+    def empty_stmt(self, meta, c):
+        return S.Empty(span=self._span(meta))
+
+    @v_args(meta=True)
+    def switch_stmt(self, meta, c):
+        return S.Switch(c[0], tuple(c[1:]), span=self._span(meta))
+
+    @v_args(meta=True)
+    def switch_case(self, meta, c):
+        return S.SwitchCase(c[0], c[1] if len(c) > 1 else None, span=self._span(meta))
+
+    @v_args(meta=True)
+    def default_label(self, meta, c):
+        return E.DefaultKeyset(span=self._span(meta))
+
+    # ---- expressions ----------------------------------------------------------------------------------
+    @v_args(meta=True)
+    def mux(self, meta, c):
+        return E.Mux(c[0], c[1], c[2], span=self._span(meta))
+
+    @v_args(meta=True)
+    def binop(self, meta, c):
+        op = str(c[1])
+        assert op in _BIN_OPS, op
+        return E.Binary(op, c[0], c[2], span=self._span(meta))
+
+    @v_args(meta=True)
+    def not_op(self, meta, c):
+        return E.Unary("!", c[-1], span=self._span(meta))
+
+    @v_args(meta=True)
+    def compl_op(self, meta, c):
+        return E.Unary("~", c[-1], span=self._span(meta))
+
+    @v_args(meta=True)
+    def neg_op(self, meta, c):
+        return E.Unary("-", c[-1], span=self._span(meta))
+
+    @v_args(meta=True)
+    def pos_op(self, meta, c):
+        return E.Unary("+", c[-1], span=self._span(meta))
+
+    @v_args(meta=True)
+    def cast(self, meta, c):
+        return E.Cast(c[0], c[1], span=self._span(meta))
+
+    @v_args(meta=True)
+    def member(self, meta, c):
+        return E.Member(c[0], c[1], span=self._span(meta))
+
+    @v_args(meta=True)
+    def index(self, meta, c):
+        return E.Index(c[0], c[1], span=self._span(meta))
+
+    @v_args(meta=True)
+    def slice(self, meta, c):
+        return E.Slice(c[0], c[1], c[2], span=self._span(meta))
+
+    @v_args(meta=True)
+    def call(self, meta, c):
+        type_args = c[1] if len(c) == 3 else ()
+        return E.Call(c[0], type_args, c[-1], span=self._span(meta))
+
+    @v_args(meta=True)
+    def int_lit(self, meta, c):
+        return self.int_lit_token(c[0])
+
+    def int_lit_token(self, tok: Token) -> E.Constant:
+        value, width, signed, base = parse_integer(str(tok))
+        t = Bits(width, signed) if width is not None else None
+        return E.Constant(value, base, type=t, span=self._tok_span(tok))
+
+    @v_args(meta=True)
+    def true_lit(self, meta, c):
+        return E.BoolLiteral(True, span=self._span(meta))
+
+    @v_args(meta=True)
+    def false_lit(self, meta, c):
+        return E.BoolLiteral(False, span=self._span(meta))
+
+    @v_args(meta=True)
+    def string_lit(self, meta, c):
+        return E.StringLiteral(str(c[0])[1:-1], span=self._span(meta))
+
+    @v_args(meta=True)
+    def path(self, meta, c):
+        return E.PathExpr(c[0], span=self._span(meta))
+
+    @v_args(meta=True)
+    def top_path(self, meta, c):
+        return E.PathExpr(c[0], "top", span=self._span(meta))
+
+    @v_args(meta=True)
+    def type_member(self, meta, c):
+        return E.TypeMember(c[0], c[1], span=self._span(meta))
+
+    @v_args(meta=True)
+    def error_member(self, meta, c):
+        return E.TypeMember("error", c[-1], span=self._span(meta))
+
+    @v_args(meta=True)
+    def constructor_call(self, meta, c):
+        return E.ConstructorCall(c[0], c[1], span=self._span(meta))
+
+    @v_args(meta=True)
+    def list_expr(self, meta, c):
+        return E.ListExpr(tuple(c), span=self._span(meta))
+
+    @v_args(meta=True)
+    def struct_init(self, meta, c):
+        fields = tuple(x for x in c if isinstance(x, E.NamedField))
+        return E.StructInit(fields, len(fields) != len(c), span=self._span(meta))
+
+    @v_args(meta=True)
+    def struct_init_rest(self, meta, c):
+        return E.StructInit((), True, span=self._span(meta))
+
+    @v_args(meta=True)
+    def kv_pair(self, meta, c):
+        return E.NamedField(c[0], c[1], span=self._span(meta))
+
+    @v_args(meta=True)
+    def invalid_header(self, meta, c):
+        return E.InvalidHeader(span=self._span(meta))
+
+    @v_args(meta=True)
+    def default_value(self, meta, c):
+        return E.DefaultValue(span=self._span(meta))
+
+    def __default__(self, data, children, meta):
+        raise AssertionError(f"grammar rule {data!r} has no builder")
+
+
+def _with(node, **changes):
+    import dataclasses
+    return dataclasses.replace(node, **changes)

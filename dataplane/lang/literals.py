@@ -1,0 +1,43 @@
+"""P4_16 integer literals: ``42``, ``0x2A``, ``0b101``, ``0o17``, ``0d9``, ``8w255``, ``8s-3``, with ``_`` separators."""
+from __future__ import annotations
+
+import re
+
+_LITERAL = re.compile(r"^(?:(?P<width>[0-9]+)(?P<kind>[ws]))?(?P<neg>-)?(?P<body>0[xXbBoOdD][0-9a-fA-F_]+|[0-9][0-9_]*)$")
+_BASES = {"x": 16, "b": 2, "o": 8, "d": 10}
+
+
+def parse_integer(text: str) -> tuple[int, int | None, bool, int]:
+    """Return ``(value, width, signed, base)``; width is None for an untyped literal.
+
+    Width-prefixed values are reduced to their type: ``8w256`` is 0 and ``4s9`` is -7,
+    as p4c does (with a warning there). A leading 0 does not mean octal.
+    """
+    m = _LITERAL.match(text)
+    if m is None:
+        raise ValueError(f"malformed integer literal {text!r}")
+    body = m.group("body").replace("_", "")
+    base = 10
+    if len(body) > 2 and body[0] == "0" and body[1].lower() in _BASES:
+        base = _BASES[body[1].lower()]
+        digits = body[2:]
+    else:
+        digits = body
+    value = int(digits, base)
+    if m.group("neg"):
+        value = -value
+    if m.group("width") is None:
+        return value, None, False, base
+    width = int(m.group("width"))
+    signed = m.group("kind") == "s"
+    return wrap(value, width, signed), width, signed, base
+
+
+def wrap(value: int, width: int, signed: bool) -> int:
+    """``value`` reduced modulo 2**width, as two's complement when ``signed``."""
+    if width <= 0:
+        return 0
+    value &= (1 << width) - 1
+    if signed and value >> (width - 1):
+        value -= 1 << width
+    return value

@@ -1,0 +1,127 @@
+"""Parse preprocessed P4 text into IR nodes with lark's LALR parser.
+
+The parser is built once per process from ``grammar/p4.lark``. Syntax errors become
+diagnostics at the original file, line and column; after an error the parser skips to
+the next ``;`` or ``}`` and goes on, so several errors are reported together.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Callable
+
+from lark import Lark, Token, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import VisitError
+
+from dataplane.errors import CompileError, Diagnostic, InternalError, Span
+from dataplane.ir.decl import P4Program
+from dataplane.lang.build import BuildIR
+from dataplane.lang.postlex import P4PostLex
+from dataplane.resources import data_dir
+
+MAX_SYNTAX_ERRORS = 10
+
+# What a user calls the tokens, for "expected ..." messages.
+_TOKEN_NAMES = {
+    "SEMICOLON": "';'", "LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['",
+    "RSQB": "']'", "COMMA": "','", "COLON": "':'", "DOT": "'.'", "EQUAL": "'='", "MORETHAN": "'>'",
+    "LESSTHAN": "'<'", "L_ANGLE_ARGS": "'<'", "IDENTIFIER": "a name", "TYPE_IDENTIFIER": "a type name",
+    "INTEGER": "an integer", "STRING_LITERAL": "a string", "QMARK": "'?'", "SHR": "'>>'",
+}
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    grammar = (data_dir("grammar") / "p4.lark").read_text()
+    return Lark(grammar, parser="lalr", lexer="basic", propagate_positions=True,
+                maybe_placeholders=False, postlex=P4PostLex(), cache=False)
+
+
+def parse_text(text: str, locate: Callable[[int, int], Span], source_line: Callable[[Span], str | None]) -> P4Program:
+    """Parse ``text``; ``locate`` maps 1-based (line, col) of ``text`` to original spans."""
+    diagnostics: list[Diagnostic] = []
+
+    def report(err: UnexpectedInput) -> None:
+        span = locate(getattr(err, "line", 0) or 0, getattr(err, "column", 0) or 0)
+        diagnostics.append(Diagnostic(_describe(err), span, source_line=source_line(span), code="syntax"))
+
+    def recover(err: UnexpectedInput) -> bool:
+        report(err)
+        if len(diagnostics) >= MAX_SYNTAX_ERRORS or not isinstance(err, UnexpectedToken):
+            return False
+        return _skip_to_sync(err)
+
+    try:
+        tree = _lark().parse(text, on_error=recover)
+    except UnexpectedInput as err:
+        if not diagnostics or _describe(err) != diagnostics[-1].message:
+            report(err)
+        raise CompileError(diagnostics) from None
+    if diagnostics:
+        raise CompileError(diagnostics)
+    try:
+        return BuildIR(locate).transform(tree)
+    except VisitError as err:
+        raise InternalError(f"building IR failed in rule {err.rule!r}: {err.orig_exc!r}") from err.orig_exc
+
+
+def _skip_to_sync(err: UnexpectedToken) -> bool:
+    """Drop tokens up to a statement end and retry from a state that accepts what follows."""
+    ip = err.interactive_parser
+    if ip is None:
+        return False
+    # Pop parser states until the next token after a ';' or '}' can be shifted.
+    tokens = ip.lexer_thread.lex(ip.parser_state) if hasattr(ip, "lexer_thread") else None
+    if tokens is None:
+        return False
+    for tok in tokens:
+        if tok.type in ("SEMICOLON", "RBRACE"):
+            break
+    else:
+        return False
+    while ip.parser_state.state_stack:
+        if "SEMICOLON" in ip.choices() or "RBRACE" in ip.choices():
+            break
+        if len(ip.parser_state.state_stack) <= 1:
+            return False
+        ip.parser_state.state_stack.pop()
+        ip.parser_state.value_stack.pop()
+    try:
+        ip.feed_token(tok)
+    except UnexpectedInput:
+        return False
+    return True
+
+
+def _describe(err: UnexpectedInput) -> str:
+    if isinstance(err, UnexpectedCharacters):
+        return f"unexpected character {err.char!r}"
+    if isinstance(err, UnexpectedEOF):
+        return "unexpected end of file"
+    if isinstance(err, UnexpectedToken):
+        tok: Token = err.token
+        if tok.type == "$END":
+            got = "end of file"
+        else:
+            got = f"'{tok}'"
+        expected = sorted({_TOKEN_NAMES.get(e, _keyword(e)) for e in err.expected if not e.startswith("__")})
+        if expected and len(expected) <= 4:
+            return f"syntax error: unexpected {got}, expected {' or '.join(expected)}"
+        return f"syntax error: unexpected {got}"
+    return str(err)
+
+
+def _keyword(name: str) -> str:
+    return f"'{name.lower()}'"
+
+
+def parse_program(text: str, filename: str = "<input>") -> P4Program:
+    """Parse unpreprocessed ``text`` directly (positions are the text's own)."""
+    lines = text.splitlines()
+
+    def locate(line: int, col: int) -> Span:
+        return Span(filename, line, col)
+
+    def source_line(span: Span) -> str | None:
+        return lines[span.line - 1] if 0 < span.line <= len(lines) else None
+
+    return parse_text(text, locate, source_line)
