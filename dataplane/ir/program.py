@@ -1,0 +1,241 @@
+"""The lowered whole-program IR that backends consume.
+
+Everything here is resolved and typed: header layouts carry bit offsets, parser states
+form a graph, tables name their keys, match kinds and actions, extern instances carry
+their folded constructor arguments, and the package names the block for each slot.
+Expressions and statements inside are the checker's typed nodes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dataplane.errors import NO_SPAN, Span
+from dataplane.ir.expr import Expr
+from dataplane.ir.stmt import BlockStmt, Stmt
+from dataplane.ir.types import Param, StructLike, Type
+
+
+@dataclass(frozen=True, slots=True)
+class FieldLayout:
+    name: str
+    width: int
+    offset: int  # bits from the start of the header, most significant first (network order)
+    signed: bool = False
+    varbit: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderLayout:
+    """A header type's wire format; ``width`` excludes varbit fields' variable part."""
+
+    name: str
+    fields: tuple[FieldLayout, ...]
+    width: int
+    kind: str = "header"
+
+    @property
+    def byte_width(self) -> int:
+        return self.width // 8
+
+    def field(self, name: str) -> FieldLayout:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+
+@dataclass(frozen=True, slots=True)
+class Variable:
+    name: str
+    type: Type
+    init: Expr | None = None
+    span: Span = NO_SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Constant:
+    name: str
+    type: Type
+    value: Expr
+    span: Span = NO_SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class ExternInstance:
+    """An instantiated extern object: ``register<bit<32>>(1024) r;``."""
+
+    name: str
+    extern: str
+    type_args: tuple[Type, ...]
+    args: tuple[Expr, ...]
+    annotations: tuple = ()
+    span: Span = NO_SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    name: str
+    params: tuple[Param, ...]
+    body: BlockStmt
+    annotations: tuple = ()
+    span: Span = NO_SPAN
+
+    @property
+    def data_params(self) -> tuple[Param, ...]:
+        """Directionless parameters: the values the control plane supplies."""
+        return tuple(p for p in self.params if not p.direction)
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    name: str
+    params: tuple[Param, ...]
+    ret: Type
+    body: BlockStmt
+    span: Span = NO_SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class ActionCall:
+    """An action with its argument values: a table's action-list item, default action or entry action."""
+
+    action: str
+    args: tuple[Expr, ...] = ()
+    annotations: tuple = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TableKey:
+    expr: Expr
+    match_kind: str
+    name: str  # the control-plane name: @name, else the expression as written
+    span: Span = NO_SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A ``const entries`` element; each key is a typed Constant, Mask, Range or DefaultKeyset."""
+
+    keys: tuple[Expr, ...]
+    action: ActionCall
+    priority: int | None = None
+    span: Span = NO_SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    name: str
+    keys: tuple[TableKey, ...]
+    actions: tuple[ActionCall, ...]
+    default_action: ActionCall
+    default_action_const: bool = False
+    entries: tuple[Entry, ...] = ()
+    entries_const: bool = False
+    size: int | None = None
+    implementation: str | None = None  # an extern instance name (action_profile / action_selector)
+    counters: str | None = None        # a direct_counter instance name
+    meters: str | None = None          # a direct_meter instance name
+    properties: tuple[tuple[str, Expr], ...] = ()
+    annotations: tuple = ()
+    span: Span = NO_SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class SelectCase:
+    keysets: tuple[Expr, ...]  # one per select key: Constant, Mask, Range or DefaultKeyset
+    next_state: str
+
+
+@dataclass(frozen=True, slots=True)
+class ParserState:
+    name: str
+    stmts: tuple[Stmt, ...]
+    select: tuple[Expr, ...] = ()       # empty: unconditional transition to ``next_state``
+    cases: tuple[SelectCase, ...] = ()
+    next_state: str = "reject"
+    span: Span = NO_SPAN
+
+    @property
+    def successors(self) -> tuple[str, ...]:
+        if self.select:
+            return tuple(dict.fromkeys(c.next_state for c in self.cases))
+        return (self.next_state,)
+
+
+@dataclass(frozen=True, slots=True)
+class Parser:
+    name: str
+    params: tuple[Param, ...]
+    variables: tuple[Variable, ...]
+    instances: tuple[ExternInstance, ...]
+    states: dict[str, ParserState]
+    annotations: tuple = ()
+    span: Span = NO_SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Control:
+    name: str
+    params: tuple[Param, ...]
+    variables: tuple[Variable, ...]
+    instances: tuple[ExternInstance, ...]
+    actions: dict[str, Action]
+    tables: dict[str, Table]
+    body: BlockStmt
+    annotations: tuple = ()
+    span: Span = NO_SPAN
+
+
+@dataclass(frozen=True, slots=True)
+class Package:
+    """The ``main`` package instance: which declared block fills each slot."""
+
+    name: str          # e.g. "main"
+    type_name: str     # e.g. "V1Switch"
+    blocks: tuple[tuple[str, str], ...]  # (slot parameter name, parser/control name) in order
+
+
+@dataclass(slots=True)
+class Program:
+    source: str
+    architecture: str
+    headers: dict[str, HeaderLayout] = field(default_factory=dict)
+    types: dict[str, Type] = field(default_factory=dict)      # every named type (headers, structs, enums, ...)
+    errors: tuple[str, ...] = ()
+    match_kinds: tuple[str, ...] = ()
+    constants: dict[str, Constant] = field(default_factory=dict)
+    actions: dict[str, Action] = field(default_factory=dict)  # top-level actions (NoAction, ...)
+    functions: dict[str, Function] = field(default_factory=dict)
+    instances: tuple[ExternInstance, ...] = ()                # top-level extern instances
+    parsers: dict[str, Parser] = field(default_factory=dict)
+    controls: dict[str, Control] = field(default_factory=dict)
+    package: Package | None = None
+
+    def block(self, slot: str) -> Parser | Control:
+        """The parser or control filling the package slot ``slot`` (e.g. ``ig``)."""
+        assert self.package is not None
+        for name, block in self.package.blocks:
+            if name == slot:
+                return self.parsers.get(block) or self.controls[block]
+        raise KeyError(slot)
+
+
+def header_layout(t: StructLike) -> HeaderLayout:
+    """Bit layout of a header type, fields packed most-significant first."""
+    from dataplane.ir.types import Bits, Bool, Enum, NewType, VarBits
+
+    fields = []
+    offset = 0
+    for f in t.fields:
+        ft = f.type
+        while isinstance(ft, NewType):
+            ft = ft.base
+        if isinstance(ft, VarBits):
+            fields.append(FieldLayout(f.name, ft.max_width, offset, False, True))
+            continue
+        if isinstance(ft, Enum):
+            ft = ft.underlying
+        width = ft.bit_width()
+        fields.append(FieldLayout(f.name, width, offset, isinstance(ft, Bits) and ft.signed))
+        offset += width
+    return HeaderLayout(t.name, tuple(fields), offset, t.kind)

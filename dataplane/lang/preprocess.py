@@ -1,0 +1,449 @@
+"""The P4 preprocessor: includes, object-like macros, conditionals and comment removal.
+
+p4c pipes programs through the system C preprocessor; we cannot rely on one
+being installed, so this module implements the subset the P4_16 spec asks for.
+The output keeps exactly one output line per input line of every file (directive
+lines and skipped lines become empty), so ``line_map`` maps each output line back
+to its original file and line without needing ``# line`` markers in the text.
+"""
+from __future__ import annotations
+
+import bisect
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+from dataplane.errors import CompileError, Diagnostic, Span
+from dataplane.resources import include_dir
+
+MAX_INCLUDE_DEPTH = 50
+PREDEFINED = {"__TARGET_BMV2__": "1"}  # p4c-bm2-ss passes -D__TARGET_BMV2__
+
+# A pp-number (``8w0xFF``) is one token so its letters are never taken for macro names.
+_TOKEN = re.compile(r'(?P<str>"(?:\\.|[^"\\])*"?)|(?P<num>[0-9][A-Za-z0-9_]*)|(?P<id>[A-Za-z_][A-Za-z0-9_]*)')
+_COMMENT_OR_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"?|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
+_DIRECTIVE = re.compile(r"[ \t\f\v]*#[ \t]*([A-Za-z_][A-Za-z0-9_]*|[0-9]+)?")
+_NAME = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)")
+_INCLUDE_ARG = re.compile(r'\s*(?:<([^>]*)>|"([^"]*)")\s*$')
+_LINE_ARGS = re.compile(r'\s*([0-9]+)(?:\s+"((?:\\.|[^"\\])*)")?(?:\s+[0-9]+)*\s*$')
+_EXPR_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|[0-9]+)[uUlL]*(?![A-Za-z0-9_])|([A-Za-z_][A-Za-z0-9_]*)"
+                         r"|(&&|\|\||==|!=|<=|>=|[-+*/%()!<>~])|(\S+))")
+
+
+@dataclass
+class PreprocessedSource:
+    """A preprocessed program plus what is needed to point messages at the original files."""
+
+    text: str
+    line_map: list[tuple[str, int]]
+    files: dict[str, str]
+    col_maps: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+
+    def locate(self, line: int, col: int) -> Span:
+        """Map a 1-based output ``line``/``col`` to a span in the original file.
+
+        Lines past the end (a parser's end-of-input position) continue counting
+        from the last mapped line. Within a macro expansion the column is clamped
+        to the macro name, since the expansion text exists in no file.
+        """
+        if not self.line_map:
+            return Span("<input>", line, col)
+        index = min(max(line, 1), len(self.line_map)) - 1
+        file, src_line = self.line_map[index]
+        if index != line - 1:
+            return Span(file, src_line + line - 1 - index, col)
+        breaks = self.col_maps.get(index)
+        if not breaks:
+            return Span(file, src_line, col)
+        i = bisect.bisect_right([out for out, _ in breaks], col) - 1
+        if i < 0:
+            return Span(file, src_line, col)
+        out, src = breaks[i]
+        mapped = src + col - out
+        if i + 1 < len(breaks):
+            mapped = min(mapped, max(breaks[i + 1][1] - 1, src))
+        return Span(file, src_line, mapped)
+
+    def source_line(self, span: Span) -> str | None:
+        """The original text of ``span.line`` in ``span.file``, or None if unknown."""
+        return _line_of(self.files, span.file, span.line)
+
+
+def _line_of(files: Mapping[str, str], file: str, line: int) -> str | None:
+    text = files.get(file)
+    if text is None or line < 1:
+        return None
+    lines = text.split("\n")
+    return lines[line - 1].removesuffix("\r") if line <= len(lines) else None
+
+
+def preprocess(path: str | Path | None = None, *, text: str | None = None, filename: str | None = None,
+               include_dirs: Sequence[Path] = (), defines: Mapping[str, str] | None = None) -> PreprocessedSource:
+    """Preprocess a P4 program given as a file ``path`` or as ``text`` (named ``filename`` in messages).
+
+    ``#include <x>`` searches ``include_dirs`` then the bundled ``core.p4``/``v1model.p4``;
+    ``#include "x"`` looks next to the including file first. ``defines`` adds or
+    overrides macros (``__TARGET_BMV2__`` is predefined). Raises CompileError
+    with every problem found.
+    """
+    if (path is None) == (text is None):
+        raise TypeError("preprocess() needs exactly one of path or text")
+    if path is not None:
+        name = filename or str(path)
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CompileError([Diagnostic(f"cannot read '{name}': {exc}", code="preprocess")]) from exc
+        real = Path(path)
+    else:
+        name = filename or "<input>"
+        real = Path(name)  # only its directory matters, for quoted includes
+    pp = _Preprocessor([Path(d) for d in include_dirs], {**PREDEFINED, **(defines or {})})
+    pp.run_file(text, name, real, 0)
+    if pp.diagnostics:
+        raise CompileError(pp.diagnostics)
+    return PreprocessedSource("".join(line + "\n" for line in pp.lines), pp.line_map, pp.files, pp.col_maps)
+
+
+class _ExprError(Exception):
+    """A malformed ``#if`` expression; the message says what is wrong."""
+
+
+@dataclass
+class _Cond:
+    """One open ``#if``-group; ``taken`` is set once a branch was chosen (or the group is inside a skipped one)."""
+
+    loc: tuple[str, int, int]
+    directive: str
+    active: bool
+    taken: bool
+    seen_else: bool = False
+
+
+@dataclass
+class _FileState:
+    """Per-file state: conditionals must balance within a file, and ``#line`` only renames the rest of it."""
+
+    name: str
+    real: Path
+    depth: int
+    line_name: str
+    delta: int = 0
+    conds: list[_Cond] = field(default_factory=list)
+
+    @property
+    def active(self) -> bool:
+        return self.conds[-1].active if self.conds else True
+
+
+_Include = tuple[str, str, Path, int]  # text, display name, real path, depth
+
+
+class _Preprocessor:
+    """Runs one translation unit; macros and output are shared across the files it includes."""
+
+    def __init__(self, include_dirs: list[Path], macros: dict[str, str]):
+        self.include_dirs = include_dirs
+        self.macros = macros
+        self.lines: list[str] = []
+        self.line_map: list[tuple[str, int]] = []
+        self.col_maps: dict[int, list[tuple[int, int]]] = {}
+        self.files: dict[str, str] = {}
+        self.diagnostics: list[Diagnostic] = []
+
+    def error(self, message: str, loc: tuple[str, int, int]) -> None:
+        file, line, col = loc
+        source = _line_of(self.files, file, line)
+        self.diagnostics.append(Diagnostic(message, Span(file, line, col), code="preprocess", source_line=source))
+
+    def run_file(self, text: str, name: str, real: Path, depth: int) -> None:
+        """Append the preprocessed lines of one file (and, recursively, of what it includes)."""
+        self.files.setdefault(name, text)
+        physical = [line.removesuffix("\r") for line in text.split("\n")]
+        if physical[-1] == "":
+            physical.pop()
+        logical = _splice(physical)
+        code, unterminated = _strip_comments("\n".join(line for line, _, _ in logical))
+        if unterminated is not None:
+            index = code.count("\n", 0, unterminated)
+            col = unterminated - code.rfind("\n", 0, unterminated)
+            self.error("unterminated comment", (name, logical[index][1] + 1, col))
+        state = _FileState(name, real, depth, name)
+        for (_, first, count), line in zip(logical, code.split("\n")):
+            self._line(state, line, first, count)
+        for cond in state.conds:
+            self.error(f"unterminated #{cond.directive} (missing #endif)", cond.loc)
+
+    def _line(self, st: _FileState, code: str, first: int, count: int) -> None:
+        line_name, line_no = st.line_name, first + 1 + st.delta
+        pending: _Include | None = None
+        text = ""
+        directive = _DIRECTIVE.match(code)
+        if directive:
+            loc = (line_name, line_no, code.index("#") + 1)
+            pending = self._directive(st, directive.group(1), code[directive.end():], loc, first + count)
+        elif st.active:
+            text, breaks = self._substitute(code.rstrip(), frozenset())
+            if breaks:
+                self.col_maps[len(self.lines)] = breaks
+        for k in range(count):  # continuation lines of a splice stay as empty lines
+            self.lines.append(text if k == 0 else "")
+            self.line_map.append((line_name, line_no + k))
+        if pending:
+            self.run_file(*pending)
+
+    def _directive(self, st: _FileState, name: str | None, rest: str, loc: tuple[str, int, int],
+                   next_line: int) -> _Include | None:
+        if name in ("if", "ifdef", "ifndef"):
+            value = st.active and self._condition(name, rest, loc)
+            st.conds.append(_Cond(loc, name, active=value, taken=value or not st.active))
+        elif name in ("elif", "else", "endif"):
+            if not st.conds:
+                self.error(f"#{name} without #if", loc)
+            elif name == "endif":
+                st.conds.pop()
+            elif st.conds[-1].seen_else:
+                self.error(f"#{name} after #else", loc)
+            else:
+                cond = st.conds[-1]
+                cond.active = not cond.taken and (name == "else" or self._condition("if", rest, loc))
+                cond.taken = cond.taken or cond.active
+                cond.seen_else = name == "else"
+        elif not st.active:
+            pass  # only conditionals count inside a skipped group
+        elif name == "define":
+            self._define(rest, loc)
+        elif name == "undef":
+            if (m := _NAME.match(rest)) is None:
+                self.error("#undef expects a macro name", loc)
+            else:
+                self.macros.pop(m.group(1), None)
+        elif name == "include":
+            return self._include(st, rest, loc)
+        elif name == "line" or (name or "").isdigit():
+            self._line_marker(st, rest if name == "line" else name + rest, loc, next_line)
+        elif name == "error":
+            self.error(f"#error {rest.strip()}".strip(), loc)
+        elif name == "pragma":
+            self.error("unsupported: #pragma", loc)
+        elif name == "warning":
+            pass
+        elif name is None:
+            if rest.strip():
+                self.error(f"invalid preprocessing directive '#{rest.strip()}'", loc)
+        else:
+            self.error(f"unknown preprocessor directive '#{name}'", loc)
+        return None
+
+    def _condition(self, kind: str, rest: str, loc: tuple[str, int, int]) -> bool:
+        if kind != "if":
+            m = _NAME.match(rest)  # like cpp, tolerate extra tokens after the name
+            if m is None:
+                self.error(f"#{kind} expects a macro name", loc)
+                return False
+            return (m.group(1) in self.macros) == (kind == "ifdef")
+        try:
+            return _evaluate(self._expr_tokens(rest, frozenset())) != 0
+        except _ExprError as exc:
+            self.error(f"invalid #if expression: {exc}", loc)
+            return False
+
+    def _define(self, rest: str, loc: tuple[str, int, int]) -> None:
+        m = _NAME.match(rest)
+        if m is None:
+            self.error("#define expects a macro name", loc)
+        elif rest[m.end():].startswith("("):
+            self.error("unsupported: function-like macro", loc)
+        elif m.group(1) == "defined":
+            self.error("'defined' cannot be used as a macro name", loc)
+        else:
+            self.macros[m.group(1)] = rest[m.end():].strip()
+
+    def _include(self, st: _FileState, rest: str, loc: tuple[str, int, int]) -> _Include | None:
+        m = _INCLUDE_ARG.match(rest) or _INCLUDE_ARG.match(self._substitute(rest, frozenset())[0])
+        if m is None:
+            self.error('#include expects "FILE" or <FILE>', loc)
+            return None
+        target, quoted = (m.group(2), True) if m.group(2) is not None else (m.group(1), False)
+        if st.depth >= MAX_INCLUDE_DEPTH:
+            self.error(f"#include nested too deeply (more than {MAX_INCLUDE_DEPTH} levels)", loc)
+            return None
+        found = self._find(target, quoted, st)
+        if found is None:
+            self.error(f"cannot find include file '{target}'", loc)
+            return None
+        display, real = found
+        try:
+            return real.read_text(encoding="utf-8"), display, real, st.depth + 1
+        except (OSError, UnicodeDecodeError) as exc:
+            self.error(f"cannot read include file '{target}': {exc}", loc)
+            return None
+
+    def _find(self, target: str, quoted: bool, st: _FileState) -> tuple[str, Path] | None:
+        """Resolve an include target to (name used in messages, real path)."""
+        if quoted and (st.real.parent / target).is_file():
+            return os.path.normpath(os.path.join(os.path.dirname(st.name), target)), st.real.parent / target
+        bundled = include_dir()
+        for directory in [*self.include_dirs, bundled]:
+            if (directory / target).is_file():
+                return (target if directory == bundled else str(directory / target)), directory / target
+        return None
+
+    def _line_marker(self, st: _FileState, args: str, loc: tuple[str, int, int], next_line: int) -> None:
+        m = _LINE_ARGS.match(args)
+        if m is None:
+            self.error('#line expects a line number and an optional "file"', loc)
+            return
+        st.delta = int(m.group(1)) - (next_line + 1)
+        if m.group(2) is not None:
+            st.line_name = m.group(2)
+
+    def _substitute(self, text: str, active: frozenset[str]) -> tuple[str, list[tuple[int, int]]]:
+        """Expand macro names in ``text`` (not inside strings); ``active`` stops self-reference.
+
+        Also returns column breakpoints (out_col, src_col), empty when no expansion changed a length.
+        """
+        parts: list[str] = []
+        breaks: list[tuple[int, int]] = []
+        pos = out_len = 0
+        shifted = False
+        for m in _TOKEN.finditer(text):
+            name = m.group("id")
+            if name is None or name in active or name not in self.macros:
+                continue
+            body = self._substitute(self.macros[name], active | {name})[0]
+            parts.append(text[pos:m.start()])
+            out_len += m.start() - pos
+            breaks.append((out_len + 1, m.start() + 1))
+            parts.append(body)
+            out_len += len(body)
+            breaks.append((out_len + 1, m.end() + 1))
+            shifted = shifted or len(body) != m.end() - m.start()
+            pos = m.end()
+        parts.append(text[pos:])
+        return "".join(parts), (breaks if shifted else [])
+
+    def _expr_tokens(self, expr: str, active: frozenset[str]) -> list[int | str]:
+        """Tokens of an ``#if`` expression with ``defined`` resolved and macros expanded (unknown names are 0)."""
+        raw = _lex_expr(expr)
+        out: list[int | str] = []
+        i = 0
+        while i < len(raw):
+            tok, i = raw[i], i + 1
+            if tok == "defined":
+                paren = raw[i:i + 1] == ["("]
+                name = raw[i + paren] if i + paren < len(raw) else None
+                if not (isinstance(name, str) and _NAME.fullmatch(name)):
+                    raise _ExprError("'defined' expects a macro name")
+                if paren and raw[i + 2:i + 3] != [")"]:
+                    raise _ExprError("missing ')' after 'defined'")
+                out.append(int(name in self.macros))
+                i += 1 + 2 * paren
+            elif isinstance(tok, str) and _NAME.fullmatch(tok):
+                out.extend(self._expr_tokens(self.macros[tok], active | {tok})
+                           if tok in self.macros and tok not in active else [0])
+            else:
+                out.append(tok)
+        return out
+
+
+def _splice(lines: list[str]) -> list[tuple[str, int, int]]:
+    """Join backslash-newline continuations: (logical text, first physical index, physical line count)."""
+    logical: list[tuple[str, int, int]] = []
+    i = 0
+    while i < len(lines):
+        start, text = i, lines[i]
+        while text.endswith("\\") and i + 1 < len(lines):
+            i += 1
+            text = text[:-1] + lines[i]
+        logical.append((text, start, i - start + 1))
+        i += 1
+    return logical
+
+
+def _strip_comments(text: str) -> tuple[str, int | None]:
+    """Blank out comments with spaces, keeping newlines and string literals; also return where an
+    unterminated block comment starts (or None)."""
+    unterminated: list[int] = []
+
+    def blank(m: re.Match[str]) -> str:
+        s = m.group()
+        if s.startswith('"'):
+            return s
+        if s.startswith("/*") and not (len(s) >= 4 and s.endswith("*/")):
+            unterminated.append(m.start())
+        return re.sub(r"[^\n]", " ", s)
+
+    return _COMMENT_OR_STRING.sub(blank, text), (unterminated[0] if unterminated else None)
+
+
+def _lex_expr(expr: str) -> list[int | str]:
+    tokens: list[int | str] = []
+    for number, name, op, junk in _EXPR_TOKEN.findall(expr):
+        if junk:
+            raise _ExprError(f"unexpected '{junk}'")
+        try:
+            tokens.append(int(number, 16 if number[:2] in ("0x", "0X") else 8 if number[0] == "0" else 10)
+                          if number else name or op)
+        except ValueError:
+            raise _ExprError(f"invalid integer '{number}'") from None
+    return tokens
+
+
+def _div(a: int, b: int) -> int:
+    if b == 0:
+        raise _ExprError("division by zero")
+    q = abs(a) // abs(b)  # C truncates towards zero
+    return q if (a < 0) == (b < 0) else -q
+
+
+_BINARY: dict[str, tuple[int, Callable[[int, int], int]]] = {
+    "||": (1, lambda a, b: int(bool(a) or bool(b))), "&&": (2, lambda a, b: int(bool(a) and bool(b))),
+    "==": (3, lambda a, b: int(a == b)), "!=": (3, lambda a, b: int(a != b)),
+    "<": (4, lambda a, b: int(a < b)), ">": (4, lambda a, b: int(a > b)),
+    "<=": (4, lambda a, b: int(a <= b)), ">=": (4, lambda a, b: int(a >= b)),
+    "+": (5, lambda a, b: a + b), "-": (5, lambda a, b: a - b),
+    "*": (6, lambda a, b: a * b), "/": (6, _div), "%": (6, lambda a, b: a - b * _div(a, b)),
+}
+_UNARY: dict[str, Callable[[int], int]] = {"!": lambda v: int(not v), "-": lambda v: -v, "+": lambda v: v,
+                                           "~": lambda v: ~v}
+
+
+def _evaluate(tokens: list[int | str]) -> int:
+    """Evaluate ``#if`` tokens (names already resolved to integers) by precedence climbing."""
+    pos = 0
+
+    def peek() -> int | str | None:
+        return tokens[pos] if pos < len(tokens) else None
+
+    def unary() -> int:
+        nonlocal pos
+        tok, pos = peek(), pos + 1
+        if isinstance(tok, int):
+            return tok
+        if tok in _UNARY:
+            return _UNARY[tok](unary())
+        if tok == "(":
+            value = binary(1)
+            if peek() != ")":
+                raise _ExprError("missing ')'")
+            pos += 1
+            return value
+        raise _ExprError(f"unexpected '{tok}'" if tok is not None else "unexpected end of expression")
+
+    def binary(min_prec: int) -> int:
+        nonlocal pos
+        left = unary()
+        while isinstance(op := peek(), str) and op in _BINARY and _BINARY[op][0] >= min_prec:
+            pos += 1
+            left = _BINARY[op][1](left, binary(_BINARY[op][0] + 1))
+        return left
+
+    if not tokens:
+        raise _ExprError("missing expression")
+    value = binary(1)
+    if pos < len(tokens):
+        raise _ExprError(f"unexpected '{tokens[pos]}'")
+    return value

@@ -1,0 +1,268 @@
+/* -*- P4_16 -*- */
+/*
+ * link_monitor.p4 -- link utilisation probes.
+ *
+ * Regular IPv4 traffic is routed by ipv4_lpm. Probe packets (etherType
+ * 0x812) carry a hop counter, a stack of per-hop probe_data records and a
+ * stack of probe_fwd entries listing the output port for every hop. The
+ * parser extracts hop_cnt + 1 forwarding entries and uses the last one.
+ * In egress every packet adds its length to a per-port byte counter
+ * register; a probe instead pushes a new probe_data record (push_front(1),
+ * setValid()) holding the switch id, the port, the bytes seen since the
+ * previous probe and the previous/current egress_global_timestamp (kept in
+ * the last_time register), and resets the byte counter.
+ */
+#include <core.p4>
+#include <v1model.p4>
+
+const bit<16> TYPE_IPV4  = 0x800;
+const bit<16> TYPE_PROBE = 0x812;
+const bit<32> MAX_PORTS  = 8;
+
+typedef bit<9>  egressSpec_t;
+typedef bit<48> macAddr_t;
+typedef bit<32> ip4Addr_t;
+typedef bit<48> time_t;
+
+header ethernet_t {
+    macAddr_t dstAddr;
+    macAddr_t srcAddr;
+    bit<16>   etherType;
+}
+
+header ipv4_t {
+    bit<4>    version;
+    bit<4>    ihl;
+    bit<8>    diffserv;
+    bit<16>   totalLen;
+    bit<16>   identification;
+    bit<3>    flags;
+    bit<13>   fragOffset;
+    bit<8>    ttl;
+    bit<8>    protocol;
+    bit<16>   hdrChecksum;
+    ip4Addr_t srcAddr;
+    ip4Addr_t dstAddr;
+}
+
+// Top-level probe header: how many hops have already been traversed.
+header probe_t {
+    bit<8> hop_cnt;
+}
+
+// One record per traversed hop, most recent first.
+header probe_data_t {
+    bit<1>  bos;
+    bit<7>  swid;
+    bit<8>  port;
+    bit<32> byte_cnt;
+    time_t  last_time;
+    time_t  cur_time;
+}
+
+// Output port to use at each hop.
+header probe_fwd_t {
+    bit<8> egress_spec;
+}
+
+struct parser_metadata_t {
+    bit<8> remaining;
+}
+
+struct metadata {
+    bit<8>            egress_spec;
+    parser_metadata_t parser_metadata;
+}
+
+struct headers {
+    ethernet_t       ethernet;
+    probe_t          probe;
+    probe_data_t[10] probe_data;
+    probe_fwd_t[10]  probe_fwd;
+    ipv4_t           ipv4;
+}
+
+parser MyParser(packet_in packet,
+                out headers hdr,
+                inout metadata meta,
+                inout standard_metadata_t standard_metadata) {
+
+    state start {
+        packet.extract(hdr.ethernet);
+        transition select(hdr.ethernet.etherType) {
+            TYPE_IPV4: parse_ipv4;
+            TYPE_PROBE: parse_probe;
+            default: accept;
+        }
+    }
+
+    state parse_ipv4 {
+        packet.extract(hdr.ipv4);
+        transition accept;
+    }
+
+    state parse_probe {
+        packet.extract(hdr.probe);
+        meta.parser_metadata.remaining = hdr.probe.hop_cnt + 1;
+        transition select(hdr.probe.hop_cnt) {
+            0: parse_probe_fwd;
+            default: parse_probe_data;
+        }
+    }
+
+    state parse_probe_data {
+        packet.extract(hdr.probe_data.next);
+        transition select(hdr.probe_data.last.bos) {
+            1: parse_probe_fwd;
+            default: parse_probe_data;
+        }
+    }
+
+    state parse_probe_fwd {
+        packet.extract(hdr.probe_fwd.next);
+        meta.parser_metadata.remaining = meta.parser_metadata.remaining - 1;
+        transition select(meta.parser_metadata.remaining) {
+            0: use_probe_fwd;
+            default: parse_probe_fwd;
+        }
+    }
+
+    state use_probe_fwd {
+        meta.egress_spec = hdr.probe_fwd.last.egress_spec;
+        transition accept;
+    }
+}
+
+control MyVerifyChecksum(inout headers hdr, inout metadata meta) {
+    apply {  }
+}
+
+control MyIngress(inout headers hdr,
+                  inout metadata meta,
+                  inout standard_metadata_t standard_metadata) {
+
+    action drop() {
+        mark_to_drop(standard_metadata);
+    }
+
+    action ipv4_forward(macAddr_t dstAddr, egressSpec_t port) {
+        standard_metadata.egress_spec = port;
+        hdr.ethernet.srcAddr = hdr.ethernet.dstAddr;
+        hdr.ethernet.dstAddr = dstAddr;
+        hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
+    }
+
+    table ipv4_lpm {
+        key = {
+            hdr.ipv4.dstAddr: lpm;
+        }
+        actions = {
+            ipv4_forward;
+            drop;
+            NoAction;
+        }
+        size = 1024;
+        default_action = drop();
+    }
+
+    apply {
+        if (hdr.ipv4.isValid()) {
+            ipv4_lpm.apply();
+        } else if (hdr.probe.isValid()) {
+            standard_metadata.egress_spec = (bit<9>)meta.egress_spec;
+            hdr.probe.hop_cnt = hdr.probe.hop_cnt + 1;
+        }
+    }
+}
+
+control MyEgress(inout headers hdr,
+                 inout metadata meta,
+                 inout standard_metadata_t standard_metadata) {
+
+    // Bytes sent on each port since the last probe.
+    register<bit<32>>(MAX_PORTS) byte_cnt_reg;
+    // Time the last probe left each port.
+    register<time_t>(MAX_PORTS) last_time_reg;
+
+    action set_swid(bit<7> swid) {
+        hdr.probe_data[0].swid = swid;
+    }
+
+    table swid {
+        actions = {
+            set_swid;
+            NoAction;
+        }
+        default_action = NoAction();
+    }
+
+    apply {
+        bit<32> byte_cnt;
+        bit<32> new_byte_cnt;
+        time_t last_time;
+        time_t cur_time = standard_metadata.egress_global_timestamp;
+
+        byte_cnt_reg.read(byte_cnt, (bit<32>)standard_metadata.egress_port);
+        byte_cnt = byte_cnt + standard_metadata.packet_length;
+        // A probe restarts the count for the next interval.
+        new_byte_cnt = (hdr.probe.isValid()) ? 32w0 : byte_cnt;
+        byte_cnt_reg.write((bit<32>)standard_metadata.egress_port, new_byte_cnt);
+
+        if (hdr.probe.isValid()) {
+            hdr.probe_data.push_front(1);
+            hdr.probe_data[0].setValid();
+            if (hdr.probe.hop_cnt == 1) {
+                hdr.probe_data[0].bos = 1;
+            } else {
+                hdr.probe_data[0].bos = 0;
+            }
+            swid.apply();
+            hdr.probe_data[0].port = (bit<8>)standard_metadata.egress_port;
+            hdr.probe_data[0].byte_cnt = byte_cnt;
+
+            last_time_reg.read(last_time, (bit<32>)standard_metadata.egress_port);
+            last_time_reg.write((bit<32>)standard_metadata.egress_port, cur_time);
+            hdr.probe_data[0].last_time = last_time;
+            hdr.probe_data[0].cur_time = cur_time;
+        }
+    }
+}
+
+control MyComputeChecksum(inout headers hdr, inout metadata meta) {
+    apply {
+        update_checksum(
+            hdr.ipv4.isValid(),
+            { hdr.ipv4.version,
+              hdr.ipv4.ihl,
+              hdr.ipv4.diffserv,
+              hdr.ipv4.totalLen,
+              hdr.ipv4.identification,
+              hdr.ipv4.flags,
+              hdr.ipv4.fragOffset,
+              hdr.ipv4.ttl,
+              hdr.ipv4.protocol,
+              hdr.ipv4.srcAddr,
+              hdr.ipv4.dstAddr },
+            hdr.ipv4.hdrChecksum,
+            HashAlgorithm.csum16);
+    }
+}
+
+control MyDeparser(packet_out packet, in headers hdr) {
+    apply {
+        packet.emit(hdr.ethernet);
+        packet.emit(hdr.probe);
+        packet.emit(hdr.probe_data);
+        packet.emit(hdr.probe_fwd);
+        packet.emit(hdr.ipv4);
+    }
+}
+
+V1Switch(
+    MyParser(),
+    MyVerifyChecksum(),
+    MyIngress(),
+    MyEgress(),
+    MyComputeChecksum(),
+    MyDeparser()
+) main;
