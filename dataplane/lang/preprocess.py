@@ -13,9 +13,10 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from dataplane.errors import CompileError, Diagnostic, Span
+from dataplane.lang.ppexpr import ExprError, evaluate_condition
 from dataplane.resources import include_dir
 
 MAX_INCLUDE_DEPTH = 50
@@ -28,8 +29,6 @@ _DIRECTIVE = re.compile(r"[ \t\f\v]*#[ \t]*([A-Za-z_][A-Za-z0-9_]*|[0-9]+)?")
 _NAME = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)")
 _INCLUDE_ARG = re.compile(r'\s*(?:<([^>]*)>|"([^"]*)")\s*$')
 _LINE_ARGS = re.compile(r'\s*([0-9]+)(?:\s+"((?:\\.|[^"\\])*)")?(?:\s+[0-9]+)*\s*$')
-_EXPR_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|[0-9]+)[uUlL]*(?![A-Za-z0-9_])|([A-Za-z_][A-Za-z0-9_]*)"
-                         r"|(&&|\|\||==|!=|<=|>=|[-+*/%()!<>~])|(\S+))")
 
 
 @dataclass
@@ -105,10 +104,6 @@ def preprocess(path: str | Path | None = None, *, text: str | None = None, filen
     if pp.diagnostics:
         raise CompileError(pp.diagnostics)
     return PreprocessedSource("".join(line + "\n" for line in pp.lines), pp.line_map, pp.files, pp.col_maps)
-
-
-class _ExprError(Exception):
-    """A malformed ``#if`` expression; the message says what is wrong."""
 
 
 @dataclass
@@ -245,8 +240,8 @@ class _Preprocessor:
                 return False
             return (m.group(1) in self.macros) == (kind == "ifdef")
         try:
-            return _evaluate(self._expr_tokens(rest, frozenset())) != 0
-        except _ExprError as exc:
+            return evaluate_condition(rest, self.macros)
+        except ExprError as exc:
             self.error(f"invalid #if expression: {exc}", loc)
             return False
 
@@ -325,29 +320,6 @@ class _Preprocessor:
         parts.append(text[pos:])
         return "".join(parts), (breaks if shifted else [])
 
-    def _expr_tokens(self, expr: str, active: frozenset[str]) -> list[int | str]:
-        """Tokens of an ``#if`` expression with ``defined`` resolved and macros expanded (unknown names are 0)."""
-        raw = _lex_expr(expr)
-        out: list[int | str] = []
-        i = 0
-        while i < len(raw):
-            tok, i = raw[i], i + 1
-            if tok == "defined":
-                paren = raw[i:i + 1] == ["("]
-                name = raw[i + paren] if i + paren < len(raw) else None
-                if not (isinstance(name, str) and _NAME.fullmatch(name)):
-                    raise _ExprError("'defined' expects a macro name")
-                if paren and raw[i + 2:i + 3] != [")"]:
-                    raise _ExprError("missing ')' after 'defined'")
-                out.append(int(name in self.macros))
-                i += 1 + 2 * paren
-            elif isinstance(tok, str) and _NAME.fullmatch(tok):
-                out.extend(self._expr_tokens(self.macros[tok], active | {tok})
-                           if tok in self.macros and tok not in active else [0])
-            else:
-                out.append(tok)
-        return out
-
 
 def _splice(lines: list[str]) -> list[tuple[str, int, int]]:
     """Join backslash-newline continuations: (logical text, first physical index, physical line count)."""
@@ -377,73 +349,3 @@ def _strip_comments(text: str) -> tuple[str, int | None]:
         return re.sub(r"[^\n]", " ", s)
 
     return _COMMENT_OR_STRING.sub(blank, text), (unterminated[0] if unterminated else None)
-
-
-def _lex_expr(expr: str) -> list[int | str]:
-    tokens: list[int | str] = []
-    for number, name, op, junk in _EXPR_TOKEN.findall(expr):
-        if junk:
-            raise _ExprError(f"unexpected '{junk}'")
-        try:
-            tokens.append(int(number, 16 if number[:2] in ("0x", "0X") else 8 if number[0] == "0" else 10)
-                          if number else name or op)
-        except ValueError:
-            raise _ExprError(f"invalid integer '{number}'") from None
-    return tokens
-
-
-def _div(a: int, b: int) -> int:
-    if b == 0:
-        raise _ExprError("division by zero")
-    q = abs(a) // abs(b)  # C truncates towards zero
-    return q if (a < 0) == (b < 0) else -q
-
-
-_BINARY: dict[str, tuple[int, Callable[[int, int], int]]] = {
-    "||": (1, lambda a, b: int(bool(a) or bool(b))), "&&": (2, lambda a, b: int(bool(a) and bool(b))),
-    "==": (3, lambda a, b: int(a == b)), "!=": (3, lambda a, b: int(a != b)),
-    "<": (4, lambda a, b: int(a < b)), ">": (4, lambda a, b: int(a > b)),
-    "<=": (4, lambda a, b: int(a <= b)), ">=": (4, lambda a, b: int(a >= b)),
-    "+": (5, lambda a, b: a + b), "-": (5, lambda a, b: a - b),
-    "*": (6, lambda a, b: a * b), "/": (6, _div), "%": (6, lambda a, b: a - b * _div(a, b)),
-}
-_UNARY: dict[str, Callable[[int], int]] = {"!": lambda v: int(not v), "-": lambda v: -v, "+": lambda v: v,
-                                           "~": lambda v: ~v}
-
-
-def _evaluate(tokens: list[int | str]) -> int:
-    """Evaluate ``#if`` tokens (names already resolved to integers) by precedence climbing."""
-    pos = 0
-
-    def peek() -> int | str | None:
-        return tokens[pos] if pos < len(tokens) else None
-
-    def unary() -> int:
-        nonlocal pos
-        tok, pos = peek(), pos + 1
-        if isinstance(tok, int):
-            return tok
-        if tok in _UNARY:
-            return _UNARY[tok](unary())
-        if tok == "(":
-            value = binary(1)
-            if peek() != ")":
-                raise _ExprError("missing ')'")
-            pos += 1
-            return value
-        raise _ExprError(f"unexpected '{tok}'" if tok is not None else "unexpected end of expression")
-
-    def binary(min_prec: int) -> int:
-        nonlocal pos
-        left = unary()
-        while isinstance(op := peek(), str) and op in _BINARY and _BINARY[op][0] >= min_prec:
-            pos += 1
-            left = _BINARY[op][1](left, binary(_BINARY[op][0] + 1))
-        return left
-
-    if not tokens:
-        raise _ExprError("missing expression")
-    value = binary(1)
-    if pos < len(tokens):
-        raise _ExprError(f"unexpected '{tokens[pos]}'")
-    return value

@@ -2,20 +2,15 @@
 /*
  * arith.p4 -- expression workout on a custom "arith" protocol.
  *
- * Frames with etherType 0x88B6 carry an arith_t header (unsigned bit<8>,
- * bit<16>, bit<32> and signed int<8>, int<16> operands) optionally followed
- * by a short or long option (a header_union selected by flags[1:0]). The
- * parser rejects op == 0 with verify(..., error.BadOp). Ingress evaluates
- * the operation selected by the serializable enum Op and writes the results
- * back into the header, then reflects the frame out of its ingress port.
- *
- * Exercises: saturating |+| |-|, shifts (incl. >>= and <<=), slices as
- * r-value and l-value, ++ concatenation, casts incl. (int<8>)(bit<8>),
- * ?:, width-prefixed/based literals, && || ! ~, % and / on bit<W> (by
- * powers of two, so p4c strength-reduces them), comparisons, compound
- * assignments, local const/var, serializable and plain enums, typedef and
- * type, a top-level function, exit in an action, return in apply, a
- * header_union, a struct initializer and log_msg.
+ * Frames with etherType 0x88B6 carry arith_t (bit<8>/<16>/<32>, int<8>/<16>
+ * operands) and optionally a short or long option (header_union picked by
+ * flags[1:0]); the parser rejects op == 0 via verify(..., error.BadOp).
+ * Ingress evaluates the operation named by the serializable enum Op and
+ * reflects the frame: saturating ops, shifts, slices (r-/l-value), ++,
+ * casts, ?:, based/width-prefixed literals, bool ops, % and / by powers of
+ * two (p4c strength-reduces them), compound assignments, enums, typedef and
+ * type, a function, exit in an action, return in apply, a struct
+ * initializer and log_msg.
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -27,14 +22,7 @@ error { BadOp }
 typedef bit<48> macAddr_t;
 type bit<32> Cookie_t;
 
-enum bit<8> Op {
-    ADD   = 1,
-    SUB   = 2,
-    SHIFT = 3,
-    BITS  = 4,
-    DIV   = 5,
-    MAX   = 6
-}
+enum bit<8> Op { ADD = 1, SUB = 2, SHIFT = 3, BITS = 4, DIV = 5, MAX = 6 }
 
 enum Path { FAST, SLOW }
 
@@ -91,9 +79,7 @@ bit<8> max(in bit<8> a, in bit<8> b) {
     return a > b ? a : b;
 }
 
-parser MyParser(packet_in packet,
-                out headers hdr,
-                inout metadata meta,
+parser MyParser(packet_in packet, out headers hdr, inout metadata meta,
                 inout standard_metadata_t standard_metadata) {
 
     state start {
@@ -129,8 +115,7 @@ control MyVerifyChecksum(inout headers hdr, inout metadata meta) {
     apply {  }
 }
 
-control MyIngress(inout headers hdr,
-                  inout metadata meta,
+control MyIngress(inout headers hdr, inout metadata meta,
                   inout standard_metadata_t standard_metadata) {
 
     action send_back() {
@@ -165,7 +150,7 @@ control MyIngress(inout headers hdr,
 
         if (hdr.arith.op == Op.ADD) {
             hdr.arith.a = hdr.arith.a |+| hdr.arith.b;
-            hdr.arith.s8 = hdr.arith.s8 |+| 8s0b1010_1010;
+            hdr.arith.s8 = hdr.arith.s8 |+| 8s0b1010_1010;  // -86 (wraps, p4c warns)
             hdr.arith.w = hdr.arith.w + (bit<16>)hdr.arith.b;
             hdr.arith.s16 = hdr.arith.s16 + (int<16>)nib;
         } else if (hdr.arith.op == Op.SUB) {
@@ -239,8 +224,7 @@ control MyIngress(inout headers hdr,
     }
 }
 
-control MyEgress(inout headers hdr,
-                 inout metadata meta,
+control MyEgress(inout headers hdr, inout metadata meta,
                  inout standard_metadata_t standard_metadata) {
     apply {  }
 }
@@ -257,11 +241,5 @@ control MyDeparser(packet_out packet, in headers hdr) {
     }
 }
 
-V1Switch(
-    MyParser(),
-    MyVerifyChecksum(),
-    MyIngress(),
-    MyEgress(),
-    MyComputeChecksum(),
-    MyDeparser()
-) main;
+V1Switch(MyParser(), MyVerifyChecksum(), MyIngress(), MyEgress(),
+         MyComputeChecksum(), MyDeparser()) main;

@@ -2,15 +2,13 @@
 /*
  * link_monitor.p4 -- link utilisation probes.
  *
- * Regular IPv4 traffic is routed by ipv4_lpm. Probe packets (etherType
- * 0x812) carry a hop counter, a stack of per-hop probe_data records and a
- * stack of probe_fwd entries listing the output port for every hop. The
- * parser extracts hop_cnt + 1 forwarding entries and uses the last one.
- * In egress every packet adds its length to a per-port byte counter
- * register; a probe instead pushes a new probe_data record (push_front(1),
- * setValid()) holding the switch id, the port, the bytes seen since the
- * previous probe and the previous/current egress_global_timestamp (kept in
- * the last_time register), and resets the byte counter.
+ * IPv4 is routed by ipv4_lpm. Probes (etherType 0x812) carry a hop counter,
+ * a stack of per-hop probe_data records and a stack of probe_fwd ports, one
+ * per hop; the parser extracts hop_cnt + 1 of them and uses the last.
+ * Egress adds every packet's length to a per-port byte counter register; a
+ * probe instead push_front(1)s and setValid()s a probe_data record (switch
+ * id, port, bytes since the last probe, previous and current
+ * egress_global_timestamp from the last_time register) and resets the count.
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -82,9 +80,7 @@ struct headers {
     ipv4_t           ipv4;
 }
 
-parser MyParser(packet_in packet,
-                out headers hdr,
-                inout metadata meta,
+parser MyParser(packet_in packet, out headers hdr, inout metadata meta,
                 inout standard_metadata_t standard_metadata) {
 
     state start {
@@ -137,8 +133,7 @@ control MyVerifyChecksum(inout headers hdr, inout metadata meta) {
     apply {  }
 }
 
-control MyIngress(inout headers hdr,
-                  inout metadata meta,
+control MyIngress(inout headers hdr, inout metadata meta,
                   inout standard_metadata_t standard_metadata) {
 
     action drop() {
@@ -175,8 +170,7 @@ control MyIngress(inout headers hdr,
     }
 }
 
-control MyEgress(inout headers hdr,
-                 inout metadata meta,
+control MyEgress(inout headers hdr, inout metadata meta,
                  inout standard_metadata_t standard_metadata) {
 
     // Bytes sent on each port since the last probe.
@@ -230,21 +224,12 @@ control MyEgress(inout headers hdr,
 
 control MyComputeChecksum(inout headers hdr, inout metadata meta) {
     apply {
-        update_checksum(
-            hdr.ipv4.isValid(),
-            { hdr.ipv4.version,
-              hdr.ipv4.ihl,
-              hdr.ipv4.diffserv,
-              hdr.ipv4.totalLen,
-              hdr.ipv4.identification,
-              hdr.ipv4.flags,
-              hdr.ipv4.fragOffset,
-              hdr.ipv4.ttl,
-              hdr.ipv4.protocol,
-              hdr.ipv4.srcAddr,
-              hdr.ipv4.dstAddr },
-            hdr.ipv4.hdrChecksum,
-            HashAlgorithm.csum16);
+        update_checksum(hdr.ipv4.isValid(),
+            { hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.diffserv,
+              hdr.ipv4.totalLen, hdr.ipv4.identification,
+              hdr.ipv4.flags, hdr.ipv4.fragOffset, hdr.ipv4.ttl,
+              hdr.ipv4.protocol, hdr.ipv4.srcAddr, hdr.ipv4.dstAddr },
+            hdr.ipv4.hdrChecksum, HashAlgorithm.csum16);
     }
 }
 
@@ -258,11 +243,5 @@ control MyDeparser(packet_out packet, in headers hdr) {
     }
 }
 
-V1Switch(
-    MyParser(),
-    MyVerifyChecksum(),
-    MyIngress(),
-    MyEgress(),
-    MyComputeChecksum(),
-    MyDeparser()
-) main;
+V1Switch(MyParser(), MyVerifyChecksum(), MyIngress(), MyEgress(),
+         MyComputeChecksum(), MyDeparser()) main;

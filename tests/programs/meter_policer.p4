@@ -136,7 +136,9 @@ control MyIngress(inout headers hdr,
         } else {
             meta.port_color = METER_GREEN;
             meta.flow_color = METER_GREEN;
-            meter_port();
+            if (standard_metadata.ingress_port < 64) {
+                meter_port();   // port_meter has 64 cells
+            }
             flow_policer.apply();
 
             if (meta.port_color == METER_RED || meta.flow_color == METER_RED) {

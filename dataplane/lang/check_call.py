@@ -1,0 +1,209 @@
+"""Type checker, part 3: calls (actions, functions, extern methods, header and table methods) and l-values."""
+from __future__ import annotations
+
+import dataclasses
+
+from dataplane.errors import Span
+from dataplane.ir import expr as E
+from dataplane.ir import types as T
+from dataplane.lang.check_types import UNKNOWN, is_unknown
+
+
+def subst(t: T.Type, bindings: dict[str, T.Type]) -> T.Type:
+    """``t`` with bound type variables replaced."""
+    if isinstance(t, T.TypeVar):
+        return bindings.get(t.name, t)
+    if isinstance(t, T.Tuple):
+        return T.Tuple(tuple(subst(x, bindings) for x in t.elements))
+    return t
+
+
+class CallMixin:
+    """Overload choice, generic inference, argument directions and writability."""
+
+    def expr_Call(self, e: E.Call, expected: T.Type | None) -> E.Expr:
+        return self.check_call(e, expected)
+
+    def check_call(self, e: E.Call, expected: T.Type | None = None) -> E.Expr:
+        target = e.target
+        type_args = tuple(self.resolve(t) for t in e.type_args)
+        if isinstance(target, E.PathExpr):
+            return self._call_path(e, target, type_args)
+        if isinstance(target, E.Member):
+            return self._call_member(e, target, type_args)
+        self.error("this expression cannot be called", e.span)
+        return dataclasses.replace(e, type=UNKNOWN)
+
+    def _call_path(self, e, target, type_args):
+        sym = self.scope.lookup(target.name)
+        if sym is None:
+            self.check_expr(target)  # reports the unknown name with a suggestion
+            return dataclasses.replace(e, type=UNKNOWN)
+        path = E.PathExpr(target.name, sym.kind, type=sym.type, span=target.span)
+        if sym.kind == "action":
+            if self.in_context("parser"):
+                self.error(f"action '{target.name}' cannot be called from a parser", e.span)
+            elif self.in_context("function"):
+                self.error(f"action '{target.name}' cannot be called from a function", e.span)
+            candidates = [sym.type]
+        elif sym.kind == "function":
+            candidates = [sym.type]
+        elif sym.kind == "extern_function":
+            candidates = [sym.type] + list(sym.overloads)
+        else:
+            self.error(f"'{target.name}' is not a function or action", target.span)
+            return dataclasses.replace(e, type=UNKNOWN)
+        return self._finish_call(e, path, candidates, f"'{target.name}'", {}, type_args)
+
+    def _call_member(self, e, target, type_args):
+        base = self.check_expr(target.expr)
+        bt = base.type
+        name = target.member
+        if is_unknown(bt):
+            return dataclasses.replace(e, type=UNKNOWN)
+        member = E.Member(base, name, span=target.span)
+        if isinstance(bt, (T.Header, T.HeaderUnion)) and name in ("isValid", "setValid", "setInvalid"):
+            if bt.kind == "header_union" and name != "isValid":
+                self.error(f"header_union has no method '{name}'; set a member header valid instead", e.span)
+            ret = T.BOOL if name == "isValid" else T.VOID
+            return self._finish_call(e, member, [T.Method(name, (), ret)], f"'{name}'", {}, type_args)
+        if isinstance(bt, T.Stack) and name in ("push_front", "pop_front"):
+            if len(e.args) != 1:
+                self.error(f"'{name}' expects 1 argument, got {len(e.args)}", e.span)
+                return dataclasses.replace(e, type=UNKNOWN)
+            count = self.const_int(e.args[0].value, f"the argument of '{name}'")
+            if count is not None and count < 0:
+                self.error(f"'{name}' needs a non-negative count", e.args[0].span)
+            arg = E.Argument(E.Constant(count or 0, type=T.INT, span=e.args[0].span), span=e.args[0].span)
+            self.check_writable(base)
+            return E.Call(member, (), (arg,), type=T.VOID, span=e.span)
+        if isinstance(bt, T.Extern):
+            methods = [m for m in bt.methods if m.name == name]
+            if not methods:
+                self.error(f"extern '{bt.name}' has no method '{name}'", target.span)
+                return dataclasses.replace(e, type=UNKNOWN)
+            return self._finish_call(e, member, methods, f"'{bt.name}.{name}'", self.extern_bindings(bt), type_args)
+        if isinstance(bt, T.Table) and name == "apply":
+            if self.in_context("action"):
+                self.error(f"table '{bt.name}' cannot be applied inside an action", e.span)
+            elif not self.in_context("apply"):
+                self.error(f"table '{bt.name}' can only be applied in a control's apply block", e.span)
+            return self._finish_call(e, member, [T.Method("apply", (), T.ApplyResult(bt.name))], f"'{bt.name}.apply'", {}, type_args)
+        if isinstance(bt, T.Block) and name == "apply":
+            return self._finish_call(e, member, [T.Method("apply", bt.params)], f"'{bt.name}.apply'", {}, type_args)
+        checked = self.expr_Member(target, None)
+        if not is_unknown(checked.type):
+            self.error(f"'{name}' is not a method of {bt}", target.span)
+        return dataclasses.replace(e, type=UNKNOWN)
+
+    def _finish_call(self, e, target, candidates, what, bindings, type_args):
+        result = self.check_args(e.args, candidates, what, e.span, bindings, type_args)
+        if result is None:
+            return E.Call(target, (), e.args, type=UNKNOWN, span=e.span)
+        method, args, bound = result
+        target = dataclasses.replace(target, type=method)
+        return E.Call(target, tuple(bound.get(n, T.DontCare()) for n in method.type_params), args,
+                      type=subst(method.ret, bound), span=e.span)
+
+    def check_args(self, args: tuple[E.Argument, ...], candidates: list[T.Method], what: str, span: Span,
+                   bindings: dict[str, T.Type], type_args: tuple[T.Type, ...] = ()):
+        """Match ``args`` to one of ``candidates``; return (method, typed args, type bindings) or None."""
+        n = len(args)
+        fits = [m for m in candidates if _arity_ok(m, args)]
+        if not fits:
+            counts = sorted({len(m.params) for m in candidates})
+            expected = " or ".join(str(c) for c in counts)
+            self.error(f"{what} expects {expected} argument(s), got {n}", span)
+            for a in args:
+                if a.value is not None:
+                    self.check_expr(a.value)
+            return None
+        method = fits[0]
+        bound = dict(bindings)
+        if type_args:
+            if len(type_args) != len(method.type_params):
+                self.error(f"{what} takes {len(method.type_params)} type argument(s), got {len(type_args)}", span)
+            bound.update(zip(method.type_params, type_args))
+        pairs = _pair(method, args)
+        checked: list[tuple[T.Param, E.Argument, E.Expr | None]] = []
+        for param, arg in pairs:
+            if arg is None:
+                checked.append((param, None, None))
+                continue
+            hint = subst(param.type, bound)
+            value = self.check_expr(arg.value, None if isinstance(hint, T.TypeVar) else hint)
+            if isinstance(param.type, T.TypeVar) and param.type.name not in bound and not is_unknown(value.type) \
+                    and not isinstance(value.type, (T.InfInt, T.DontCare)) and value.type is not None:
+                bound[param.type.name] = value.type
+            checked.append((param, arg, value))
+        out = []
+        for param, arg, value in checked:
+            if arg is None:
+                continue
+            ptype = subst(param.type, bound)
+            if param.direction in ("out", "inout"):
+                if not isinstance(value, E.DontCareExpr):
+                    self.check_writable(value, f"argument '{param.name}' of {what} is '{param.direction}'; ")
+                    if not is_unknown(value.type, ptype) and not isinstance(ptype, (T.TypeVar, T.DontCare)) \
+                            and value.type != ptype:
+                        self.error(f"type mismatch in argument '{param.name}' of {what}: expected {ptype}, got {value.type}",
+                                   arg.span)
+            else:
+                value = self.convert(value, ptype, f"argument '{param.name}' of {what}")
+            out.append(E.Argument(value, arg.name, span=arg.span))
+        return method, tuple(out), bound
+
+    # ---- l-values ----------------------------------------------------------------------------------
+    def check_writable(self, e: E.Expr, prefix: str = "") -> bool:
+        """Report unless ``e`` names something that may be written."""
+        root = e
+        while isinstance(root, (E.Member, E.Index, E.Slice)):
+            if isinstance(root, E.Member) and isinstance(root.expr.type, T.ApplyResult):
+                break
+            root = root.expr
+        if isinstance(root, E.PathExpr):
+            sym = self.scope.lookup(root.name)
+            if sym is None:
+                return False
+            if sym.kind == "local":
+                return True
+            if sym.kind == "param":
+                if sym.direction in ("out", "inout"):
+                    return True
+                why = "it is an 'in' parameter" if sym.direction == "in" else "it is a read-only action parameter"
+                self.error(f"{prefix}cannot write to '{root.name}': {why}", e.span)
+                return False
+            self.error(f"{prefix}cannot write to '{root.name}': it is a {_kind_name(sym.kind)}", e.span)
+            return False
+        if is_unknown(e.type):
+            return False
+        self.error(f"{prefix}this expression cannot be written to", e.span)
+        return False
+
+
+def _kind_name(kind: str) -> str:
+    return {"const": "constant", "instance": "extern instance", "extern_function": "function"}.get(kind, kind)
+
+
+def _arity_ok(m: T.Method, args: tuple[E.Argument, ...]) -> bool:
+    named = {a.name for a in args if a.name}
+    names = {p.name for p in m.params}
+    if named - names:
+        return False
+    if len(args) > len(m.params):
+        return False
+    positional = [a for a in args if not a.name]
+    for i, p in enumerate(m.params):
+        supplied = i < len(positional) or p.name in named
+        if not supplied and not p.has_default:
+            return False
+    return True
+
+
+def _pair(m: T.Method, args: tuple[E.Argument, ...]):
+    positional = [a for a in args if not a.name]
+    named = {a.name: a for a in args if a.name}
+    out = []
+    for i, p in enumerate(m.params):
+        out.append((p, positional[i] if i < len(positional) else named.get(p.name)))
+    return out

@@ -1,0 +1,410 @@
+"""Type checker, part 2: expressions. Each ``expr_<Node>`` returns a typed copy, folded when constant."""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+
+from dataplane.ir import expr as E
+from dataplane.ir import types as T
+from dataplane.lang.check_types import ERROR, UNKNOWN, is_unknown
+from dataplane.lang.consteval import cast_int, concat, fold_binary, slice_bits
+from dataplane.lang.literals import wrap
+
+_ARITH = {"+", "-", "*", "|+|", "|-|"}
+_DIVISION = {"/", "%"}
+_BITWISE = {"&", "|", "^"}
+_ORDER = {"<", ">", "<=", ">="}
+_EQUALITY = {"==", "!="}
+_HEADER_METHODS = {"isValid": T.BOOL, "setValid": T.VOID, "setInvalid": T.VOID}
+
+
+def _typed(e: E.Expr, t: T.Type) -> E.Expr:
+    return dataclasses.replace(e, type=t)
+
+
+def _const(value: int, t: T.Type, span) -> E.Constant:
+    if isinstance(t, T.Bits):
+        value = wrap(value, t.width, t.signed)
+    return E.Constant(value, type=t, span=span)
+
+
+class ExprMixin:
+    """Typing rules for expressions (P4-REFERENCE.md §3.7-3.9)."""
+
+    def check_expr(self, e: E.Expr, expected: T.Type | None = None) -> E.Expr:
+        return getattr(self, "expr_" + type(e).__name__)(e, expected)
+
+    def check_bool(self, e: E.Expr, what: str) -> E.Expr:
+        out = self.check_expr(e, T.BOOL)
+        if not is_unknown(out.type) and out.type != T.BOOL:
+            self.error(f"{what} must be a bool, got {out.type}" + (
+                " (write 'x == 1' to test a bit)" if isinstance(out.type, T.Bits) else ""), e.span)
+        return out
+
+    def const_int(self, e: E.Expr, what: str) -> int | None:
+        out = self.check_expr(e)
+        if is_unknown(out.type):
+            return None
+        if not isinstance(out, E.Constant):
+            self.error(f"{what} must be a compile-time constant", e.span)
+            return None
+        return out.value
+
+    # ---- leaves ---------------------------------------------------------------------------------
+    def expr_Constant(self, e, expected):
+        return e if e.type is not None else _typed(e, T.INT)
+
+    def expr_BoolLiteral(self, e, expected):
+        return _typed(e, T.BOOL)
+
+    def expr_StringLiteral(self, e, expected):
+        return _typed(e, T.STRING)
+
+    def expr_DontCareExpr(self, e, expected):
+        return _typed(e, T.DontCare())
+
+    def expr_DefaultValue(self, e, expected):
+        self.error("unsupported: '...' as a value", e.span, code="unsupported")
+        return _typed(e, UNKNOWN)
+
+    def expr_InvalidHeader(self, e, expected):
+        return e
+
+    def expr_StructInit(self, e, expected):
+        fields = tuple(E.NamedField(f.name, self.check_expr(f.value), span=f.span) for f in e.fields)
+        return dataclasses.replace(e, fields=fields)
+
+    def expr_ListExpr(self, e, expected):
+        elems = tuple(self.check_expr(x) for x in e.elements)
+        return E.ListExpr(elems, type=T.Tuple(tuple(x.type or UNKNOWN for x in elems)), span=e.span)
+
+    def expr_PathExpr(self, e, expected):
+        sym = self.scope.lookup(e.name)
+        if sym is None:
+            hint = difflib.get_close_matches(e.name, self.scope.visible_names(), n=1)
+            self.error(f"unknown name '{e.name}'" + (f"; did you mean '{hint[0]}'?" if hint else ""), e.span)
+            return _typed(e, UNKNOWN)
+        if sym.kind == "const":
+            return dataclasses.replace(sym.value, span=e.span) if sym.value is not None else _typed(e, UNKNOWN)
+        return E.PathExpr(e.name, sym.kind, type=sym.type or UNKNOWN, span=e.span)
+
+    def expr_TypeMember(self, e, expected):
+        if e.type_name == "error":
+            if e.member not in self.error_members:
+                self.error(f"unknown error '{e.member}'", e.span)
+                return _typed(e, UNKNOWN)
+            return _typed(e, ERROR)
+        t = self.types.get(e.type_name)
+        if isinstance(t, T.Enum):
+            if e.member not in t.members:
+                self.error(f"enum '{t.name}' has no member '{e.member}'", e.span)
+                return _typed(e, UNKNOWN)
+            return _typed(e, t)
+        if t is None:
+            self.error(f"unknown type '{e.type_name}'", e.span)
+        else:
+            self.error(f"type '{e.type_name}' has no member '{e.member}'", e.span)
+        return _typed(e, UNKNOWN)
+
+    # ---- member access, indexing, slicing -------------------------------------------------------
+    def expr_Member(self, e, expected):
+        base = self.check_expr(e.expr)
+        bt = T.strip_newtype(base.type) if base.type is not None else None
+        out = E.Member(base, e.member, span=e.span)
+        if is_unknown(bt):
+            return _typed(out, UNKNOWN)
+        if isinstance(bt, T.StructLike):
+            f = bt.get_field(e.member)
+            if f is not None:
+                return _typed(out, f.type)
+            if bt.kind != "struct" and e.member in _HEADER_METHODS:
+                return _typed(out, T.Method(e.member, (), _HEADER_METHODS[e.member]))
+            if e.member in ("minSizeInBits", "minSizeInBytes"):
+                return _typed(out, T.Method(e.member, (), T.INT))
+            self.error(f"{bt.kind} '{bt.name}' has no field '{e.member}'", e.span)
+            return _typed(out, UNKNOWN)
+        if isinstance(bt, T.Stack):
+            if e.member in ("next", "last"):
+                if not self.in_context("parser"):
+                    self.error(f"header stack '.{e.member}' can only be used in a parser", e.span)
+                return _typed(out, bt.element)
+            if e.member in ("size", "lastIndex"):
+                return _typed(out, T.Bits(32))
+            if e.member in ("push_front", "pop_front"):
+                return _typed(out, T.Method(e.member, (T.Param("in", T.INT, "count"),)))
+            self.error(f"header stack has no member '{e.member}'", e.span)
+            return _typed(out, UNKNOWN)
+        if isinstance(bt, T.Extern):
+            methods = [m for m in bt.methods if m.name == e.member]
+            if not methods:
+                self.error(f"extern '{bt.name}' has no method '{e.member}'", e.span)
+                return _typed(out, UNKNOWN)
+            return _typed(out, methods[0])
+        if isinstance(bt, T.Table):
+            if e.member != "apply":
+                self.error(f"table '{bt.name}' has no member '{e.member}' (tables only have apply())", e.span)
+                return _typed(out, UNKNOWN)
+            return _typed(out, T.Method("apply", (), T.ApplyResult(bt.name)))
+        if isinstance(bt, T.ApplyResult):
+            if e.member in ("hit", "miss"):
+                return _typed(out, T.BOOL)
+            if e.member == "action_run":
+                return _typed(out, T.ActionEnum(bt.table))
+            self.error(f"the result of apply() has no member '{e.member}' (use hit, miss or action_run)", e.span)
+            return _typed(out, UNKNOWN)
+        if isinstance(bt, T.Block) and e.member == "apply":
+            return _typed(out, T.Method("apply", bt.params))
+        self.error(f"a value of type {bt} has no member '{e.member}'", e.span)
+        return _typed(out, UNKNOWN)
+
+    def expr_Index(self, e, expected):
+        base = self.check_expr(e.expr)
+        index = self.check_expr(e.index)
+        out = E.Index(base, index, span=e.span)
+        if is_unknown(base.type, index.type):
+            return _typed(out, UNKNOWN)
+        if not isinstance(base.type, T.Stack):
+            self.error(f"only header stacks can be indexed, not {base.type}", e.span)
+            return _typed(out, UNKNOWN)
+        if isinstance(index, E.Constant):
+            if not 0 <= index.value < base.type.size:
+                self.error(f"index {index.value} is out of range for a stack of size {base.type.size}", e.index.span)
+                return _typed(out, UNKNOWN)
+            index = _const(index.value, T.Bits(32), index.span)
+        elif not (isinstance(index.type, T.Bits) and not index.type.signed):
+            self.error(f"a stack index must be an unsigned bit<W> value, got {index.type}", e.index.span)
+        return E.Index(base, index, type=base.type.element, span=e.span)
+
+    def expr_Slice(self, e, expected):
+        base = self.check_expr(e.expr)
+        hi = self.const_int(e.hi, "a slice bound")
+        lo = self.const_int(e.lo, "a slice bound")
+        if is_unknown(base.type) or hi is None or lo is None:
+            return E.Slice(base, e.hi, e.lo, type=UNKNOWN, span=e.span)
+        bt = base.type
+        if isinstance(bt, T.InfInt) and isinstance(base, E.Constant):
+            bt = T.Bits(max(hi + 1, 1))
+        if not isinstance(bt, T.Bits):
+            self.error(f"only bit<W> and int<W> values can be sliced, not {bt}", e.span)
+            return E.Slice(base, e.hi, e.lo, type=UNKNOWN, span=e.span)
+        if not 0 <= lo <= hi < bt.width:
+            self.error(f"slice [{hi}:{lo}] is out of range for {bt}", e.span)
+            return E.Slice(base, e.hi, e.lo, type=UNKNOWN, span=e.span)
+        rt = T.Bits(hi - lo + 1)
+        if isinstance(base, E.Constant):
+            return _const(slice_bits(base.value, hi, lo), rt, e.span)
+        return E.Slice(base, _const(hi, T.INT, e.hi.span), _const(lo, T.INT, e.lo.span), type=rt, span=e.span)
+
+    # ---- operators ----------------------------------------------------------------------------------
+    def expr_Unary(self, e, expected):
+        x = self.check_expr(e.operand, expected)
+        t = x.type
+        out = E.Unary(e.op, x, span=e.span)
+        if is_unknown(t):
+            return _typed(out, UNKNOWN)
+        if e.op == "!":
+            if t != T.BOOL:
+                self.error(f"'!' needs a bool operand, got {t}", e.span)
+                return _typed(out, UNKNOWN)
+            return E.BoolLiteral(not x.value, type=T.BOOL, span=e.span) if isinstance(x, E.BoolLiteral) else _typed(out, t)
+        if not isinstance(t, (T.Bits, T.InfInt)):
+            self.error(f"'{e.op}' needs an integer operand, got {t}", e.span)
+            return _typed(out, UNKNOWN)
+        if e.op == "~" and isinstance(t, T.InfInt):
+            self.error("'~' needs a value of known width; give the literal a width (e.g. 8w5)", e.span)
+            return _typed(out, UNKNOWN)
+        if isinstance(x, E.Constant):
+            v = {"-": -x.value, "+": x.value, "~": ~x.value}[e.op]
+            return _const(v, t, e.span)
+        return _typed(out, t)
+
+    def expr_Binary(self, e, expected):
+        if e.op in ("&&", "||"):
+            left = self.check_bool(e.left, f"the left operand of '{e.op}'")
+            right = self.check_bool(e.right, f"the right operand of '{e.op}'")
+            if isinstance(left, E.BoolLiteral) and isinstance(right, E.BoolLiteral):
+                v = (left.value and right.value) if e.op == "&&" else (left.value or right.value)
+                return E.BoolLiteral(v, type=T.BOOL, span=e.span)
+            return E.Binary(e.op, left, right, type=T.BOOL, span=e.span)
+        left = self.check_expr(e.left)
+        right = self.check_expr(e.right)
+        if is_unknown(left.type, right.type):
+            return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
+        if e.op in ("<<", ">>"):
+            return self._shift(e, left, right)
+        if e.op == "++":
+            return self._concat(e, left, right)
+        left, right = self._unify(e, left, right)
+        lt = left.type
+        if is_unknown(lt, right.type):
+            return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
+        if e.op in _EQUALITY:
+            if isinstance(lt, (T.Extern, T.Block, T.Table, T.Method, T.String)):
+                self.error(f"values of type {lt} cannot be compared", e.span)
+            if isinstance(left, (E.Constant, E.BoolLiteral)) and isinstance(right, (E.Constant, E.BoolLiteral)):
+                same = left.value == right.value
+                return E.BoolLiteral(same if e.op == "==" else not same, type=T.BOOL, span=e.span)
+            return E.Binary(e.op, left, right, type=T.BOOL, span=e.span)
+        base = T.strip_newtype(lt)
+        if not isinstance(base, (T.Bits, T.InfInt)):
+            self.error(f"'{e.op}' needs integer operands, got {lt}", e.span)
+            return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
+        if e.op in _DIVISION:
+            if isinstance(base, T.Bits) and base.signed:
+                self.error(f"'{e.op}' is not defined on signed values ({lt})", e.span)
+            if isinstance(right, E.Constant) and right.value == 0:
+                self.error("division by zero", e.right.span)
+                return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
+            if isinstance(base, T.InfInt) and ((isinstance(left, E.Constant) and left.value < 0) or right.value < 0):
+                self.error(f"'{e.op}' on negative compile-time integers is not defined", e.span)
+        if e.op in _BITWISE and isinstance(base, T.InfInt) and not (isinstance(left, E.Constant) and isinstance(right, E.Constant)):
+            self.error(f"'{e.op}' needs values of known width", e.span)
+        rt = T.BOOL if e.op in _ORDER else lt
+        if isinstance(left, E.Constant) and isinstance(right, E.Constant):
+            width = base.width if isinstance(base, T.Bits) else None
+            signed = isinstance(base, T.Bits) and base.signed
+            v = fold_binary(e.op, left.value, right.value, width, signed)
+            if rt == T.BOOL:
+                return E.BoolLiteral(bool(v), type=T.BOOL, span=e.span)
+            return _const(v, rt, e.span)
+        return E.Binary(e.op, left, right, type=rt, span=e.span)
+
+    def _unify(self, e, left, right):
+        """Give both operands one type: untyped ints and serializable enums take the other side's type."""
+        lt, rt = left.type, right.type
+        if lt == rt:
+            return left, right
+        for a, b in ((lt, rt), (rt, lt)):
+            if isinstance(a, T.Enum) and a.underlying is not None and isinstance(b, (T.Bits, T.InfInt)):
+                if a is lt:
+                    left = self.convert(left, a.underlying, f"operand of '{e.op}'")
+                else:
+                    right = self.convert(right, a.underlying, f"operand of '{e.op}'")
+                lt, rt = left.type, right.type
+                break
+        if isinstance(lt, T.InfInt) and not isinstance(rt, T.InfInt):
+            return self.convert(left, rt, f"the left operand of '{e.op}'"), right
+        if isinstance(rt, T.InfInt) and not isinstance(lt, T.InfInt):
+            return left, self.convert(right, lt, f"the right operand of '{e.op}'")
+        if lt != rt:
+            kind = "width mismatch" if isinstance(lt, T.Bits) and isinstance(rt, T.Bits) else "type mismatch"
+            self.error(f"{kind}: operands of '{e.op}' have types {lt} and {rt}; P4 does not widen implicitly, add a cast",
+                       e.span)
+            return left, _typed(right, UNKNOWN)
+        return left, right
+
+    def _shift(self, e, left, right):
+        lt, rt = left.type, right.type
+        if not isinstance(lt, (T.Bits, T.InfInt)):
+            self.error(f"'{e.op}' needs an integer left operand, got {lt}", e.span)
+            return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
+        if isinstance(rt, T.InfInt):
+            if not isinstance(right, E.Constant) or right.value < 0:
+                self.error("a shift amount must be non-negative", e.right.span)
+        elif not (isinstance(rt, T.Bits) and not rt.signed):
+            self.error(f"a shift amount must be an unsigned bit<W> value, got {rt}", e.right.span)
+            return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
+        if isinstance(lt, T.InfInt) and not isinstance(right, E.Constant):
+            self.error("cannot shift an untyped integer by a non-constant amount; give it a width (e.g. 32w1)", e.span)
+            return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
+        if isinstance(left, E.Constant) and isinstance(right, E.Constant):
+            width = lt.width if isinstance(lt, T.Bits) else None
+            v = fold_binary(e.op, left.value, right.value, width, isinstance(lt, T.Bits) and lt.signed)
+            return _const(v, lt, e.span)
+        return E.Binary(e.op, left, right, type=lt, span=e.span)
+
+    def _concat(self, e, left, right):
+        lt, rt = left.type, right.type
+        if not (isinstance(lt, T.Bits) and isinstance(rt, T.Bits)):
+            self.error(f"'++' needs operands of known width, got {lt} and {rt}", e.span)
+            return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
+        t = T.Bits(lt.width + rt.width, lt.signed)
+        if isinstance(left, E.Constant) and isinstance(right, E.Constant):
+            return E.Constant(concat(left.value, lt.width, right.value, rt.width, lt.signed), type=t, span=e.span)
+        return E.Binary("++", left, right, type=t, span=e.span)
+
+    def expr_Mux(self, e, expected):
+        cond = self.check_bool(e.cond, "the condition of '?:'")
+        then = self.check_expr(e.then, expected)
+        other = self.check_expr(e.otherwise, expected)
+        if is_unknown(then.type, other.type):
+            return E.Mux(cond, then, other, type=UNKNOWN, span=e.span)
+        if isinstance(then.type, T.InfInt) and isinstance(other.type, T.InfInt) and not isinstance(cond, E.BoolLiteral):
+            if isinstance(expected, T.Bits):
+                then, other = self.convert(then, expected, "'?:'"), self.convert(other, expected, "'?:'")
+            else:
+                self.error("both branches of '?:' are untyped integers; give one a width", e.span)
+                return E.Mux(cond, then, other, type=UNKNOWN, span=e.span)
+        then, other = self._unify(e, then, other) if then.type != other.type else (then, other)
+        if isinstance(cond, E.BoolLiteral):
+            return then if cond.value else other
+        return E.Mux(cond, then, other, type=then.type, span=e.span)
+
+    def expr_Cast(self, e, expected):
+        target = self.resolve(e.to)
+        x = self.check_expr(e.expr, target)
+        if is_unknown(target, x.type):
+            return E.Cast(e.to, x, type=UNKNOWN, span=e.span)
+        if isinstance(x, (E.ListExpr, E.StructInit, E.InvalidHeader)):
+            return self.convert(x, target, "cast")
+        src = x.type
+        if not _castable(src, target):
+            hint = ""
+            if isinstance(src, T.Bits) and isinstance(target, T.Bits):
+                hint = "; change the sign and the width in two casts"
+            self.error(f"cannot cast {src} to {target}{hint}", e.span)
+            return E.Cast(e.to, x, type=UNKNOWN, span=e.span)
+        if isinstance(x, E.Constant):
+            tb = T.strip_newtype(target)
+            if isinstance(tb, T.Bits):
+                return _const(cast_int(x.value, tb.width, tb.signed), target, e.span)
+            if tb == T.BOOL:
+                if x.value not in (0, 1):
+                    self.error(f"only 0 and 1 can be cast to bool, not {x.value}", e.span)
+                return E.BoolLiteral(bool(x.value), type=T.BOOL, span=e.span)
+        if isinstance(x, E.BoolLiteral) and isinstance(target, T.Bits):
+            return _const(int(x.value), target, e.span)
+        return E.Cast(e.to, x, type=target, span=e.span)
+
+    def expr_ConstructorCall(self, e, expected):
+        t = self.resolve(e.type_ref)
+        if is_unknown(t):
+            return _typed(e, UNKNOWN)
+        if isinstance(t, T.Extern):
+            args = self.check_args(e.args, list(t.constructors), f"constructor of '{t.name}'", e.span,
+                                   self.extern_bindings(t))
+            return E.ConstructorCall(e.type_ref, args[1] if args else (), type=t, span=e.span)
+        if isinstance(t, T.Block):
+            args = self.check_args(e.args, [T.Method(t.name, t.constructor_params)], f"'{t.name}'", e.span, {})
+            return E.ConstructorCall(e.type_ref, args[1] if args else (), type=t, span=e.span)
+        self.error(f"'{t}' cannot be instantiated", e.span)
+        return _typed(e, UNKNOWN)
+
+    def extern_bindings(self, t: T.Extern) -> dict[str, T.Type]:
+        return dict(zip(t.type_params, t.type_args)) if t.type_args else {}
+
+
+def _castable(src: T.Type, dst: T.Type) -> bool:
+    if src == dst:
+        return True
+    s, d = src, dst
+    if isinstance(s, T.NewType) and s.base == d or isinstance(d, T.NewType) and d.base == s:
+        return True
+    s, d = T.strip_newtype(s), T.strip_newtype(d)
+    if isinstance(s, T.Enum) and s.underlying is not None:
+        s = s.underlying
+    if isinstance(d, T.Enum) and d.underlying is not None:
+        d = d.underlying
+    if s == d:
+        return True
+    if isinstance(s, T.Bits) and isinstance(d, T.Bits):
+        return s.signed == d.signed or s.width == d.width
+    if isinstance(s, T.InfInt):
+        return isinstance(d, (T.Bits, T.Bool))
+    if isinstance(s, T.Bits) and isinstance(d, T.InfInt):
+        return True
+    if isinstance(s, T.Bool) and isinstance(d, T.Bits):
+        return d.width == 1 and not d.signed
+    if isinstance(s, T.Bits) and isinstance(d, T.Bool):
+        return s.width == 1 and not s.signed
+    return False

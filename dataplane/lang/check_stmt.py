@@ -1,0 +1,180 @@
+"""Type checker, part 4: statements in parser states, actions, functions and apply blocks."""
+from __future__ import annotations
+
+import dataclasses
+
+from dataplane.ir import expr as E
+from dataplane.ir import stmt as S
+from dataplane.ir import types as T
+from dataplane.lang.check_types import UNKNOWN, is_unknown
+from dataplane.lang.scope import Symbol
+
+
+class StmtMixin:
+    """Typing rules for statements; returns typed copies."""
+
+    def check_stmt(self, s: S.Stmt) -> S.Stmt:
+        return getattr(self, "stmt_" + type(s).__name__)(s)
+
+    def check_block(self, b: S.BlockStmt) -> S.BlockStmt:
+        outer = self.scope
+        self.scope = outer.child()
+        try:
+            return S.BlockStmt(tuple(self.check_stmt(s) for s in b.stmts), b.annotations, span=b.span)
+        finally:
+            self.scope = outer
+
+    def stmt_BlockStmt(self, s):
+        return self.check_block(s)
+
+    def stmt_Empty(self, s):
+        return s
+
+    def stmt_Assign(self, s):
+        lhs = self.check_expr(s.lhs)
+        self.check_writable(lhs)
+        if s.op:
+            rhs = self.check_expr(E.Binary(s.op, s.lhs, s.rhs, span=s.span))
+        else:
+            rhs = self.check_expr(s.rhs, lhs.type)
+        if not is_unknown(lhs.type):
+            rhs = self.convert(rhs, lhs.type, "assignment" + _target_name(s.lhs))
+        return S.Assign(lhs, rhs, "", span=s.span)
+
+    def stmt_CallStmt(self, s):
+        if not isinstance(s.call, E.Call):
+            self.error("this statement has no effect; only calls can stand alone", s.span)
+            return s
+        return S.CallStmt(self.check_call(s.call), span=s.span)
+
+    def stmt_If(self, s):
+        cond = self.check_bool(s.cond, "an 'if' condition")
+        then = self.check_scoped(s.then)
+        other = self.check_scoped(s.otherwise) if s.otherwise is not None else None
+        return S.If(cond, then, other, span=s.span)
+
+    def check_scoped(self, s: S.Stmt) -> S.Stmt:
+        if isinstance(s, S.BlockStmt):
+            return self.check_block(s)
+        outer = self.scope
+        self.scope = outer.child()
+        try:
+            return self.check_stmt(s)
+        finally:
+            self.scope = outer
+
+    def stmt_Exit(self, s):
+        if self.in_context("parser"):
+            self.error("'exit' cannot be used in a parser", s.span)
+        elif self.in_context("function"):
+            self.error("'exit' cannot be used in a function", s.span)
+        return s
+
+    def stmt_Return(self, s):
+        if self.in_context("parser"):
+            self.error("'return' cannot be used in a parser", s.span)
+            return s
+        ret = self.return_type
+        if s.value is None:
+            if ret is not None and ret != T.VOID:
+                self.error(f"this function must return a value of type {ret}", s.span)
+            return s
+        if ret is None or ret == T.VOID:
+            self.error("'return' with a value outside a function that returns one", s.span)
+            return s
+        value = self.convert(self.check_expr(s.value, ret), ret, "return value")
+        return S.Return(value, span=s.span)
+
+    def stmt_Switch(self, s):
+        subject = self.check_expr(s.expr)
+        st = subject.type
+        cases = []
+        seen: set = set()
+        if isinstance(st, T.ActionEnum):
+            allowed = self.table_actions.get(st.table, set())
+            for i, case in enumerate(s.cases):
+                label = case.label
+                if isinstance(label, E.DefaultKeyset):
+                    if i != len(s.cases) - 1:
+                        self.error("'default' must be the last switch label", label.span)
+                    cases.append(S.SwitchCase(label, self._case_body(case), span=case.span))
+                    continue
+                if not isinstance(label, E.PathExpr):
+                    self.error("a switch on action_run needs action names as labels", label.span)
+                    continue
+                if label.name not in allowed:
+                    self.error(f"'{label.name}' is not an action of table '{st.table}'", label.span)
+                if label.name in seen:
+                    self.error(f"duplicate switch label '{label.name}'", label.span)
+                seen.add(label.name)
+                cases.append(S.SwitchCase(E.PathExpr(label.name, "action", type=st, span=label.span),
+                                          self._case_body(case), span=case.span))
+            return S.Switch(subject, tuple(cases), span=s.span)
+        if not is_unknown(st) and not isinstance(T.strip_newtype(st), (T.Bits, T.Enum, T.ErrorType)):
+            self.error(f"cannot switch on a value of type {st}", s.expr.span)
+            st = UNKNOWN
+        for i, case in enumerate(s.cases):
+            label = case.label
+            if isinstance(label, E.DefaultKeyset):
+                if i != len(s.cases) - 1:
+                    self.error("'default' must be the last switch label", label.span)
+                cases.append(S.SwitchCase(label, self._case_body(case), span=case.span))
+                continue
+            value = self.check_expr(label, st)
+            if not is_unknown(st):
+                value = self.convert(value, st, "switch label")
+                if not isinstance(value, (E.Constant, E.TypeMember)):
+                    self.error("switch labels must be compile-time constants", label.span)
+                key = getattr(value, "value", None) if isinstance(value, E.Constant) else getattr(value, "member", None)
+                if key in seen:
+                    self.error("duplicate switch label", label.span)
+                seen.add(key)
+            cases.append(S.SwitchCase(value, self._case_body(case), span=case.span))
+        return S.Switch(subject, tuple(cases), span=s.span)
+
+    def _case_body(self, case: S.SwitchCase):
+        return self.check_block(case.body) if case.body is not None else None
+
+    def stmt_VarDecl(self, s):
+        t = self.resolve(s.type_ref)
+        init = None
+        if s.init is not None:
+            init = self.convert(self.check_expr(s.init, t), t, f"initializer of '{s.name}'")
+        if isinstance(t, (T.Extern, T.Block)) and not is_unknown(t):
+            self.error(f"'{s.name}': {t} cannot be a variable; instantiate it with {t}(...) {s.name};", s.span)
+        self.declare_value(Symbol(s.name, "local", t, span=s.span))
+        return S.VarDecl(s.type_ref, s.name, init, s.annotations, span=s.span)
+
+    def stmt_ConstDecl(self, s):
+        t = self.resolve(s.type_ref)
+        value = self.convert(self.check_expr(s.value, t), t, f"constant '{s.name}'")
+        if not is_unknown(value.type) and not _is_constant(value):
+            self.error(f"the value of constant '{s.name}' must be known at compile time", s.value.span)
+        self.declare_value(Symbol(s.name, "const", t, value=value, span=s.span))
+        return S.ConstDecl(s.type_ref, s.name, value, s.annotations, span=s.span)
+
+
+def _is_constant(e: E.Expr) -> bool:
+    if isinstance(e, (E.Constant, E.BoolLiteral, E.StringLiteral, E.TypeMember, E.InvalidHeader)):
+        return True
+    if isinstance(e, E.ListExpr):
+        return all(_is_constant(x) for x in e.elements)
+    if isinstance(e, E.StructInit):
+        return all(_is_constant(f.value) for f in e.fields)
+    if isinstance(e, E.Cast):
+        return _is_constant(e.expr)
+    return False
+
+
+def _target_name(e: E.Expr) -> str:
+    parts = []
+    while isinstance(e, E.Member):
+        parts.append(e.member)
+        e = e.expr
+    if isinstance(e, E.PathExpr):
+        parts.append(e.name)
+        return " to '" + ".".join(reversed(parts)) + "'"
+    return ""
+
+
+__all__ = ["StmtMixin", "dataclasses"]

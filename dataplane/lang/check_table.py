@@ -1,0 +1,199 @@
+"""Type checker, part 5: tables (keys, action lists, default actions, const entries) and keysets."""
+from __future__ import annotations
+
+from dataplane.ir import decl as D
+from dataplane.ir import expr as E
+from dataplane.ir import program as P
+from dataplane.ir import types as T
+from dataplane.ir.node import annotation
+from dataplane.lang.check_types import UNKNOWN, is_unknown
+
+_KEY_TYPES = (T.Bits, T.Bool, T.Enum, T.ErrorType)
+_WILDCARD_KINDS = {"ternary", "lpm", "range", "optional", "selector"}
+
+
+def expr_text(e: E.Expr) -> str:
+    """A key expression as the control plane names it (``hdr.ipv4.dstAddr``, ``meta.x[7:0]``)."""
+    if isinstance(e, E.PathExpr):
+        return e.name
+    if isinstance(e, E.Member):
+        return f"{expr_text(e.expr)}.{e.member}"
+    if isinstance(e, E.Index):
+        return f"{expr_text(e.expr)}[{expr_text(e.index)}]"
+    if isinstance(e, E.Slice):
+        return f"{expr_text(e.expr)}[{expr_text(e.hi)}:{expr_text(e.lo)}]"
+    if isinstance(e, E.Constant):
+        return str(e.value)
+    if isinstance(e, E.Call):
+        return f"{expr_text(e.target)}()"
+    if isinstance(e, E.Cast) and e.expr is not None:
+        return expr_text(e.expr)
+    return type(e).__name__
+
+
+class TableMixin:
+    """Checks table declarations and produces ``ir.program.Table``."""
+
+    def check_keyset(self, k: E.Expr, key_type: T.Type, match_kind: str | None, what: str) -> E.Expr:
+        if isinstance(k, E.DefaultKeyset):
+            if match_kind == "exact":
+                self.error(f"{what}: an exact key cannot be a wildcard", k.span)
+            return E.DefaultKeyset(type=key_type, span=k.span)
+        if isinstance(k, E.Mask):
+            if match_kind not in (None, "ternary", "lpm"):
+                self.error(f"{what}: a mask '&&&' needs a ternary or lpm key, not {match_kind}", k.span)
+            value = self._keyset_value(k.value, key_type, what)
+            mask = self._keyset_value(k.mask, key_type, what)
+            return E.Mask(value, mask, type=key_type, span=k.span)
+        if isinstance(k, E.Range):
+            if match_kind not in (None, "range"):
+                self.error(f"{what}: a range '..' needs a range key, not {match_kind}", k.span)
+            lo = self._keyset_value(k.lo, key_type, what)
+            hi = self._keyset_value(k.hi, key_type, what)
+            return E.Range(lo, hi, type=key_type, span=k.span)
+        if isinstance(k, E.TupleKeyset):
+            self.error(f"{what}: a tuple keyset needs as many keys as it has elements", k.span)
+            return E.DefaultKeyset(type=UNKNOWN, span=k.span)
+        return self._keyset_value(k, key_type, what)
+
+    def _keyset_value(self, e: E.Expr, key_type: T.Type, what: str) -> E.Expr:
+        value = self.convert(self.check_expr(e, key_type), key_type, what)
+        if not is_unknown(value.type) and not isinstance(value, (E.Constant, E.BoolLiteral, E.TypeMember)):
+            self.error(f"{what}: keyset values must be compile-time constants", e.span)
+        return value
+
+    def check_table(self, d: D.TableDecl) -> P.Table:
+        keys: list[P.TableKey] = []
+        actions: list[P.ActionCall] = []
+        default = None
+        default_const = False
+        entries: list[P.Entry] = []
+        entries_const = False
+        size = implementation = counters = meters = None
+        others: list[tuple[str, E.Expr]] = []
+        seen: set[str] = set()
+        for prop in d.properties:
+            if prop.name in seen:
+                self.error(f"table '{d.name}' sets '{prop.name}' twice", prop.span)
+            seen.add(prop.name)
+            if prop.name == "key":
+                keys = [self._check_key(k) for k in prop.value]
+            elif prop.name == "actions":
+                actions = [a for a in (self._check_action_ref(r, d.name) for r in prop.value) if a is not None]
+            elif prop.name == "default_action":
+                default_ref, default_const = prop.value, prop.is_const
+            elif prop.name == "entries":
+                entries_decl, entries_const = prop.value, prop.is_const
+            elif prop.name == "size":
+                size = self.const_int(prop.value, "table size")
+            elif prop.name == "implementation":
+                implementation = self._instance_ref(prop.value, d.name, ("action_profile", "action_selector"))
+            elif prop.name == "counters":
+                counters = self._instance_ref(prop.value, d.name, ("direct_counter",))
+            elif prop.name == "meters":
+                meters = self._instance_ref(prop.value, d.name, ("direct_meter",))
+            else:
+                others.append((prop.name, self.check_expr(prop.value)))
+        if "actions" not in seen:
+            self.error(f"table '{d.name}' has no 'actions' property", d.span)
+        listed = {a.action: a for a in actions}
+        self.table_actions[d.name] = set(listed)
+        if "default_action" in seen:
+            default = self._check_default(default_ref, listed, d.name)
+        if default is None:
+            default = P.ActionCall("NoAction")
+        if "entries" in seen:
+            entries = [e for e in (self._check_entry(x, keys, listed, d.name) for x in entries_decl) if e is not None]
+        if size is not None and size <= 0:
+            self.error(f"table '{d.name}' size must be positive", d.prop("size").span)
+        return P.Table(d.name, tuple(keys), tuple(actions), default, default_const, tuple(entries), entries_const,
+                       size, implementation, counters, meters, tuple(others), d.annotations, d.span)
+
+    def _check_key(self, k: D.KeyElement) -> P.TableKey:
+        expr = self.check_expr(k.expr)
+        if k.match_kind not in self.match_kinds:
+            self.error(f"unknown match kind '{k.match_kind}'", k.span)
+        elif not is_unknown(expr.type) and not isinstance(T.strip_newtype(expr.type), _KEY_TYPES):
+            self.error(f"a table key cannot have type {expr.type}", k.expr.span)
+        named = annotation(k.annotations, "name")
+        return P.TableKey(expr, k.match_kind, named.string_value if named else expr_text(k.expr), k.span)
+
+    def _check_action_ref(self, ref: D.ActionRef, table: str) -> P.ActionCall | None:
+        sym = self.scope.lookup(ref.name)
+        if sym is None or sym.kind != "action":
+            what = "unknown action" if sym is None else "not an action:"
+            self.error(f"{what} '{ref.name}' in the actions of table '{table}'", ref.span)
+            return None
+        method: T.Method = sym.type
+        directional = T.Method(ref.name, tuple(p for p in method.params if p.direction))
+        result = self.check_args(ref.args, [directional], f"action '{ref.name}' in table '{table}'", ref.span, {})
+        args = tuple(a.value for a in result[1]) if result else ()
+        return P.ActionCall(ref.name, args, ref.annotations)
+
+    def _check_default(self, ref: D.ActionRef, listed: dict, table: str) -> P.ActionCall | None:
+        if ref.name not in listed:
+            self.error(f"default action '{ref.name}' is not in the actions of table '{table}'", ref.span)
+            return None
+        if annotation(listed[ref.name].annotations, "tableonly"):
+            self.error(f"action '{ref.name}' is @tableonly and cannot be the default action", ref.span)
+        return self._action_call(ref, table, "default action")
+
+    def _action_call(self, ref: D.ActionRef, table: str, what: str) -> P.ActionCall | None:
+        method: T.Method = self.scope.lookup(ref.name).type
+        data = tuple(p for p in method.params if not p.direction)
+        full = len(ref.args) == len(method.params) and len(method.params) != len(data)
+        params = method.params if full else data
+        result = self.check_args(ref.args, [T.Method(ref.name, params)], f"{what} '{ref.name}' of table '{table}'",
+                                 ref.span, {})
+        if result is None:
+            return None
+        values = tuple(a.value for a in result[1])
+        if full:
+            values = tuple(v for v, p in zip(values, method.params) if not p.direction)
+        for v in values:
+            if not is_unknown(v.type) and not isinstance(v, (E.Constant, E.BoolLiteral, E.TypeMember)):
+                self.error(f"{what} arguments must be compile-time constants", v.span)
+        return P.ActionCall(ref.name, values)
+
+    def _check_entry(self, e: D.EntryDecl, keys: list[P.TableKey], listed: dict, table: str) -> P.Entry | None:
+        if len(e.keys) != len(keys):
+            self.error(f"entry has {len(e.keys)} key value(s), table '{table}' has {len(keys)} key(s)", e.span)
+            return None
+        values = tuple(self.check_keyset(k, key.expr.type or UNKNOWN, key.match_kind, f"entry of table '{table}'")
+                       for k, key in zip(e.keys, keys))
+        if e.action.name not in listed:
+            self.error(f"entry action '{e.action.name}' is not in the actions of table '{table}'", e.action.span)
+            return None
+        if annotation(listed[e.action.name].annotations, "defaultonly"):
+            self.error(f"action '{e.action.name}' is @defaultonly and cannot be used in an entry", e.action.span)
+        call = self._action_call(e.action, table, "entry action")
+        priority = None
+        if e.priority is not None:
+            priority = self.const_int(e.priority, "entry priority")
+        else:
+            prio = annotation(e.annotations, "priority")
+            if prio is not None:
+                try:
+                    priority = int(prio.body.strip(), 0)
+                except ValueError:
+                    self.error(f"@priority needs an integer, got '{prio.body}'", prio.span)
+        return P.Entry(values, call or P.ActionCall(e.action.name), priority, e.span)
+
+    def _instance_ref(self, value: E.Expr, table: str, kinds: tuple[str, ...]) -> str | None:
+        if isinstance(value, E.ConstructorCall):
+            checked = self.check_expr(value)
+            name = f"{table}_{checked.type.name if isinstance(checked.type, T.Extern) else 'impl'}"
+            if isinstance(checked.type, T.Extern):
+                self.add_instance(P.ExternInstance(name, checked.type.name, checked.type.type_args,
+                                                   tuple(a.value for a in checked.args), (), value.span))
+            t = checked.type
+        else:
+            checked = self.check_expr(value)
+            name = checked.name if isinstance(checked, E.PathExpr) else None
+            t = checked.type
+        if is_unknown(t):
+            return None
+        if not isinstance(t, T.Extern) or t.name not in kinds:
+            self.error(f"table '{table}' needs {' or '.join(kinds)} here, not {t}", value.span)
+            return None
+        return name

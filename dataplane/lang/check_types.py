@@ -1,0 +1,254 @@
+"""Type checker, part 1: resolving written types, type declarations and implicit conversions."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from dataplane.errors import Span
+from dataplane.ir import decl as D
+from dataplane.ir import expr as E
+from dataplane.ir import types as T
+from dataplane.lang.literals import wrap
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown(T.Type):
+    """The type of an expression that already produced an error; it silences follow-on errors."""
+
+    def __str__(self) -> str:
+        return "<error>"
+
+
+UNKNOWN = Unknown()
+ERROR = T.ErrorType()
+
+
+def is_unknown(*types: T.Type | None) -> bool:
+    return any(t is None or isinstance(t, Unknown) for t in types)
+
+
+def type_name(t: T.Type | None) -> str:
+    return "<error>" if t is None else str(t)
+
+
+class TypeMixin:
+    """Resolves type references and type declarations; converts values between types."""
+
+    # ---- resolving written types ------------------------------------------------------------
+    def resolve(self, ref: E.TypeRef | None) -> T.Type:
+        if ref is None:
+            return T.VOID
+        if isinstance(ref, E.BitsRef):
+            width = self.const_int(ref.width, "a width")
+            if width is None:
+                return UNKNOWN
+            if width <= 0 or (ref.signed and width < 1):
+                self.error(f"invalid width {width} for {'int' if ref.signed else 'bit'}<W>", ref.span)
+                return UNKNOWN
+            return T.Bits(width, ref.signed)
+        if isinstance(ref, E.VarbitRef):
+            width = self.const_int(ref.width, "a width")
+            if width is None or width <= 0:
+                if width is not None:
+                    self.error(f"invalid width {width} for varbit<W>", ref.span)
+                return UNKNOWN
+            return T.VarBits(width)
+        if isinstance(ref, E.BaseTypeRef):
+            return {"bool": T.BOOL, "error": ERROR, "string": T.STRING, "void": T.VOID, "int": T.INT,
+                    "match_kind": T.MATCH_KIND, "_": T.DontCare()}[ref.name]
+        if isinstance(ref, E.StackRef):
+            elem = self.resolve(ref.element)
+            size = self.const_int(ref.size, "a header stack size")
+            if is_unknown(elem) or size is None:
+                return UNKNOWN
+            if not isinstance(elem, (T.Header, T.HeaderUnion)):
+                self.error(f"header stack elements must be headers, not {elem}", ref.span)
+                return UNKNOWN
+            if size <= 0:
+                self.error(f"header stack size must be positive, got {size}", ref.size.span)
+                return UNKNOWN
+            return T.Stack(elem, size)
+        if isinstance(ref, E.TupleRef):
+            return T.Tuple(tuple(self.resolve(r) for r in ref.elements))
+        if isinstance(ref, E.NamedTypeRef):
+            return self.resolve_named(ref)
+        raise AssertionError(ref)
+
+    def resolve_named(self, ref: E.NamedTypeRef) -> T.Type:
+        for frame in reversed(self.type_vars):
+            if ref.name in frame:
+                return frame[ref.name]
+        t = self.types.get(ref.name)
+        if t is None:
+            self.error(f"unknown type '{ref.name}'", ref.span)
+            return UNKNOWN
+        if ref.args:
+            args = tuple(self.resolve(a) for a in ref.args)
+            if isinstance(t, T.Extern):
+                if t.type_params and len(args) != len(t.type_params):
+                    self.error(f"extern '{t.name}' takes {len(t.type_params)} type argument(s), got {len(args)}", ref.span)
+                    return UNKNOWN
+                return dataclasses.replace(t, type_args=args)
+            if isinstance(t, T.Block):
+                return t
+            self.error(f"type '{ref.name}' takes no type arguments", ref.span)
+            return UNKNOWN
+        return t
+
+    # ---- type declarations ----------------------------------------------------------------------
+    def declare_type(self, name: str, t: T.Type, span: Span) -> None:
+        if name in self.types and not isinstance(self.types[name], T.Block):
+            self.error(f"'{name}' is already declared as a type", span)
+            return
+        self.types[name] = t
+
+    def declare_struct(self, d: D.StructTypeDecl) -> None:
+        fields = []
+        seen: set[str] = set()
+        for f in d.fields:
+            ft = self.resolve(f.type_ref)
+            if f.name in seen:
+                self.error(f"duplicate field '{f.name}' in {d.kind} '{d.name}'", f.span)
+            seen.add(f.name)
+            if d.kind == "header" and not is_unknown(ft) and not _header_field_ok(ft):
+                self.error(f"header field '{f.name}' cannot have type {ft}", f.span)
+            if d.kind == "header_union" and not is_unknown(ft) and not isinstance(ft, T.Header):
+                self.error(f"header_union field '{f.name}' must be a header, not {ft}", f.span)
+            fields.append(T.StructField(f.name, ft, f.annotations))
+        cls = {"header": T.Header, "struct": T.Struct, "header_union": T.HeaderUnion}[d.kind]
+        self.declare_type(d.name, cls(d.name, tuple(fields)), d.span)
+
+    def declare_enum(self, d: D.EnumDecl) -> None:
+        if len(set(d.members)) != len(d.members):
+            self.error(f"duplicate member in enum '{d.name}'", d.span)
+        if d.underlying is None:
+            self.declare_type(d.name, T.Enum(d.name, d.members), d.span)
+            return
+        base = self.resolve(d.underlying)
+        if not isinstance(base, T.Bits):
+            if not is_unknown(base):
+                self.error(f"a serializable enum needs a bit<W> or int<W> type, not {base}", d.underlying.span)
+            return
+        values = []
+        for m, v in zip(d.members, d.values):
+            value = self.const_int(v, f"the value of '{d.name}.{m}'")
+            values.append(wrap(value or 0, base.width, base.signed))
+        self.declare_type(d.name, T.Enum(d.name, d.members, base, tuple(values)), d.span)
+
+    def declare_typedef(self, d: D.TypedefDecl) -> None:
+        base = self.resolve(d.type_ref)
+        if is_unknown(base):
+            self.types[d.name] = UNKNOWN
+            return
+        self.declare_type(d.name, T.NewType(d.name, base) if d.is_new else base, d.span)
+
+    def resolve_params(self, params: tuple[D.ParamDecl, ...]) -> tuple[T.Param, ...]:
+        out = []
+        seen: set[str] = set()
+        for p in params:
+            if p.name in seen:
+                self.error(f"duplicate parameter '{p.name}'", p.span)
+            seen.add(p.name)
+            out.append(T.Param(p.direction, self.resolve(p.type_ref), p.name, p.default is not None))
+        return tuple(out)
+
+    def method_type(self, m: D.MethodDecl, owner: str = "") -> T.Method:
+        self.type_vars.append({n: T.TypeVar(n, m.name) for n in m.type_params})
+        try:
+            ret = self.resolve(m.ret) if m.ret is not None else T.VOID
+            return T.Method(m.name, self.resolve_params(m.params), ret, m.type_params)
+        finally:
+            self.type_vars.pop()
+
+    def declare_extern(self, d: D.ExternDecl) -> None:
+        self.type_vars.append({n: T.TypeVar(n, d.name) for n in d.type_params})
+        try:
+            ctors, methods = [], []
+            for m in d.methods:
+                if m.ret is None:
+                    if m.name != d.name:
+                        self.error(f"constructor '{m.name}' must be named like its extern '{d.name}'", m.span)
+                    ctors.append(self.method_type(m))
+                else:
+                    methods.append(self.method_type(m))
+        finally:
+            self.type_vars.pop()
+        self.declare_type(d.name, T.Extern(d.name, d.type_params, tuple(ctors), tuple(methods)), d.span)
+
+    def declare_block_type(self, kind: str, name: str, type_params: tuple[str, ...],
+                           params: tuple[D.ParamDecl, ...], ctor_params: tuple[D.ParamDecl, ...] = (),
+                           span: Span | None = None) -> T.Block:
+        self.type_vars.append({n: T.TypeVar(n, name) for n in type_params})
+        try:
+            block = T.Block(kind, name, self.resolve_params(params), type_params, self.resolve_params(ctor_params))
+        finally:
+            self.type_vars.pop()
+        self.declare_type(name, block, span)
+        return block
+
+    # ---- conversions ----------------------------------------------------------------------------
+    def convert(self, e: E.Expr, target: T.Type, what: str) -> E.Expr:
+        """Return ``e`` converted to ``target`` where P4 allows it implicitly; report otherwise."""
+        src = e.type
+        if isinstance(e, (E.ListExpr, E.StructInit, E.InvalidHeader)) and not is_unknown(target) \
+                and not isinstance(target, (T.DontCare, T.TypeVar)):
+            converted = self.convert_initializer(e, target, what)
+            if converted is not None:
+                return converted
+        if is_unknown(src, target) or isinstance(target, (T.DontCare, T.TypeVar)):
+            return e
+        if src == target:
+            return e
+        if isinstance(e, E.DontCareExpr):
+            return dataclasses.replace(e, type=target)
+        if isinstance(src, T.InfInt) and isinstance(target, T.Bits):
+            if isinstance(e, E.Constant):
+                return E.Constant(wrap(e.value, target.width, target.signed), e.base, type=target, span=e.span)
+            return E.Cast(None, e, type=target, span=e.span)
+        if isinstance(src, T.Enum) and src.underlying is not None and src.underlying == target:
+            return E.Cast(None, e, type=target, span=e.span)
+        if isinstance(src, T.Tuple) and isinstance(target, T.Tuple) and len(src.elements) == len(target.elements):
+            return e
+        self.error(f"type mismatch in {what}: expected {target}, got {src}", e.span)
+        return dataclasses.replace(e, type=UNKNOWN) if hasattr(e, "type") else e
+
+    def convert_initializer(self, e: E.Expr, target: T.Type, what: str) -> E.Expr | None:
+        if isinstance(e, E.InvalidHeader):
+            if isinstance(target, (T.Header, T.HeaderUnion)):
+                return dataclasses.replace(e, type=target)
+            return None
+        if not isinstance(target, (T.StructLike, T.Tuple)):
+            return None
+        if isinstance(e, E.ListExpr):
+            slots = ([(f.name, f.type) for f in target.fields] if isinstance(target, T.StructLike)
+                     else [(str(i), t) for i, t in enumerate(target.elements)])
+            if len(slots) != len(e.elements):
+                self.error(f"{what}: {target} has {len(slots)} field(s), the list gives {len(e.elements)}", e.span)
+                return dataclasses.replace(e, type=UNKNOWN)
+            elems = tuple(self.convert(x, t, f"field '{n}'") for x, (n, t) in zip(e.elements, slots))
+            return E.ListExpr(elems, type=target, span=e.span)
+        if isinstance(e, E.StructInit) and isinstance(target, T.StructLike):
+            fields = []
+            given = {f.name for f in e.fields}
+            for f in e.fields:
+                tf = target.get_field(f.name)
+                if tf is None:
+                    self.error(f"{target.kind} '{target.name}' has no field '{f.name}'", f.span)
+                    continue
+                fields.append(E.NamedField(f.name, self.convert(f.value, tf.type, f"field '{f.name}'"), span=f.span))
+            missing = [f.name for f in target.fields if f.name not in given]
+            if missing and not e.has_rest:
+                self.error(f"{what}: missing field(s) {', '.join(missing)} of {target.kind} '{target.name}'", e.span)
+            return E.StructInit(tuple(fields), e.has_rest, type=target, span=e.span)
+        return None
+
+
+def _header_field_ok(t: T.Type) -> bool:
+    t = T.strip_newtype(t)
+    if isinstance(t, (T.Bits, T.VarBits, T.Bool)):
+        return True
+    if isinstance(t, T.Enum):
+        return t.underlying is not None
+    if isinstance(t, T.Struct):
+        return all(_header_field_ok(f.type) for f in t.fields)
+    return False

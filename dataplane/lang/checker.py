@@ -1,0 +1,331 @@
+"""The type checker: walks declarations in order and returns the typed, lowered ``ir.program.Program``.
+
+It is split by topic into mixins (types, expressions, calls, statements, tables); this
+module holds the shared state and the declarations that own scopes: externs, parsers,
+controls, actions, functions, instantiations and the ``main`` package.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from dataplane.errors import DiagnosticSink, Span
+from dataplane.ir import decl as D
+from dataplane.ir import expr as E
+from dataplane.ir import program as P
+from dataplane.ir import stmt as S
+from dataplane.ir import types as T
+from dataplane.lang.check_call import CallMixin
+from dataplane.lang.check_expr import ExprMixin
+from dataplane.lang.check_stmt import StmtMixin
+from dataplane.lang.check_table import TableMixin
+from dataplane.lang.check_types import UNKNOWN, TypeMixin, is_unknown
+from dataplane.lang.scope import Scope, Symbol
+
+_ARCHITECTURES = {"V1Switch": "v1model"}
+
+
+class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin):
+    def __init__(self, sink: DiagnosticSink, source: str = "<input>"):
+        self.sink = sink
+        self.types: dict[str, T.Type] = {}
+        self.type_vars: list[dict[str, T.Type]] = []
+        self.error_members: list[str] = []
+        self.match_kinds: list[str] = []
+        self.scope = Scope(kind="global")
+        self.contexts: list[str] = []
+        self.return_type: T.Type | None = None
+        self.table_actions: dict[str, set[str]] = {}
+        self.instances: list[P.ExternInstance] = []
+        self.program = P.Program(source=source, architecture="")
+
+    # ---- shared helpers ----------------------------------------------------------------------
+    def error(self, message: str, span: Span, code: str = "type") -> None:
+        self.sink.error(message, span, code)
+
+    def in_context(self, kind: str) -> bool:
+        return kind in self.contexts
+
+    @contextmanager
+    def context(self, kind: str, scope_kind: str | None = None):
+        outer = self.scope
+        self.contexts.append(kind)
+        if scope_kind is not None:
+            self.scope = outer.child(scope_kind)
+        try:
+            yield
+        finally:
+            self.contexts.pop()
+            self.scope = outer
+
+    def declare_value(self, sym: Symbol) -> None:
+        old = self.scope.declare(sym)
+        if old is not None:
+            self.error(f"'{sym.name}' is already declared in this scope", sym.span)
+
+    def add_instance(self, inst: P.ExternInstance) -> None:
+        self.instances.append(inst)
+
+    # ---- the program -----------------------------------------------------------------------------
+    def check_program(self, prog: D.P4Program) -> P.Program:
+        for d in prog.decls:
+            self.check_top(d)
+        p = self.program
+        p.errors = tuple(self.error_members)
+        p.match_kinds = tuple(self.match_kinds)
+        p.types = {n: t for n, t in self.types.items() if not is_unknown(t)}
+        p.headers = {n: P.header_layout(t) for n, t in p.types.items() if isinstance(t, T.Header) and n == t.name}
+        if p.package is None and not self.sink.has_errors():
+            last = prog.decls[-1].span if prog.decls else Span(p.source, 1, 1)
+            self.error("the program has no 'main' package instance (e.g. V1Switch(...) main;)", last)
+        return p
+
+    def check_top(self, d) -> None:
+        if isinstance(d, D.StructTypeDecl):
+            self.declare_struct(d)
+        elif isinstance(d, D.EnumDecl):
+            self.declare_enum(d)
+        elif isinstance(d, D.TypedefDecl):
+            self.declare_typedef(d)
+        elif isinstance(d, D.ErrorDecl):
+            self._extend(self.error_members, d.members, "error", d.span)
+        elif isinstance(d, D.MatchKindDecl):
+            self._extend(self.match_kinds, d.members, "match_kind", d.span)
+        elif isinstance(d, S.ConstDecl):
+            checked = self.stmt_ConstDecl(d)
+            self.program.constants[d.name] = P.Constant(d.name, checked.value.type or UNKNOWN, checked.value, d.span)
+        elif isinstance(d, D.ExternDecl):
+            self.declare_extern(d)
+        elif isinstance(d, D.MethodDecl):
+            m = self.method_type(d)
+            self.declare_value(Symbol(d.name, "extern_function", m, decl=d, span=d.span))
+        elif isinstance(d, D.BlockTypeDecl):
+            self.declare_block_type(d.kind, d.name, d.type_params, d.params, (), d.span)
+        elif isinstance(d, D.ParserDecl):
+            self.program.parsers[d.name] = self.check_parser(d)
+        elif isinstance(d, D.ControlDecl):
+            self.program.controls[d.name] = self.check_control(d)
+        elif isinstance(d, D.ActionDecl):
+            self.program.actions[d.name] = self.check_action(d)
+        elif isinstance(d, D.FunctionDecl):
+            self.program.functions[d.name] = self.check_function(d)
+        elif isinstance(d, D.Instantiation):
+            inst = self.check_instantiation(d, top=True)
+            if inst is not None:
+                self.program.instances += (inst,)
+        elif isinstance(d, D.Unsupported):
+            self.error(f"unsupported: {d.what}", d.span, code="unsupported")
+        else:
+            self.error(f"unsupported: {type(d).__name__} at top level", d.span, code="unsupported")
+
+    def _extend(self, into: list[str], members, what: str, span: Span) -> None:
+        for m in members:
+            if m in into:
+                self.error(f"{what} member '{m}' is declared twice", span)
+            else:
+                into.append(m)
+
+    # ---- parameters and locals ---------------------------------------------------------------
+    def _declare_params(self, params: tuple[T.Param, ...], decls: tuple[D.ParamDecl, ...]) -> None:
+        for p, d in zip(params, decls):
+            self.declare_value(Symbol(p.name, "param", p.type, direction=p.direction, span=d.span))
+
+    def _check_local(self, item, variables: list, instances: list) -> None:
+        if isinstance(item, S.VarDecl):
+            checked = self.stmt_VarDecl(item)
+            sym = self.scope.lookup(item.name)
+            variables.append(P.Variable(item.name, sym.type if sym else UNKNOWN, checked.init, item.span))
+        elif isinstance(item, S.ConstDecl):
+            self.stmt_ConstDecl(item)
+        elif isinstance(item, D.Instantiation):
+            inst = self.check_instantiation(item, top=False)
+            if inst is not None:
+                instances.append(inst)
+        elif isinstance(item, D.Unsupported):
+            self.error(f"unsupported: {item.what}", item.span, code="unsupported")
+        else:
+            self.error(f"unsupported: {type(item).__name__} here", item.span, code="unsupported")
+
+    # ---- parsers ------------------------------------------------------------------------------
+    def check_parser(self, d: D.ParserDecl) -> P.Parser:
+        block = self.declare_block_type("parser", d.name, d.type_params, d.params, d.ctor_params, d.span)
+        variables: list[P.Variable] = []
+        instances: list[P.ExternInstance] = []
+        states: dict[str, P.ParserState] = {}
+        with self.context("parser", "parser"):
+            self._declare_params(block.params + block.constructor_params, d.params + d.ctor_params)
+            for item in d.locals:
+                self._check_local(item, variables, instances)
+            names = {"accept", "reject"}
+            for st in d.states:
+                if st.name in names:
+                    self.error(f"state '{st.name}' is declared twice" if st.name not in ("accept", "reject")
+                               else f"state '{st.name}' is predefined and cannot be declared", st.span)
+                names.add(st.name)
+            if "start" not in names:
+                self.error(f"parser '{d.name}' has no 'start' state", d.span)
+            for st in d.states:
+                states[st.name] = self._check_state(st, names)
+        return P.Parser(d.name, block.params, tuple(variables), tuple(instances), states, d.annotations, d.span)
+
+    def _check_state(self, st: D.StateDecl, names: set[str]) -> P.ParserState:
+        outer = self.scope
+        self.scope = outer.child()
+        try:
+            stmts = tuple(self.check_stmt(s) for s in st.stmts)
+            tr = st.transition
+            if tr is None:
+                return P.ParserState(st.name, stmts, next_state="reject", span=st.span)
+            if not tr.select:
+                self._check_state_name(tr.state, names, tr.span)
+                return P.ParserState(st.name, stmts, next_state=tr.state, span=st.span)
+            keys = tuple(self.check_expr(k) for k in tr.select)
+            for k, raw in zip(keys, tr.select):
+                if not is_unknown(k.type) and not isinstance(T.strip_newtype(k.type), (T.Bits, T.Bool, T.Enum, T.ErrorType)):
+                    self.error(f"cannot select on a value of type {k.type}", raw.span)
+            cases = []
+            for case in tr.cases:
+                self._check_state_name(case.state, names, case.span)
+                cases.append(P.SelectCase(self._select_keysets(case.keyset, keys), case.state))
+            return P.ParserState(st.name, stmts, keys, tuple(cases), "reject", st.span)
+        finally:
+            self.scope = outer
+
+    def _select_keysets(self, keyset: E.Expr, keys: tuple[E.Expr, ...]) -> tuple[E.Expr, ...]:
+        if isinstance(keyset, E.DefaultKeyset):
+            return tuple(E.DefaultKeyset(type=k.type, span=keyset.span) for k in keys)
+        parts = keyset.elements if isinstance(keyset, E.TupleKeyset) else (keyset,)
+        if len(parts) != len(keys):
+            self.error(f"select case has {len(parts)} value(s) for {len(keys)} key(s)", keyset.span)
+            return tuple(E.DefaultKeyset(type=UNKNOWN, span=keyset.span) for _ in keys)
+        return tuple(self.check_keyset(p, k.type or UNKNOWN, None, "select case") for p, k in zip(parts, keys))
+
+    def _check_state_name(self, name: str, names: set[str], span: Span) -> None:
+        if name not in names:
+            self.error(f"unknown parser state '{name}'", span)
+
+    # ---- controls, actions, functions ------------------------------------------------------------
+    def check_control(self, d: D.ControlDecl) -> P.Control:
+        block = self.declare_block_type("control", d.name, d.type_params, d.params, d.ctor_params, d.span)
+        variables: list[P.Variable] = []
+        instances: list[P.ExternInstance] = []
+        actions: dict[str, P.Action] = {}
+        tables: dict[str, P.Table] = {}
+        with self.context("control", "control"):
+            self._declare_params(block.params + block.constructor_params, d.params + d.ctor_params)
+            for item in d.locals:
+                if isinstance(item, D.ActionDecl):
+                    actions[item.name] = self.check_action(item)
+                elif isinstance(item, D.TableDecl):
+                    tables[item.name] = self.check_table(item)
+                    self.declare_value(Symbol(item.name, "table", T.Table(item.name), span=item.span))
+                else:
+                    self._check_local(item, variables, instances)
+            with self.context("apply"):
+                body = self.check_block(d.body)
+        return P.Control(d.name, block.params, tuple(variables), tuple(instances), actions, tables, body,
+                         d.annotations, d.span)
+
+    def check_action(self, d: D.ActionDecl) -> P.Action:
+        params = self.resolve_params(d.params)
+        seen_data = False
+        for p, pd in zip(params, d.params):
+            if not p.direction:
+                seen_data = True
+            elif seen_data:
+                self.error(f"action '{d.name}': directional parameter '{p.name}' must come before "
+                           "the action data (directionless) parameters", pd.span)
+        self.declare_value(Symbol(d.name, "action", T.Method(d.name, params), decl=d, span=d.span))
+        with self.context("action", "action"):
+            self._declare_params(params, d.params)
+            body = self.check_block(d.body)
+        return P.Action(d.name, params, body, d.annotations, d.span)
+
+    def check_function(self, d: D.FunctionDecl) -> P.Function:
+        self.type_vars.append({n: T.TypeVar(n, d.name) for n in d.type_params})
+        try:
+            ret = self.resolve(d.ret)
+            params = self.resolve_params(d.params)
+            self.declare_value(Symbol(d.name, "function", T.Method(d.name, params, ret, d.type_params), span=d.span))
+            outer_ret = self.return_type
+            self.return_type = ret
+            with self.context("function", "function"):
+                self._declare_params(params, d.params)
+                body = self.check_block(d.body)
+            self.return_type = outer_ret
+            if ret != T.VOID and not _always_returns(body):
+                self.error(f"function '{d.name}' does not return a value on every path", d.span)
+        finally:
+            self.type_vars.pop()
+        return P.Function(d.name, params, ret, body, d.span)
+
+    # ---- instantiations and the package ------------------------------------------------------------
+    def check_instantiation(self, d: D.Instantiation, top: bool) -> P.ExternInstance | None:
+        t = self.resolve(d.type_ref)
+        if is_unknown(t):
+            self.declare_value(Symbol(d.name, "instance", UNKNOWN, span=d.span))
+            return None
+        if isinstance(t, T.Block) and t.kind == "package":
+            self._check_package(d, t)
+            return None
+        checked = self.check_expr(E.ConstructorCall(d.type_ref, d.args, span=d.span))
+        self.declare_value(Symbol(d.name, "instance", checked.type, span=d.span))
+        if isinstance(t, T.Block):
+            return None
+        args = tuple(a.value for a in getattr(checked, "args", ()))
+        inst = P.ExternInstance(d.name, t.name, getattr(checked.type, "type_args", ()), args, d.annotations, d.span)
+        self.add_instance(inst)
+        return inst
+
+    def _check_package(self, d: D.Instantiation, pkg: T.Block) -> None:
+        if len(d.args) != len(pkg.params):
+            self.error(f"package '{pkg.name}' takes {len(pkg.params)} block(s), got {len(d.args)}", d.span)
+            return
+        bindings: dict[str, T.Type] = {}
+        blocks = []
+        for param, arg in zip(pkg.params, d.args):
+            value = arg.value
+            if not isinstance(value, E.ConstructorCall):
+                self.error(f"argument '{param.name}' of package '{pkg.name}' must instantiate a parser or control",
+                           arg.span)
+                continue
+            checked = self.check_expr(value)
+            block = checked.type
+            proto = param.type
+            if is_unknown(block, proto):
+                continue
+            if not isinstance(block, T.Block) or not isinstance(proto, T.Block) or block.kind != proto.kind:
+                want = proto.kind if isinstance(proto, T.Block) else str(proto)
+                self.error(f"argument '{param.name}' of package '{pkg.name}' must be a {want}, got {block}", arg.span)
+                continue
+            self._match_block(block, proto, bindings, arg.span, pkg.name)
+            blocks.append((param.name, block.name))
+        self.program.package = P.Package(d.name, pkg.name, tuple(blocks))
+        self.program.architecture = _ARCHITECTURES.get(pkg.name, pkg.name)
+
+    def _match_block(self, block: T.Block, proto: T.Block, bindings: dict, span: Span, pkg: str) -> None:
+        if len(block.params) != len(proto.params):
+            self.error(f"{block.kind} '{block.name}' has {len(block.params)} parameter(s); package '{pkg}' expects "
+                       f"{len(proto.params)} as in '{proto.name}'", span)
+            return
+        for i, (have, want) in enumerate(zip(block.params, proto.params), 1):
+            if have.direction != want.direction:
+                self.error(f"parameter {i} of '{block.name}' ('{have.name}') must be "
+                           f"'{want.direction or 'directionless'}' as in '{proto.name}'", span)
+            wt = want.type
+            if isinstance(wt, T.TypeVar):
+                bound = bindings.setdefault(wt.name, have.type)
+                if bound != have.type and not is_unknown(bound, have.type):
+                    self.error(f"parameter {i} of '{block.name}' has type {have.type}, but other blocks of package "
+                               f"'{pkg}' use {bound} for {wt.name}", span)
+            elif have.type != wt and not is_unknown(have.type, wt):
+                self.error(f"parameter {i} of '{block.name}' has type {have.type}, expected {wt}", span)
+
+
+def _always_returns(s: S.Stmt) -> bool:
+    if isinstance(s, (S.Return, S.Exit)):
+        return True
+    if isinstance(s, S.BlockStmt):
+        return any(_always_returns(x) for x in s.stmts)
+    if isinstance(s, S.If):
+        return s.otherwise is not None and _always_returns(s.then) and _always_returns(s.otherwise)
+    return False
