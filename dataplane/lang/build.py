@@ -76,7 +76,7 @@ class BuildIR(Transformer):
             name, body = text, ""
             for i, ch in enumerate(text):
                 if ch in "([":
-                    name, body = text[:i], text[i + 1:-1]
+                    name, body = text[:i].rstrip(), text[i + 1:-1]  # `@name ("x")` may have blanks
                     break
             out.append(Annotation(name, body, span=self._tok_span(tok)))
         return _Annots(out)

@@ -33,7 +33,7 @@ _TOKEN_NAMES = {
 def _lark() -> Lark:
     grammar = (data_dir("grammar") / "p4.lark").read_text()
     return Lark(grammar, parser="lalr", lexer="basic", propagate_positions=True,
-                maybe_placeholders=False, postlex=P4PostLex(), cache=False)
+                maybe_placeholders=False, postlex=P4PostLex(), cache=True)
 
 
 def parse_text(text: str, locate: Callable[[int, int], Span], source_line: Callable[[Span], str | None]) -> P4Program:
@@ -44,18 +44,13 @@ def parse_text(text: str, locate: Callable[[int, int], Span], source_line: Calla
         span = locate(getattr(err, "line", 0) or 0, getattr(err, "column", 0) or 0)
         diagnostics.append(Diagnostic(_describe(err), span, source_line=source_line(span), code="syntax"))
 
-    def recover(err: UnexpectedInput) -> bool:
-        report(err)
-        if len(diagnostics) >= MAX_SYNTAX_ERRORS or not isinstance(err, UnexpectedToken):
-            return False
-        return _skip_to_sync(err)
-
+    parser = _lark()
     try:
-        tree = _lark().parse(text, on_error=recover)
-    except UnexpectedInput as err:
-        if not diagnostics or _describe(err) != diagnostics[-1].message:
-            report(err)
+        tokens = list(parser.lex(text))
+    except UnexpectedCharacters as err:
+        report(err)
         raise CompileError(diagnostics) from None
+    tree = _feed(parser, text, tokens, report, lambda: len(diagnostics))
     if diagnostics:
         raise CompileError(diagnostics)
     try:
@@ -64,32 +59,44 @@ def parse_text(text: str, locate: Callable[[int, int], Span], source_line: Calla
         raise InternalError(f"building IR failed in rule {err.rule!r}: {err.orig_exc!r}") from err.orig_exc
 
 
-def _skip_to_sync(err: UnexpectedToken) -> bool:
-    """Drop tokens up to a statement end and retry from a state that accepts what follows."""
-    ip = err.interactive_parser
-    if ip is None:
-        return False
-    # Pop parser states until the next token after a ';' or '}' can be shifted.
-    tokens = ip.lexer_thread.lex(ip.parser_state) if hasattr(ip, "lexer_thread") else None
-    if tokens is None:
-        return False
-    for tok in tokens:
-        if tok.type in ("SEMICOLON", "RBRACE"):
-            break
-    else:
-        return False
-    while ip.parser_state.state_stack:
-        if "SEMICOLON" in ip.choices() or "RBRACE" in ip.choices():
-            break
-        if len(ip.parser_state.state_stack) <= 1:
-            return False
-        ip.parser_state.state_stack.pop()
-        ip.parser_state.value_stack.pop()
+def _feed(parser: Lark, text: str, tokens: list[Token], report, count: Callable[[], int]):
+    """Drive the LALR parser token by token, recovering in panic mode at ';' and '}'."""
+    ip = parser.parse_interactive(text)
+    i = 0
+    quiet_until = -1  # after a recovery, errors within the next few tokens are its echoes
+    while i < len(tokens):
+        tok = tokens[i]
+        try:
+            ip.feed_token(tok)
+            i += 1
+            continue
+        except UnexpectedToken as err:
+            if i >= quiet_until:
+                report(err)
+        if count() >= MAX_SYNTAX_ERRORS:
+            return None
+        # Skip to the next statement end, then unwind the parser until that token fits.
+        j = i
+        while j < len(tokens) and tokens[j].type not in _SYNC:
+            j += 1
+        if j >= len(tokens):
+            return None
+        stack = ip.parser_state.state_stack
+        while len(stack) > 1 and tokens[j].type not in ip.choices():
+            stack.pop()
+            ip.parser_state.value_stack.pop()
+        if tokens[j].type not in ip.choices():
+            return None
+        i = j
+        quiet_until = j + 4
     try:
-        ip.feed_token(tok)
-    except UnexpectedInput:
-        return False
-    return True
+        return ip.feed_eof(tokens[-1] if tokens else None)
+    except UnexpectedToken as err:
+        report(err)
+        return None
+
+
+_SYNC = ("SEMICOLON", "RBRACE")
 
 
 def _describe(err: UnexpectedInput) -> str:

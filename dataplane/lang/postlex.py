@@ -3,10 +3,11 @@
 P4's grammar is not context free at the token level (P4-REFERENCE.md §3.2): the parser
 must know which names are types, and which ``<`` opens a type-argument list. Programs
 are small, so this pass reads the whole token list, collects the names declared as
-types (including generic parameters, which may be used before their declaration, as
-in ``T lookahead<T>()``), then retypes tokens:
+types and the generic parameter lists, then retypes tokens:
 
-* a name declared as a type becomes ``TYPE_IDENTIFIER``;
+* a name declared as a type becomes ``TYPE_IDENTIFIER``; a generic parameter is a type
+  name only within its declaration, where it may be used before it is declared
+  (``T lookahead<T>();``), so v1model's ``H``, ``M``, ``T`` ... stay free for programs;
 * ``<`` after a type-taking keyword, or after a name when a type follows, becomes ``L_ANGLE_ARGS``;
 * outside type arguments, adjacent ``>`` ``>`` become ``SHR`` and ``>`` ``>=`` become ``SHR_ASSIGN``.
 """
@@ -20,10 +21,17 @@ _TYPE_DECL_KEYWORDS = {"HEADER", "STRUCT", "HEADER_UNION", "PARSER", "CONTROL", 
 _ALWAYS_GENERIC = {"BIT", "INT", "VARBIT", "TUPLE", "VALUE_SET"}
 _TYPE_START = {"BIT", "INT", "VARBIT", "BOOL", "ERROR", "STRING", "VOID", "TUPLE", "UNDERSCORE", "MATCH_KIND", "TYPE_IDENTIFIER"}
 _DECL_START = {"SEMICOLON", "RBRACE", "LBRACE", "ANNOTATION"}
+# What may follow `typedef`/`type` in a declaration, before names are retyped.
+_TYPEDEF_TARGET = {"BIT", "INT", "VARBIT", "BOOL", "ERROR", "STRING", "TUPLE", "MATCH_KIND", "IDENTIFIER"}
+
+Scope = tuple[int, int, frozenset[str]]  # generic parameter names, type names in tokens[start:end]
 
 
 def collect_type_names(tokens: list[Token], known: Iterable[str] = ()) -> set[str]:
-    """Names that ``tokens`` declare as types, plus ``known``."""
+    """Names that ``tokens`` declare as types program-wide, plus ``known``.
+
+    Generic parameters are not included: see :func:`collect_type_params`.
+    """
     names = set(known)
     n = len(tokens)
     for i, tok in enumerate(tokens):
@@ -42,25 +50,64 @@ def collect_type_names(tokens: list[Token], known: Iterable[str] = ()) -> set[st
                     j = _skip_angle(tokens, j)
                 if j < n and tokens[j].type == "LBRACE":
                     names.add(str(tokens[i + 1]))
-        elif kind in ("TYPEDEF", "TYPE") and (i == 0 or tokens[i - 1].type in _DECL_START):
+        elif (kind in ("TYPEDEF", "TYPE") and (i == 0 or tokens[i - 1].type in _DECL_START)
+              and i + 1 < n and tokens[i + 1].type in _TYPEDEF_TARGET):
+            # `type` is also usable as a variable name: `type = x;` declares nothing.
             j = i + 1
-            while j < n and tokens[j].type != "SEMICOLON":
+            while j < n and tokens[j].type not in ("SEMICOLON", "EQUAL", "LBRACE", "RBRACE"):
                 j += 1
-            if j < n and tokens[j - 1].type == "IDENTIFIER":
+            if j < n and tokens[j].type == "SEMICOLON" and tokens[j - 1].type == "IDENTIFIER":
                 names.add(str(tokens[j - 1]))
-        elif kind == "LESSTHAN" and i > 0 and tokens[i - 1].type == "IDENTIFIER":
-            # Generic parameters: `name<A, B>(` or `name<A, B> {` where A, B are fresh names.
-            j = i + 1
-            params = []
-            while j + 1 < n and tokens[j].type == "IDENTIFIER" and tokens[j + 1].type in ("COMMA", "MORETHAN"):
-                params.append(str(tokens[j]))
-                if tokens[j + 1].type == "MORETHAN":
-                    break
-                j += 2
-            if params and j + 2 < n and tokens[j + 1].type == "MORETHAN" and tokens[j + 2].type in ("LPAR", "LBRACE"):
-                if _is_declaration_context(tokens, i - 1):
-                    names.update(params)
     return names
+
+
+def collect_type_params(tokens: list[Token]) -> list[Scope]:
+    """Generic parameter lists of declarations, each with the token range where its names are types.
+
+    A list ``name<A, B>`` followed by ``(`` or ``{`` in a declaration is in scope from the start of
+    that declaration (its return type may use the parameters) to its ``;`` or closing ``}``.
+    """
+    scopes: list[Scope] = []
+    n = len(tokens)
+    for i, tok in enumerate(tokens):
+        if tok.type != "LESSTHAN" or i == 0 or tokens[i - 1].type != "IDENTIFIER":
+            continue
+        j = i + 1
+        params = []
+        while j + 1 < n and tokens[j].type == "IDENTIFIER" and tokens[j + 1].type in ("COMMA", "MORETHAN"):
+            params.append(str(tokens[j]))
+            if tokens[j + 1].type == "MORETHAN":
+                break
+            j += 2
+        if params and j + 2 < n and tokens[j + 1].type == "MORETHAN" and tokens[j + 2].type in ("LPAR", "LBRACE"):
+            if _is_declaration_context(tokens, i - 1):
+                scopes.append((_declaration_start(tokens, i - 1), _declaration_end(tokens, j + 2),
+                               frozenset(params)))
+    return scopes
+
+
+def _declaration_start(tokens: list[Token], k: int) -> int:
+    while k > 0 and tokens[k - 1].type not in ("SEMICOLON", "LBRACE", "RBRACE"):
+        k -= 1
+    return k
+
+
+def _declaration_end(tokens: list[Token], k: int) -> int:
+    """Index just past the ``;`` or the body ``}`` ending the declaration whose parameters start at ``k``."""
+    depth = 0
+    n = len(tokens)
+    while k < n:
+        kind = tokens[k].type
+        if kind in ("LPAR", "LBRACE"):
+            depth += 1
+        elif kind in ("RPAR", "RBRACE"):
+            depth -= 1
+            if depth == 0 and kind == "RBRACE":
+                return k + 1
+        elif kind == "SEMICOLON" and depth == 0:
+            return k + 1
+        k += 1
+    return n
 
 
 def _skip_angle(tokens: list[Token], j: int) -> int:
@@ -85,12 +132,19 @@ def _is_declaration_context(tokens: list[Token], name_index: int) -> bool:
                          "PACKAGE", "BIT", "INT", "ERROR", "STRING", "RSQB") and tokens[name_index - 2].type != "DOT" if name_index >= 2 else True
 
 
-def retype(tokens: list[Token], type_names: set[str]) -> Iterator[Token]:
-    """Yield ``tokens`` with type names, type-argument brackets and right shifts retyped."""
+def retype(tokens: list[Token], type_names: set[str], scopes: Iterable[Scope] = ()) -> Iterator[Token]:
+    """Yield ``tokens`` with type names, type-argument brackets and right shifts retyped.
+
+    ``scopes`` adds generic parameter names that are types only within a token range.
+    """
     n = len(tokens)
+    scoped: set[int] = set()
+    for start, end, params in scopes:
+        scoped.update(k for k in range(start, min(end, n))
+                      if tokens[k].type == "IDENTIFIER" and str(tokens[k]) in params)
     out: list[Token] = []
-    for tok in tokens:
-        if tok.type == "IDENTIFIER" and str(tok) in type_names:
+    for k, tok in enumerate(tokens):
+        if tok.type == "IDENTIFIER" and (str(tok) in type_names or k in scoped):
             tok = Token.new_borrow_pos("TYPE_IDENTIFIER", str(tok), tok)
         out.append(tok)
     angle_depth = 0
@@ -147,4 +201,4 @@ class P4PostLex:
 
     def process(self, stream: Iterable[Token]) -> Iterator[Token]:
         tokens = list(stream)
-        yield from retype(tokens, collect_type_names(tokens, self.known_types))
+        yield from retype(tokens, collect_type_names(tokens, self.known_types), collect_type_params(tokens))
