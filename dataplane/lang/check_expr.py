@@ -271,24 +271,25 @@ class ExprMixin:
 
     def _unify(self, e, left, right):
         """Give both operands one type: untyped ints and serializable enums take the other side's type."""
+        op = e.op if isinstance(e, E.Binary) else "?:"
         lt, rt = left.type, right.type
         if lt == rt:
             return left, right
         for a, b in ((lt, rt), (rt, lt)):
             if isinstance(a, T.Enum) and a.underlying is not None and isinstance(b, (T.Bits, T.InfInt)):
                 if a is lt:
-                    left = self.convert(left, a.underlying, f"operand of '{e.op}'")
+                    left = self.convert(left, a.underlying, f"operand of '{op}'")
                 else:
-                    right = self.convert(right, a.underlying, f"operand of '{e.op}'")
+                    right = self.convert(right, a.underlying, f"operand of '{op}'")
                 lt, rt = left.type, right.type
                 break
         if isinstance(lt, T.InfInt) and not isinstance(rt, T.InfInt):
-            return self.convert(left, rt, f"the left operand of '{e.op}'"), right
+            return self.convert(left, rt, f"the left operand of '{op}'"), right
         if isinstance(rt, T.InfInt) and not isinstance(lt, T.InfInt):
-            return left, self.convert(right, lt, f"the right operand of '{e.op}'")
+            return left, self.convert(right, lt, f"the right operand of '{op}'")
         if lt != rt:
             kind = "width mismatch" if isinstance(lt, T.Bits) and isinstance(rt, T.Bits) else "type mismatch"
-            self.error(f"{kind}: operands of '{e.op}' have types {lt} and {rt}; P4 does not widen implicitly, add a cast",
+            self.error(f"{kind}: operands of '{op}' have types {lt} and {rt}; P4 does not widen implicitly, add a cast",
                        e.span)
             return left, _typed(right, UNKNOWN)
         return left, right

@@ -1,0 +1,99 @@
+"""The `dataplane compile` command, run as a user runs it: the installed console script."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import dataplane
+from dataplane.resources import data_dir
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    exe = shutil.which("dataplane")
+    cmd = [exe, *args] if exe else [sys.executable, "-c", "from dataplane.cli import run; run()", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def test_builtin_program_compiles_by_name():
+    """`dataplane compile ipv4_router` finds the shipped program and summarises it."""
+    r = run("compile", "ipv4_router")
+    assert r.returncode == 0, r.stderr
+    assert "table ipv4_lpm key(hdr.ipv4.dstAddr:lpm)" in r.stdout
+    assert "V1Switch(p=MyParser" in r.stdout
+
+
+def test_shipped_data_is_found_by_the_package():
+    """grammar/, programs/ and topologies/ are reachable from the package."""
+    for name in ("grammar", "programs", "topologies"):
+        assert data_dir(name).is_dir()
+    assert (data_dir("grammar") / "p4.lark").is_file()
+    assert (data_dir("programs") / "ipv4_router.p4").is_file()
+
+
+@pytest.mark.skipif(not os.environ.get("CI"), reason="CI installs the wheel; a developer may use -e")
+def test_ci_tests_the_installed_wheel_not_the_checkout():
+    """In CI the package comes from site-packages, with its data copied inside it."""
+    assert "site-packages" in dataplane.__file__
+    assert "_data" in str(data_dir("grammar"))
+
+
+def test_json_output_holds_the_typed_ir(tmp_path):
+    """-o writes the program IR; tables carry keys, match kinds and actions."""
+    out = tmp_path / "ir.json"
+    r = run("compile", "ipv4_router", "--check", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ""
+    data = json.loads(out.read_text())
+    assert data["architecture"] == "v1model"
+    table = data["controls"]["MyIngress"]["tables"]["ipv4_lpm"]
+    assert [k["match_kind"] for k in table["keys"]] == ["lpm"]
+    assert [a["action"] for a in table["actions"]] == ["ipv4_forward", "drop", "NoAction"]
+    assert data["headers"]["ipv4_t"]["width"] == 160
+
+
+def test_syntax_error_reports_location_and_caret_without_traceback(tmp_path):
+    """A malformed program prints file:line:col, the line and a caret, and exits 1."""
+    bad = tmp_path / "bad.p4"
+    bad.write_text("#include <core.p4>\nheader h_t { bit<8> a }\n")
+    r = run("compile", str(bad))
+    assert r.returncode == 1
+    assert f"{bad}:2:23: error: syntax error: unexpected '}}', expected ';'" in r.stderr
+    assert "header h_t { bit<8> a }\n                      ^" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_type_errors_are_reported_together(tmp_path):
+    """Several type errors in one file come out in one run, with a count."""
+    bad = tmp_path / "two.p4"
+    bad.write_text(
+        "#include <core.p4>\n#include <v1model.p4>\n"
+        "header h_t { bit<8> a; bit<16> b; }\n"
+        "control C(inout h_t h) { apply { h.a = h.b; h.c = 1; } }\n")
+    r = run("compile", str(bad))
+    assert r.returncode == 1
+    assert "two.p4:4:40: error: type mismatch in assignment to 'h.a': expected bit<8>, got bit<16>" in r.stderr
+    assert "two.p4:4:45: error: header 'h_t' has no field 'c'" in r.stderr
+    assert "2 errors" in r.stderr
+
+
+def test_missing_program_is_a_usage_error():
+    """An unknown program name is reported as such, not as a crash."""
+    r = run("compile", "no_such_program")
+    assert r.returncode == 2
+    assert "no built-in program named 'no_such_program'" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_defines_reach_the_preprocessor(tmp_path):
+    """-D sets a macro the program tests with #ifdef."""
+    prog = tmp_path / "d.p4"
+    prog.write_text((data_dir("programs") / "ipv4_router.p4").read_text().replace(
+        "#include <v1model.p4>", "#include <v1model.p4>\n#ifndef WITH_X\n#error WITH_X is required\n#endif"))
+    assert run("compile", str(prog), "--check").returncode == 1
+    assert run("compile", str(prog), "--check", "-D", "WITH_X").returncode == 0
