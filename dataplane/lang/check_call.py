@@ -67,6 +67,11 @@ class CallMixin:
                 self.error(f"header_union has no method '{name}'; set a member header valid instead", e.span)
             ret = T.BOOL if name == "isValid" else T.VOID
             return self._finish_call(e, member, [T.Method(name, (), ret)], f"'{name}'", {}, type_args)
+        if isinstance(bt, T.StructLike) and name in ("minSizeInBits", "minSizeInBytes"):
+            if e.args:
+                self.error(f"'{name}' takes no arguments", e.span)
+            bits = sum(0 if isinstance(f.type, T.VarBits) else _fixed_bits(f.type) for f in bt.fields)
+            return E.Constant(bits if name == "minSizeInBits" else (bits + 7) // 8, type=T.INT, span=e.span)
         if isinstance(bt, T.Stack) and name in ("push_front", "pop_front"):
             if len(e.args) != 1:
                 self.error(f"'{name}' expects 1 argument, got {len(e.args)}", e.span)
@@ -143,8 +148,9 @@ class CallMixin:
             ptype = subst(param.type, bound)
             if param.direction in ("out", "inout"):
                 if not isinstance(value, E.DontCareExpr):
-                    self.check_writable(value, f"argument '{param.name}' of {what} is '{param.direction}'; ")
-                    if not is_unknown(value.type, ptype) and not isinstance(ptype, (T.TypeVar, T.DontCare)) \
+                    writable = self.check_writable(value, f"argument '{param.name}' of {what} is '{param.direction}'; ",
+                                                   arg.value)
+                    if writable and not is_unknown(value.type, ptype) and not isinstance(ptype, (T.TypeVar, T.DontCare)) \
                             and value.type != ptype:
                         self.error(f"type mismatch in argument '{param.name}' of {what}: expected {ptype}, got {value.type}",
                                    arg.span)
@@ -154,8 +160,8 @@ class CallMixin:
         return method, tuple(out), bound
 
     # ---- l-values ----------------------------------------------------------------------------------
-    def check_writable(self, e: E.Expr, prefix: str = "") -> bool:
-        """Report unless ``e`` names something that may be written."""
+    def check_writable(self, e: E.Expr, prefix: str = "", raw: E.Expr | None = None) -> bool:
+        """Report unless ``e`` (checked from ``raw``, if given) names something that may be written."""
         root = e
         while isinstance(root, (E.Member, E.Index, E.Slice)):
             if isinstance(root, E.Member) and isinstance(root.expr.type, T.ApplyResult):
@@ -176,6 +182,13 @@ class CallMixin:
             self.error(f"{prefix}cannot write to '{root.name}': it is a {_kind_name(sym.kind)}", e.span)
             return False
         if is_unknown(e.type):
+            return False
+        # A constant's name is replaced by its value, so look at the expression as written.
+        while isinstance(raw, (E.Member, E.Index, E.Slice)):
+            raw = raw.expr
+        sym = self.scope.lookup(raw.name) if isinstance(raw, E.PathExpr) else None
+        if sym is not None and sym.kind == "const":
+            self.error(f"{prefix}cannot write to '{raw.name}': it is a constant", e.span)
             return False
         self.error(f"{prefix}this expression cannot be written to", e.span)
         return False
@@ -207,3 +220,10 @@ def _pair(m: T.Method, args: tuple[E.Argument, ...]):
     for i, p in enumerate(m.params):
         out.append((p, positional[i] if i < len(positional) else named.get(p.name)))
     return out
+
+
+def _fixed_bits(t: T.Type) -> int:
+    try:
+        return t.bit_width()
+    except TypeError:
+        return 0
