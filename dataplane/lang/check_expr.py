@@ -71,8 +71,18 @@ class ExprMixin:
         return e
 
     def expr_StructInit(self, e, expected):
-        fields = tuple(E.NamedField(f.name, self.check_expr(f.value), span=f.span) for f in e.fields)
-        return dataclasses.replace(e, fields=fields)
+        fields = []
+        for f in e.fields:
+            if any(g.name == f.name for g in fields):
+                self.error(f"field '{f.name}' is given twice", f.span)
+            fields.append(E.NamedField(f.name, self.check_expr(f.value), span=f.span))
+        # Until a context gives it a declared type, `{ a = x }` has an anonymous struct type.
+        types = [f.value.type for f in fields]
+        if is_unknown(*types):
+            return dataclasses.replace(e, fields=tuple(fields), type=UNKNOWN)
+        name = "struct { " + " ".join(f"{t} {f.name};" for f, t in zip(fields, types)) + " }"
+        t = T.Struct(name, tuple(T.StructField(f.name, t) for f, t in zip(fields, types)))
+        return dataclasses.replace(e, fields=tuple(fields), type=t)
 
     def expr_ListExpr(self, e, expected):
         elems = tuple(self.check_expr(x) for x in e.elements)
@@ -121,7 +131,9 @@ class ExprMixin:
                 return _typed(out, T.Method(e.member, (), _HEADER_METHODS[e.member]))
             if e.member in ("minSizeInBits", "minSizeInBytes"):
                 return _typed(out, T.Method(e.member, (), T.INT))
-            self.error(f"{bt.kind} '{bt.name}' has no field '{e.member}'", e.span)
+            hint = difflib.get_close_matches(e.member, [f.name for f in bt.fields], n=1)
+            self.error(f"{bt.kind} '{bt.name}' has no field '{e.member}'" + (f"; did you mean '{hint[0]}'?" if hint else ""),
+                       e.span)
             return _typed(out, UNKNOWN)
         if isinstance(bt, T.Stack):
             if e.member in ("next", "last"):
@@ -228,6 +240,7 @@ class ExprMixin:
             return E.Binary(e.op, left, right, type=T.BOOL, span=e.span)
         left = self.check_expr(e.left)
         right = self.check_expr(e.right)
+        left, right = self._type_initializers(e, left, right)
         if is_unknown(left.type, right.type):
             return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
         if e.op in ("<<", ">>"):
@@ -268,6 +281,18 @@ class ExprMixin:
                 return E.BoolLiteral(bool(v), type=T.BOOL, span=e.span)
             return _const(v, rt, e.span)
         return E.Binary(e.op, left, right, type=rt, span=e.span)
+
+    def _type_initializers(self, e, left, right):
+        """An initializer operand (``{#}``, ``{ f = x }``, ``{ x, y }``) takes the type of the other operand."""
+        inits = (E.ListExpr, E.StructInit, E.InvalidHeader)
+        if isinstance(left, inits) and not isinstance(right, inits) and not is_unknown(right.type):
+            left = self.convert(left, right.type, f"the left operand of '{e.op}'")
+        elif isinstance(right, inits) and not isinstance(left, inits) and not is_unknown(left.type):
+            right = self.convert(right, left.type, f"the right operand of '{e.op}'")
+        elif isinstance(left, E.InvalidHeader) or isinstance(right, E.InvalidHeader):
+            self.error(f"the header type of '{{#}}' cannot be inferred in '{e.op}'", e.span)
+            left = _typed(left, UNKNOWN)
+        return left, right
 
     def _unify(self, e, left, right):
         """Give both operands one type: untyped ints and serializable enums take the other side's type."""
@@ -344,10 +369,10 @@ class ExprMixin:
     def expr_Cast(self, e, expected):
         target = self.resolve(e.to)
         x = self.check_expr(e.expr, target)
+        if isinstance(x, (E.ListExpr, E.StructInit, E.InvalidHeader)) and not is_unknown(target):
+            return self.convert(x, target, "cast")
         if is_unknown(target, x.type):
             return E.Cast(e.to, x, type=UNKNOWN, span=e.span)
-        if isinstance(x, (E.ListExpr, E.StructInit, E.InvalidHeader)):
-            return self.convert(x, target, "cast")
         src = x.type
         if not _castable(src, target):
             hint = ""
@@ -374,6 +399,13 @@ class ExprMixin:
         if isinstance(t, T.Extern):
             args = self.check_args(e.args, list(t.constructors), f"constructor of '{t.name}'", e.span,
                                    self.extern_bindings(t))
+            if args is not None and t.type_params and not t.type_args:
+                missing = [n for n in t.type_params if n not in args[2]]
+                if missing:
+                    self.error(f"cannot infer the type argument(s) {', '.join(missing)} of extern '{t.name}'; "
+                               f"write {t.name}<...>(...)", e.span)
+                    return E.ConstructorCall(e.type_ref, args[1], type=UNKNOWN, span=e.span)
+                t = dataclasses.replace(t, type_args=tuple(args[2][n] for n in t.type_params))
             return E.ConstructorCall(e.type_ref, args[1] if args else (), type=t, span=e.span)
         if isinstance(t, T.Block):
             args = self.check_args(e.args, [T.Method(t.name, t.constructor_params)], f"'{t.name}'", e.span, {})

@@ -32,7 +32,7 @@ class StmtMixin:
 
     def stmt_Assign(self, s):
         lhs = self.check_expr(s.lhs)
-        self.check_writable(lhs)
+        self.check_writable(lhs, raw=s.lhs)
         if s.op:
             rhs = self.check_expr(E.Binary(s.op, s.lhs, s.rhs, span=s.span))
         else:

@@ -195,6 +195,9 @@ class TypeMixin:
             converted = self.convert_initializer(e, target, what)
             if converted is not None:
                 return converted
+        if isinstance(e, E.InvalidHeader) and src is None and not is_unknown(target):
+            self.error(f"'{{#}}' needs a header or header_union type here, not {target}", e.span)
+            return dataclasses.replace(e, type=UNKNOWN)
         if is_unknown(src, target) or isinstance(target, (T.DontCare, T.TypeVar)):
             return e
         if src == target:

@@ -6,6 +6,7 @@ controls, actions, functions, instantiations and the ``main`` package.
 """
 from __future__ import annotations
 
+import difflib
 from contextlib import contextmanager
 
 from dataplane.errors import DiagnosticSink, Span
@@ -285,8 +286,15 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin):
         for param, arg in zip(pkg.params, d.args):
             value = arg.value
             if not isinstance(value, E.ConstructorCall):
-                self.error(f"argument '{param.name}' of package '{pkg.name}' must instantiate a parser or control",
-                           arg.span)
+                name = value.target.name if isinstance(value, E.Call) and isinstance(value.target, E.PathExpr) else ""
+                if name and self.scope.lookup(name) is None:
+                    blocks_known = [n for n, t in self.types.items() if isinstance(t, T.Block) and t.kind != "package"]
+                    hint = difflib.get_close_matches(name, blocks_known, n=1)
+                    self.error(f"unknown parser or control '{name}'" + (f"; did you mean '{hint[0]}'?" if hint else ""),
+                               value.target.span)
+                else:
+                    self.error(f"argument '{param.name}' of package '{pkg.name}' must instantiate a parser or control",
+                               arg.span)
                 continue
             checked = self.check_expr(value)
             block = checked.type
@@ -307,18 +315,22 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin):
             self.error(f"{block.kind} '{block.name}' has {len(block.params)} parameter(s); package '{pkg}' expects "
                        f"{len(proto.params)} as in '{proto.name}'", span)
             return
+        # One message per block: after the first mismatch the rest are usually its echoes.
         for i, (have, want) in enumerate(zip(block.params, proto.params), 1):
             if have.direction != want.direction:
                 self.error(f"parameter {i} of '{block.name}' ('{have.name}') must be "
                            f"'{want.direction or 'directionless'}' as in '{proto.name}'", span)
+                return
             wt = want.type
             if isinstance(wt, T.TypeVar):
                 bound = bindings.setdefault(wt.name, have.type)
                 if bound != have.type and not is_unknown(bound, have.type):
                     self.error(f"parameter {i} of '{block.name}' has type {have.type}, but other blocks of package "
                                f"'{pkg}' use {bound} for {wt.name}", span)
+                    return
             elif have.type != wt and not is_unknown(have.type, wt):
                 self.error(f"parameter {i} of '{block.name}' has type {have.type}, expected {wt}", span)
+                return
 
 
 def _always_returns(s: S.Stmt) -> bool:

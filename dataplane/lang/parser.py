@@ -15,7 +15,7 @@ from lark.exceptions import VisitError
 from dataplane.errors import CompileError, Diagnostic, InternalError, Span
 from dataplane.ir.decl import P4Program
 from dataplane.lang.build import BuildIR
-from dataplane.lang.postlex import P4PostLex
+from dataplane.lang.postlex import UNSUPPORTED_KEYWORDS, P4PostLex
 from dataplane.resources import data_dir
 
 MAX_SYNTAX_ERRORS = 10
@@ -64,6 +64,7 @@ def _feed(parser: Lark, text: str, tokens: list[Token], report, count: Callable[
     ip = parser.parse_interactive(text)
     i = 0
     quiet_until = -1  # after a recovery, errors within the next few tokens are its echoes
+    last_sync = -1
     while i < len(tokens):
         tok = tokens[i]
         try:
@@ -73,6 +74,11 @@ def _feed(parser: Lark, text: str, tokens: list[Token], report, count: Callable[
         except UnexpectedToken as err:
             if i >= quiet_until:
                 report(err)
+            if err.token.type == "UNSUPPORTED":
+                # Drop the construct whole (`break;`, or `for (...) { ... }`); the parser is
+                # still at the start of a statement, so nothing needs unwinding.
+                i = _skip_construct(tokens, i)
+                continue
         if count() >= MAX_SYNTAX_ERRORS:
             return None
         # Skip to the next statement end, then unwind the parser until that token fits.
@@ -81,6 +87,9 @@ def _feed(parser: Lark, text: str, tokens: list[Token], report, count: Callable[
             j += 1
         if j >= len(tokens):
             return None
+        if j <= last_sync:
+            return None  # the sync token failed right after recovering: give up rather than loop
+        last_sync = j
         stack = ip.parser_state.state_stack
         while len(stack) > 1 and tokens[j].type not in ip.choices():
             stack.pop()
@@ -88,7 +97,7 @@ def _feed(parser: Lark, text: str, tokens: list[Token], report, count: Callable[
         if tokens[j].type not in ip.choices():
             return None
         i = j
-        quiet_until = j + 4
+        quiet_until = j + 2
     try:
         return ip.feed_eof(tokens[-1] if tokens else None)
     except UnexpectedToken as err:
@@ -99,13 +108,31 @@ def _feed(parser: Lark, text: str, tokens: list[Token], report, count: Callable[
 _SYNC = ("SEMICOLON", "RBRACE")
 
 
+def _skip_construct(tokens: list[Token], i: int) -> int:
+    """Index just past the statement starting at ``i``: its ``;`` or its balanced ``{ ... }`` body."""
+    depth = 0
+    for k in range(i, len(tokens)):
+        kind = tokens[k].type
+        if kind == "LBRACE":
+            depth += 1
+        elif kind == "RBRACE":
+            depth -= 1
+            if depth <= 0:
+                return k + 1
+        elif kind == "SEMICOLON" and depth == 0 and tokens[i].type == "UNSUPPORTED" and str(tokens[i]) != "for":
+            return k + 1
+    return len(tokens)
+
+
 def _describe(err: UnexpectedInput) -> str:
     if isinstance(err, UnexpectedCharacters):
-        return f"unexpected character {err.char!r}"
+        return f"syntax error: unexpected character {err.char!r}"
     if isinstance(err, UnexpectedEOF):
         return "unexpected end of file"
     if isinstance(err, UnexpectedToken):
         tok: Token = err.token
+        if tok.type == "UNSUPPORTED":
+            return f"unsupported: {UNSUPPORTED_KEYWORDS[str(tok)]}"
         if tok.type == "$END":
             got = "end of file"
         else:

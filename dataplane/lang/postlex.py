@@ -20,6 +20,9 @@ from lark import Token
 _TYPE_DECL_KEYWORDS = {"HEADER", "STRUCT", "HEADER_UNION", "PARSER", "CONTROL", "PACKAGE"}
 _ALWAYS_GENERIC = {"BIT", "INT", "VARBIT", "TUPLE", "VALUE_SET"}
 _TYPE_START = {"BIT", "INT", "VARBIT", "BOOL", "ERROR", "STRING", "VOID", "TUPLE", "UNDERSCORE", "MATCH_KIND", "TYPE_IDENTIFIER"}
+# P4_16 keywords this front end does not implement; the parser reports them as unsupported.
+UNSUPPORTED_KEYWORDS = {"for": "'for' loops", "break": "'break'", "continue": "'continue'",
+                        "list": "the 'list' type", "this": "'this'"}
 _DECL_START = {"SEMICOLON", "RBRACE", "LBRACE", "ANNOTATION"}
 # What may follow `typedef`/`type` in a declaration, before names are retyped.
 _TYPEDEF_TARGET = {"BIT", "INT", "VARBIT", "BOOL", "ERROR", "STRING", "TUPLE", "MATCH_KIND", "IDENTIFIER"}
@@ -144,6 +147,9 @@ def retype(tokens: list[Token], type_names: set[str], scopes: Iterable[Scope] = 
                       if tokens[k].type == "IDENTIFIER" and str(tokens[k]) in params)
     out: list[Token] = []
     for k, tok in enumerate(tokens):
+        if tok.type == "IDENTIFIER" and str(tok) in UNSUPPORTED_KEYWORDS:
+            # Valid P4 the grammar leaves out: give the parser a token it will reject by name.
+            tok = Token.new_borrow_pos("UNSUPPORTED", str(tok), tok)
         if tok.type == "IDENTIFIER" and (str(tok) in type_names or k in scoped):
             tok = Token.new_borrow_pos("TYPE_IDENTIFIER", str(tok), tok)
         out.append(tok)
