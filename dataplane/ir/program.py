@@ -222,7 +222,7 @@ class Program:
 
 def header_layout(t: StructLike) -> HeaderLayout:
     """Bit layout of a header type, fields packed most-significant first."""
-    from dataplane.ir.types import Bits, Bool, Enum, NewType, VarBits
+    from dataplane.ir.types import Bits, Enum, NewType, VarBits
 
     fields = []
     offset = 0
