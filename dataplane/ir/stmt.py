@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from dataplane.ir.expr import Call, Expr, TypeRef
 from dataplane.ir.node import Node
+from dataplane.ir.types import Type
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +77,7 @@ class VarDecl(Stmt):
     name: str
     init: Expr | None = None
     annotations: tuple = ()
+    resolved: Type | None = None  # filled in by the type checker
 
 
 @dataclass(frozen=True, slots=True)

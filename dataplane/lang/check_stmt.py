@@ -143,7 +143,7 @@ class StmtMixin:
         if isinstance(t, (T.Extern, T.Block)) and not is_unknown(t):
             self.error(f"'{s.name}': {t} cannot be a variable; instantiate it with {t}(...) {s.name};", s.span)
         self.declare_value(Symbol(s.name, "local", t, span=s.span))
-        return S.VarDecl(s.type_ref, s.name, init, s.annotations, span=s.span)
+        return S.VarDecl(s.type_ref, s.name, init, s.annotations, t, span=s.span)
 
     def stmt_ConstDecl(self, s):
         t = self.resolve(s.type_ref)

@@ -1,0 +1,147 @@
+"""IR to an executable pipeline: generate one Python module per program, compile it once.
+
+The module defines a class per struct-like type and ``build(_rt)``, which returns the
+parser, control and action functions as closures over one switch's tables and extern
+instances. Generated source is registered with ``linecache`` under ``<p4:FILE>`` so
+tracebacks and debuggers show it.
+"""
+from __future__ import annotations
+
+import hashlib
+import linecache
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dataplane.ir import expr as E
+from dataplane.ir import program as P
+from dataplane.ir import types as T
+from dataplane.ir.node import walk
+from dataplane.engine import runtime
+from dataplane.engine.codegen_block import BlockGen, ident
+from dataplane.engine.codegen_stmt import Names, StmtGen
+from dataplane.engine.structgen import class_name, default_value, py_name, struct_classes
+
+GENERATOR_VERSION = 1
+
+_PRELUDE = """\
+from dataplane.engine.runtime import (EXIT, ExitSignal, HeaderOps, HeaderStack, ParserError, PK, div_u, mod_u,
+    sat_add_s, sat_add_u, sat_sub_s, sat_sub_u, shl, to_signed)
+"""
+
+
+@dataclass
+class CompiledPipeline:
+    """A program's generated module, compiled once; ``instantiate`` builds one switch's functions."""
+
+    program: P.Program
+    source: str
+    filename: str
+    namespace: dict[str, Any]
+
+    def instantiate(self, rt: Any) -> dict[str, Any]:
+        return self.namespace["build"](rt)
+
+    def struct_class(self, type_name: str) -> type:
+        return self.namespace[class_name(type_name)]
+
+
+_CACHE: dict[str, CompiledPipeline] = {}
+
+
+def compile_pipeline(program: P.Program) -> CompiledPipeline:
+    """Generate and compile Python for ``program`` (cached by the source's hash)."""
+    source = generate(program)
+    key = hashlib.sha256(f"{GENERATOR_VERSION}\0{source}".encode()).hexdigest()
+    cached = _CACHE.get(key)
+    if cached is not None and cached.program is program:
+        return cached
+    filename = f"<p4:{Path(program.source).name}:{key[:8]}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict[str, Any] = {"__name__": f"p4_{key[:8]}"}
+    exec(compile(source, filename, "exec"), namespace)
+    pipeline = CompiledPipeline(program, source, filename, namespace)
+    _CACHE[key] = pipeline
+    return pipeline
+
+
+def generate(program: P.Program) -> str:
+    """The Python source of the pipeline module for ``program``."""
+    out = [_PRELUDE, struct_classes(program.types), ""]
+    for block in list(program.parsers.values()) + list(program.controls.values()):
+        out.append(_locals_class(block))
+    out.append("def build(_rt):")
+    out.append("    ACTIONS = {}")
+    for name, layout in program.headers.items():
+        out.append(f"    H_{name} = HeaderOps({class_name(name)}, _rt.layouts[{name!r}])")
+    for inst in program.instances:
+        out.append(f"    x_{inst.name} = _rt.instances[{inst.name!r}]")
+    for block in list(program.parsers.values()) + list(program.controls.values()):
+        for inst in block.instances:
+            out.append(f"    x_{ident(block.name, inst.name)} = _rt.instances[{block.name + '.' + inst.name!r}]")
+    for fname in sorted(_extern_functions(program)):
+        out.append(f"    f_{fname} = _rt.functions[{fname!r}]")
+    for fn in program.functions.values():
+        _function(program, fn, out)
+    for parser in program.parsers.values():
+        BlockGen(program, parser, out).parser()
+    for control in program.controls.values():
+        BlockGen(program, control, out).control()
+    parsers = ", ".join(f"{p!r}: P_{p}" for p in program.parsers)
+    controls = ", ".join(f"{c!r}: C_{c}" for c in program.controls)
+    out.append(f"    return {{'parsers': {{{parsers}}}, 'controls': {{{controls}}}, 'actions': ACTIONS}}")
+    return "\n".join(out) + "\n"
+
+
+def _locals_class(block) -> str:
+    names = [py_name(v.name) for v in block.variables]
+    lines = [f"class L_{block.name}:", f"    __slots__ = {tuple(names)!r}", "    def __init__(self):"]
+    for v, py in zip(block.variables, names):
+        lines.append(f"        self.{py} = {default_value(v.type)}")
+    if not block.variables:
+        lines.append("        pass")
+    return "\n".join(lines) + "\n"
+
+
+def _extern_functions(program: P.Program) -> set[str]:
+    names = set()
+    roots: list = [a.body for a in program.actions.values()] + [f.body for f in program.functions.values()]
+    for block in list(program.parsers.values()) + list(program.controls.values()):
+        if isinstance(block, P.Control):
+            roots.append(block.body)
+            roots += [a.body for a in block.actions.values()]
+        else:
+            for st in block.states.values():
+                roots += list(st.stmts)
+    for root in roots:
+        for n in walk(root):
+            if isinstance(n, E.Call) and isinstance(n.target, E.PathExpr) and n.target.ref == "extern_function":
+                if n.target.name not in ("verify", "static_assert"):
+                    names.add(n.target.name)
+    return names
+
+
+class _FunctionGen(StmtGen):
+    def callee(self, call):
+        target = call.target
+        if isinstance(target, E.PathExpr):
+            return ("F_" if target.ref == "function" else "f_") + target.name
+        return f"{self.expr(target.expr)}.{target.member}"
+
+    def leading_args(self, call):
+        target = call.target
+        return [] if isinstance(target, E.PathExpr) and target.ref == "function" else ["_ctx"]
+
+
+def _function(program: P.Program, fn: P.Function, out: list[str]) -> None:
+    names = Names({})
+    gen = _FunctionGen(program, names)
+    gen.out = out
+    params = [names.fresh(p.name) for p in fn.params]
+    out.append(f"    def F_{fn.name}({', '.join(params)}):")
+    gen.indent = 2
+    gen.emit("_ctx = None")
+    gen.block(fn.body.stmts)
+
+
+__all__ = ["CompiledPipeline", "compile_pipeline", "generate", "runtime", "T"]

@@ -1,0 +1,320 @@
+"""Parsers, controls (with their actions and tables) and deparsers to Python functions.
+
+Every function is generated inside ``build(_rt)`` so that each switch gets its own
+closures over its own tables and extern instances.
+"""
+from __future__ import annotations
+
+from dataplane.errors import InternalError
+from dataplane.ir import expr as E
+from dataplane.ir import program as P
+from dataplane.ir import types as T
+from dataplane.engine.codegen_expr import is_scalar, mask
+from dataplane.engine.codegen_stmt import Names, StmtGen
+from dataplane.engine.structgen import class_name, default_value, py_name
+
+
+def ident(*parts: str) -> str:
+    return "_".join(p.replace(".", "_") for p in parts)
+
+
+class BlockGen(StmtGen):
+    """Generates one parser or control; ``block`` is its name, ``params`` its P4 parameters."""
+
+    def __init__(self, program: P.Program, block, out: list[str]):
+        base = {p.name: "v_" + p.name for p in block.params}
+        self.block_name = block.name
+        self.local_vars = {v.name for v in block.variables}
+        for v in block.variables:
+            base[v.name] = f"_l.{py_name(v.name)}"
+        for inst in block.instances:
+            base[inst.name] = "x_" + ident(block.name, inst.name)
+        for inst in program.instances:
+            base.setdefault(inst.name, "x_" + inst.name)
+        if isinstance(block, P.Control):
+            for t in block.tables:
+                base[t] = "T_" + ident(block.name, t)
+        super().__init__(program, Names(base))
+        self.ir_block = block
+        self.out = out
+        self.params = ["v_" + p.name for p in block.params]
+
+    # ---- calls the generic StmtGen cannot place -------------------------------------------------------
+    def callee(self, call: E.Call) -> str:
+        target = call.target
+        if isinstance(target, E.PathExpr):
+            if target.ref == "action":
+                return "A_" + ident(self.block_name, target.name)
+            if target.ref == "function":
+                return "F_" + target.name
+            return "f_" + target.name
+        if isinstance(target, E.Member):
+            bt = target.expr.type
+            if isinstance(bt, T.Extern):
+                return f"{self.expr(target.expr)}.{target.member}"
+            if isinstance(bt, T.Table):
+                return self.expr(target.expr)
+            if isinstance(bt, T.Block):
+                raise InternalError("unsupported: applying a sub-parser or sub-control in the engine")
+        raise InternalError(f"cannot call {target}")
+
+    def leading_args(self, call: E.Call) -> list[str]:
+        target = call.target
+        if isinstance(target, E.PathExpr) and target.ref == "action":
+            return self.params + ["_l", "_ctx"]
+        if isinstance(target, E.PathExpr) and target.ref == "function":
+            return []
+        if isinstance(target, E.Member) and isinstance(target.expr.type, T.Table):
+            return self.params + ["_l", "_ctx"]
+        return ["_ctx"]
+
+    def special_call(self, call: E.Call) -> str | None:
+        src = super().special_call(call)
+        if src is not None:
+            return src
+        target = call.target
+        if isinstance(target, E.Member) and isinstance(target.expr.type, T.Extern):
+            ext = target.expr.type.name
+            if ext == "packet_out" and target.member == "emit":
+                self.emit_value(call.args[0].value)
+                return ""
+            if ext == "packet_in":
+                return self.packet_in_call(call)
+        if isinstance(target, E.PathExpr) and target.name == "verify" and target.ref == "extern_function":
+            cond, err = (self.expr(a.value) for a in call.args)
+            self.emit(f"if not {cond}:")
+            self.emit(f"    raise ParserError({err})")
+            return ""
+        if isinstance(target, E.PathExpr) and target.name == "static_assert":
+            return "True"
+        return None
+
+    # ---- the deparser --------------------------------------------------------------------------------
+    def emit_value(self, e: E.Expr) -> None:
+        t = T.strip_newtype(e.type)
+        src = self.expr(e)
+        if isinstance(t, T.Stack):
+            v = self.temp()
+            self.emit(f"for {v} in {src}.elems:")
+            self.indent += 1
+            self.emit_header(v, t.element)
+            self.indent -= 1
+        elif isinstance(t, T.Header):
+            self.emit_header(src, t)
+        elif isinstance(t, (T.Struct, T.HeaderUnion)):
+            for f in t.fields:
+                self.emit_value(E.Member(e, f.name, type=f.type))
+        else:
+            raise InternalError(f"emit of {t}")
+
+    def emit_header(self, src: str, t: T.Header) -> None:
+        layout = self.program.headers[t.name]
+        self.emit(f"if {src}._valid:")
+        self.indent += 1
+        if any(f.varbit for f in layout.fields):
+            self.emit(f"_out.append(H_{t.name}.deparse({src}))")
+        else:
+            parts = []
+            for f in layout.fields:
+                value = f"{src}.{py_name(f.name)}"
+                ft = T.strip_newtype(t.get_field(f.name).type)
+                if isinstance(ft, T.Bool):
+                    value = f"(1 if {value} else 0)"
+                elif f.signed:
+                    value = f"({value} & {mask(f.width)})"
+                shift = layout.width - f.offset - f.width
+                parts.append(f"({value} << {shift})" if shift else value)
+            self.emit(f"_out.append(({' | '.join(parts)}).to_bytes({layout.width // 8}, 'big'))")
+        self.indent -= 1
+
+    # ---- packet_in in parsers ------------------------------------------------------------------------
+    def packet_in_call(self, call: E.Call) -> str:
+        name = call.target.member
+        too_short = self.program.errors.index("PacketTooShort")
+        if name == "extract":
+            self.extract(call.args[0].value, call.args[1].value if len(call.args) > 1 else None, too_short)
+            return ""
+        if name == "advance":
+            bits = self.expr(call.args[0].value)
+            self.emit(f"_pos = PK.advance(_buf, _pos, {bits}, {too_short})")
+            return ""
+        if name == "length":
+            return "len(_buf)"
+        if name == "lookahead":
+            t = T.strip_newtype(call.type)
+            if isinstance(t, T.Header):
+                return f"H_{t.name}.peek(_buf, _pos, {too_short})"
+            width = t.bit_width()
+            return f"PK.lookahead(_buf, _pos, {width}, {too_short})"
+        raise InternalError(f"packet_in.{name}")
+
+    def extract(self, target: E.Expr, size: E.Expr | None, too_short: int) -> None:
+        t = T.strip_newtype(target.type)
+        layout = self.program.headers[t.name]
+        is_next = isinstance(target, E.Member) and target.member == "next"
+        h = self.temp()
+        self.emit(f"{h} = {self.expr(target)}")
+        if size is not None or any(f.varbit for f in layout.fields):
+            size_src = self.expr(size) if size is not None else "0"
+            self.emit(f"_pos = H_{t.name}.extract_varbit({h}, _buf, _pos, {size_src}, {too_short}, "
+                      f"{self.program.errors.index('HeaderTooShort')})")
+        else:
+            n = layout.width // 8
+            self.emit(f"if _pos + {n} > _n:")
+            self.emit(f"    raise ParserError({too_short})")
+            self.emit(f"_v = int.from_bytes(_buf[_pos:_pos + {n}], 'big')")
+            for f in layout.fields:
+                shift = layout.width - f.offset - f.width
+                value = f"(_v >> {shift})" if shift else "_v"
+                if f.offset:
+                    value = f"({value} & {mask(f.width)})"
+                ft = T.strip_newtype(t.get_field(f.name).type)
+                if f.signed:
+                    value = f"to_signed({value}, {f.width})"
+                elif isinstance(ft, T.Bool):
+                    value = f"({value} != 0)"
+                self.emit(f"{h}.{py_name(f.name)} = {value}")
+            self.emit(f"{h}._valid = True")
+            self.emit(f"_pos += {n}")
+        if is_next:
+            self.emit(f"{self.expr(target.expr)}.advance()")
+
+    # ---- parsers -------------------------------------------------------------------------------------
+    def parser(self) -> None:
+        p: P.Parser = self.ir_block
+        fn = "P_" + p.name
+        self.out.append(f"    def {fn}({', '.join(self.params)}, _ctx):")
+        self.indent = 2
+        self.emit(f"_l = L_{p.name}()")
+        self.emit("_buf = _ctx.buf")
+        self.emit("_n = len(_buf)")
+        self.emit("_pos = 0")
+        self.emit("_tr = _ctx.trace")
+        order = ["start"] + [s for s in p.states if s != "start"]
+        number = {name: i for i, name in enumerate(order)}
+        self.emit("_s = 0")
+        self.emit("try:")
+        self.indent += 1
+        self.emit("while True:")
+        self.indent += 1
+        for name in order:
+            st = p.states[name]
+            self.emit(f"{'if' if name == 'start' else 'elif'} _s == {number[name]}:")
+            self.indent += 1
+            self.emit(f"if _tr is not None: _tr.state({name!r})")
+            self.block(st.stmts)
+            self.transition(st, number)
+            self.indent -= 1
+        self.emit("else:")
+        self.emit("    break")
+        self.indent -= 2
+        self.emit("except ParserError as _e:")
+        self.emit("    _ctx.sm.parser_error = _e.code")
+        self.emit("    if _tr is not None: _tr.parser_error(_e.code)")
+        self.emit("_ctx.pos = _pos")
+        self.indent = 1
+
+    def transition(self, st: P.ParserState, number: dict[str, int]) -> None:
+        def goto(state: str) -> str:
+            # BMv2 treats an explicit `reject` like the end of parsing, without an error (§5.2).
+            return "break" if state in ("accept", "reject") else f"_s = {number[state]}"
+
+        if not st.select:
+            self.emit(goto(st.next_state))
+            return
+        keys = []
+        for k in st.select:
+            v = self.temp()
+            self.emit(f"{v} = {self.expr(k)}")
+            keys.append((v, k.type))
+        first = True
+        for case in st.cases:
+            conds = [c for c in (self.keyset_cond(v, ks) for (v, _), ks in zip(keys, case.keysets)) if c != "True"]
+            cond = " and ".join(conds) or "True"
+            self.emit(("if " if first else "elif ") + cond + ":")
+            self.emit("    " + goto(case.next_state))
+            first = False
+        # No matching case: BMv2 ends the parse as if accepted, with no error (§5.2).
+        self.emit("else:" if not first else "if True:")
+        self.emit("    break")
+
+    def keyset_cond(self, v: str, ks: E.Expr) -> str:
+        if isinstance(ks, E.DefaultKeyset):
+            return "True"
+        if isinstance(ks, E.Mask):
+            m = ks.mask.value
+            return f"({v} & {m}) == {ks.value.value & m}"
+        if isinstance(ks, E.Range):
+            return f"{ks.lo.value} <= {v} <= {ks.hi.value}"
+        return f"{v} == {self.expr(ks)}"
+
+    # ---- controls --------------------------------------------------------------------------------------
+    def control(self) -> None:
+        c: P.Control = self.ir_block
+        ctx_params = ", ".join(self.params + ["_l", "_ctx"])
+        for name in sorted(self.used_actions()):
+            self.action(self.find_action(name), ctx_params)
+        for t in c.tables.values():
+            self.table(t, ctx_params)
+        self.out.append(f"    def C_{c.name}({', '.join(self.params)}, _ctx):")
+        self.indent = 2
+        self.emit(f"_l = L_{c.name}()")
+        for p in c.params:
+            if isinstance(p.type, T.Extern) and p.type.name == "packet_out":
+                self.emit(f"_out = v_{p.name}")
+        self.emit("try:")
+        self.indent += 1
+        self.block(c.body.stmts)
+        self.indent -= 1
+        self.emit("except ExitSignal:")
+        self.emit("    pass")
+        self.indent = 1
+
+    def used_actions(self) -> set[str]:
+        c: P.Control = self.ir_block
+        names = set(c.actions)
+        for t in c.tables.values():
+            names.update(a.action for a in t.actions)
+            names.add(t.default_action.action)
+        return names
+
+    def find_action(self, name: str) -> P.Action:
+        return self.ir_block.actions.get(name) or self.program.actions[name]
+
+    def action(self, a: P.Action, ctx_params: str) -> None:
+        self.names.push()
+        outs = []
+        args = []
+        for p in a.params:
+            py = self.names.fresh(p.name)
+            args.append(py)
+            if p.direction in ("out", "inout") and is_scalar(p.type):
+                outs.append(py)
+        fn = "A_" + ident(self.block_name, a.name)
+        self.out.append(f"    def {fn}({ctx_params}{''.join(', ' + x for x in args)}):")
+        self.indent = 2
+        self.emit(f"if _ctx.trace is not None: _ctx.trace.action({a.name!r}, ({''.join(x + ', ' for x in args)}))")
+        self.returns = f"return ({', '.join(outs)},)" if len(outs) > 1 else (f"return {outs[0]}" if outs else "return")
+        for p, py in zip(a.params, args):
+            if p.direction == "out" and is_scalar(p.type):
+                self.emit(f"{py} = {default_value(p.type)}")
+        self.block(a.body.stmts)
+        if outs:
+            self.emit(self.returns)
+        self.returns = "return"
+        self.names.pop()
+        self.out.append(f"    ACTIONS[{self.block_name + '.' + a.name!r}] = {fn}")
+        self.indent = 1
+
+    def table(self, t: P.Table, ctx_params: str) -> None:
+        fn = "T_" + ident(self.block_name, t.name)
+        rt = "t_" + ident(self.block_name, t.name)
+        self.out.append(f"    {rt} = _rt.tables[{self.block_name + '.' + t.name!r}]")
+        self.out.append(f"    def {fn}({ctx_params}):")
+        self.indent = 2
+        keys = [self.expr(k.expr) for k in t.keys]
+        key = "(" + "".join(k + ", " for k in keys) + ")"
+        self.emit(f"_e = {rt}.lookup({key}, _ctx)")
+        self.emit(f"_e.fn({ctx_params}, *_e.args)")
+        self.emit("return _e.hit, _e.name")
+        self.indent = 1

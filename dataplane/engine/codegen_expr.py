@@ -1,0 +1,227 @@
+"""Typed IR expressions to Python source, with P4's fixed-width arithmetic made explicit."""
+from __future__ import annotations
+
+from dataplane.errors import InternalError
+from dataplane.ir import expr as E
+from dataplane.ir import types as T
+from dataplane.engine.structgen import py_name
+
+
+def mask(width: int) -> int:
+    return (1 << width) - 1
+
+
+def signed_wrap(src: str, width: int) -> str:
+    half = 1 << (width - 1)
+    return f"((({src}) + {half}) & {mask(width)}) - {half}"
+
+
+def wrap(src: str, t: T.Type) -> str:
+    """Reduce ``src`` to the range of ``t`` (a no-op for types without a width)."""
+    t = T.strip_newtype(t)
+    if isinstance(t, T.Bits):
+        return f"({signed_wrap(src, t.width)})" if t.signed else f"(({src}) & {mask(t.width)})"
+    return src
+
+
+def is_scalar(t: T.Type | None) -> bool:
+    t = T.strip_newtype(t) if t is not None else None
+    return not isinstance(t, (T.StructLike, T.Stack, T.Tuple, T.Extern))
+
+
+class ExprGen:
+    """Python source for typed expressions; ``names`` maps P4 value names to Python expressions."""
+
+    def __init__(self, program, names: dict[str, str], helpers):
+        self.program = program
+        self.names = names
+        self.helpers = helpers  # the block generator: knows tables, calls and parser state
+
+    def error_code(self, member: str) -> int:
+        return self.program.errors.index(member)
+
+    def __call__(self, e: E.Expr) -> str:
+        method = getattr(self, "gen_" + type(e).__name__, None)
+        if method is None:
+            raise InternalError(f"no code generator for expression {type(e).__name__}")
+        return method(e)
+
+    # ---- leaves --------------------------------------------------------------------------------
+    def gen_Constant(self, e):
+        return str(e.value) if e.value >= 0 else f"({e.value})"
+
+    def gen_BoolLiteral(self, e):
+        return "True" if e.value else "False"
+
+    def gen_StringLiteral(self, e):
+        return repr(e.value)
+
+    def gen_PathExpr(self, e):
+        try:
+            return self.names[e.name]
+        except KeyError:
+            raise InternalError(f"no binding for '{e.name}' in generated code") from None
+
+    def gen_TypeMember(self, e):
+        if e.type_name == "error":
+            return str(self.error_code(e.member))
+        t = self.program.types.get(e.type_name)
+        if isinstance(t, T.Enum):
+            i = t.members.index(e.member)
+            return str(t.values[i] if t.values is not None else i)
+        return repr(e.member)
+
+    def gen_DontCareExpr(self, e):
+        return "None"
+
+    # ---- access ----------------------------------------------------------------------------------
+    def gen_Member(self, e):
+        bt = e.expr.type
+        if isinstance(bt, T.Stack):
+            base = self(e.expr)
+            sob = self.error_code("StackOutOfBounds")
+            if e.member == "next":
+                return f"{base}.next({sob})"
+            if e.member == "last":
+                return f"{base}.last({sob})"
+            if e.member == "lastIndex":
+                return f"{base}.last_index()"
+            if e.member == "size":
+                return str(bt.size)
+        if isinstance(bt, T.ApplyResult):
+            call = self(e.expr)
+            if e.member == "hit":
+                return f"{call}[0]"
+            if e.member == "miss":
+                return f"(not {call}[0])"
+            return f"{call}[1]"
+        return f"{self(e.expr)}.{py_name(e.member)}"
+
+    def gen_Index(self, e):
+        return f"{self(e.expr)}.elems[{self(e.index)}]"
+
+    def gen_Slice(self, e):
+        return f"(({self(e.expr)} >> {e.lo.value}) & {mask(e.hi.value - e.lo.value + 1)})"
+
+    # ---- operators ----------------------------------------------------------------------------------
+    def gen_Unary(self, e):
+        x = self(e.operand)
+        t = T.strip_newtype(e.type)
+        if e.op == "!":
+            return f"(not {x})"
+        if e.op == "+":
+            return x
+        if e.op == "-":
+            return wrap(f"-{x}", t)
+        if isinstance(t, T.Bits) and not t.signed:
+            return f"({x} ^ {mask(t.width)})"
+        return f"(~{x})"
+
+    def gen_Binary(self, e):
+        op = e.op
+        a, b = self(e.left), self(e.right)
+        if op == "&&":
+            return f"({a} and {b})"
+        if op == "||":
+            return f"({a} or {b})"
+        if op in ("==", "!=", "<", ">", "<=", ">="):
+            return f"({a} {op} {b})"
+        t = T.strip_newtype(e.type)
+        if not isinstance(t, T.Bits):
+            return f"({a} {op} {b})"
+        w, signed = t.width, t.signed
+        if op in ("+", "-", "*"):
+            return wrap(f"{a} {op} {b}", t)
+        if op in ("&", "|", "^"):
+            return f"({a} {op} {b})"
+        if op == "/":
+            return f"div_u({a}, {b})"
+        if op == "%":
+            return f"mod_u({a}, {b})"
+        if op == "|+|":
+            return f"sat_add_s({a}, {b}, {w})" if signed else f"sat_add_u({a}, {b}, {w})"
+        if op == "|-|":
+            return f"sat_sub_s({a}, {b}, {w})" if signed else f"sat_sub_u({a}, {b})"
+        if op == "<<":
+            if isinstance(e.right, E.Constant):
+                return "0" if e.right.value >= w else wrap(f"{a} << {e.right.value}", t)
+            return f"to_signed(shl({a}, {b}, {w}), {w})" if signed else f"shl({a}, {b}, {w})"
+        if op == ">>":
+            return f"({a} >> {b})"
+        if op == "++":
+            lt, rt = T.strip_newtype(e.left.type), T.strip_newtype(e.right.type)
+            left = f"({a} & {mask(lt.width)})" if lt.signed else a
+            right = f"({b} & {mask(rt.width)})" if rt.signed else b
+            joined = f"({left} << {rt.width}) | {right}"
+            return f"({signed_wrap(joined, w)})" if signed else f"({joined})"
+        raise InternalError(f"operator {op} on {t}")
+
+    def gen_Mux(self, e):
+        return f"({self(e.then)} if {self(e.cond)} else {self(e.otherwise)})"
+
+    def gen_Cast(self, e):
+        x = self(e.expr)
+        src = T.strip_newtype(e.expr.type)
+        dst = T.strip_newtype(e.type)
+        if isinstance(dst, T.Bool):
+            return f"({x} != 0)" if not isinstance(src, T.Bool) else x
+        if isinstance(src, T.Bool):
+            return f"(1 if {x} else 0)"
+        if isinstance(dst, T.Enum):
+            dst = dst.underlying or dst
+        if isinstance(dst, T.Bits):
+            if isinstance(src, T.Bits) and src.width <= dst.width and src.signed == dst.signed:
+                return x
+            return wrap(x, dst)
+        return x
+
+    def gen_Call(self, e):
+        return self.helpers.call_expr(e)
+
+    def gen_ListExpr(self, e):
+        return "(" + "".join(self(x) + ", " for x in e.elements) + ")"
+
+    # ---- field lists (hash and checksum data) ----------------------------------------------------------
+    def field_list(self, e: E.Expr) -> str:
+        """``{a, b}`` or a header/struct as a tuple of (valid, value, width) for hashing and checksums.
+
+        BMv2 leaves out fields of invalid headers; values are packed MSB-first.
+        """
+        items: list[str] = []
+        self._leaves(e, "True", items)
+        return "(" + "".join(i + ", " for i in items) + ")"
+
+    def _leaves(self, e: E.Expr, valid: str, out: list[str]) -> None:
+        t = T.strip_newtype(e.type)
+        if isinstance(e, E.ListExpr):
+            for x in e.elements:
+                self._leaves(x, valid, out)
+            return
+        if isinstance(t, T.StructLike):
+            base = self(e)
+            v = f"{base}._valid" if isinstance(t, T.Header) else valid
+            for f in t.fields:
+                member = E.Member(e, f.name, type=f.type)
+                self._leaves(member, v, out)
+            return
+        if isinstance(e, E.Member) and isinstance(T.strip_newtype(e.expr.type), T.Header):
+            valid = f"{self(e.expr)}._valid"
+        width = _leaf_width(t)
+        value = self(e)
+        if isinstance(t, T.Bool):
+            value = f"(1 if {value} else 0)"
+        elif isinstance(t, T.Bits) and t.signed:
+            value = f"({value} & {mask(t.width)})"
+        out.append(f"({valid}, {value}, {width})")
+
+
+def _leaf_width(t: T.Type) -> int:
+    if isinstance(t, T.Enum):
+        return t.underlying.width if t.underlying else 32
+    if isinstance(t, (T.Bits, T.VarBits, T.Bool)):
+        return t.bit_width()
+    if isinstance(t, T.InfInt):
+        return 32
+    if isinstance(t, T.ErrorType):
+        return 32
+    raise InternalError(f"field of type {t} in a field list")

@@ -1,0 +1,194 @@
+"""v1model extern objects: registers, counters, meters, action profiles and selectors.
+
+Each class is registered under its P4 extern name. Methods follow the generated code's
+calling convention: the packet context first, then the ``in`` arguments, then the
+widths of scalar ``out`` arguments; values of ``out`` arguments are returned.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from dataplane.errors import DataplaneError
+
+EXTERN_TYPES: dict[str, type] = {}
+
+GREEN, YELLOW, RED = 0, 1, 2
+
+
+def register_extern(name: str) -> Callable[[type], type]:
+    def deco(cls: type) -> type:
+        EXTERN_TYPES[name] = cls
+        return cls
+    return deco
+
+
+class ExternError(DataplaneError):
+    """A control-plane call on an extern instance was invalid (bad index, bad rates...)."""
+
+
+def _check_index(kind: str, name: str, index: int, size: int) -> None:
+    if not 0 <= index < size:
+        raise ExternError(f"{kind} '{name}': index {index} is out of range (size {size})")
+
+
+@register_extern("register")
+class Register:
+    def __init__(self, name: str, size: int, width: int = 32):
+        self.name, self.size, self.width = name, size, width
+        self.values = [0] * size
+
+    def read(self, ctx, index: int, width: int) -> int:
+        # BMv2 leaves the destination unchanged on an out-of-range read; we give 0 (deterministic).
+        return self.values[index] if 0 <= index < self.size else 0
+
+    def write(self, ctx, index: int, value: int) -> None:
+        if 0 <= index < self.size:
+            self.values[index] = value & ((1 << self.width) - 1)
+
+    # control plane
+    def cp_read(self, index: int) -> int:
+        _check_index("register", self.name, index, self.size)
+        return self.values[index]
+
+    def cp_write(self, index: int, value: int) -> None:
+        _check_index("register", self.name, index, self.size)
+        if not 0 <= value < (1 << self.width):
+            raise ExternError(f"register '{self.name}': value {value} does not fit in {self.width} bits")
+        self.values[index] = value
+
+    def reset(self) -> None:
+        self.values = [0] * self.size
+
+
+@register_extern("counter")
+class Counter:
+    def __init__(self, name: str, size: int, counter_type: str = "packets"):
+        self.name, self.size, self.counter_type = name, size, counter_type
+        self.packets = [0] * size
+        self.bytes = [0] * size
+
+    def count(self, ctx, index: int) -> None:
+        if 0 <= index < self.size:
+            self.packets[index] += 1
+            self.bytes[index] += ctx.packet_length
+
+    def cp_read(self, index: int) -> tuple[int, int]:
+        _check_index("counter", self.name, index, self.size)
+        return self.packets[index], self.bytes[index]
+
+    def reset(self) -> None:
+        self.packets = [0] * self.size
+        self.bytes = [0] * self.size
+
+
+@register_extern("direct_counter")
+class DirectCounter:
+    """Counts live on the table entries (see ``table_runtime``); ``count()`` is a no-op as in BMv2."""
+
+    def __init__(self, name: str, counter_type: str = "packets"):
+        self.name, self.counter_type = name, counter_type
+
+    def count(self, ctx) -> None:
+        pass
+
+    def reset(self) -> None:
+        pass
+
+
+class _TrTCM:
+    """Two-rate three-colour marker (RFC 2698) with rates in units per microsecond, as BMv2 configures."""
+
+    __slots__ = ("cir", "cbs", "pir", "pbs", "tc", "tp", "last_us", "configured")
+
+    def __init__(self):
+        self.configured = False
+        self.cir = self.cbs = self.pir = self.pbs = 0.0
+        self.tc = self.tp = 0.0
+        self.last_us = 0
+
+    def set_rates(self, cir: float, cbs: int, pir: float, pbs: int) -> None:
+        if cir > pir:
+            raise ExternError("meter: committed rate must not exceed peak rate")
+        self.cir, self.cbs, self.pir, self.pbs = cir, cbs, pir, pbs
+        self.tc, self.tp = float(cbs), float(pbs)
+        self.configured = True
+
+    def color(self, now_us: int, size: int) -> int:
+        if not self.configured:
+            return GREEN
+        elapsed = max(now_us - self.last_us, 0)
+        self.last_us = now_us
+        self.tc = min(self.cbs, self.tc + elapsed * self.cir)
+        self.tp = min(self.pbs, self.tp + elapsed * self.pir)
+        if self.tp < size:
+            return RED
+        if self.tc < size:
+            self.tp -= size
+            return YELLOW
+        self.tp -= size
+        self.tc -= size
+        return GREEN
+
+
+@register_extern("meter")
+class Meter:
+    def __init__(self, name: str, size: int, meter_type: str = "packets"):
+        self.name, self.size, self.meter_type = name, size, meter_type
+        self.cells = [_TrTCM() for _ in range(size)]
+
+    def execute_meter(self, ctx, index: int, width: int = 2) -> int:
+        if not 0 <= index < self.size:
+            return GREEN
+        size = ctx.packet_length if self.meter_type == "bytes" else 1
+        return self.cells[index].color(ctx.now_us, size)
+
+    def set_rates(self, index: int, cir: float, cbs: int, pir: float, pbs: int) -> None:
+        _check_index("meter", self.name, index, self.size)
+        self.cells[index].set_rates(cir, cbs, pir, pbs)
+
+    def reset(self) -> None:
+        self.cells = [_TrTCM() for _ in range(self.size)]
+
+
+@register_extern("direct_meter")
+class DirectMeter:
+    """One marker per table entry; the table computes the colour on a hit and ``read`` returns it."""
+
+    def __init__(self, name: str, meter_type: str = "packets"):
+        self.name, self.meter_type = name, meter_type
+        self.rates: tuple | None = None
+
+    def color_for(self, entry, ctx) -> int:
+        if entry.meter is None:
+            entry.meter = _TrTCM()
+            if self.rates is not None:
+                entry.meter.set_rates(*self.rates)
+        size = ctx.packet_length if self.meter_type == "bytes" else 1
+        return entry.meter.color(ctx.now_us, size)
+
+    def read(self, ctx, width: int = 2) -> int:
+        return ctx.direct_meter_color
+
+    def set_rates(self, cir: float, cbs: int, pir: float, pbs: int) -> None:
+        self.rates = (cir, cbs, pir, pbs)
+
+    def reset(self) -> None:
+        self.rates = None
+
+
+@register_extern("action_profile")
+class ActionProfile:
+    def __init__(self, name: str, size: int = 0):
+        self.name, self.size = name, size
+
+    def reset(self) -> None:
+        pass
+
+
+@register_extern("action_selector")
+class ActionSelector:
+    def __init__(self, name: str, algorithm: str = "crc16", size: int = 0, output_width: int = 16):
+        self.name, self.algorithm, self.size, self.output_width = name, algorithm, size, output_width
+
+    def reset(self) -> None:
+        pass

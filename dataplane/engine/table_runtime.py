@@ -1,0 +1,72 @@
+"""A table as the generated code sees it: look up a key, get the action to run and its arguments.
+
+Entries hold the generated action function itself, so a hit costs one lookup in the
+match structure and one call. Direct counters and meters attached to the table are
+updated here, on hits, as in BMv2.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from dataplane.engine.tables import MatchTable
+from dataplane.ir import program as P
+
+
+@dataclass(eq=False, slots=True)
+class ActionEntry:
+    """What a lookup returns: the action function, its data arguments, and whether it was a hit."""
+
+    fn: Callable
+    args: tuple
+    name: str
+    hit: bool = True
+    key: tuple = ()
+    priority: int | None = None
+    handle: int | None = None
+    packets: int = 0  # direct counter
+    bytes: int = 0
+    meter: Any = None  # direct meter state (set by the meter extern)
+
+
+class RuntimeTable:
+    """One table of one switch: its match structure, default entry and the actions it may run."""
+
+    def __init__(self, table: P.Table, qualified_name: str, control: str, key_layout: list[tuple[str, int]]):
+        self.table = table
+        self.qualified_name = qualified_name
+        self.control = control
+        self.key_layout = key_layout
+        self.match = MatchTable(key_layout)
+        self.actions: dict[str, Callable] = {}
+        self.has_direct_counter = table.counters is not None
+        self.has_direct_meter = table.meters is not None
+        self.direct_meter: Any = None
+        self.default: ActionEntry | None = None
+        self.initial_default: ActionEntry | None = None
+
+    def bind(self, generated: dict[str, Callable]) -> None:
+        """Attach the generated action functions (keyed ``Control.action``) and set the default."""
+        names = {a.action for a in self.table.actions} | {self.table.default_action.action}
+        self.actions = {n: generated[f"{self.control}.{n}"] for n in names}
+        d = self.table.default_action
+        self.initial_default = ActionEntry(self.actions[d.action], tuple(a.value for a in d.args), d.action, False)
+        self.default = self.initial_default
+
+    def lookup(self, key: tuple, ctx) -> ActionEntry:
+        entry = self.match.lookup(key)
+        if entry is None:
+            entry = self.default
+        else:
+            if self.has_direct_counter:
+                entry.packets += 1
+                entry.bytes += ctx.packet_length
+            if self.has_direct_meter and self.direct_meter is not None:
+                ctx.direct_meter_color = self.direct_meter.color_for(entry, ctx)
+        if ctx.trace is not None:
+            ctx.trace.table(self.qualified_name, key, entry)
+        return entry
+
+    def reset(self) -> None:
+        self.match.clear()
+        self.default = self.initial_default
