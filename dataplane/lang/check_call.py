@@ -87,7 +87,10 @@ class CallMixin:
             if not methods:
                 self.error(f"extern '{bt.name}' has no method '{name}'", target.span)
                 return dataclasses.replace(e, type=UNKNOWN)
-            return self._finish_call(e, member, methods, f"'{bt.name}.{name}'", self.extern_bindings(bt), type_args)
+            call = self._finish_call(e, member, methods, f"'{bt.name}.{name}'", self.extern_bindings(bt), type_args)
+            if bt.name in ("packet_in", "packet_out") and name in ("extract", "emit") and call.args:
+                self._check_packet_arg(name, call.args[0])
+            return call
         if isinstance(bt, T.Table) and name == "apply":
             if self.in_context("action"):
                 self.error(f"table '{bt.name}' cannot be applied inside an action", e.span)
@@ -159,6 +162,16 @@ class CallMixin:
             out.append(E.Argument(value, arg.name, span=arg.span))
         return method, tuple(out), bound
 
+    def _check_packet_arg(self, method: str, arg: E.Argument) -> None:
+        """``extract`` fills a header; ``emit`` takes headers, stacks, unions and structs of those."""
+        t = arg.value.type if arg.value is not None else None
+        if is_unknown(t) or isinstance(t, T.DontCare):
+            return
+        if method == "extract" and not isinstance(t, T.Header):
+            self.error(f"'extract' needs a header, not {t}", arg.span)
+        elif method == "emit" and not _emittable(t):
+            self.error(f"'emit' needs a header, header stack, header_union or a struct of those, not {t}", arg.span)
+
     # ---- l-values ----------------------------------------------------------------------------------
     def check_writable(self, e: E.Expr, prefix: str = "", raw: E.Expr | None = None) -> bool:
         """Report unless ``e`` (checked from ``raw``, if given) names something that may be written."""
@@ -192,6 +205,12 @@ class CallMixin:
             return False
         self.error(f"{prefix}this expression cannot be written to", e.span)
         return False
+
+
+def _emittable(t: T.Type) -> bool:
+    if isinstance(t, (T.Header, T.HeaderUnion, T.Stack)):
+        return True
+    return isinstance(t, T.Struct) and all(_emittable(f.type) for f in t.fields)
 
 
 def _kind_name(kind: str) -> str:

@@ -313,7 +313,8 @@ class ExprMixin:
         if isinstance(rt, T.InfInt) and not isinstance(lt, T.InfInt):
             return left, self.convert(right, lt, f"the right operand of '{op}'")
         if lt != rt:
-            kind = "width mismatch" if isinstance(lt, T.Bits) and isinstance(rt, T.Bits) else "type mismatch"
+            same_sign = isinstance(lt, T.Bits) and isinstance(rt, T.Bits) and lt.signed == rt.signed
+            kind = "width mismatch" if same_sign else "type mismatch"
             self.error(f"{kind}: operands of '{op}' have types {lt} and {rt}; P4 does not widen implicitly, add a cast",
                        e.span)
             return left, _typed(right, UNKNOWN)

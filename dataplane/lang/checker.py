@@ -36,7 +36,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin):
         self.contexts: list[str] = []
         self.return_type: T.Type | None = None
         self.table_actions: dict[str, set[str]] = {}
-        self.instances: list[P.ExternInstance] = []
+        self.instances: list[P.ExternInstance] = []  # of the control being checked (tables add implicit ones)
         self.program = P.Program(source=source, architecture="")
 
     # ---- shared helpers ----------------------------------------------------------------------
@@ -64,6 +64,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin):
             self.error(f"'{sym.name}' is already declared in this scope", sym.span)
 
     def add_instance(self, inst: P.ExternInstance) -> None:
+        """Record an instance created implicitly, e.g. by a table's ``implementation = action_profile(...)``."""
         self.instances.append(inst)
 
     # ---- the program -----------------------------------------------------------------------------
@@ -74,7 +75,8 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin):
         p.errors = tuple(self.error_members)
         p.match_kinds = tuple(self.match_kinds)
         p.types = {n: t for n, t in self.types.items() if not is_unknown(t)}
-        p.headers = {n: P.header_layout(t) for n, t in p.types.items() if isinstance(t, T.Header) and n == t.name}
+        if not self.sink.has_errors():  # a field of an erroneous type has no width
+            p.headers = {n: P.header_layout(t) for n, t in p.types.items() if isinstance(t, T.Header) and n == t.name}
         if p.package is None and not self.sink.has_errors():
             last = prog.decls[-1].span if prog.decls else Span(p.source, 1, 1)
             self.error("the program has no 'main' package instance (e.g. V1Switch(...) main;)", last)
@@ -211,6 +213,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin):
         instances: list[P.ExternInstance] = []
         actions: dict[str, P.Action] = {}
         tables: dict[str, P.Table] = {}
+        outer_instances, self.instances = self.instances, instances
         with self.context("control", "control"):
             self._declare_params(block.params + block.constructor_params, d.params + d.ctor_params)
             for item in d.locals:
@@ -223,6 +226,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin):
                     self._check_local(item, variables, instances)
             with self.context("apply"):
                 body = self.check_block(d.body)
+        self.instances = outer_instances
         return P.Control(d.name, block.params, tuple(variables), tuple(instances), actions, tables, body,
                          d.annotations, d.span)
 
@@ -270,12 +274,10 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin):
             return None
         checked = self.check_expr(E.ConstructorCall(d.type_ref, d.args, span=d.span))
         self.declare_value(Symbol(d.name, "instance", checked.type, span=d.span))
-        if isinstance(t, T.Block):
+        if not isinstance(t, T.Extern):  # a parser/control instance, or an error already reported
             return None
         args = tuple(a.value for a in getattr(checked, "args", ()))
-        inst = P.ExternInstance(d.name, t.name, getattr(checked.type, "type_args", ()), args, d.annotations, d.span)
-        self.add_instance(inst)
-        return inst
+        return P.ExternInstance(d.name, t.name, getattr(checked.type, "type_args", ()), args, d.annotations, d.span)
 
     def _check_package(self, d: D.Instantiation, pkg: T.Block) -> None:
         if len(d.args) != len(pkg.params):

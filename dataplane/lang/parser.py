@@ -137,6 +137,8 @@ def _describe(err: UnexpectedInput) -> str:
             got = "end of file"
         else:
             got = f"'{tok}'"
+        if "SEMICOLON" in err.expected and tok.type != "SEMICOLON":
+            return f"syntax error: unexpected {got}, expected ';'"
         expected = sorted({_TOKEN_NAMES.get(e, _keyword(e)) for e in err.expected if not e.startswith("__")})
         if expected and len(expected) <= 4:
             return f"syntax error: unexpected {got}, expected {' or '.join(expected)}"

@@ -150,6 +150,10 @@ def retype(tokens: list[Token], type_names: set[str], scopes: Iterable[Scope] = 
         if tok.type == "IDENTIFIER" and str(tok) in UNSUPPORTED_KEYWORDS:
             # Valid P4 the grammar leaves out: give the parser a token it will reject by name.
             tok = Token.new_borrow_pos("UNSUPPORTED", str(tok), tok)
+        if tok.type == "IDENTIFIER" and k + 1 < n and tokens[k + 1].type == "IDENTIFIER" and str(tok) != "for":
+            # Two adjacent names only occur as `Type name`: treat an undeclared first one as a
+            # type so the checker can say "unknown type" instead of a bare syntax error.
+            tok = Token.new_borrow_pos("TYPE_IDENTIFIER", str(tok), tok)
         if tok.type == "IDENTIFIER" and (str(tok) in type_names or k in scoped):
             tok = Token.new_borrow_pos("TYPE_IDENTIFIER", str(tok), tok)
         out.append(tok)

@@ -1,0 +1,427 @@
+"""Diagnostics of the front end for malformed and ill-typed programs.
+
+Every test compiles a bad program and checks the first diagnostic's message (a
+substring) and its exact file, line and column. ``pytest.raises(CompileError)`` lets
+any other exception through, so a Python traceback escaping the front end fails the test.
+Locations are given as the unique piece of source text the caret must point at.
+"""
+from __future__ import annotations
+
+import pytest
+
+from dataplane.errors import CompileError, Diagnostic
+from dataplane.lang.frontend import compile_source
+
+FILE = "bad.p4"
+
+
+def v1model(*, decls: str = "", headers: str = "h_t h;", parser: str = "state start { transition accept; }",
+            parser_locals: str = "", ingress: str = "", ingress_locals: str = "", main: bool = True) -> str:
+    """A whole v1model program around the given pieces (see tests/lang/test_checker.py for the field names)."""
+    package = "V1Switch(P(), VC(), IG(), EG(), CC(), DP()) main;\n" if main else ""
+    return f"""#include <core.p4>
+#include <v1model.p4>
+header h_t {{ bit<8> a; bit<16> b; bit<32> c; }}
+{decls}
+struct headers_t {{ {headers} }}
+struct meta_t {{ bit<8> x; bit<8> y; bit<16> w; bit<32> z; int<8> s; bool f; }}
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+{parser_locals}
+{parser}
+}}
+control VC(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
+control IG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+{ingress_locals}
+    apply {{
+{ingress}
+    }}
+}}
+control EG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{ apply {{ }} }}
+control CC(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
+control DP(packet_out pkt, in headers_t hdr) {{ apply {{ pkt.emit(hdr); }} }}
+{package}"""
+
+
+def where(src: str, needle: str) -> tuple[int, int]:
+    """1-based (line, column) of ``needle``, which must occur exactly once in ``src``."""
+    assert src.count(needle) == 1, f"{needle!r} occurs {src.count(needle)} times"
+    before = src[:src.index(needle)]
+    return before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
+
+
+def diagnostics(src: str) -> list[Diagnostic]:
+    """Compile ``src``, which must fail with a CompileError, and check how the error renders."""
+    with pytest.raises(CompileError) as info:
+        compile_source(src, FILE)
+    err = info.value
+    first = err.diagnostics[0]
+    assert first.severity == "error"
+    head, line, caret = str(err).split("\n")[:3]
+    assert head == f"{FILE}:{first.span.line}:{first.span.col}: error: {first.message}"
+    assert line == src.split("\n")[first.span.line - 1] and caret.index("^") == first.span.col - 1
+    return err.diagnostics
+
+
+def assert_error(src: str, message: str, at: str) -> Diagnostic:
+    """The first diagnostic contains ``message`` and points at the text ``at``."""
+    d = diagnostics(src)[0]
+    assert message in d.message
+    assert (d.span.file, d.span.line, d.span.col) == (FILE, *where(src, at))
+    return d
+
+
+# ---- types of expressions and assignments -------------------------------------------------------
+
+def test_assignment_of_a_wider_value_is_a_type_mismatch():
+    """bit<16> does not fit bit<8> without a cast; the caret is on the value."""
+    src = v1model(ingress="meta.x = meta.w;")
+    assert_error(src, "type mismatch in assignment to 'meta.x': expected bit<8>, got bit<16>", at="meta.w;")
+
+
+def test_binary_operator_on_different_widths_is_a_width_mismatch():
+    """`+` never widens; the caret is on the whole operation."""
+    src = v1model(ingress="meta.x = meta.x + meta.w;")
+    assert_error(src, "width mismatch: operands of '+' have types bit<8> and bit<16>", at="meta.x + meta.w")
+
+
+def test_binary_operator_on_different_signedness_is_a_type_mismatch():
+    """bit<8> and int<8> have the same width but are different types."""
+    src = v1model(ingress="meta.x = meta.x - meta.s;")
+    assert_error(src, "type mismatch: operands of '-' have types bit<8> and int<8>", at="meta.x - meta.s")
+
+
+def test_unknown_name_suggests_a_close_one():
+    """A misspelt name is reported with a did-you-mean hint."""
+    src = v1model(ingress="meta.x = mta.y;")
+    assert_error(src, "unknown name 'mta'; did you mean 'meta'?", at="mta.y")
+
+
+def test_unknown_type_is_reported_where_it_is_used():
+    """Types must be declared before use: a forward reference is an unknown type."""
+    src = v1model(decls="struct a_t { b_t f; }\nheader b_t { bit<8> x; }")
+    assert_error(src, "unknown type 'b_t'", at="b_t f;")
+
+
+def test_header_field_of_an_unknown_type():
+    """A header whose field type is unknown is reported, not laid out (that used to raise TypeError)."""
+    src = v1model(decls="header q_t { bit<8> a; r_t b; }\nheader r_t { bit<8> c; }", headers="h_t h; q_t q;")
+    assert_error(src, "unknown type 'r_t'", at="r_t b;")
+
+
+def test_unknown_field_suggests_a_close_one():
+    """A missing struct field names the struct and suggests the nearest field."""
+    src = v1model(ingress="meta.zz = 1;")
+    assert_error(src, "struct 'meta_t' has no field 'zz'; did you mean 'z'?", at="meta.zz")
+
+
+def test_if_condition_must_be_bool():
+    """`if (bit<8>)` is an error, with a hint to compare instead."""
+    src = v1model(ingress="if (meta.y) { meta.x = 1; }")
+    assert_error(src, "an 'if' condition must be a bool, got bit<8> (write 'x == 1' to test a bit)", at="meta.y)")
+
+
+def test_changing_sign_and_width_in_one_cast_is_rejected():
+    """int<8> to bit<16> needs two casts."""
+    src = v1model(ingress="meta.w = (bit<16>)meta.s;")
+    assert_error(src, "cannot cast int<8> to bit<16>; change the sign and the width in two casts", at="(bit<16>)")
+
+
+def test_shift_of_untyped_int_by_non_constant_is_rejected():
+    """`1 << x` with a run-time x needs a width on the 1."""
+    src = v1model(ingress="meta.z = 1 << meta.y;")
+    assert_error(src, "cannot shift an untyped integer by a non-constant amount", at="1 << meta.y")
+
+
+def test_concatenation_with_untyped_int_is_rejected():
+    """`++` needs both widths."""
+    src = v1model(ingress="meta.w = meta.x ++ 1;")
+    assert_error(src, "'++' needs operands of known width, got bit<8> and int", at="meta.x ++ 1")
+
+
+def test_complement_of_untyped_int_is_rejected():
+    """`~1` has no width to complement in."""
+    src = v1model(ingress="meta.x = ~1;")
+    assert_error(src, "'~' needs a value of known width", at="~1")
+
+
+def test_slice_out_of_range():
+    """A slice must lie inside the value's width."""
+    src = v1model(ingress="meta.x = meta.w[16:9];")
+    assert_error(src, "slice [16:9] is out of range for bit<16>", at="meta.w[16:9]")
+
+
+def test_stack_index_out_of_range():
+    """A constant index past the stack size is an error at the index."""
+    src = v1model(headers="h_t[2] hs;", ingress="hdr.hs[2].a = 1;")
+    assert_error(src, "index 2 is out of range for a stack of size 2", at="2].a")
+
+
+def test_conditional_branches_of_different_widths():
+    """`c ? bit<8> : bit<16>` is a width mismatch (this used to raise AttributeError)."""
+    src = v1model(ingress="meta.x = meta.f ? meta.x : meta.w;")
+    assert_error(src, "width mismatch: operands of '?:' have types bit<8> and bit<16>", at="meta.f ?")
+
+
+def test_struct_initializer_cannot_become_a_bit_value():
+    """`{ a = 1 }` assigned to bit<8> is a type mismatch (it used to be accepted silently)."""
+    src = v1model(ingress="meta.x = { a = 1 };")
+    assert_error(src, "expected bit<8>, got struct { int a; }", at="{ a = 1 }")
+
+
+def test_invalid_header_needs_a_header_type():
+    """`{#}` is only a header or header_union value (it used to be accepted silently)."""
+    src = v1model(ingress="meta.x = (bit<8>){#};")
+    assert_error(src, "'{#}' needs a header or header_union type here, not bit<8>", at="{#}")
+
+
+def test_duplicate_field_in_struct_initializer():
+    """Each field may be given once in `{ f = e, ... }`."""
+    src = v1model(decls="struct pair_t { bit<8> a; bit<16> b; }", ingress="pair_t p = { a = 1, a = 2, b = 3 };")
+    assert_error(src, "field 'a' is given twice", at="a = 2")
+
+
+# ---- declarations ------------------------------------------------------------------------------
+
+def test_duplicate_declaration_in_one_scope():
+    """A second local with the same name is reported at the second declaration."""
+    src = v1model(ingress="bit<8> v = 1;\nbit<16> v = 2;")
+    assert_error(src, "'v' is already declared in this scope", at="bit<16> v")
+
+
+def test_generic_extern_needs_inferable_type_arguments():
+    """`register(4) r;` cannot infer T."""
+    src = v1model(ingress_locals="register(4) r;")
+    assert_error(src, "cannot infer the type argument(s) T of extern 'register'", at="register(4)")
+
+
+def test_instantiating_a_non_extern_type():
+    """`bit<8>(4) r;` is reported (it used to raise AttributeError)."""
+    src = v1model(ingress_locals="bit<8>(4) r;")
+    assert_error(src, "'bit<8>' cannot be instantiated", at="bit<8>(4) r;")
+
+
+def test_value_set_is_unsupported():
+    """A parser value_set is reported as unsupported, not as a syntax error."""
+    src = v1model(parser_locals="value_set<bit<16>>(4) vs;")
+    assert_error(src, "unsupported: value_set", at="value_set")
+
+
+def test_missing_main_package():
+    """A program without `main` is reported at its last declaration."""
+    src = v1model(main=False)
+    assert_error(src, "the program has no 'main' package instance", at="control DP(")
+
+
+def test_unknown_block_in_package_suggests_a_declared_one():
+    """A misspelt control in the package instantiation names the control."""
+    src = v1model(main=False) + "V1Switch(P(), VC(), IG(), EG(), CC(), DPX()) main;\n"
+    assert_error(src, "unknown parser or control 'DPX'; did you mean 'DP'?", at="DPX")
+
+
+def test_package_blocks_in_the_wrong_order_give_one_error_per_block():
+    """Swapped ComputeChecksum and Deparser: one message for each misplaced block."""
+    src = v1model(main=False) + "V1Switch(P(), VC(), IG(), EG(), DP(), CC()) main;\n"
+    ds = diagnostics(src)
+    assert [(d.message, d.span.col) for d in ds] == [
+        ("parameter 1 of 'DP' ('pkt') must be 'inout' as in 'ComputeChecksum'", where(src, "DP()")[1]),
+        ("parameter 1 of 'CC' ('hdr') must be 'directionless' as in 'Deparser'", where(src, "CC())")[1])]
+
+
+# ---- calls and l-values ------------------------------------------------------------------------
+
+def test_action_called_with_wrong_argument_count():
+    """The message gives the expected and actual counts; the caret is on the call."""
+    src = v1model(ingress_locals="action a(bit<8> v) { meta.x = v; }", ingress="a(1, 2);")
+    assert_error(src, "'a' expects 1 argument(s), got 2", at="a(1, 2)")
+
+
+def test_extern_method_called_with_wrong_argument_count():
+    """`register.write` takes an index and a value."""
+    src = v1model(ingress_locals="register<bit<8>>(4) r;", ingress="r.write(0);")
+    assert_error(src, "'register.write' expects 2 argument(s), got 1", at="r.write(0)")
+
+
+def test_extern_function_called_with_wrong_argument_count():
+    """Both overloads of mark_to_drop are listed."""
+    src = v1model(ingress="mark_to_drop(sm, sm);")
+    assert_error(src, "'mark_to_drop' expects 0 or 1 argument(s), got 2", at="mark_to_drop(sm, sm)")
+
+
+def test_assignment_to_an_in_parameter():
+    """An `in` parameter is read-only."""
+    src = v1model(ingress_locals="action a(in bit<8> v) { v = 1; }", ingress="a(meta.x);")
+    assert_error(src, "cannot write to 'v': it is an 'in' parameter", at="v = 1")
+
+
+def test_in_parameter_passed_as_out_argument():
+    """Passing an `in` parameter where `out` is expected says which parameter is out."""
+    src = v1model(ingress_locals="action b(out bit<8> o) { o = 1; }\naction a(in bit<8> v) { b(v); }")
+    assert_error(src, "argument 'o' of 'b' is 'out'; cannot write to 'v': it is an 'in' parameter", at="v); }")
+
+
+def test_assignment_to_action_data_parameter():
+    """Directionless action parameters come from the control plane and are read-only."""
+    src = v1model(ingress_locals="action a(bit<8> v) { v = 1; }")
+    assert_error(src, "cannot write to 'v': it is a read-only action parameter", at="v = 1")
+
+
+def test_assignment_to_a_constant_names_the_constant():
+    """A constant is folded to its value, yet the error still names it."""
+    src = v1model(decls="const bit<8> K = 1;", ingress="K = 2;")
+    assert_error(src, "cannot write to 'K': it is a constant", at="K = 2")
+
+
+def test_action_called_from_a_parser():
+    """Parsers cannot call actions."""
+    src = v1model(parser="state start { NoAction(); transition accept; }")
+    assert_error(src, "action 'NoAction' cannot be called from a parser", at="NoAction()")
+
+
+def test_table_applied_inside_an_action():
+    """Actions cannot apply tables."""
+    locals_ = "table t { key = { meta.x: exact; } actions = { NoAction; } }\naction a() { t.apply(); }"
+    src = v1model(ingress_locals=locals_)
+    assert_error(src, "table 't' cannot be applied inside an action", at="t.apply()")
+
+
+def test_return_with_value_in_an_action():
+    """Actions return nothing."""
+    src = v1model(ingress_locals="action a() { return 1; }")
+    assert_error(src, "'return' with a value outside a function that returns one", at="return 1;")
+
+
+def test_function_that_can_end_without_return():
+    """A non-void function must return on every path."""
+    src = v1model(decls="bit<8> f(in bit<8> a) { if (a == 1) { return 2; } }")
+    assert_error(src, "function 'f' does not return a value on every path", at="bit<8> f(")
+
+
+# ---- tables ----------------------------------------------------------------------------------
+
+def test_unknown_match_kind():
+    """Only declared match kinds are allowed."""
+    src = v1model(ingress_locals="table t { key = { meta.x: fuzzy; } actions = { NoAction; } }")
+    assert_error(src, "unknown match kind 'fuzzy'", at="meta.x: fuzzy")
+
+
+def test_default_action_not_in_the_action_list():
+    """default_action must be one of the table's actions."""
+    src = v1model(ingress_locals="action a() {}\ntable t { key = { meta.x: exact; } actions = { NoAction; } "
+                                 "default_action = a(); }")
+    assert_error(src, "default action 'a' is not in the actions of table 't'", at="a(); }")
+
+
+def test_entry_with_wrong_number_of_keys():
+    """An entry needs one keyset per key."""
+    src = v1model(ingress_locals="table t { key = { meta.x: exact; meta.y: exact; } actions = { NoAction; }\n"
+                                 "const entries = { 1 : NoAction(); } }")
+    assert_error(src, "entry has 1 key value(s), table 't' has 2 key(s)", at="1 : NoAction()")
+
+
+def test_mask_on_an_exact_key():
+    """`&&&` needs a ternary or lpm key."""
+    src = v1model(ingress_locals="table t { key = { meta.x: exact; } actions = { NoAction; }\n"
+                                 "const entries = { 1 &&& 3 : NoAction(); } }")
+    assert_error(src, "a mask '&&&' needs a ternary or lpm key, not exact", at="1 &&& 3")
+
+
+def test_defaultonly_action_in_an_entry():
+    """An @defaultonly action cannot be an entry's action."""
+    src = v1model(ingress_locals="action d() {}\ntable t { key = { meta.x: exact; } actions = { @defaultonly d; }\n"
+                                 "const entries = { 1 : d(); } }")
+    assert_error(src, "action 'd' is @defaultonly and cannot be used in an entry", at="d(); }")
+
+
+# ---- parsers ---------------------------------------------------------------------------------
+
+def test_exit_in_a_parser_is_rejected_by_name():
+    """`exit` parses in a state but the checker says it has no place in a parser."""
+    src = v1model(parser="state start { exit; transition accept; }")
+    assert_error(src, "'exit' cannot be used in a parser", at="exit;")
+
+
+def test_undeclared_type_in_a_declaration_is_an_unknown_type():
+    """`foo_t v;` reports the unknown type, not a bare syntax error."""
+    src = v1model(ingress="foo_t v;")
+    assert_error(src, "unknown type 'foo_t'", at="foo_t v;")
+
+
+def test_missing_semicolon_says_so():
+    """A statement missing its ';' names the ';' as what was expected."""
+    src = v1model(ingress="meta.x = 1 meta.x = 2;")
+    assert_error(src, "syntax error: unexpected 'meta', expected ';'", at="meta.x = 2;")
+
+
+def test_extract_into_a_non_header():
+    """`extract` fills headers only (a bit<8> field used to be accepted)."""
+    src = v1model(parser="state start { pkt.extract(meta.x); transition accept; }")
+    assert_error(src, "'extract' needs a header, not bit<8>", at="meta.x);")
+
+
+def test_emit_of_a_non_header_value():
+    """`emit` takes headers, stacks, unions and structs of them, not a bit<8>."""
+    src = v1model(main=False).replace("pkt.emit(hdr);", "pkt.emit(hdr.h.a);")
+    assert_error(src, "'emit' needs a header, header stack, header_union or a struct of those, not bit<8>",
+                 at="hdr.h.a);")
+
+
+def test_missing_start_state():
+    """A parser needs a `start` state; the error is at the parser."""
+    src = v1model(parser="state begin { transition accept; }")
+    assert_error(src, "parser 'P' has no 'start' state", at="parser P(")
+
+
+def test_transition_to_unknown_state():
+    """Transitions must name declared states (or accept/reject)."""
+    src = v1model(parser="state start { transition parse_x; }")
+    assert_error(src, "unknown parser state 'parse_x'", at="transition parse_x")
+
+
+def test_select_case_with_wrong_number_of_values():
+    """A select on two keys needs two-element keysets."""
+    src = v1model(parser="state start { transition select(meta.x, meta.y) { 1 : accept; default : reject; } }")
+    assert_error(src, "select case has 1 value(s) for 2 key(s)", at="1 : accept")
+
+
+# ---- syntax and preprocessing -------------------------------------------------------------------
+
+def test_missing_semicolon_is_reported_at_the_next_token():
+    """Without `;` the parser stops at the first token that cannot continue the statement."""
+    src = v1model(ingress="meta.x = 1\n  meta.y = 2;")
+    assert_error(src, "syntax error: unexpected 'meta'", at="meta.y")
+
+
+def test_unexpected_token():
+    """A doubled `=` is an unexpected token."""
+    src = v1model(ingress="meta.x = = 1;")
+    assert_error(src, "syntax error: unexpected '='", at="= 1;")
+
+
+def test_unexpected_character():
+    """A character outside P4's alphabet is reported by the lexer."""
+    src = v1model(ingress="meta.x = 1 $ 2;")
+    assert_error(src, "unexpected character '$'", at="$")
+
+
+def test_unterminated_comment():
+    """A `/*` without `*/` is reported where the comment starts."""
+    src = "#include <core.p4>\nheader h_t { bit<8> a; }\n  /* never closed\n"
+    d = diagnostics(src)[0]
+    assert "unterminated comment" in d.message and (d.span.line, d.span.col) == (3, 3)
+
+
+def test_missing_include_file():
+    """An include that cannot be found is reported at the directive."""
+    src = "#include <core.p4>\n#include \"missing.p4\"\n"
+    d = diagnostics(src)[0]
+    assert "cannot find include file 'missing.p4'" in d.message and (d.span.line, d.span.col) == (2, 1)
+
+
+def test_several_errors_are_reported_together():
+    """Type errors in different statements are all reported, in source order."""
+    src = v1model(ingress="meta.x = meta.w;\nmeta.q = 1;\nif (meta.y) { }")
+    got = [(d.message.split(":")[0], d.span.line, d.span.col) for d in diagnostics(src)]
+    assert got == [("type mismatch in assignment to 'meta.x'", *where(src, "meta.w;")),
+                   ("struct 'meta_t' has no field 'q'", *where(src, "meta.q")),
+                   ("an 'if' condition must be a bool, got bit<8> (write 'x == 1' to test a bit)",
+                    *where(src, "meta.y)"))]
