@@ -37,7 +37,7 @@ class RuntimeTable:
         self.qualified_name = qualified_name
         self.control = control
         self.key_layout = key_layout
-        self.match = MatchTable(key_layout)
+        self.match = MatchTable(key_layout, name=qualified_name)
         self.actions: dict[str, Callable] = {}
         self.has_direct_counter = table.counters is not None
         self.has_direct_meter = table.meters is not None

@@ -1,0 +1,366 @@
+"""The control-plane API of one switch: tables, registers, counters, meters, multicast, clones, digests.
+
+Every call names things as P4 does (``MyIngress.ipv4_lpm`` or an unambiguous suffix such
+as ``ipv4_lpm``; ``@name`` annotations count too) and every bad call raises one
+``ControlPlaneError`` that names the table, field and value at fault. Packets enter as
+scapy packets or bytes and can leave as either; scapy never runs inside the pipeline.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from dataplane.arch.v1model import Output, PacketResult, V1ModelSwitch
+from dataplane.control.keys import ExactKey, LpmKey, RangeKey, TernaryKey
+from dataplane.control.values import parse_value
+from dataplane.engine.table_errors import TableError
+from dataplane.engine.table_runtime import ActionEntry, RuntimeTable
+from dataplane.errors import DataplaneError
+from dataplane.ir import types as T
+from dataplane.ir.node import annotation
+
+
+class ControlPlaneError(DataplaneError):
+    """A control-plane call was refused; the message names what and where."""
+
+    code = "control_plane"
+
+
+def _value(text: Any, what: str) -> int:
+    if isinstance(text, bool):
+        return int(text)
+    if isinstance(text, int):
+        return text
+    try:
+        return parse_value(str(text).strip())
+    except Exception:
+        raise ControlPlaneError(f"{what}: cannot read {text!r} as a number or address") from None
+
+
+class Switch:
+    """A loaded switch: the v1model pipeline plus the control-plane operations on it."""
+
+    def __init__(self, program, *, name: str = "s1", seed: int = 0):
+        self.dp = V1ModelSwitch(program, name=name, seed=seed)
+        self.program = program
+        self.name = name
+
+    @classmethod
+    def from_file(cls, path: str | Path, **kwargs) -> "Switch":
+        """Compile ``path`` (a .p4 file) and load it."""
+        from dataplane.lang.frontend import compile_file
+
+        return cls(compile_file(path).program, **kwargs)
+
+    # ---- packets ---------------------------------------------------------------------------------
+    def send(self, port: int, packet: Any, trace: Any = None) -> list[Output]:
+        """Process one packet arriving on ``port`` (scapy packet or bytes); return the outputs."""
+        return self.process(port, packet, trace).outputs
+
+    def process(self, port: int, packet: Any, trace: Any = None) -> PacketResult:
+        data = bytes(packet) if not isinstance(packet, (bytes, bytearray)) else bytes(packet)
+        if not 0 <= port < 512:
+            raise ControlPlaneError(f"port {port} is out of range (0..511)")
+        return self.dp.process(port, data, trace)
+
+    def send_and_dissect(self, port: int, packet: Any) -> list[tuple[int, Any]]:
+        """Like ``send`` but returns ``(port, scapy Ether)`` pairs, dissected at the edge."""
+        from scapy.layers.l2 import Ether
+
+        return [(o.port, Ether(o.data)) for o in self.send(port, packet)]
+
+    # ---- name resolution ------------------------------------------------------------------------------
+    def table(self, name: str) -> RuntimeTable:
+        return self._resolve(name, self.dp.tables, "table", _table_aliases)
+
+    def _resolve(self, name: str, items: Mapping[str, Any], kind: str, aliases=None) -> Any:
+        if name in items:
+            return items[name]
+        matches = [q for q in items if q.endswith("." + name) or q == name]
+        if aliases is not None:
+            matches += [q for q, obj in items.items() if name in aliases(obj) and q not in matches]
+        if len(matches) == 1:
+            return items[matches[0]]
+        if not matches:
+            known = ", ".join(sorted(items)) or "none"
+            raise ControlPlaneError(f"unknown {kind} '{name}' (known: {known})")
+        raise ControlPlaneError(f"{kind} name '{name}' is ambiguous: {', '.join(sorted(matches))}")
+
+    def _action(self, table: RuntimeTable, name: str):
+        short = name.split(".")[-1]
+        allowed = {a.action for a in table.table.actions}
+        for a in table.table.actions:
+            alias = annotation(a.annotations, "name")
+            if alias is not None and alias.string_value.split(".")[-1] == short:
+                short = a.action
+        if short not in allowed:
+            raise ControlPlaneError(f"table '{table.qualified_name}': action '{name}' is not one of its actions "
+                                    f"({', '.join(sorted(allowed))})")
+        action = self.program.controls[table.control].actions.get(short) or self.program.actions[short]
+        return short, action
+
+    # ---- table entries ----------------------------------------------------------------------------------
+    def table_add(self, table: str, action: str, match: Any = (), params: Any = (), priority: int | None = None) -> int:
+        """Add an entry; ``priority`` follows P4Runtime (larger wins). Returns the entry handle."""
+        t = self.table(table)
+        key = self._match(t, match)
+        name, entry = self._entry(t, action, params)
+        if t.match.uses_priority and priority is None:
+            raise ControlPlaneError(f"table '{t.qualified_name}' has ternary/range/optional keys: "
+                                    "an entry needs a priority")
+        if not t.match.uses_priority:
+            priority = None
+        entry.key, entry.priority = key, priority
+        try:
+            entry.handle = t.match.add(key, priority, entry)
+        except TableError as err:
+            raise ControlPlaneError(str(err)) from None
+        return entry.handle
+
+    def table_modify(self, table: str, handle: int, action: str, params: Any = ()) -> None:
+        t = self.table(table)
+        _, entry = self._entry(t, action, params)
+        try:
+            old = t.match.get(handle).value
+            entry.key, entry.priority, entry.handle = old.key, old.priority, handle
+            t.match.modify(handle, entry)
+        except TableError as err:
+            raise ControlPlaneError(f"table '{t.qualified_name}': {err}") from None
+
+    def table_delete(self, table: str, handle: int) -> None:
+        t = self.table(table)
+        try:
+            t.match.delete(handle)
+        except TableError as err:
+            raise ControlPlaneError(f"table '{t.qualified_name}': {err}") from None
+
+    def table_clear(self, table: str) -> None:
+        self.table(table).match.clear()
+
+    def table_set_default(self, table: str, action: str, params: Any = ()) -> None:
+        t = self.table(table)
+        if t.table.default_action_const:
+            raise ControlPlaneError(f"table '{t.qualified_name}' has a const default_action; it cannot be changed")
+        name, entry = self._entry(t, action, params, default=True)
+        entry.hit = False
+        t.default = entry
+
+    def table_entries(self, table: str) -> list[ActionEntry]:
+        return [e.value for e in self.table(table).match.entries()]
+
+    def _entry(self, t: RuntimeTable, action: str, params: Any, default: bool = False) -> tuple[str, ActionEntry]:
+        name, act = self._action(t, action)
+        ref = next((a for a in t.table.actions if a.action == name), None)
+        if ref is not None and not default and annotation(ref.annotations, "defaultonly"):
+            raise ControlPlaneError(f"table '{t.qualified_name}': action '{name}' is @defaultonly")
+        if ref is not None and default and annotation(ref.annotations, "tableonly"):
+            raise ControlPlaneError(f"table '{t.qualified_name}': action '{name}' is @tableonly")
+        data = act.data_params
+        if isinstance(params, Mapping):
+            unknown = set(params) - {p.name for p in data}
+            if unknown:
+                raise ControlPlaneError(f"action '{name}' has no parameter(s) {', '.join(sorted(unknown))} "
+                                        f"(it takes {', '.join(p.name for p in data) or 'none'})")
+            missing = [p.name for p in data if p.name not in params]
+            if missing:
+                raise ControlPlaneError(f"action '{name}': missing parameter(s) {', '.join(missing)}")
+            values = [params[p.name] for p in data]
+        else:
+            values = list(params)
+            if len(values) != len(data):
+                raise ControlPlaneError(f"action '{name}' takes {len(data)} parameter(s), got {len(values)}")
+        args = []
+        for p, v in zip(data, values):
+            width = _width(p.type)
+            what = f"action '{name}' parameter '{p.name}'"
+            iv = _value(v, what)
+            if not 0 <= iv < (1 << width):
+                raise ControlPlaneError(f"{what}: value {v!r} does not fit in {width} bits")
+            args.append(T.strip_newtype(p.type) == T.BOOL and bool(iv) or iv)
+        return name, ActionEntry(t.actions[name], tuple(args), name, True)
+
+    def _match(self, t: RuntimeTable, match: Any) -> tuple:
+        keys = t.table.keys
+        if isinstance(match, Mapping):
+            values = []
+            given = dict(match)
+            for k in keys:
+                found = [g for g in given if g == k.name or k.name.endswith("." + g) or k.name.endswith(g)]
+                if len(found) != 1:
+                    raise ControlPlaneError(f"table '{t.qualified_name}': no value for key '{k.name}'"
+                                            if not found else f"key name ambiguous: {found}")
+                values.append(given.pop(found[0]))
+            if given:
+                raise ControlPlaneError(f"table '{t.qualified_name}' has no key(s) {', '.join(given)}")
+        else:
+            values = list(match) if isinstance(match, (list, tuple)) and not _is_pair(match, keys) else [match]
+        if len(values) != len(keys):
+            raise ControlPlaneError(f"table '{t.qualified_name}' has {len(keys)} key field(s), got {len(values)} value(s)")
+        return tuple(self._key_value(t, k, v, w) for k, v, (_, w) in zip(keys, values, t.key_layout))
+
+    def _key_value(self, t: RuntimeTable, key, v: Any, width: int):
+        what = f"table '{t.qualified_name}' key '{key.name}'"
+        kind = key.match_kind
+        spec = _spec(v, kind, what)
+        top = (1 << width) - 1
+
+        def fit(x: int) -> int:
+            if not 0 <= x <= top:
+                raise ControlPlaneError(f"{what}: value {x:#x} does not fit in {width} bits")
+            return x
+
+        if kind in ("exact", "selector"):
+            if not isinstance(spec, ExactKey):
+                raise ControlPlaneError(f"{what} is exact; got {v!r}")
+            return fit(spec.value)
+        if kind == "lpm":
+            if isinstance(spec, ExactKey):
+                return (fit(spec.value), width)
+            if not isinstance(spec, LpmKey):
+                raise ControlPlaneError(f"{what} is lpm; give value/prefix_len, got {v!r}")
+            if not 0 <= spec.prefix_len <= width:
+                raise ControlPlaneError(f"{what}: prefix length {spec.prefix_len} is out of range 0..{width}")
+            return (fit(spec.value), spec.prefix_len)
+        if kind == "ternary":
+            if isinstance(spec, ExactKey):
+                return (fit(spec.value), top)
+            if isinstance(spec, LpmKey):
+                return (fit(spec.value), (top << (width - spec.prefix_len)) & top)
+            if not isinstance(spec, TernaryKey):
+                raise ControlPlaneError(f"{what} is ternary; give value &&& mask, got {v!r}")
+            return (fit(spec.value), fit(spec.mask))
+        if kind == "range":
+            if isinstance(spec, ExactKey):
+                return (fit(spec.value), fit(spec.value))
+            if not isinstance(spec, RangeKey):
+                raise ControlPlaneError(f"{what} is range; give lo..hi, got {v!r}")
+            if spec.low > spec.high:
+                raise ControlPlaneError(f"{what}: range {spec.low}..{spec.high} is empty")
+            return (fit(spec.low), fit(spec.high))
+        if kind == "optional":
+            if v is None or (isinstance(v, str) and v.strip() in ("*", "_")):
+                return None
+            if isinstance(spec, TernaryKey) and spec.mask == 0:
+                return None
+            if not isinstance(spec, ExactKey):
+                raise ControlPlaneError(f"{what} is optional; give a value or '*', got {v!r}")
+            return fit(spec.value)
+        raise ControlPlaneError(f"{what}: unsupported match kind {kind}")
+
+    # ---- externs and the traffic manager ---------------------------------------------------------------
+    def _instance(self, name: str, kind: str | tuple[str, ...]):
+        kinds = (kind,) if isinstance(kind, str) else kind
+        items = {q: o for q, o in self.dp.instances.items() if _extern_name(o) in kinds}
+        return self._resolve(name, items, kinds[0])
+
+    def register_read(self, name: str, index: int) -> int:
+        return self._extern_call(self._instance(name, "register").cp_read, index)
+
+    def register_write(self, name: str, index: int, value: Any) -> None:
+        reg = self._instance(name, "register")
+        self._extern_call(reg.cp_write, index, _value(value, f"register '{reg.name}'"))
+
+    def counter_read(self, name: str, index: int) -> tuple[int, int]:
+        """(packets, bytes) of one counter cell."""
+        return self._extern_call(self._instance(name, "counter").cp_read, index)
+
+    def counter_reset(self, name: str) -> None:
+        self._instance(name, ("counter", "direct_counter")).reset()
+
+    def direct_counter_read(self, table: str, handle: int) -> tuple[int, int]:
+        t = self.table(table)
+        try:
+            e = t.match.get(handle).value
+        except TableError as err:
+            raise ControlPlaneError(f"table '{t.qualified_name}': {err}") from None
+        return e.packets, e.bytes
+
+    def meter_set_rates(self, name: str, index: int | None, rates: Sequence[tuple[float, int]]) -> None:
+        """Configure a meter cell with [(committed rate, burst), (peak rate, burst)] in units per µs."""
+        (cir, cbs), (pir, pbs) = rates
+        m = self._instance(name, ("meter", "direct_meter"))
+        if _extern_name(m) == "direct_meter":
+            self._extern_call(m.set_rates, cir, cbs, pir, pbs)
+        else:
+            self._extern_call(m.set_rates, index or 0, cir, cbs, pir, pbs)
+
+    def _extern_call(self, fn, *args):
+        try:
+            return fn(*args)
+        except DataplaneError as err:
+            raise ControlPlaneError(str(err)) from None
+
+    def mc_group_create(self, group: int, replicas: Iterable[tuple[int, int]] = ()) -> None:
+        """Create multicast group ``group`` with (egress port, rid) replicas."""
+        if not 0 < group < (1 << 16):
+            raise ControlPlaneError(f"multicast group {group} is out of range 1..65535")
+        nodes: dict[int, list[int]] = {}
+        for port, rid in replicas:
+            nodes.setdefault(rid, []).append(port)
+        self.dp.multicast_groups[group] = list(nodes.items())
+
+    def mc_node_add(self, group: int, rid: int, ports: Iterable[int]) -> None:
+        self.dp.multicast_groups.setdefault(group, []).append((rid, list(ports)))
+
+    def clone_session_add(self, session: int, port: int, packet_length: int | None = None) -> None:
+        if not 0 <= port < 512:
+            raise ControlPlaneError(f"clone session {session}: port {port} is out of range")
+        self.dp.clone_sessions[session] = {"port": port, "packet_length": packet_length}
+
+    def digests(self, clear: bool = True) -> list[tuple[int, tuple]]:
+        """Digests sent by the data plane since the last call: (receiver, field values)."""
+        out = list(self.dp.digests)
+        if clear:
+            self.dp.digests.clear()
+        return out
+
+
+def _spec(v: Any, kind: str, what: str):
+    if isinstance(v, (ExactKey, LpmKey, TernaryKey, RangeKey)):
+        return v
+    if isinstance(v, tuple) and len(v) == 2:
+        a, b = _value(v[0], what), _value(v[1], what)
+        return {"lpm": LpmKey(a, b), "ternary": TernaryKey(a, b), "range": RangeKey(a, b)}.get(kind, TernaryKey(a, b))
+    if isinstance(v, str):
+        s = v.strip()
+        if "&&&" in s:
+            a, b = s.split("&&&", 1)
+            return TernaryKey(_value(a, what), _value(b, what))
+        if ".." in s or "->" in s:
+            a, b = s.split(".." if ".." in s else "->", 1)
+            return RangeKey(_value(a, what), _value(b, what))
+        if "/" in s:
+            a, b = s.split("/", 1)
+            return LpmKey(_value(a, what), _value(b, what))
+    if v is None:
+        raise ControlPlaneError(f"{what}: a value is required")
+    return ExactKey(_value(v, what))
+
+
+def _is_pair(match: Any, keys) -> bool:
+    """A 2-tuple given for a one-key lpm/ternary/range table is that key's value, not two keys."""
+    return isinstance(match, tuple) and len(keys) == 1 and len(match) == 2 and keys[0].match_kind in ("lpm", "ternary", "range")
+
+
+def _width(t: T.Type) -> int:
+    t = T.strip_newtype(t)
+    if isinstance(t, T.Enum) and t.underlying is not None:
+        return t.underlying.width
+    return t.bit_width()
+
+
+def _table_aliases(t: RuntimeTable) -> set[str]:
+    a = annotation(t.table.annotations, "name")
+    if a is None:
+        return set()
+    full = a.string_value.lstrip(".")
+    return {full, full.split(".")[-1]}
+
+
+def _extern_name(obj: Any) -> str:
+    from dataplane.engine.externs import EXTERN_TYPES
+
+    for name, cls in EXTERN_TYPES.items():
+        if type(obj) is cls:
+            return name
+    return ""
