@@ -176,6 +176,7 @@ class BlockGen(StmtGen):
                 self.emit(f"{h}.{py_name(f.name)} = {value}")
             self.emit(f"{h}._valid = True")
             self.emit(f"_pos += {n}")
+        self.emit(f"if _tr is not None: _tr.extract({_text(target)!r}, {h})")
         if is_next:
             self.emit(f"{self.expr(target.expr)}.advance()")
 
@@ -318,3 +319,9 @@ class BlockGen(StmtGen):
         self.emit(f"_e.fn({ctx_params}, *_e.args)")
         self.emit("return _e.hit, _e.name")
         self.indent = 1
+
+
+def _text(e: E.Expr) -> str:
+    from dataplane.ir.summary import format_expr
+
+    return format_expr(e)

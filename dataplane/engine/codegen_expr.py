@@ -36,6 +36,7 @@ class ExprGen:
         self.program = program
         self.names = names
         self.helpers = helpers  # the block generator: knows tables, calls and parser state
+        self._leaf_parts: list[tuple[str, str, int]] = []
 
     def error_code(self, member: str) -> int:
         return self.program.errors.index(member)
@@ -188,8 +189,32 @@ class ExprGen:
         BMv2 leaves out fields of invalid headers; values are packed MSB-first.
         """
         items: list[str] = []
+        self._leaf_parts = []
         self._leaves(e, "True", items)
         return "(" + "".join(i + ", " for i in items) + ")"
+
+    def packed_field_list(self, e: E.Expr) -> str:
+        """A field list as the bytes BMv2 hashes, built inline when one validity test covers it.
+
+        Checksums over one header (the common case) become a single shift-or expression;
+        other lists fall back to (valid, value, width) triples packed at run time.
+        """
+        items: list[str] = []
+        self._leaf_parts = []
+        self._leaves(e, "True", items)
+        parsed = self._leaf_parts
+        valids = {v for v, _, _ in parsed}
+        if len(valids) != 1 or any(not isinstance(w, int) for _, _, w in parsed):
+            return self.field_list(e)
+        total = sum(w for _, _, w in parsed)
+        pad = (-total) % 8
+        parts, shift = [], total + pad
+        for _, value, width in parsed:
+            shift -= width
+            parts.append(f"(({value}) << {shift})" if shift else f"({value})")
+        packed = f"({' | '.join(parts) or '0'}).to_bytes({(total + pad) // 8}, 'big')"
+        (valid,) = valids
+        return packed if valid == "True" else f"({packed} if {valid} else b'')"
 
     def _leaves(self, e: E.Expr, valid: str, out: list[str]) -> None:
         t = T.strip_newtype(e.type)
@@ -213,6 +238,7 @@ class ExprGen:
         elif isinstance(t, T.Bits) and t.signed:
             value = f"({value} & {mask(t.width)})"
         out.append(f"({valid}, {value}, {width})")
+        self._leaf_parts.append((valid, value, width))
 
 
 def _leaf_width(t: T.Type) -> int:

@@ -10,6 +10,8 @@ from dataplane.engine.structgen import default_value, py_name
 
 _FIELD_LIST_FUNCTIONS = {"hash", "verify_checksum", "update_checksum", "verify_checksum_with_payload",
                          "update_checksum_with_payload", "digest", "clone3", "resubmit", "recirculate", "log_msg"}
+_HASHED_FUNCTIONS = {"hash", "verify_checksum", "update_checksum", "verify_checksum_with_payload",
+                     "update_checksum_with_payload"}
 _CHECKSUM_FUNCTIONS = {"verify_checksum", "update_checksum", "verify_checksum_with_payload",
                        "update_checksum_with_payload"}
 
@@ -217,6 +219,8 @@ class StmtGen:
                     ins.append(self.expr(v))
                 outs.append(v)
                 widths.append(str(_width(v.type)))
+            elif name in _HASHED_FUNCTIONS and (isinstance(v, E.ListExpr) or not is_scalar(v.type)):
+                ins.append(self.expr.packed_field_list(v))
             elif isinstance(v, E.ListExpr) or (name in _FIELD_LIST_FUNCTIONS and not is_scalar(v.type)):
                 ins.append(self.expr.field_list(v))
             else:

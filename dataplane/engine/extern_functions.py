@@ -21,9 +21,14 @@ def bind_functions(switch: Any, hash_algorithms: tuple[str, ...]) -> dict[str, C
     """The extern function table for ``switch``; enum arguments arrive as member indexes."""
     rng: random.Random = switch.rng
 
+    by_index = [hash_function(name, rng=rng) for name in hash_algorithms]
+
     def algo(index: int) -> Callable[[bytes], int]:
-        name = hash_algorithms[index]
-        return hash_function(name, rng=rng)
+        return by_index[index]
+
+    def packed(data) -> bytes:
+        # The generated code packs single-header lists itself; others come as triples.
+        return data if data.__class__ is bytes else pack_fields(data)
 
     def mark_to_drop(ctx, sm=None) -> None:
         sm = sm if sm is not None else ctx.sm
@@ -31,25 +36,25 @@ def bind_functions(switch: Any, hash_algorithms: tuple[str, ...]) -> dict[str, C
         sm.mcast_grp = 0
 
     def hash_(ctx, algorithm, base, data, max_value, width) -> int:
-        return hash_result(algo(algorithm)(pack_fields(data)), base, max_value, width)
+        return hash_result(algo(algorithm)(packed(data)), base, max_value, width)
 
     def verify_checksum(ctx, condition, data, checksum, algorithm, header_valid=True) -> None:
-        if condition and header_valid and algo(algorithm)(pack_fields(data)) != checksum:
+        if condition and header_valid and algo(algorithm)(packed(data)) != checksum:
             ctx.sm.checksum_error = 1
 
     def verify_checksum_with_payload(ctx, condition, data, checksum, algorithm, header_valid=True) -> None:
-        if condition and header_valid and algo(algorithm)(pack_fields(data) + ctx.payload) != checksum:
+        if condition and header_valid and algo(algorithm)(packed(data) + ctx.payload) != checksum:
             ctx.sm.checksum_error = 1
 
     def update_checksum(ctx, condition, data, checksum, algorithm, header_valid, width) -> int:
         if not condition:
             return checksum
-        return algo(algorithm)(pack_fields(data)) & ((1 << width) - 1)
+        return algo(algorithm)(packed(data)) & ((1 << width) - 1)
 
     def update_checksum_with_payload(ctx, condition, data, checksum, algorithm, header_valid, width) -> int:
         if not condition:
             return checksum
-        return algo(algorithm)(pack_fields(data) + ctx.payload) & ((1 << width) - 1)
+        return algo(algorithm)(packed(data) + ctx.payload) & ((1 << width) - 1)
 
     def random_(ctx, lo, hi, width) -> int:
         if hi < lo:

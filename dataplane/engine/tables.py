@@ -92,88 +92,34 @@ class _ExactStructure:
         self._map.clear()
 
 
-#: LPM fields wider than this many bits split their prefixes at this length (see _Levels).
-_LPM_SPLIT = 16
-
-
-class _Bucket:
-    """The prefixes at least ``split`` bits long that start with one ``split``-bit value."""
-
-    __slots__ = ("counts", "probes", "fallback")
-
-    def __init__(self):
-        self.counts: dict[int, int] = {}                     # prefix length -> entries
-        self.probes: list[tuple[int, dict[int, Entry]]] = []  # (mask, level dict), longest first
-        self.fallback: tuple[int, Entry] | None = None       # best shorter prefix covering the bucket
-
-
 class _Levels:
     """The prefixes of one LPM field: a dict per prefix length, probed longest first.
 
-    Probing every length present costs one dict probe per length (25 for a typical
-    IPv4 table). For fields wider than ``_LPM_SPLIT`` bits the prefixes at least that
-    long are also indexed by their first ``_LPM_SPLIT`` bits (a bucket): a lookup
-    probes only the lengths present in its own bucket, then falls back to the best
-    shorter prefix covering the whole bucket, which is the same for every address in
-    it and is kept up to date on insert and delete. Addresses outside every bucket
-    probe the shorter lengths, longest first.
+    A lookup costs one dict probe per prefix length present (at most width + 1),
+    whatever the number of entries; longest-first order makes the first hit the
+    answer.
     """
 
-    __slots__ = ("width", "masks", "by_len", "short", "short_lens", "split", "shift", "buckets")
+    __slots__ = ("width", "masks", "by_len", "probes")
 
     def __init__(self, width: int):
         self.width = width
         full = (1 << width) - 1
         self.masks = [full ^ ((1 << (width - p)) - 1) for p in range(width + 1)]
         self.by_len: dict[int, dict[int, Entry]] = {}
-        self.short: list[tuple[int, dict[int, Entry]]] = []  # lengths below split, longest first
-        self.short_lens: list[int] = []
-        self.split = _LPM_SPLIT if width > _LPM_SPLIT else width + 1
-        self.shift = width - self.split if width > _LPM_SPLIT else 0
-        self.buckets: dict[int, _Bucket] = {}
+        # (mask, level dict), longest prefix first; mutated in place so closures see updates.
+        self.probes: list[tuple[int, dict[int, Entry]]] = []
 
     def find(self, v: int) -> Entry | None:
         """The entry with the longest prefix matching ``v``."""
-        if self.buckets:
-            bucket = self.buckets.get(v >> self.shift)
-            if bucket is not None:
-                for mask, d in bucket.probes:
-                    e = d.get(v & mask)
-                    if e is not None:
-                        return e
-                fb = bucket.fallback
-                return None if fb is None else fb[1]
-        for mask, d in self.short:
+        for mask, d in self.probes:
             e = d.get(v & mask)
             if e is not None:
                 return e
         return None
 
-    def _find_short(self, v: int) -> tuple[int, Entry] | None:
-        for plen, (mask, d) in zip(self.short_lens, self.short):
-            e = d.get(v & mask)
-            if e is not None:
-                return plen, e
-        return None
-
-    def _reshort(self) -> None:
-        lens = sorted((p for p in self.by_len if p < self.split), reverse=True)
-        self.short_lens[:] = lens
-        self.short[:] = [(self.masks[p], self.by_len[p]) for p in lens]
-
-    def _rebucket(self, bucket: _Bucket) -> None:
-        bucket.probes[:] = [(self.masks[p], self.by_len[p]) for p in sorted(bucket.counts, reverse=True)]
-
-    def _buckets_under(self, value: int, plen: int) -> list[tuple[int, _Bucket]]:
-        """Existing buckets inside the (shorter than split) prefix ``value/plen``."""
-        span = self.split - plen
-        first = value >> self.shift
-        if (1 << span) <= len(self.buckets):
-            get = self.buckets.get
-            found = ((b, get(b)) for b in range(first, first + (1 << span)))
-            return [(b, bk) for b, bk in found if bk is not None]
-        top = first >> span
-        return [(b, bk) for b, bk in self.buckets.items() if b >> span == top]
+    def _reprobe(self) -> None:
+        self.probes[:] = [(self.masks[p], self.by_len[p]) for p in sorted(self.by_len, reverse=True)]
 
     def get(self, value: int, plen: int) -> Entry | None:
         d = self.by_len.get(plen)
@@ -181,56 +127,22 @@ class _Levels:
 
     def add(self, value: int, plen: int, entry: Entry) -> None:
         d = self.by_len.get(plen)
-        new_level = d is None
-        if new_level:
-            d = self.by_len[plen] = {}
-        d[value] = entry
-        if plen < self.split:
-            if new_level:
-                self._reshort()
-            for _, bucket in self._buckets_under(value, plen):
-                if bucket.fallback is None or bucket.fallback[0] < plen:
-                    bucket.fallback = (plen, entry)
-            return
-        b = value >> self.shift
-        bucket = self.buckets.get(b)
-        if bucket is None:
-            bucket = self.buckets[b] = _Bucket()
-            bucket.fallback = self._find_short(b << self.shift)
-        n = bucket.counts.get(plen, 0)
-        bucket.counts[plen] = n + 1
-        if n == 0:
-            self._rebucket(bucket)
+        if d is None:
+            self.by_len[plen] = {value: entry}
+            self._reprobe()
+        else:
+            d[value] = entry
 
     def remove(self, value: int, plen: int) -> None:
         d = self.by_len[plen]
-        entry = d.pop(value)
+        del d[value]
         if not d:
             del self.by_len[plen]
-        if plen < self.split:
-            if not d:
-                self._reshort()
-            for b, bucket in self._buckets_under(value, plen):
-                if bucket.fallback is not None and bucket.fallback[1] is entry:
-                    bucket.fallback = self._find_short(b << self.shift)
-            return
-        b = value >> self.shift
-        bucket = self.buckets[b]
-        n = bucket.counts[plen] - 1
-        if n:
-            bucket.counts[plen] = n
-            return
-        del bucket.counts[plen]
-        if bucket.counts:
-            self._rebucket(bucket)
-        else:
-            del self.buckets[b]
+            self._reprobe()
 
     def clear(self) -> None:
         self.by_len.clear()
-        self.short.clear()
-        self.short_lens.clear()
-        self.buckets.clear()
+        self.probes.clear()
 
     def __bool__(self) -> bool:
         return bool(self.by_len)
@@ -248,10 +160,15 @@ class _LpmStructure:
         self._root = _Levels(self._width)
         self._outer: dict[tuple, _Levels] = {}
         if self._single:
-            find = self._root.find
+            probes = self._root.probes
 
             def lookup_entry(key: tuple) -> Entry | None:
-                return find(key[0])
+                v = key[0]
+                for mask, d in probes:
+                    e = d.get(v & mask)
+                    if e is not None:
+                        return e
+                return None
         else:
             outer_get = self._outer.get
             rest_of = self._rest_fn(len(layout), i)

@@ -1,0 +1,54 @@
+"""A readable record of one packet's path, in the spirit of BMv2's log.
+
+The generated code calls these hooks only when a trace is attached to the packet
+context, so an untraced packet pays one ``is not None`` test per hook site.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+class Trace:
+    """Collects trace lines; ``errors`` maps error codes to names for parser errors."""
+
+    def __init__(self, errors: tuple[str, ...] = ()):
+        self.lines: list[str] = []
+        self.errors = errors
+
+    def _add(self, text: str) -> None:
+        self.lines.append(text)
+
+    def packet_in(self, port: int, data: bytes) -> None:
+        self._add(f"packet in: port {port}, {len(data)} bytes")
+
+    def state(self, name: str) -> None:
+        self._add(f"  parser state {name}")
+
+    def extract(self, name: str, header: Any) -> None:
+        self._add(f"    extracted {name}: {header!r}")
+
+    def parser_error(self, code: int) -> None:
+        name = self.errors[code] if 0 <= code < len(self.errors) else str(code)
+        self._add(f"  parser error: {name} (the packet continues into ingress, as in BMv2)")
+
+    def table(self, name: str, key: tuple, entry: Any) -> None:
+        keys = ", ".join(hex(k) if isinstance(k, int) and not isinstance(k, bool) else repr(k) for k in key)
+        if entry.hit:
+            self._add(f"  table {name}: key ({keys}) hit entry {entry.handle} -> {entry.name}")
+        else:
+            self._add(f"  table {name}: key ({keys}) miss -> default {entry.name}")
+
+    def action(self, name: str, args: tuple) -> None:
+        self._add(f"    action {name}({', '.join(hex(a) if isinstance(a, int) else repr(a) for a in args)})")
+
+    def log(self, text: str) -> None:
+        self._add(f"    log: {text}")
+
+    def drop(self, where: str) -> None:
+        self._add(f"  dropped in {where} (egress_spec 511)")
+
+    def packet_out(self, port: int, data: bytes) -> None:
+        self._add(f"packet out: port {port}, {len(data)} bytes")
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines)
