@@ -16,6 +16,7 @@ from dataplane.engine.backend import compile_pipeline
 from dataplane.engine.context import PacketContext
 from dataplane.engine.extern_functions import CLONE_E2E, CLONE_I2E, DROP_PORT, bind_functions
 from dataplane.engine.externs import EXTERN_TYPES
+from dataplane.engine.hashes import hash_function
 from dataplane.engine.table_runtime import RuntimeTable
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
@@ -106,6 +107,11 @@ class V1ModelSwitch:
                 rt = RuntimeTable(t, f"{control.name}.{t.name}", control.name, layout)
                 if t.meters:
                     rt.direct_meter = self.instances.get(f"{control.name}.{t.meters}") or self.instances.get(t.meters)
+                if t.implementation:
+                    impl = self.instances.get(f"{control.name}.{t.implementation}") or self.instances.get(t.implementation)
+                    algorithm = getattr(impl, "algorithm", None)
+                    if algorithm is not None:
+                        rt.selector_hash = hash_function(algorithm, rng=self.rng)
                 tables[rt.qualified_name] = rt
         return tables
 

@@ -27,8 +27,8 @@ __all__ = [
     "ExactKey", "KeySpec", "LpmKey", "RangeKey", "TernaryKey", "CounterRead", "CounterReset",
     "CounterWrite", "McGroupCreate", "McGroupDestroy", "McNodeAssociate", "McNodeCreate", "McNodeDestroy",
     "McNodeDissociate", "McNodeUpdate", "MeterArraySetRates", "MeterGetRates", "MeterSetRates",
-    "MirroringAdd", "MirroringAddMc", "MirroringDelete", "MirroringGet", "Op", "RegisterRead", "RegisterReset", "RegisterWrite",
-    "SetDefault", "TableAdd", "TableClear", "TableDelete", "TableModify", "TableResetDefault",
+    "MirroringAdd", "MirroringAddMc", "MirroringDelete", "MirroringGet", "Op", "RegisterRead", "RegisterReset",
+    "RegisterWrite", "SetDefault", "TableAdd", "TableClear", "TableDelete", "TableModify", "TableResetDefault",
     "CloneSessionEntry", "McGroupEntry", "Replica", "RuntimeConfig", "RuntimeMatch", "RuntimeTableEntry",
     "parse_runtime_json", "ValueSyntaxError", "parse_number", "parse_value", "load_control_file",
 ]

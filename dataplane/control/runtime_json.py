@@ -216,7 +216,7 @@ def _table_entry(r: _Reader, e: _Obj) -> RuntimeTableEntry:
             if not 1 <= len(raws) <= 2:
                 raise r.err(e, f"match field '{name}' must be a value or a list of 1 or 2 values", name)
             values = tuple(r.value(m, v, f"match field '{name}'") for v in raws)
-            match.append(RuntimeMatch(name, values, (r.file, e.line)))
+            match.append(RuntimeMatch(name, values, (r.file, m.line or e.line)))
     params_obj = r.obj(e.get("action_params", _Obj()), "'action_params'", e)
     params = {name: r.value(params_obj if params_obj.line else e, v, f"action parameter '{name}'")
               for name, v in params_obj.items()}

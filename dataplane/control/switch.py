@@ -117,6 +117,22 @@ class Switch:
             raise ControlPlaneError(str(err)) from None
         return entry.handle
 
+    def table_add_group(self, table: str, match: Any, members: Sequence[tuple[str, Any]],
+                        priority: int | None = None) -> int:
+        """Add an entry of a table with an action_selector: one member runs, picked by hashing the selector keys."""
+        t = self.table(table)
+        if not t.selector_fields:
+            raise ControlPlaneError(f"table '{t.qualified_name}' has no selector key; use table_add")
+        key = self._match(t, match)
+        group = ActionEntry(t.default.fn, (), "group", True)
+        group.members = [self._entry(t, action, params)[1] for action, params in members]
+        group.key, group.priority = key, priority if t.match.uses_priority else None
+        try:
+            group.handle = t.match.add(key, group.priority, group)
+        except TableError as err:
+            raise ControlPlaneError(str(err)) from None
+        return group.handle
+
     def table_modify(self, table: str, handle: int, action: str, params: Any = ()) -> None:
         t = self.table(table)
         _, entry = self._entry(t, action, params)
@@ -180,7 +196,7 @@ class Switch:
         return name, ActionEntry(t.actions[name], tuple(args), name, True)
 
     def _match(self, t: RuntimeTable, match: Any) -> tuple:
-        keys = t.table.keys
+        keys = [t.table.keys[i] for i in t.match_fields]
         if isinstance(match, Mapping):
             values = []
             given = dict(match)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from dataplane.engine.runtime import pack_fields
 from dataplane.engine.tables import MatchTable
 from dataplane.ir import program as P
 
@@ -24,6 +25,7 @@ class ActionEntry:
     key: tuple = ()
     priority: int | None = None
     handle: int | None = None
+    members: list | None = None  # action selector group: the entry runs one member, chosen by hash
     packets: int = 0  # direct counter
     bytes: int = 0
     meter: Any = None  # direct meter state (set by the meter extern)
@@ -36,8 +38,13 @@ class RuntimeTable:
         self.table = table
         self.qualified_name = qualified_name
         self.control = control
-        self.key_layout = key_layout
-        self.match = MatchTable(key_layout, name=qualified_name)
+        # Selector fields are not matched: they feed the hash that picks a group member.
+        self.selector_fields = [i for i, (kind, _) in enumerate(key_layout) if kind == "selector"]
+        self.match_fields = [i for i, (kind, _) in enumerate(key_layout) if kind != "selector"]
+        self.key_layout = [key_layout[i] for i in self.match_fields]
+        self.selector_widths = [key_layout[i][1] for i in self.selector_fields]
+        self.selector_hash: Callable[[bytes], int] | None = None
+        self.match = MatchTable(self.key_layout, name=qualified_name)
         self.actions: dict[str, Callable] = {}
         self.has_direct_counter = table.counters is not None
         self.has_direct_meter = table.meters is not None
@@ -54,7 +61,12 @@ class RuntimeTable:
         self.default = self.initial_default
 
     def lookup(self, key: tuple, ctx) -> ActionEntry:
+        full = key
+        if self.selector_fields:
+            key = tuple(full[i] for i in self.match_fields)
         entry = self.match.lookup(key)
+        if entry is not None and entry.members is not None:
+            entry = self._select(entry, full)
         if entry is None:
             entry = self.default
         else:
@@ -66,6 +78,16 @@ class RuntimeTable:
         if ctx.trace is not None:
             ctx.trace.table(self.qualified_name, key, entry)
         return entry
+
+    def _select(self, group: ActionEntry, full: tuple) -> ActionEntry | None:
+        """The group member an action selector picks: hash of the selector fields modulo the size."""
+        if not group.members:
+            return None
+        fields = [(True, full[i], w) for i, w in zip(self.selector_fields, self.selector_widths)]
+        h = self.selector_hash(pack_fields(fields)) if self.selector_hash is not None else 0
+        member = group.members[h % len(group.members)]
+        group.packets += 1
+        return member
 
     def reset(self) -> None:
         self.match.clear()

@@ -16,6 +16,7 @@ names may be dotted.
 """
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 
@@ -26,7 +27,7 @@ from dataplane.testing.stf_keys import (
     order_action_args, resolve_key_name, resolve_suffix, stf_default_key, stf_key_to_match, stf_number,
     stf_priority_to_bmv2,
 )
-from dataplane.testing.stf_lexer import Token, tokenize
+from dataplane.testing.stf_lexer import KEYWORDS, Token, tokenize
 
 __all__ = [
     "StfCommand", "Add", "SetDefault", "Packet", "Expect", "NoPacket", "Wait", "Remove", "CheckCounter",
@@ -131,6 +132,7 @@ class _Parser:
     def __init__(self, tokens: list[Token], filename: str):
         self.toks, self.i, self.file = tokens, 0, filename
         self.stmt_line = 0
+        self.stmt_kw = ""
 
     # -- token helpers -------------------------------------------------------------------
     def peek(self, offset: int = 0) -> Token | None:
@@ -218,9 +220,17 @@ class _Parser:
         return int(self.next("DATA_DEC", what="a port number").text)
 
     # -- statements ----------------------------------------------------------------------
+    def not_a_command(self, tok: Token) -> ConfigError:
+        close = difflib.get_close_matches(tok.text.lower(), KEYWORDS, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        return self.error(f"expected a command (add, setdefault, packet, expect, ...), got '{tok.text}'{hint}", tok)
+
     def statement(self) -> StfCommand:
-        kw = self.next("KEYWORD", what="a command (add, setdefault, packet, expect, ...)")
+        if (t := self.peek()) is not None and t.kind != "KEYWORD":
+            raise self.not_a_command(t)
+        kw = self.next("KEYWORD", what="a command")
         self.stmt_line = line = kw.line
+        self.stmt_kw = kw.text
         handler = getattr(self, "s_" + kw.text, None)
         if handler is not None:
             return handler(line)
@@ -358,7 +368,9 @@ def parse_stf(text: str, filename: str = "<stf>") -> list[StfCommand]:
         commands.append(p.statement())
         t = p.peek()
         if t is not None and t.kind != "KEYWORD":
-            raise p.error(f"unexpected '{t.text}' after the {type(commands[-1]).__name__.lower()} command", t)
+            if t.line > p.toks[p.i - 1].line:  # leftover at the start of a line: not a command
+                raise p.not_a_command(t)
+            raise p.error(f"unexpected '{t.text}' after the {p.stmt_kw} command", t)
     return commands
 
 
