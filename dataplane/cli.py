@@ -79,3 +79,65 @@ def run() -> None:
     except DataplaneError as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(1)
+
+
+def _load_switch(program: str, entries: Path | None):
+    from dataplane.control.loader import load_entries
+    from dataplane.control.switch import Switch
+
+    path = resolve_program(program)
+    try:
+        sw = Switch.from_file(path)
+        warnings = load_entries(sw, entries) if entries is not None else []
+    except CompileError as err:
+        click.echo(err.render(), err=True)
+        sys.exit(1)
+    except DataplaneError as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(1)
+    for w in warnings:
+        click.echo(f"warning: {w}", err=True)
+    return sw
+
+
+@main.command("test")
+@click.argument("program")
+@click.argument("stf", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--seed", type=int, default=0, help="Seed of the switch's random source.")
+def test_command(program: str, stf: Path, seed: int) -> None:
+    """Run the STF packet test STF against PROGRAM, as p4c's BMv2 driver does; exit 1 on a mismatch."""
+    from dataplane.testing.stf import load_stf
+    from dataplane.testing.stf_runner import run_stf
+
+    sw = _load_switch(program, None)
+    try:
+        result = run_stf(sw, load_stf(str(stf)), str(stf))
+    except DataplaneError as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(1)
+    click.echo(f"{stf}: {result.report()}")
+    sys.exit(0 if result.passed else 1)
+
+
+@main.command("run-packet")
+@click.argument("program")
+@click.option("--entries", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Runtime JSON or simple_switch_CLI command file.")
+@click.option("--port", type=int, default=0, show_default=True, help="Ingress port.")
+@click.option("--packet", "packet_hex", help="One packet as hex.")
+@click.option("--pcap", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Packets from a pcap.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Write one pcap per egress port here.")
+@click.option("--trace", is_flag=True, help="Print each packet's path through the pipeline.")
+def run_packet(program: str, entries: Path | None, port: int, packet_hex: str | None, pcap: Path | None,
+               out: Path | None, trace: bool) -> None:
+    """Send packets through one switch running PROGRAM and show what comes out."""
+    from dataplane.testing.packet_run import run_packets
+
+    if (packet_hex is None) == (pcap is None):
+        raise click.UsageError("give exactly one of --packet HEX or --pcap FILE")
+    sw = _load_switch(program, entries)
+    try:
+        run_packets(sw, port, packet_hex=packet_hex, pcap=pcap, out=out, trace=trace, echo=click.echo)
+    except DataplaneError as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(1)

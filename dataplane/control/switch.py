@@ -310,6 +310,8 @@ class Switch:
         """Create multicast group ``group`` with (egress port, rid) replicas."""
         if not 0 < group < (1 << 16):
             raise ControlPlaneError(f"multicast group {group} is out of range 1..65535")
+        if group in self.dp.multicast_groups and not replicas:
+            raise ControlPlaneError(f"multicast group {group} already exists")
         nodes: dict[int, list[int]] = {}
         for port, rid in replicas:
             nodes.setdefault(rid, []).append(port)
@@ -317,6 +319,27 @@ class Switch:
 
     def mc_node_add(self, group: int, rid: int, ports: Iterable[int]) -> None:
         self.dp.multicast_groups.setdefault(group, []).append((rid, list(ports)))
+
+    # BMv2's PRE keeps nodes apart from groups: create a node, then associate it.
+    def mc_node_create(self, rid: int, ports: Iterable[int]) -> int:
+        """Create a replication node (rid, ports); returns its handle (0, 1, ... as BMv2 assigns)."""
+        nodes = self.__dict__.setdefault("_mc_nodes", {})
+        handle = next(i for i in range(len(nodes) + 1) if i not in nodes)
+        nodes[handle] = (rid, [int(p) for p in ports])
+        return handle
+
+    def mc_node_associate(self, group: int, handle: int) -> None:
+        nodes = self.__dict__.get("_mc_nodes", {})
+        if handle not in nodes:
+            raise ControlPlaneError(f"multicast node handle {handle} does not exist")
+        if group not in self.dp.multicast_groups:
+            raise ControlPlaneError(f"multicast group {group} does not exist (create it first)")
+        rid, ports = nodes[handle]
+        self.dp.multicast_groups[group].append((rid, ports))
+
+    def mc_group_destroy(self, group: int) -> None:
+        if self.dp.multicast_groups.pop(group, None) is None:
+            raise ControlPlaneError(f"multicast group {group} does not exist")
 
     def clone_session_add(self, session: int, port: int, packet_length: int | None = None) -> None:
         if not 0 <= port < 512:

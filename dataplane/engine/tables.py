@@ -58,38 +58,48 @@ class Entry:
 
 
 # ---------------------------------------------------------------------------
-# Lookup structures (strategies). Each one offers: add(entry), remove(entry),
-# find(key, priority) -> Entry | None, clear(), and the fast lookup(key) /
+# Lookup structures (strategies). Each one offers: add(entry) -> None, or the
+# installed entry with the same key (then nothing changes); modified(entry) after
+# the entry's value changed; remove(entry);
+# find(key, priority) -> Entry | None; clear(); and the fast lookup(key) /
 # lookup_entry(key) closures built over its own containers.
 # ---------------------------------------------------------------------------
 
 class _ExactStructure:
-    """All-exact keys: the key tuple itself indexes one dict."""
+    """All-exact keys: the key tuple itself indexes one dict.
+
+    A second dict maps keys straight to values, so ``lookup`` is that dict's own
+    ``get`` (no Python-level call at all); ``modified`` keeps it in step.
+    """
 
     kind = "exact"
 
     def __init__(self, layout: Sequence[tuple[str, int]]):
         self._map: dict[tuple, Entry] = {}
-        get = self._map.get
-
-        def lookup(key: tuple) -> Any:
-            e = get(key)
-            return None if e is None else e.value
-
-        self.lookup = lookup
-        self.lookup_entry = get
+        self._values: dict[tuple, Any] = {}
+        self.lookup = self._values.get
+        self.lookup_entry = self._map.get
 
     def find(self, key: tuple, priority: int | None) -> Entry | None:
         return self._map.get(key)
 
-    def add(self, entry: Entry) -> None:
-        self._map[entry.key] = entry
+    def add(self, entry: Entry) -> Entry | None:
+        e = self._map.setdefault(entry.key, entry)
+        if e is not entry:
+            return e
+        self._values[entry.key] = entry.value
+        return None
+
+    def modified(self, entry: Entry) -> None:
+        self._values[entry.key] = entry.value
 
     def remove(self, entry: Entry) -> None:
         del self._map[entry.key]
+        del self._values[entry.key]
 
     def clear(self) -> None:
         self._map.clear()
+        self._values.clear()
 
 
 class _Levels:
@@ -125,13 +135,14 @@ class _Levels:
         d = self.by_len.get(plen)
         return None if d is None else d.get(value)
 
-    def add(self, value: int, plen: int, entry: Entry) -> None:
+    def add(self, value: int, plen: int, entry: Entry) -> Entry | None:
         d = self.by_len.get(plen)
         if d is None:
             self.by_len[plen] = {value: entry}
             self._reprobe()
-        else:
-            d[value] = entry
+            return None
+        e = d.setdefault(value, entry)
+        return None if e is entry else e
 
     def remove(self, value: int, plen: int) -> None:
         d = self.by_len[plen]
@@ -203,15 +214,18 @@ class _LpmStructure:
         levels = self._root if self._single else self._outer.get(rest)
         return None if levels is None else levels.get(value, plen)
 
-    def add(self, entry: Entry) -> None:
-        rest, value, plen = self._split(entry.key)
+    def add(self, entry: Entry) -> Entry | None:
         if self._single:
-            levels = self._root
-        else:
-            levels = self._outer.get(rest)
-            if levels is None:
-                levels = self._outer[rest] = _Levels(self._width)
-        levels.add(value, plen, entry)
+            value, plen = entry.key[0]
+            return self._root.add(value, plen, entry)
+        rest, value, plen = self._split(entry.key)
+        levels = self._outer.get(rest)
+        if levels is None:
+            levels = self._outer[rest] = _Levels(self._width)
+        return levels.add(value, plen, entry)
+
+    def modified(self, entry: Entry) -> None:
+        """Nothing to do: the level dicts hold the entry itself."""
 
     def remove(self, entry: Entry) -> None:
         rest, value, plen = self._split(entry.key)
@@ -355,7 +369,10 @@ class _PriorityStructure:
     def find(self, key: tuple, priority: int | None) -> Entry | None:
         return self._by_key.get((key, priority))
 
-    def add(self, entry: Entry) -> None:
+    def add(self, entry: Entry) -> Entry | None:
+        clash = self._by_key.get((entry.key, entry.priority))
+        if clash is not None:
+            return clash
         masks, values, ranges = self._shape(entry.key)
         gkey = (masks, tuple(j for j, _, _ in ranges))
         group = self._groups.get(gkey)
@@ -381,6 +398,10 @@ class _PriorityStructure:
         if group.max_prio is None or p > group.max_prio:
             group.max_prio = p
             self._reprobe()
+        return None
+
+    def modified(self, entry: Entry) -> None:
+        """Nothing to do: the buckets hold the entry itself."""
 
     def remove(self, entry: Entry) -> None:
         group = self._groups[entry._group]
@@ -451,6 +472,7 @@ class MatchTable:
         self._structure = structure
         self._entries: dict[int, Entry] = {}
         self._next_handle = 0
+        self._field_normalizers = self._make_field_normalizers()
         self.lookup: Callable[[tuple], Any] = structure.lookup
         self.lookup_entry: Callable[[tuple], Entry | None] = structure.lookup_entry
 
@@ -495,21 +517,28 @@ class MatchTable:
         elif priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
             raise BadKeyError(f"{self.name}: priority must be an int or None, got {priority!r}")
         structure = self._structure
-        if structure.find(key, priority) is not None:
-            prio = f" with priority {priority}" if self.uses_priority else ""
-            raise DuplicateEntryError(f"{self.name}: an entry with key {_fmt_key(key)}{prio} already exists")
+        # BMv2 reports a duplicate before a full table.
         if self.max_size is not None and len(self._entries) >= self.max_size:
-            raise TableFullError(f"{self.name}: table is full ({self.max_size} entries)")
+            if structure.find(key, priority) is None:
+                raise TableFullError(f"{self.name}: table is full ({self.max_size} entries)")
+            self._duplicate(key, priority)
         handle = self._next_handle
-        self._next_handle += 1
         entry = Entry(handle, key, priority, value)
-        structure.add(entry)
+        if structure.add(entry) is not None:
+            self._duplicate(key, priority)
+        self._next_handle = handle + 1
         self._entries[handle] = entry
         return handle
 
+    def _duplicate(self, key: tuple, priority: int | None):
+        prio = f" with priority {priority}" if self.uses_priority else ""
+        raise DuplicateEntryError(f"{self.name}: an entry with key {_fmt_key(key)}{prio} already exists")
+
     def modify(self, handle: int, value: Any) -> None:
         """Replace the value (action data) of an installed entry."""
-        self.get(handle).value = value
+        entry = self.get(handle)
+        entry.value = value
+        self._structure.modified(entry)
 
     def delete(self, handle: int) -> None:
         """Remove an installed entry."""
@@ -543,39 +572,85 @@ class MatchTable:
 
     def normalize(self, entry_key: Sequence) -> tuple:
         """Check an entry key against the layout and return it masked (see the module docstring)."""
-        if not isinstance(entry_key, (tuple, list)):
+        if type(entry_key) is not tuple and not isinstance(entry_key, (tuple, list)):
             raise BadKeyError(f"{self.name}: an entry key is a tuple with one item per key field, got {entry_key!r}")
-        if len(entry_key) != len(self.layout):
-            raise BadKeyError(f"{self.name}: entry key has {len(entry_key)} fields, the table key has {len(self.layout)}")
+        fields = self._field_normalizers
+        if len(entry_key) != len(fields):
+            raise BadKeyError(f"{self.name}: entry key has {len(entry_key)} fields, the table key has {len(fields)}")
+        if len(fields) == 1:
+            return (fields[0](entry_key[0]),)
+        return tuple([f(k) for f, k in zip(fields, entry_key)])
+
+    def _make_field_normalizers(self) -> list[Callable[[Any], Any]]:
+        """Per field, a function that returns the normalized key item or raises BadKeyError.
+
+        Each takes a fast path for plain ints and tuples and otherwise defers to
+        :meth:`_normalize_field`, which accepts lists and int subclasses and words the errors.
+        """
         out = []
-        for i, ((kind, width), k) in enumerate(zip(self.layout, entry_key)):
+        for i, (kind, width) in enumerate(self.layout):
+            slow = lambda k, i=i: self._normalize_field(i, k)  # noqa: E731
+            full = (1 << width) - 1
             if kind == "exact":
-                out.append(self._check_int(i, kind, width, k, "value"))
+                def norm(k, full=full, slow=slow):
+                    return k if type(k) is int and 0 <= k <= full else slow(k)
             elif kind == "optional":
-                out.append(None if k is None else self._check_int(i, kind, width, k, "value"))
-            else:
-                if not isinstance(k, (tuple, list)) or len(k) != 2:
-                    form = {"lpm": "(value, prefix_len)", "ternary": "(value, mask)", "range": "(lo, hi)"}[kind]
-                    raise BadKeyError(f"{self.name}: field {i} ({kind}) takes {form}, got {k!r}")
-                a, b = k
-                if kind == "lpm":
-                    v = self._check_int(i, kind, width, a, "value")
-                    if isinstance(b, bool) or not isinstance(b, int) or not 0 <= b <= width:
-                        raise BadKeyError(f"{self.name}: field {i} (lpm, bit<{width}>): prefix length {b!r} "
-                                          f"is not in 0..{width}")
-                    out.append((v & (((1 << width) - 1) ^ ((1 << (width - b)) - 1)), b))
-                elif kind == "ternary":
-                    v = self._check_int(i, kind, width, a, "value")
-                    m = self._check_int(i, kind, width, b, "mask")
-                    out.append((v & m, m))
-                else:
-                    lo = self._check_int(i, kind, width, a, "low bound")
-                    hi = self._check_int(i, kind, width, b, "high bound")
-                    if lo > hi:
-                        raise BadKeyError(f"{self.name}: field {i} (range, bit<{width}>): low bound {lo} "
-                                          f"is above high bound {hi}")
-                    out.append((lo, hi))
-        return tuple(out)
+                def norm(k, full=full, slow=slow):
+                    return k if k is None or (type(k) is int and 0 <= k <= full) else slow(k)
+            elif kind == "lpm":
+                masks = [full ^ ((1 << (width - p)) - 1) for p in range(width + 1)]
+
+                def norm(k, full=full, width=width, masks=masks, slow=slow):
+                    if type(k) is tuple and len(k) == 2:
+                        v, p = k
+                        if type(v) is int and type(p) is int and 0 <= v <= full and 0 <= p <= width:
+                            return (v & masks[p], p)
+                    return slow(k)
+            elif kind == "ternary":
+                def norm(k, full=full, slow=slow):
+                    if type(k) is tuple and len(k) == 2:
+                        v, m = k
+                        if type(v) is int and type(m) is int and 0 <= v <= full and 0 <= m <= full:
+                            return (v & m, m)
+                    return slow(k)
+            else:  # range
+                def norm(k, full=full, slow=slow):
+                    if type(k) is tuple and len(k) == 2:
+                        lo, hi = k
+                        if type(lo) is int and type(hi) is int and 0 <= lo <= hi <= full:
+                            return k
+                    return slow(k)
+            out.append(norm)
+        return out
+
+    def _normalize_field(self, i: int, k: Any) -> Any:
+        """Normalize key item ``k`` of field ``i`` (the slow, fully checked path)."""
+        kind, width = self.layout[i]
+        if kind == "exact":
+            return self._check_int(i, kind, width, k, "value")
+        if kind == "optional":
+            return None if k is None else self._check_int(i, kind, width, k, "value")
+        if not isinstance(k, (tuple, list)) or len(k) != 2:
+            form = {"lpm": "(value, prefix_len)", "ternary": "(value, mask)", "range": "(lo, hi)"}[kind]
+            raise BadKeyError(f"{self.name}: field {i} ({kind}) takes {form}, got {k!r}")
+        a, b = k
+        if kind == "lpm":
+            v = self._check_int(i, kind, width, a, "value")
+            if isinstance(b, bool) or not isinstance(b, int) or not 0 <= b <= width:
+                raise BadKeyError(f"{self.name}: field {i} (lpm, bit<{width}>): prefix length {b!r} "
+                                  f"is not in 0..{width}")
+            b = int(b)
+            return (v & (((1 << width) - 1) ^ ((1 << (width - b)) - 1)), b)
+        if kind == "ternary":
+            v = self._check_int(i, kind, width, a, "value")
+            m = self._check_int(i, kind, width, b, "mask")
+            return (v & m, m)
+        lo = self._check_int(i, kind, width, a, "low bound")
+        hi = self._check_int(i, kind, width, b, "high bound")
+        if lo > hi:
+            raise BadKeyError(f"{self.name}: field {i} (range, bit<{width}>): low bound {lo} "
+                              f"is above high bound {hi}")
+        return (lo, hi)
 
     def _check_int(self, i: int, kind: str, width: int, v: Any, what: str) -> int:
         if isinstance(v, bool) or not isinstance(v, int):
@@ -584,7 +659,7 @@ class MatchTable:
             raise BadKeyError(f"{self.name}: field {i} ({kind}, bit<{width}>): {what} {v} (0x{v:x}) "
                               f"does not fit in {width} bits" if v >= 0 else
                               f"{self.name}: field {i} ({kind}, bit<{width}>): {what} {v} is negative")
-        return v
+        return int(v)
 
 
 def _fmt_key(key: tuple) -> str:
