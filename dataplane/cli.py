@@ -135,6 +135,10 @@ def run_packet(program: str, entries: Path | None, port: int, packet_hex: str | 
 
     if (packet_hex is None) == (pcap is None):
         raise click.UsageError("give exactly one of --packet HEX or --pcap FILE")
+    if entries is None and not Path(program).is_file():
+        # A built-in program comes with its control-plane config: use it unless told otherwise.
+        default = resolve_program(program).with_suffix(".json")
+        entries = default if default.is_file() else None
     sw = _load_switch(program, entries)
     try:
         run_packets(sw, port, packet_hex=packet_hex, pcap=pcap, out=out, trace=trace, echo=click.echo)
