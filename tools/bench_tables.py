@@ -152,7 +152,8 @@ def main() -> int:
     if args.json:
         print(json.dumps({"rows": rows}))
         return 0
-    print(f"{'table':18} {'entries':>8} {'lookups/s':>11} {'us/lookup':>9}  {'baseline':12} {'lookups/s':>11} {'ratio':>7}")
+    print(f"{'table':18} {'entries':>8} {'lookups/s':>11} {'us/lookup':>9}  "
+          f"{'baseline':12} {'lookups/s':>11} {'ratio':>7}")
     for r in rows:
         print(f"{r['table']:18} {r['entries']:>8} {r['lookups_per_s']:>11,} {r['us_per_lookup']:>9.2f}  "
               f"{r['baseline']:12} {r['baseline_lookups_per_s']:>11,} {r['ratio']:>7.2f}")

@@ -36,15 +36,18 @@ __all__ = [
 ]
 
 _M64 = (1 << 64) - 1
+_REV8 = tuple(int(f"{i:08b}"[::-1], 2) for i in range(256))
 
 
 def _reflect(value: int, nbits: int) -> int:
-    """``value``'s low ``nbits`` bits in reverse order."""
+    """``value``'s low ``nbits`` bits in reverse order (a byte at a time, through a table)."""
+    nbytes = (nbits + 7) >> 3
+    value &= (1 << nbits) - 1
     out = 0
-    for _ in range(nbits):
-        out = (out << 1) | (value & 1)
-        value >>= 1
-    return out
+    for _ in range(nbytes):
+        out = (out << 8) | _REV8[value & 0xFF]
+        value >>= 8
+    return out >> ((nbytes << 3) - nbits)
 
 
 def _reflected_table(width: int, poly: int) -> tuple[int, ...]:
@@ -230,9 +233,9 @@ def random_hash(data: bytes, rng: random.Random) -> int:
 #: not here because it needs an RNG; use :func:`hash_function` to resolve any name.
 HASH_ALGORITHMS: dict[str, Callable[[bytes], int]] = {
     "crc16": crc16,
-    "crc32": crc32,
+    "crc32": zlib.crc32,  # == crc32, without the wrapper call
     "crc16_custom": crc16_custom,
-    "crc32_custom": crc32_custom,
+    "crc32_custom": zlib.crc32,
     "csum16": csum16,
     "xor16": xor16,
     "identity": identity,
