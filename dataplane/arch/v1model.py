@@ -128,16 +128,28 @@ class V1ModelSwitch:
 
     # ---- the packet path ---------------------------------------------------------------------------
     def process(self, port: int, data: bytes, trace: Any = None) -> PacketResult:
-        """Run one packet that arrived on ``port``; return what leaves the switch."""
+        """Run one packet that arrived on ``port`` straight through (empty queues); return what leaves."""
         result = PacketResult()
         work = [("ingress", port, bytes(data), NORMAL, None, 0)]
         while work:
-            kind, in_port, buf, itype, preserved, depth = work.pop(0)
+            work.extend(self.run_work(work.pop(0), result, trace))
+        return result
+
+    def run_work(self, item: tuple, result: PacketResult, trace: Any = None) -> list[tuple]:
+        """Run one unit of work: an ``("ingress", ...)`` pass or an ``("egress", ...)`` pass.
+
+        Returns the work it creates: egress passes to queue on their ports, and ingress
+        passes for resubmitted or recirculated packets. The network layer queues egress
+        work on the port and runs it when the packet reaches the head of the queue.
+        """
+        if item[0] == "ingress":
+            _, in_port, buf, itype, preserved, depth = item
             if depth > MAX_RECIRCULATIONS:
                 result.drops.append("recirculation limit reached")
-                continue
-            work.extend(self._ingress(in_port, buf, itype, preserved, depth, result, trace))
-        return result
+                return []
+            return self._ingress(in_port, buf, itype, preserved, depth, result, trace)
+        _, port, hdr, meta, sm, ctx, itype, depth = item
+        return self._egress(port, hdr, meta, sm, ctx, itype, depth, result, trace)
 
     def _new_packet(self, port: int, buf: bytes, itype: int, trace):
         sm = self.sm_class()
@@ -167,14 +179,14 @@ class V1ModelSwitch:
             for rid, out_port in self._replicas(sm.mcast_grp):
                 h2, m2, s2 = self._copy(hdr, meta, sm)
                 s2.egress_rid = rid
-                more += self._egress(out_port, h2, m2, s2, ctx, REPLICATION, depth, result, trace)
+                more.append(("egress", out_port, h2, m2, s2, ctx, REPLICATION, depth))
             return more
         if sm.egress_spec == DROP_PORT:
             result.drops.append("dropped in ingress (egress_spec = 511)")
             if trace is not None:
                 trace.drop("ingress")
             return more
-        return more + self._egress(sm.egress_spec, hdr, meta, sm, ctx, itype, depth, result, trace)
+        return more + [("egress", sm.egress_spec, hdr, meta, sm, ctx, itype, depth)]
 
     def _egress(self, port, hdr, meta, sm, in_ctx, itype, depth, result, trace):
         b = self.blocks
@@ -238,7 +250,7 @@ class V1ModelSwitch:
             _restore(m2, self._preserve(meta, index))
         if target.get("packet_length"):
             c2.truncate_length = target["packet_length"]
-        return self._egress(target["port"], hdr, m2, sm, c2, INGRESS_CLONE, depth, result, trace)
+        return [("egress", target["port"], hdr, m2, sm, c2, INGRESS_CLONE, depth)]
 
     def _clone_e2e(self, ctx, hdr, meta, sm, depth, result, trace):
         _, session, _index = ctx.clone_request
@@ -247,7 +259,7 @@ class V1ModelSwitch:
             return []
         c2 = PacketContext(ctx.buf, sm, self, trace, self.now_us)
         c2.pos = ctx.pos
-        return self._egress(target["port"], hdr, meta, sm, c2, EGRESS_CLONE, depth + 1, result, trace)
+        return [("egress", target["port"], hdr, meta, sm, c2, EGRESS_CLONE, depth + 1)]
 
     def _preserve(self, meta, index: int | None) -> dict[str, Any]:
         """Metadata fields annotated ``@field_list(index)``, to carry into a resubmit/recirculate/clone."""

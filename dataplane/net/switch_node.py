@@ -1,0 +1,109 @@
+"""A P4 switch in the network: the v1model pipeline with real egress queues and a clock.
+
+Ingress runs when a packet arrives (after the configured processing latency); what it
+sends to a port waits in that port's queue; the egress pipeline runs when the packet
+reaches the head of the queue, so ``enq_qdepth``, ``deq_qdepth``, ``enq_timestamp``,
+``deq_timedelta`` and both global timestamps come from the simulated queue and clock.
+
+Port status for data-plane failover: if the program declares a register named
+``port_status`` (any width, indexed by port), the emulator keeps it at 1 for ports whose
+link is up and 0 for ports it has detected down (after the switch's detection delay).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from dataplane.arch.v1model import NORMAL, PacketResult
+from dataplane.control.switch import Switch
+from dataplane.net.link import Port
+from dataplane.net.node import Node
+from dataplane.net.sim import Simulator
+from dataplane.net.spec import SwitchSpec
+
+_MASK32 = 0xFFFFFFFF
+_MASK48 = (1 << 48) - 1
+
+
+class SwitchNode(Node):
+    kind = "switch"
+
+    def __init__(self, sim: Simulator, spec: SwitchSpec, api: Switch):
+        super().__init__(sim, spec.name)
+        self.spec = spec
+        self.api = api
+        self.dp = api.dp
+        self.processing_ns = spec.processing_ns
+        self.controller = None  # a ControllerHandle, when one is attached
+        self.drops: dict[str, int] = {}
+        self.packets_in = 0
+        self.port_status = self._find_port_status()
+
+    def _find_port_status(self):
+        for name, inst in self.dp.instances.items():
+            if name.split(".")[-1] == "port_status" and hasattr(inst, "values"):
+                return inst
+        return None
+
+    def set_port_status(self, port: int, up: bool) -> None:
+        if self.port_status is not None and 0 <= port < self.port_status.size:
+            self.port_status.values[port] = 1 if up else 0
+
+    # ---- the packet path ---------------------------------------------------------------------
+    def receive(self, port: Port, data: bytes) -> None:
+        if not self.up:
+            return
+        self.packets_in += 1
+        if self.processing_ns:
+            self.sim.schedule(self.processing_ns, self._ingress, port.number, data)
+        else:
+            self._ingress(port.number, data)
+
+    def _ingress(self, port_number: int, data: bytes) -> None:
+        if not self.up:
+            return
+        self._run([("ingress", port_number, data, NORMAL, None, 0)])
+
+    def _run(self, work: list[tuple]) -> bytes | None:
+        result = PacketResult()
+        dp = self.dp
+        dp.now_us = self.sim.now // 1000
+        while work:
+            item = work.pop(0)
+            if item[0] == "egress":
+                port = self.ports.get(item[1])
+                if port is None:
+                    self._drop(f"no port {item[1]}")
+                    continue
+                port.enqueue(item, item[5].packet_length)
+            else:
+                work.extend(dp.run_work(item, result))
+        for reason in result.drops:
+            self._drop(reason)
+        if dp.digests and self.controller is not None:
+            self.controller.deliver_digests(list(dp.digests))
+            dp.digests.clear()
+        return None
+
+    def dequeue(self, port: Port, item: Any, enq_time: int, enq_depth: int) -> bytes | None:
+        if not self.up:
+            return None
+        sm = item[4]
+        now = self.sim.now
+        sm.enq_timestamp = (enq_time // 1000) & _MASK32
+        sm.enq_qdepth = min(enq_depth, (1 << 19) - 1)
+        sm.deq_timedelta = ((now - enq_time) // 1000) & _MASK32
+        sm.deq_qdepth = min(len(port.queue), (1 << 19) - 1)
+        self.dp.now_us = (now // 1000) & _MASK48
+        result = PacketResult()
+        more = self.dp.run_work(item, result)
+        if more:
+            self._run(more)
+        for reason in result.drops:
+            self._drop(reason)
+        for out in result.outputs:
+            if out.port == port.number:
+                return out.data
+        return None
+
+    def _drop(self, reason: str) -> None:
+        self.drops[reason] = self.drops.get(reason, 0) + 1
