@@ -1,0 +1,92 @@
+"""What a run measured: per-port counters and queue depths, per-link utilisation, per-host traffic."""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+
+def percentile(values: list[int], q: float) -> int:
+    if not values:
+        return 0
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, int(round(q / 100 * (len(ordered) - 1)))))
+    return ordered[k]
+
+
+def time_weighted_depths(samples: list[tuple[int, int]], end_ns: int) -> list[int]:
+    """Queue depth per microsecond bucket (the depth held longest in it), for percentiles over time."""
+    if not samples:
+        return []
+    out = []
+    depth = 0
+    i = 0
+    for t in range(0, max(end_ns, 1), 1000):
+        top = depth
+        while i < len(samples) and samples[i][0] < t + 1000:
+            depth = samples[i][1]
+            top = max(top, depth)
+            i += 1
+        out.append(top)
+    return out
+
+
+def port_metrics(net: Any) -> dict[str, dict[str, Any]]:
+    end = max(net.sim.now, 1)
+    out = {}
+    for node in list(net.switches.values()) + list(net.hosts.values()):
+        for port in node.ports.values():
+            st = port.stats
+            rate = port.link.rate_bps if port.link is not None else 0
+            depths = [d for _, d in st.qdepth_samples]
+            out[port.name] = {
+                "tx_packets": st.tx_packets, "tx_bytes": st.tx_bytes, "rx_packets": st.rx_packets,
+                "drops": st.drops, "lost": st.lost, "max_qdepth": st.max_qdepth,
+                "p99_qdepth": percentile(depths, 99),
+                "utilisation": round(st.tx_bytes * 8 * 1e9 / (rate * end), 4) if rate else 0.0,
+            }
+    return out
+
+
+def summary(net: Any, hosts: dict[str, dict[str, int]]) -> dict[str, Any]:
+    """The ``--json`` summary object of ``dataplane run``."""
+    switches = {name: {"packets_in": n.packets_in, "drops": dict(sorted(n.drops.items()))}
+                for name, n in net.switches.items()}
+    return {"hosts": hosts, "ports": port_metrics(net), "switches": switches,
+            "sim_time_ns": net.sim.now, "events": net.sim.events_run,
+            "log": [f"{t} ns: {what}" for t, what in net.events_log]}
+
+
+def write_metrics(directory: Path, data: dict[str, Any]) -> None:
+    """summary.json plus ports.csv and hosts.csv in ``directory``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "summary.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    with open(directory / "ports.csv", "w", newline="") as f:
+        cols = ["port", "tx_packets", "tx_bytes", "rx_packets", "drops", "lost", "max_qdepth", "p99_qdepth",
+                "utilisation"]
+        w = csv.writer(f)
+        w.writerow(cols)
+        for name, m in data["ports"].items():
+            w.writerow([name] + [m[c] for c in cols[1:]])
+    with open(directory / "hosts.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["host", "sent", "received", "lost"])
+        for name, m in data["hosts"].items():
+            w.writerow([name, m["sent"], m["received"], m["lost"]])
+
+
+def format_table(data: dict[str, Any], top_ports: int = 12) -> str:
+    """The human summary: hosts, the busiest ports, drops."""
+    lines = [f"simulated {data['sim_time_ns'] / 1e6:.3f} ms, {data['events']:,} events"]
+    lines.append(f"{'host':<10} {'sent':>8} {'received':>9} {'lost':>6}")
+    for name, m in data["hosts"].items():
+        lines.append(f"{name:<10} {m['sent']:>8} {m['received']:>9} {m['lost']:>6}")
+    ports = sorted(data["ports"].items(), key=lambda kv: (-kv[1]["tx_bytes"], kv[0]))[:top_ports]
+    lines.append(f"{'port':<12} {'tx pkts':>8} {'util':>6} {'drops':>6} {'lost':>5} {'max q':>6} {'p99 q':>6}")
+    for name, m in ports:
+        lines.append(f"{name:<12} {m['tx_packets']:>8} {m['utilisation'] * 100:>5.1f}% {m['drops']:>6} "
+                     f"{m['lost']:>5} {m['max_qdepth']:>6} {m['p99_qdepth']:>6}")
+    for t in data.get("log", [])[:20]:
+        lines.append(f"event: {t}")
+    return "\n".join(lines)

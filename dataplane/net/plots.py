@@ -1,0 +1,60 @@
+"""PNG plots of a run (matplotlib, headless): queue depth over time, throughput per flow."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display on servers and CI
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_queues(net: Any, path: Path, top: int = 6) -> Path | None:
+    """Queue depth (packets) over time for the ``top`` ports that queued most."""
+    ports = [p for n in list(net.switches.values()) for p in n.ports.values() if p.stats.max_qdepth > 0]
+    ports.sort(key=lambda p: (-p.stats.max_qdepth, p.name))
+    if not ports:
+        return None
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for p in ports[:top]:
+        xs, ys = [], []
+        last = 0
+        for t, d in p.stats.qdepth_samples:
+            xs += [t / 1000, t / 1000]
+            ys += [last, d]
+            last = d
+        ax.plot(xs, ys, label=p.name, linewidth=1)
+    ax.set_xlabel("time (µs)")
+    ax.set_ylabel("queue depth (packets)")
+    ax.set_title("Egress queue depth")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_throughput(series: dict[str, list[tuple[int, float]]], path: Path) -> Path | None:
+    """Throughput (Gb/s) over time, one line per flow; ``series`` maps a flow name to (time ns, Gb/s)."""
+    if not any(series.values()):
+        return None
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for name, points in sorted(series.items()):
+        if points:
+            ax.plot([t / 1000 for t, _ in points], [g for _, g in points], label=name, linewidth=1)
+    ax.set_xlabel("time (µs)")
+    ax.set_ylabel("throughput (Gb/s)")
+    ax.set_title("Throughput per flow")
+    if len(series) <= 12:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
