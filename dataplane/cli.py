@@ -72,6 +72,16 @@ def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[
         click.echo(" ".join(f"{k}={v * 1000:.1f}ms" for k, v in result.timings.items()), err=True)
 
 
+def _register_net_commands() -> None:
+    from dataplane.cli_net import run_command, topo_group
+
+    main.add_command(run_command)
+    main.add_command(topo_group)
+
+
+_register_net_commands()
+
+
 def run() -> None:
     """Entry point that turns any project error into a message and a status, never a traceback."""
     try:

@@ -1,0 +1,148 @@
+"""``dataplane run`` and ``dataplane topo``: the virtual fabric from the command line."""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from dataplane.errors import CompileError, DataplaneError
+
+DEFAULT_TOPOLOGY = "leaf-spine.yaml"
+
+
+def _resolve_topology(name: str | None) -> Path:
+    from dataplane.resources import data_dir
+
+    if name is None:
+        return data_dir("topologies") / DEFAULT_TOPOLOGY
+    path = Path(name)
+    if path.exists():
+        return path
+    for candidate in (data_dir("topologies") / name, data_dir("topologies") / f"{name}.yaml"):
+        if candidate.is_file():
+            return candidate
+    raise click.BadParameter(f"no such file, and no built-in topology named {name!r}", param_hint="TOPOLOGY")
+
+
+@click.command("run")
+@click.argument("topology", required=False)
+@click.option("--program", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="P4 program for every switch of a tutorials topology.json.")
+@click.option("--duration", default="10ms", show_default=True, help="Simulated time to run.")
+@click.option("--traffic", default="pingall", show_default=True,
+              help="A traffic YAML file, or a built-in pattern: pingall, incast, all-to-all.")
+@click.option("--events", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A YAML list of link/node failures and recoveries.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              help="Write pcaps (one per port), metrics (JSON, CSV) and PNG plots here.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+def run_command(topology: str | None, program: Path | None, duration: str, traffic: str, events: Path | None,
+                seed: int, out: Path | None, as_json: bool) -> None:
+    """Run TOPOLOGY (YAML or tutorials topology.json; a built-in leaf-spine if omitted) in simulated time."""
+    from dataplane.net import metrics, plots
+    from dataplane.net.events import load_events
+    from dataplane.net.network import Network
+    from dataplane.net.topology import load_topology
+    from dataplane.net.traffic import PATTERNS, Traffic
+    from dataplane.net.units import parse_time
+
+    try:
+        path = _resolve_topology(topology)
+        until = parse_time(duration)
+        spec = load_topology(path, program=program) if program is not None else load_topology(path)
+        net = Network.from_spec(spec, seed=seed)
+        tr = Traffic(net)
+        if traffic in PATTERNS:
+            tr.pattern(traffic, until)
+        else:
+            tr.load(Path(traffic))
+        if events is not None:
+            load_events(net, events)
+        if out is not None:
+            net.capture(out / "pcap")
+        started = time.perf_counter()
+        show = not as_json and sys.stderr.isatty()
+
+        def progress(t_ns: int) -> None:
+            if show:
+                click.echo(f"\r  {t_ns / 1e6:8.3f} ms of {until / 1e6:.3f} ms simulated, "
+                           f"{net.sim.events_run:,} events", nl=False, err=True)
+
+        net.run(until, on_progress=progress)
+        if show:
+            click.echo("", err=True)
+        wall = time.perf_counter() - started
+        data = metrics.summary(net, tr.host_results())
+        net.close()
+    except CompileError as err:
+        click.echo(err.render(), err=True)
+        sys.exit(1)
+    except DataplaneError as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(1)
+    if out is not None:
+        metrics.write_metrics(out, data)
+        plots.plot_queues(net, out / "queues.png")
+        plots.plot_throughput(tr.throughput_series(), out / "throughput.png")
+    if as_json:
+        click.echo(json.dumps(data, sort_keys=True))
+    else:
+        click.echo(f"topology {spec.name}: {len(net.switches)} switches, {len(net.hosts)} hosts, "
+                   f"{len(net.links)} links; traffic {traffic}; {wall:.2f} s wall clock")
+        click.echo(metrics.format_table(data))
+        if out is not None:
+            click.echo(f"pcaps, metrics and plots written to {out}")
+
+
+@click.group("topo")
+def topo_group() -> None:
+    """Generate topologies (YAML plus per-switch runtime JSON for programs/ecmp_router.p4)."""
+
+
+def _write(gen, out: Path) -> None:
+    try:
+        path = gen.write(out)
+    except DataplaneError as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(1)
+    click.echo(f"wrote {path}")
+
+
+@topo_group.command("leaf-spine")
+@click.option("--leaves", type=int, default=4, show_default=True)
+@click.option("--spines", type=int, default=2, show_default=True)
+@click.option("--hosts-per-leaf", type=int, default=4, show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("leaf-spine"), show_default=True)
+def leaf_spine_cmd(leaves: int, spines: int, hosts_per_leaf: int, out: Path) -> None:
+    """A two-tier leaf-spine fabric with ECMP over the spines."""
+    from dataplane.net.generators import leaf_spine
+
+    _write(leaf_spine(leaves, spines, hosts_per_leaf), out)
+
+
+@topo_group.command("fat-tree")
+@click.option("--k", type=int, default=4, show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("fat-tree"), show_default=True)
+def fat_tree_cmd(k: int, out: Path) -> None:
+    """A k-ary fat tree: k pods, (k/2)^2 cores, k^3/4 hosts."""
+    from dataplane.net.generators import fat_tree
+
+    _write(fat_tree(k), out)
+
+
+@topo_group.command("dragonfly")
+@click.option("--groups", type=int, default=4, show_default=True)
+@click.option("--routers-per-group", type=int, default=2, show_default=True)
+@click.option("--hosts-per-router", type=int, default=2, show_default=True)
+@click.option("--global-links-per-router", type=int, default=1, show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("dragonfly"), show_default=True)
+def dragonfly_cmd(groups: int, routers_per_group: int, hosts_per_router: int, global_links_per_router: int,
+                  out: Path) -> None:
+    """A dragonfly: all-to-all routers inside each group, global links between groups."""
+    from dataplane.net.generators import dragonfly
+
+    _write(dragonfly(groups, routers_per_group, hosts_per_router, global_links_per_router), out)
