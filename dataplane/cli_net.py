@@ -103,10 +103,11 @@ def topo_group() -> None:
     """Generate topologies (YAML plus per-switch runtime JSON for programs/ecmp_router.p4)."""
 
 
-def _write(gen, out: Path) -> None:
+def _write(make, out: Path) -> None:
+    """Build the topology with ``make()`` and write it; bad parameters are an error message."""
     try:
-        path = gen.write(out)
-    except DataplaneError as err:
+        path = make().write(out)
+    except (DataplaneError, ValueError) as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(1)
     click.echo(f"wrote {path}")
@@ -121,7 +122,7 @@ def leaf_spine_cmd(leaves: int, spines: int, hosts_per_leaf: int, out: Path) -> 
     """A two-tier leaf-spine fabric with ECMP over the spines."""
     from dataplane.net.generators import leaf_spine
 
-    _write(leaf_spine(leaves, spines, hosts_per_leaf), out)
+    _write(lambda: leaf_spine(leaves, spines, hosts_per_leaf), out)
 
 
 @topo_group.command("fat-tree")
@@ -131,18 +132,18 @@ def fat_tree_cmd(k: int, out: Path) -> None:
     """A k-ary fat tree: k pods, (k/2)^2 cores, k^3/4 hosts."""
     from dataplane.net.generators import fat_tree
 
-    _write(fat_tree(k), out)
+    _write(lambda: fat_tree(k), out)
 
 
 @topo_group.command("dragonfly")
-@click.option("--groups", type=int, default=4, show_default=True)
-@click.option("--routers-per-group", type=int, default=2, show_default=True)
+@click.option("--groups", type=int, default=None, help="Number of groups (default: the most the global links allow).")
+@click.option("--routers-per-group", type=int, default=4, show_default=True)
 @click.option("--hosts-per-router", type=int, default=2, show_default=True)
-@click.option("--global-links-per-router", type=int, default=1, show_default=True)
+@click.option("--global-links-per-router", type=int, default=2, show_default=True)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("dragonfly"), show_default=True)
-def dragonfly_cmd(groups: int, routers_per_group: int, hosts_per_router: int, global_links_per_router: int,
+def dragonfly_cmd(groups: int | None, routers_per_group: int, hosts_per_router: int, global_links_per_router: int,
                   out: Path) -> None:
     """A dragonfly: all-to-all routers inside each group, global links between groups."""
     from dataplane.net.generators import dragonfly
 
-    _write(dragonfly(groups, routers_per_group, hosts_per_router, global_links_per_router), out)
+    _write(lambda: dragonfly(groups, routers_per_group, hosts_per_router, global_links_per_router), out)

@@ -64,10 +64,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from dataplane.errors import DataplaneError, InternalError
 from dataplane.net.topology import format_ipv4, format_mac
 
+
+class GeneratorError(DataplaneError, ValueError):
+    """Generator parameters that do not describe a valid fabric; the message says which and why."""
+
+    code = "topology"
+
 __all__ = ["GeneratedTopology", "GenSwitch", "GenHost", "leaf_spine", "fat_tree", "dragonfly", "GENERATORS",
-           "PROGRAM", "host_mac", "switch_port_mac", "runtime_json_text"]
+           "PROGRAM", "host_mac", "switch_port_mac", "runtime_json_text", "GeneratorError"]
 
 PROGRAM = "ecmp_router"
 LPM_TABLE = "MyIngress.ipv4_lpm"
@@ -135,7 +142,7 @@ class GeneratedTopology:
         for node, port in ((a, pa), (b, pb)):
             if node in self.switches:
                 if port in self.switches[node].ports:
-                    raise ValueError(f"generator bug: port {port} of {node} used twice")
+                    raise InternalError(f"generator bug: port {port} of {node} used twice")
         if a in self.switches:
             self.switches[a].ports[pa] = (b, pb)
         if b in self.switches:
@@ -181,7 +188,7 @@ class GeneratedTopology:
         for (subnet, plen), hosts in by_subnet.items():
             edges = {h.switch for h in hosts}
             if len(edges) != 1:
-                raise ValueError(f"subnet {format_ipv4(subnet)}/{plen} spans switches {sorted(edges)}")
+                raise InternalError(f"generator bug: subnet {format_ipv4(subnet)}/{plen} spans switches {sorted(edges)}")
             edge = edges.pop()
             dist = self._distances(edge)
             for h in sorted(hosts, key=lambda x: x.ip):
@@ -300,7 +307,7 @@ def _subnet(a: int, b: int) -> int:
 
 def _check(name: str, value: int, low: int, high: int) -> None:
     if type(value) is not int or not low <= value <= high:
-        raise ValueError(f"{name} must be a whole number in {low}..{high}, got {value!r}")
+        raise GeneratorError(f"{name} must be a whole number in {low}..{high}, got {value!r}")
 
 
 def _finish(t: GeneratedTopology, bandwidth: str | None, latency: str | None, queue: str | None) -> GeneratedTopology:
@@ -344,7 +351,7 @@ def fat_tree(k: int = 4, *, name: str | None = None, bandwidth: str | None = Non
              queue: str | None = None) -> GeneratedTopology:
     """k-ary fat tree: k^3/4 hosts, 5k^2/4 switches; host n of edge e in pod p is 10.p.e.(n+1)/24."""
     if type(k) is not int or k < 2 or k % 2 or k > 254:
-        raise ValueError(f"k must be an even whole number in 2..254, got {k!r}")
+        raise GeneratorError(f"k must be an even whole number in 2..254, got {k!r}")
     half = k // 2
     t = GeneratedTopology(name or f"fat-tree-k{k}",
                           f"k={k} fat tree: {k} pods of {half} edge + {half} aggregation switches, {half * half} cores,\n"
@@ -384,7 +391,10 @@ def dragonfly(groups: int | None = None, routers_per_group: int = 4, hosts_per_r
     _check("hosts_per_router", p, 1, 253)
     _check("global_links_per_router", h, 0, 255)
     g = a * h + 1 if groups is None else groups
-    _check("groups", g, 1, min(255, a * h + 1))
+    if type(g) is int and g > a * h + 1:
+        raise GeneratorError(f"groups must be at most routers_per_group * global_links_per_router + 1 = {a * h + 1} "
+                             f"so that every pair of groups has a global link, got {g}")
+    _check("groups", g, 1, 255)
     t = GeneratedTopology(name or "dragonfly",
                           f"Dragonfly: {g} groups of {a} routers (all-to-all), {p} hosts and {h} global links per "
                           f"router.\nHost n of router r in group g is 10.g.r.(n+1)/24, gateway 10.g.r.1. Router ports "
