@@ -71,6 +71,7 @@ class V1ModelSwitch:
         self.actions = built["actions"]
         for table in self.tables.values():
             table.bind(self.actions)
+            table.install_entries(program)
         self.blocks = self._bind_blocks(built)
 
     # ---- construction ------------------------------------------------------------------------
@@ -156,7 +157,8 @@ class V1ModelSwitch:
         sm.ingress_port = port
         sm.packet_length = len(buf)
         sm.instance_type = itype
-        sm.ingress_global_timestamp = self.now_us
+        if itype == NORMAL:  # BMv2 sets it on arrival only; resubmit/recirculate reset it to 0
+            sm.ingress_global_timestamp = self.now_us
         ctx = PacketContext(buf, sm, self, trace, self.now_us)
         return self.headers_class(), self.metadata_class(), sm, ctx
 
@@ -174,7 +176,9 @@ class V1ModelSwitch:
         if ctx.clone_request is not None and ctx.clone_request[0] == CLONE_I2E:
             more += self._clone_i2e(ctx, buf, meta, depth, result, trace)
         if ctx.resubmit_request is not None:
-            return more + [("ingress", port, buf, RESUBMIT, self._preserve(meta, ctx.resubmit_request), depth + 1)]
+            # BMv2 resets all metadata, standard_metadata included (ingress_port reads 0), and
+            # copies only the @field_list fields (simple_switch.cpp copy_field_list_and_set_type).
+            return more + [("ingress", 0, buf, RESUBMIT, self._preserve(meta, ctx.resubmit_request), depth + 1)]
         if sm.mcast_grp != 0:
             for rid, out_port in self._replicas(sm.mcast_grp):
                 h2, m2, s2 = self._copy(hdr, meta, sm)
@@ -186,7 +190,8 @@ class V1ModelSwitch:
             if trace is not None:
                 trace.drop("ingress")
             return more
-        return more + [("egress", sm.egress_spec, hdr, meta, sm, ctx, itype, depth)]
+        # A unicast packet enters egress as NORMAL, even after a resubmit or recirculation.
+        return more + [("egress", sm.egress_spec, hdr, meta, sm, ctx, NORMAL, depth)]
 
     def _egress(self, port, hdr, meta, sm, in_ctx, itype, depth, result, trace):
         b = self.blocks
@@ -197,12 +202,12 @@ class V1ModelSwitch:
         ctx = PacketContext(in_ctx.buf, sm, self, trace, self.now_us)
         ctx.pos = in_ctx.pos
         ctx.packet_length = in_ctx.packet_length
-        ctx.truncate_length = in_ctx.truncate_length
+        # A multicast copy is a new BMv2 packet: an ingress truncate() does not follow it.
+        ctx.truncate_length = in_ctx.truncate_length if itype != REPLICATION else None
         b["eg"](hdr, meta, sm, ctx)
         more = []
         if ctx.clone_request is not None and ctx.clone_request[0] == CLONE_E2E:
-            h2, m2, s2 = self._copy(hdr, meta, sm)
-            more += self._clone_e2e(ctx, h2, m2, s2, depth, result, trace)
+            more += self._clone_e2e(ctx, hdr, meta, sm, depth, result, trace)
         if sm.egress_spec == DROP_PORT:
             result.drops.append("dropped in egress (mark_to_drop)")
             if trace is not None:
@@ -210,7 +215,8 @@ class V1ModelSwitch:
             return more
         data = self._deparse(hdr, meta, ctx)
         if ctx.recirculate_request is not None:
-            return more + [("ingress", port, data, RECIRC, self._preserve(meta, ctx.recirculate_request), depth + 1)]
+            # Metadata is reset (ingress_port reads 0) except the @field_list fields.
+            return more + [("ingress", 0, data, RECIRC, self._preserve(meta, ctx.recirculate_request), depth + 1)]
         result.outputs.append(Output(port, data, itype))
         if trace is not None:
             trace.packet_out(port, data)
@@ -227,8 +233,9 @@ class V1ModelSwitch:
 
     # ---- replication, clones, preserved fields ------------------------------------------------------
     def _replicas(self, group: int):
+        """(rid, port) per copy: nodes in association order, each node's ports ascending (BMv2's PRE)."""
         for rid, ports in self.multicast_groups.get(group, []):
-            for p in sorted(ports):
+            for p in sorted(set(ports)):
                 yield rid, p
 
     def _copy(self, hdr, meta, sm):
@@ -238,48 +245,112 @@ class V1ModelSwitch:
         s2.copy_from(sm)
         return h2, m2, s2
 
+    def _clone_targets(self, target: dict[str, Any]):
+        """(rid, port) of each copy a clone session makes: one port, or a multicast group's replicas."""
+        if target.get("group") is not None:
+            return list(self._replicas(target["group"]))
+        return [(0, target["port"])]
+
     def _clone_i2e(self, ctx, original: bytes, meta, depth, result, trace):
         _, session, index = ctx.clone_request
         target = self.clone_sessions.get(session)
         if target is None:
             return []
-        # An ingress-to-egress clone is the packet as received, parsed again (§5.1).
+        # An ingress-to-egress clone is the packet as received, parsed again (with ingress_port
+        # set, as the parser may read it); then BMv2 resets all metadata, standard_metadata
+        # included, and copies back only the @field_list fields (simple_switch.cpp).
         hdr, m2, sm, c2 = self._new_packet(ctx.sm.ingress_port, original, INGRESS_CLONE, trace)
         self.blocks["p"](None, hdr, m2, sm, c2)
-        if index is not None:
-            _restore(m2, self._preserve(meta, index))
-        if target.get("packet_length"):
-            c2.truncate_length = target["packet_length"]
-        return [("egress", target["port"], hdr, m2, sm, c2, INGRESS_CLONE, depth)]
+        preserved = self._preserve(meta, index)
+        work = []
+        for rid, port in self._clone_targets(target):
+            h3, m3, s3 = self.headers_class(), self.metadata_class(), self.sm_class()
+            h3.copy_from(hdr)
+            _restore(m3, preserved)
+            s3.packet_length = len(original)
+            s3.egress_rid = rid
+            c3 = PacketContext(original, s3, self, trace, self.now_us)
+            c3.pos = c2.pos
+            if target.get("packet_length"):
+                c3.truncate_length = target["packet_length"]
+            work.append(("egress", port, h3, m3, s3, c3, INGRESS_CLONE, depth))
+        return work
 
     def _clone_e2e(self, ctx, hdr, meta, sm, depth, result, trace):
-        _, session, _index = ctx.clone_request
+        _, session, index = ctx.clone_request
         target = self.clone_sessions.get(session)
         if target is None:
             return []
-        c2 = PacketContext(ctx.buf, sm, self, trace, self.now_us)
-        c2.pos = ctx.pos
-        return [("egress", target["port"], hdr, meta, sm, c2, EGRESS_CLONE, depth + 1)]
+        if depth >= MAX_RECIRCULATIONS:
+            result.drops.append("egress-to-egress clone limit reached")
+            return []
+        # The copy keeps the headers as egress left them; all metadata is reset except the
+        # @field_list fields (BMv2 clone_with_phv_reset_metadata_ptr).
+        preserved = self._preserve(meta, index)
+        work = []
+        for rid, port in self._clone_targets(target):
+            h2, m2, s2 = self.headers_class(), self.metadata_class(), self.sm_class()
+            h2.copy_from(hdr)
+            _restore(m2, preserved)
+            s2.packet_length = sm.packet_length
+            s2.egress_rid = rid
+            c2 = PacketContext(ctx.buf, s2, self, trace, self.now_us)
+            c2.pos = ctx.pos
+            if target.get("packet_length"):
+                c2.truncate_length = target["packet_length"]
+            work.append(("egress", port, h2, m2, s2, c2, EGRESS_CLONE, depth + 1))
+        return work
 
-    def _preserve(self, meta, index: int | None) -> dict[str, Any]:
-        """Metadata fields annotated ``@field_list(index)``, to carry into a resubmit/recirculate/clone."""
+    def _preserve(self, meta, index: int | None) -> list[tuple[tuple[str, ...], Any]]:
+        """Metadata fields annotated ``@field_list(index)`` (at any struct depth), as (path, value) pairs."""
         if index is None or index < 0:
-            return {}
-        mt = self.program.types.get(self.metadata_class.p4_name)
-        keep = {}
-        for f in getattr(mt, "fields", ()):
-            for a in f.annotations:
-                if a.name == "field_list" and str(index) in [x.strip() for x in a.body.split(",")]:
-                    keep[f.name] = getattr(meta, f.name)
+            return []
+        keep: list[tuple[tuple[str, ...], Any]] = []
+        self._collect_field_list(self.program.types.get(self.metadata_class.p4_name), meta, index, (), keep)
         return keep
+
+    def _collect_field_list(self, st, obj, index: int, path: tuple[str, ...], keep: list) -> None:
+        for f in getattr(st, "fields", ()):
+            value = getattr(obj, f.name)
+            if any(a.name == "field_list" and index in self._field_list_ids(a.body) for a in f.annotations):
+                if hasattr(value, "copy_from"):
+                    copy = type(value)()
+                    copy.copy_from(value)
+                    value = copy
+                keep.append((path + (f.name,), value))
+                continue
+            ft = T.strip_newtype(f.type)
+            if isinstance(ft, T.Struct):
+                self._collect_field_list(ft, value, index, path + (f.name,), keep)
+
+    def _field_list_ids(self, body: str) -> set[int]:
+        """The indexes in a ``@field_list(...)`` body: numbers (``1``, ``8w1``) or serializable enum members."""
+        ids = set()
+        for item in body.split(","):
+            item = item.strip()
+            if "." in item:
+                enum_name, _, member = item.rpartition(".")
+                t = self.program.types.get(enum_name)
+                if isinstance(t, T.Enum) and t.values is not None and member in t.members:
+                    ids.add(t.values[t.members.index(member)])
+                continue
+            digits = item.split("w")[-1] if "w" in item else item
+            try:
+                ids.add(int(digits, 0))
+            except ValueError:
+                pass
+        return ids
 
     def assertion_failed(self, ctx, kind: str) -> None:
         raise DataplaneError(f"{kind} failed in switch {self.name}")
 
 
-def _restore(meta, values: dict[str, Any]) -> None:
-    for k, v in values.items():
-        setattr(meta, k, v)
+def _restore(meta, values: list[tuple[tuple[str, ...], Any]] | None) -> None:
+    for path, v in values or ():
+        obj = meta
+        for name in path[:-1]:
+            obj = getattr(obj, name)
+        setattr(obj, path[-1], v)
 
 
 def _key_width(t: T.Type) -> int:

@@ -131,7 +131,8 @@ def _table_add(ln: _Line) -> ops.Op:
     if any(isinstance(k, (TernaryKey, RangeKey)) for k in keys):
         # BMv2 takes the last token as the priority of ternary and range tables.
         if not param_tokens:
-            raise ln.error("ternary/range keys need a priority: table_add T A KEYS => PARAMS PRIORITY")
+            raise ln.error(f"table '{table}': ternary/range keys need a priority: "
+                           "table_add T A KEYS => PARAMS PRIORITY")
         priority = ln.number(param_tokens[-1], "priority")
         param_tokens = param_tokens[:-1]
     params = [ln.value(t, "action parameter") for t in param_tokens]

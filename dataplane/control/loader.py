@@ -102,19 +102,33 @@ def _apply(sw: Switch, op: O.Op) -> str | None:
         sw.mc_node_create(op.rid, op.ports)
     elif isinstance(op, O.McNodeAssociate):
         sw.mc_node_associate(op.group, op.handle)
+    elif isinstance(op, O.McNodeUpdate):
+        sw.mc_node_update(op.handle, op.ports)
+    elif isinstance(op, O.McNodeDissociate):
+        sw.mc_node_dissociate(op.group, op.handle)
+    elif isinstance(op, O.McNodeDestroy):
+        sw.mc_node_destroy(op.handle)
     elif isinstance(op, O.MirroringAdd):
         sw.clone_session_add(op.session, op.port)
+    elif isinstance(op, O.MirroringAddMc):
+        sw.clone_session_add_mc(op.session, op.group)
+    elif isinstance(op, O.MirroringDelete):
+        sw.clone_session_delete(op.session)
     elif isinstance(op, O.RegisterWrite):
         sw.register_write(op.register, op.index, op.value)
     elif isinstance(op, O.RegisterReset):
         sw._instance(op.register, "register").reset()
     elif isinstance(op, O.CounterReset):
         sw.counter_reset(op.counter)
+    elif isinstance(op, O.CounterWrite):
+        sw.counter_write(op.counter, op.index, op.packets, op.bytes)
     elif isinstance(op, O.MeterSetRates):
         sw.meter_set_rates(op.meter, op.index, op.rates)
     elif isinstance(op, O.MeterArraySetRates):
         m = sw._instance(op.meter, ("meter", "direct_meter"))
-        for i in range(getattr(m, "size", 1)):
+        if not hasattr(m, "size"):  # a direct meter: every entry
+            sw.meter_set_rates(op.meter, None, op.rates)
+        for i in range(getattr(m, "size", 0)):
             sw.meter_set_rates(op.meter, i, op.rates)
     elif isinstance(op, (O.RegisterRead, O.CounterRead, O.MirroringGet, O.MeterGetRates)):
         return None  # reads print in the CLI; nothing to apply

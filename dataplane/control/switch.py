@@ -175,20 +175,23 @@ class Switch:
         if isinstance(params, Mapping):
             unknown = set(params) - {p.name for p in data}
             if unknown:
-                raise ControlPlaneError(f"action '{name}' has no parameter(s) {', '.join(sorted(unknown))} "
+                raise ControlPlaneError(f"table '{t.qualified_name}': action '{name}' has no parameter(s) "
+                                        f"{', '.join(sorted(unknown))} "
                                         f"(it takes {', '.join(p.name for p in data) or 'none'})")
             missing = [p.name for p in data if p.name not in params]
             if missing:
-                raise ControlPlaneError(f"action '{name}': missing parameter(s) {', '.join(missing)}")
+                raise ControlPlaneError(f"table '{t.qualified_name}': action '{name}': "
+                                        f"missing parameter(s) {', '.join(missing)}")
             values = [params[p.name] for p in data]
         else:
             values = list(params)
             if len(values) != len(data):
-                raise ControlPlaneError(f"action '{name}' takes {len(data)} parameter(s), got {len(values)}")
+                raise ControlPlaneError(f"table '{t.qualified_name}': action '{name}' takes {len(data)} "
+                                        f"parameter(s), got {len(values)}")
         args = []
         for p, v in zip(data, values):
             width = _width(p.type)
-            what = f"action '{name}' parameter '{p.name}'"
+            what = f"table '{t.qualified_name}': action '{name}' parameter '{p.name}'"
             iv = _value(v, what)
             if not 0 <= iv < (1 << width):
                 raise ControlPlaneError(f"{what}: value {v!r} does not fit in {width} bits")
@@ -200,11 +203,22 @@ class Switch:
         if isinstance(match, Mapping):
             values = []
             given = dict(match)
+            names = [k.name for k in keys]
+            unknown = [g for g in given if not any(n == g or n.endswith("." + g) or n.endswith(g) for n in names)]
+            if unknown:
+                raise ControlPlaneError(f"table '{t.qualified_name}' has no key(s) {', '.join(map(str, unknown))} "
+                                        f"(its keys: {', '.join(names)})")
             for k in keys:
                 found = [g for g in given if g == k.name or k.name.endswith("." + g) or k.name.endswith(g)]
+                if len(found) > 1:
+                    found = [g for g in found if g == k.name] or found
+                if not found and k.match_kind in _WILDCARDS:
+                    values.append(_WILDCARDS[k.match_kind])  # P4Runtime: an omitted field matches anything
+                    continue
                 if len(found) != 1:
                     raise ControlPlaneError(f"table '{t.qualified_name}': no value for key '{k.name}'"
-                                            if not found else f"key name ambiguous: {found}")
+                                            if not found else
+                                            f"table '{t.qualified_name}': key '{k.name}' is named twice: {found}")
                 values.append(given.pop(found[0]))
             if given:
                 raise ControlPlaneError(f"table '{t.qualified_name}' has no key(s) {', '.join(given)}")
@@ -217,6 +231,8 @@ class Switch:
     def _key_value(self, t: RuntimeTable, key, v: Any, width: int):
         what = f"table '{t.qualified_name}' key '{key.name}'"
         kind = key.match_kind
+        if kind in ("optional", "range") and (v is None or (isinstance(v, str) and v.strip() in ("*", "_"))):
+            return None if kind == "optional" else (0, (1 << width) - 1)  # the key's wildcard
         spec = _spec(v, kind, what)
         top = (1 << width) - 1
 
@@ -254,8 +270,6 @@ class Switch:
                 raise ControlPlaneError(f"{what}: range {spec.low}..{spec.high} is empty")
             return (fit(spec.low), fit(spec.high))
         if kind == "optional":
-            if v is None or (isinstance(v, str) and v.strip() in ("*", "_")):
-                return None
             if isinstance(spec, TernaryKey) and spec.mask == 0:
                 return None
             if not isinstance(spec, ExactKey):
@@ -277,11 +291,41 @@ class Switch:
         self._extern_call(reg.cp_write, index, _value(value, f"register '{reg.name}'"))
 
     def counter_read(self, name: str, index: int) -> tuple[int, int]:
-        """(packets, bytes) of one counter cell."""
-        return self._extern_call(self._instance(name, "counter").cp_read, index)
+        """(packets, bytes) of one counter cell; for a direct counter ``index`` is the entry handle."""
+        c = self._instance(name, ("counter", "direct_counter"))
+        if _extern_name(c) == "counter":
+            return self._extern_call(c.cp_read, index)
+        entry = self._direct_entry(c, index)
+        return entry.packets, entry.bytes
+
+    def counter_write(self, name: str, index: int, packets: int, nbytes: int) -> None:
+        """Set one counter cell; for a direct counter ``index`` is the entry handle (as in BMv2)."""
+        c = self._instance(name, ("counter", "direct_counter"))
+        if _extern_name(c) == "counter":
+            self._extern_call(c.cp_write, index, packets, nbytes)
+            return
+        entry = self._direct_entry(c, index)
+        entry.packets, entry.bytes = packets, nbytes
 
     def counter_reset(self, name: str) -> None:
-        self._instance(name, ("counter", "direct_counter")).reset()
+        c = self._instance(name, ("counter", "direct_counter"))
+        c.reset()
+        if _extern_name(c) == "direct_counter":
+            for t in self._direct_tables(c):
+                for e in t.match.entries():
+                    e.value.packets = e.value.bytes = 0
+
+    def _direct_tables(self, c) -> list[RuntimeTable]:
+        return [t for t in self.dp.tables.values() if t.table.counters and f"{t.control}.{t.table.counters}" == c.name]
+
+    def _direct_entry(self, c, handle: int):
+        tables = self._direct_tables(c)
+        if not tables:
+            raise ControlPlaneError(f"direct counter '{c.name}' is not attached to a table")
+        try:
+            return tables[0].match.get(handle).value
+        except TableError as err:
+            raise ControlPlaneError(f"direct counter '{c.name}': {err}") from None
 
     def direct_counter_read(self, table: str, handle: int) -> tuple[int, int]:
         t = self.table(table)
@@ -293,10 +337,25 @@ class Switch:
 
     def meter_set_rates(self, name: str, index: int | None, rates: Sequence[tuple[float, int]]) -> None:
         """Configure a meter cell with [(committed rate, burst), (peak rate, burst)] in units per µs."""
+        rates = list(rates)
+        if len(rates) != 2:
+            raise ControlPlaneError(f"meter '{name}': give 2 rates (committed, peak), got {len(rates)}")
         (cir, cbs), (pir, pbs) = rates
         m = self._instance(name, ("meter", "direct_meter"))
         if _extern_name(m) == "direct_meter":
-            self._extern_call(m.set_rates, cir, cbs, pir, pbs)
+            # As in BMv2, the index of a direct meter is the handle of an entry of its table;
+            # None configures every entry, present and future.
+            if index is None:
+                self._extern_call(m.set_rates, cir, cbs, pir, pbs)
+                return
+            t = next((t for t in self.dp.tables.values() if t.direct_meter is m), None)
+            if t is None:
+                raise ControlPlaneError(f"direct meter '{m.name}' is not attached to a table")
+            try:
+                entry = t.match.get(index).value
+            except TableError as err:
+                raise ControlPlaneError(f"direct meter '{m.name}': {err}") from None
+            self._extern_call(m.set_entry_rates, entry, cir, cbs, pir, pbs)
         else:
             self._extern_call(m.set_rates, index or 0, cir, cbs, pir, pbs)
 
@@ -320,31 +379,90 @@ class Switch:
     def mc_node_add(self, group: int, rid: int, ports: Iterable[int]) -> None:
         self.dp.multicast_groups.setdefault(group, []).append((rid, list(ports)))
 
-    # BMv2's PRE keeps nodes apart from groups: create a node, then associate it.
+    # BMv2's PRE keeps nodes apart from groups: create a node, then associate it. A group's
+    # replica list holds the node's own port list, so mc_node_update shows in every group.
+    def _nodes(self) -> dict[int, dict[str, Any]]:
+        return self.__dict__.setdefault("_mc_nodes", {})
+
+    def _node(self, handle: int) -> dict[str, Any]:
+        node = self._nodes().get(handle)
+        if node is None:
+            raise ControlPlaneError(f"multicast node handle {handle} does not exist")
+        return node
+
+    @staticmethod
+    def _ports(ports: Iterable[int], what: str) -> list[int]:
+        out = [int(p) for p in ports]
+        bad = [p for p in out if not 0 <= p < 512]
+        if bad:
+            raise ControlPlaneError(f"{what}: port {bad[0]} is out of range (0..511)")
+        return out
+
     def mc_node_create(self, rid: int, ports: Iterable[int]) -> int:
-        """Create a replication node (rid, ports); returns its handle (0, 1, ... as BMv2 assigns)."""
-        nodes = self.__dict__.setdefault("_mc_nodes", {})
+        """Create a replication node (rid, ports); returns its handle (lowest free, as BMv2 assigns)."""
+        if not 0 <= rid < (1 << 16):
+            raise ControlPlaneError(f"multicast node: rid {rid} is out of range 0..65535")
+        nodes = self._nodes()
         handle = next(i for i in range(len(nodes) + 1) if i not in nodes)
-        nodes[handle] = (rid, [int(p) for p in ports])
+        nodes[handle] = {"rid": rid, "ports": self._ports(ports, f"multicast node {handle}"), "group": None}
         return handle
 
+    def mc_node_update(self, handle: int, ports: Iterable[int]) -> None:
+        """Replace a node's ports; groups it belongs to see the change."""
+        node = self._node(handle)
+        node["ports"][:] = self._ports(ports, f"multicast node {handle}")
+
     def mc_node_associate(self, group: int, handle: int) -> None:
-        nodes = self.__dict__.get("_mc_nodes", {})
-        if handle not in nodes:
-            raise ControlPlaneError(f"multicast node handle {handle} does not exist")
+        node = self._node(handle)
         if group not in self.dp.multicast_groups:
             raise ControlPlaneError(f"multicast group {group} does not exist (create it first)")
-        rid, ports = nodes[handle]
-        self.dp.multicast_groups[group].append((rid, ports))
+        if node["group"] is not None:
+            raise ControlPlaneError(f"multicast node {handle} is already associated with group {node['group']}")
+        node["group"] = group
+        self.dp.multicast_groups[group].append((node["rid"], node["ports"]))
+
+    def mc_node_dissociate(self, group: int, handle: int) -> None:
+        node = self._node(handle)
+        if node["group"] != group or group not in self.dp.multicast_groups:
+            raise ControlPlaneError(f"multicast node {handle} is not associated with group {group}")
+        replicas = self.dp.multicast_groups[group]
+        replicas[:] = [r for r in replicas if r[1] is not node["ports"]]
+        node["group"] = None
+
+    def mc_node_destroy(self, handle: int) -> None:
+        node = self._node(handle)
+        if node["group"] is not None and node["group"] in self.dp.multicast_groups:
+            self.mc_node_dissociate(node["group"], handle)
+        del self._nodes()[handle]
 
     def mc_group_destroy(self, group: int) -> None:
         if self.dp.multicast_groups.pop(group, None) is None:
             raise ControlPlaneError(f"multicast group {group} does not exist")
+        for node in self._nodes().values():
+            if node["group"] == group:
+                node["group"] = None
+
+    def _check_session(self, session: int) -> None:
+        if not 0 <= session < (1 << 15):
+            raise ControlPlaneError(f"clone session {session} is out of range 0..32767")
 
     def clone_session_add(self, session: int, port: int, packet_length: int | None = None) -> None:
+        """Clones of ``session`` leave on ``port`` (truncated to ``packet_length`` bytes if given)."""
+        self._check_session(session)
         if not 0 <= port < 512:
             raise ControlPlaneError(f"clone session {session}: port {port} is out of range")
         self.dp.clone_sessions[session] = {"port": port, "packet_length": packet_length}
+
+    def clone_session_add_mc(self, session: int, group: int) -> None:
+        """Clones of ``session`` are replicated to multicast group ``group`` (``mirroring_add_mc``)."""
+        self._check_session(session)
+        if not 0 < group < (1 << 16):
+            raise ControlPlaneError(f"clone session {session}: multicast group {group} is out of range 1..65535")
+        self.dp.clone_sessions[session] = {"group": group, "packet_length": None}
+
+    def clone_session_delete(self, session: int) -> None:
+        if self.dp.clone_sessions.pop(session, None) is None:
+            raise ControlPlaneError(f"clone session {session} does not exist")
 
     def digests(self, clear: bool = True) -> list[tuple[int, tuple]]:
         """Digests sent by the data plane since the last call: (receiver, field values)."""
@@ -352,6 +470,10 @@ class Switch:
         if clear:
             self.dp.digests.clear()
         return out
+
+
+# What an omitted non-exact field of a dict-form key means (P4Runtime's don't-care).
+_WILDCARDS = {"lpm": LpmKey(0, 0), "ternary": TernaryKey(0, 0), "range": None, "optional": None}
 
 
 def _spec(v: Any, kind: str, what: str):

@@ -19,6 +19,7 @@ from dataplane.ir import types as T
 from dataplane.ir.node import walk
 from dataplane.engine import runtime
 from dataplane.engine.codegen_block import BlockGen, ident
+from dataplane.engine.codegen_expr import is_scalar
 from dataplane.engine.codegen_stmt import Names, StmtGen
 from dataplane.engine.structgen import class_name, default_value, py_name, struct_classes
 
@@ -141,7 +142,18 @@ def _function(program: P.Program, fn: P.Function, out: list[str]) -> None:
     out.append(f"    def F_{fn.name}({', '.join(params)}):")
     gen.indent = 2
     gen.emit("_ctx = None")
+    outs = []
+    for p, py in zip(fn.params, params):
+        if p.direction in ("out", "inout") and is_scalar(p.type):
+            outs.append(py)
+            if p.direction == "out":
+                gen.emit(f"{py} = {default_value(p.type)}")
+    # Scalar out/inout values go back to the caller: (value, outs...) or, for void, like an action.
+    gen.ret_outs = outs if not isinstance(fn.ret, T.Void) else []
+    gen.returns = f"return ({', '.join(outs)},)" if len(outs) > 1 else (f"return {outs[0]}" if outs else "return")
     gen.block(fn.body.stmts)
+    if outs and isinstance(fn.ret, T.Void):
+        gen.emit(gen.returns)
 
 
 __all__ = ["CompiledPipeline", "compile_pipeline", "generate", "runtime", "T"]

@@ -80,6 +80,13 @@ class BlockGen(StmtGen):
                 return ""
             if ext == "packet_in":
                 return self.packet_in_call(call)
+            if ext == "register" and target.member == "read":
+                # BMv2 leaves the destination unchanged when the index is out of range,
+                # so the current value goes in and comes back in that case.
+                dst, index = call.args[0].value, call.args[1].value
+                if not isinstance(dst, E.DontCareExpr):
+                    self.store(dst, f"{self.expr(target.expr)}.read_keep(_ctx, {self.expr(index)}, {self.expr(dst)})")
+                return ""
         if isinstance(target, E.PathExpr) and target.name == "verify" and target.ref == "extern_function":
             cond, err = (self.expr(a.value) for a in call.args)
             self.emit(f"if not {cond}:")
@@ -136,7 +143,7 @@ class BlockGen(StmtGen):
             return ""
         if name == "advance":
             bits = self.expr(call.args[0].value)
-            self.emit(f"_pos = PK.advance(_buf, _pos, {bits}, {too_short})")
+            self.emit(f"_pos = PK.advance(_buf, _pos, {bits}, {too_short}, {self.error_or('ParserInvalidArgument', too_short)})")
             return ""
         if name == "length":
             return "len(_buf)"
@@ -157,7 +164,8 @@ class BlockGen(StmtGen):
         if size is not None or any(f.varbit for f in layout.fields):
             size_src = self.expr(size) if size is not None else "0"
             self.emit(f"_pos = H_{t.name}.extract_varbit({h}, _buf, _pos, {size_src}, {too_short}, "
-                      f"{self.program.errors.index('HeaderTooShort')})")
+                      f"{self.error_or('HeaderTooShort', too_short)}, "
+                      f"{self.error_or('ParserInvalidArgument', too_short)})")
         else:
             n = layout.width // 8
             self.emit(f"if _pos + {n} > _n:")
@@ -176,9 +184,16 @@ class BlockGen(StmtGen):
                 self.emit(f"{h}.{py_name(f.name)} = {value}")
             self.emit(f"{h}._valid = True")
             self.emit(f"_pos += {n}")
+        for line in self.union_siblings_invalid(target):
+            self.emit(line)
         self.emit(f"if _tr is not None: _tr.extract({_text(target)!r}, {h})")
         if is_next:
             self.emit(f"{self.expr(target.expr)}.advance()")
+
+    def error_or(self, member: str, fallback: int) -> int:
+        """The code of error ``member``; ``fallback`` when the program's core.p4 does not declare it."""
+        errors = self.program.errors
+        return errors.index(member) if member in errors else fallback
 
     # ---- parsers -------------------------------------------------------------------------------------
     def parser(self) -> None:

@@ -125,6 +125,12 @@ class ExprGen:
             return f"({a} and {b})"
         if op == "||":
             return f"({a} or {b})"
+        if op in ("==", "!=") and (_is_init(e.left) or _is_init(e.right)):
+            # A struct/header compared with a list or named-field expression: compare field by field.
+            obj, init = (e.left, e.right) if _is_init(e.right) else (e.right, e.left)
+            if isinstance(T.strip_newtype(obj.type), T.StructLike):
+                same = self.equals_init(self(obj), T.strip_newtype(obj.type), init)
+                return same if op == "==" else f"(not {same})"
         if op in ("==", "!=", "<", ">", "<=", ">="):
             return f"({a} {op} {b})"
         t = T.strip_newtype(e.type)
@@ -156,6 +162,23 @@ class ExprGen:
             joined = f"({left} << {rt.width}) | {right}"
             return f"({signed_wrap(joined, w)})" if signed else f"({joined})"
         raise InternalError(f"operator {op} on {t}")
+
+    def equals_init(self, obj: str, t: T.StructLike, init: E.Expr) -> str:
+        """``obj == init`` for a list/named-field initializer ``init`` of struct-like type ``t``."""
+        if isinstance(init, E.ListExpr):
+            pairs = list(zip(t.fields, init.elements))
+        else:
+            given = {f.name: f.value for f in init.fields}
+            pairs = [(f, given[f.name]) for f in t.fields if f.name in given]
+        parts = [f"{obj}._valid"] if isinstance(t, T.Header) else []
+        for f, value in pairs:
+            ft = T.strip_newtype(f.type)
+            target = f"{obj}.{py_name(f.name)}"
+            if _is_init(value) and isinstance(ft, T.StructLike):
+                parts.append(self.equals_init(target, ft, value))
+            else:
+                parts.append(f"{target} == {self(value)}")
+        return "(" + (" and ".join(parts) or "True") + ")"
 
     def gen_Mux(self, e):
         return f"({self(e.then)} if {self(e.cond)} else {self(e.otherwise)})"
@@ -239,6 +262,10 @@ class ExprGen:
             value = f"({value} & {mask(t.width)})"
         out.append(f"({valid}, {value}, {width})")
         self._leaf_parts.append((valid, value, width))
+
+
+def _is_init(e: E.Expr) -> bool:
+    return isinstance(e, (E.ListExpr, E.StructInit))
 
 
 def _leaf_width(t: T.Type) -> int:

@@ -5,7 +5,7 @@ from dataplane.errors import InternalError
 from dataplane.ir import expr as E
 from dataplane.ir import stmt as S
 from dataplane.ir import types as T
-from dataplane.engine.codegen_expr import ExprGen, is_scalar, mask
+from dataplane.engine.codegen_expr import ExprGen, is_scalar, mask, wrap
 from dataplane.engine.structgen import default_value, py_name
 
 _FIELD_LIST_FUNCTIONS = {"hash", "verify_checksum", "update_checksum", "verify_checksum_with_payload",
@@ -58,7 +58,7 @@ class StmtGen:
         self.indent = 1
         self.tmp = 0
         self.returns = "return"  # what `return;` becomes (actions with scalar out params return them)
-        self.ret_value = None
+        self.ret_outs: list[str] = []  # a function's scalar out/inout params, returned after its value
 
     def emit(self, line: str) -> None:
         self.out.append("    " * self.indent + line)
@@ -113,12 +113,43 @@ class StmtGen:
     def stmt_Assign(self, s):
         lhs = s.lhs
         if isinstance(lhs, E.Slice):
-            target = self.expr(lhs.expr)
-            lo, width = lhs.lo.value, lhs.hi.value - lhs.lo.value + 1
-            m = mask(width) << lo
-            self.emit(f"{target} = ({target} & ~{m}) | (({self.expr(s.rhs)} & {mask(width)}) << {lo})")
+            self.store(lhs, self.expr(s.rhs))
             return
         self.assign_to(self.expr(lhs), lhs.type, s.rhs)
+        siblings = self.union_siblings_invalid(lhs)
+        if siblings:
+            self.emit(f"if {self.expr(lhs)}._valid: {'; '.join(siblings)}")
+
+    def store(self, target: E.Expr, value: str) -> None:
+        """Emit ``target = value`` for a scalar l-value; a slice replaces only its bits."""
+        if isinstance(target, E.DontCareExpr):
+            return
+        if isinstance(target, E.Slice):
+            self.store(target.expr, self.slice_update(target, value))
+            return
+        self.emit(f"{self.expr(target)} = {value}")
+
+    def slice_update(self, target: E.Slice, value: str) -> str:
+        """The new value of ``target.expr`` after writing ``value`` into the slice ``target``."""
+        base = self.expr(target.expr)
+        lo, width = target.lo.value, target.hi.value - target.lo.value + 1
+        new = f"({base} & ~{mask(width) << lo}) | ((({value}) & {mask(width)}) << {lo})"
+        # int<W> values are kept as Python ints in [-2^(W-1), 2^(W-1)); a slice may set the sign bit.
+        bt = T.strip_newtype(target.expr.type)
+        return wrap(new, bt) if isinstance(bt, T.Bits) and bt.signed else new
+
+    def union_siblings_invalid(self, e: E.Expr) -> list[str]:
+        """Statements invalidating the other members when header ``e``, a header_union member, becomes valid.
+
+        At most one member of a union is valid (BMv2 ``HeaderUnion::make_header_valid``).
+        """
+        if not isinstance(e, E.Member):
+            return []
+        ut = T.strip_newtype(e.expr.type) if e.expr.type is not None else None
+        if not isinstance(ut, T.HeaderUnion):
+            return []
+        parent = self.expr(e.expr)
+        return [f"{parent}.{py_name(f.name)}._valid = False" for f in ut.fields if f.name != e.member]
 
     def assign_to(self, target: str, t: T.Type, rhs: E.Expr) -> None:
         """``target = rhs`` with P4's value semantics for headers, structs and stacks."""
@@ -169,7 +200,10 @@ class StmtGen:
 
     def stmt_Return(self, s):
         if s.value is not None:
-            self.emit(f"return {self.expr(s.value)}")
+            if self.ret_outs:
+                self.emit(f"return ({self.expr(s.value)}, {', '.join(self.ret_outs)},)")
+            else:
+                self.emit(f"return {self.expr(s.value)}")
         else:
             self.emit(self.returns)
 
@@ -212,9 +246,16 @@ class StmtGen:
         method: T.Method = call.target.type
         ins, outs, widths = [], [], []
         name = call.target.name if isinstance(call.target, E.PathExpr) else call.target.member
+        p4_callable = _is_p4_callable(call)
         for p, a in zip(method.params, call.args):
             v = a.value
             if p.direction in ("out", "inout") and is_scalar(v.type):
+                if p4_callable:
+                    # Actions and functions take every parameter in place (None for an out) and
+                    # return the new values of their scalar out/inout parameters.
+                    ins.append(self.expr(v) if p.direction == "inout" else "None")
+                    outs.append(v)
+                    continue
                 if p.direction == "inout":
                     ins.append(self.expr(v))
                 outs.append(v)
@@ -240,7 +281,27 @@ class StmtGen:
         ins, outs, widths = self.call_parts(call)
         args = ", ".join(self.leading_args(call) + ins + widths)
         src = f"{fn}({args})"
-        targets = [self.expr(o) for o in outs]
+        targets = ["_" if isinstance(o, E.DontCareExpr) else self.expr(o) for o in outs]
+        if targets and _is_p4_callable(call) and _has_result(call):
+            # A function returns (value, outs...): copy out first, then assign the value (P4 order).
+            tmp = self.temp()
+            self.emit(f"{tmp} = {src}")
+            for i, o in enumerate(outs):
+                self.store(o, f"{tmp}[{i + 1}]")
+            if result_target is not None:
+                self.emit(f"{result_target} = {tmp}[0]")
+            return
+        if any(isinstance(o, E.Slice) for o in outs):
+            # Out values into slices: take the returned value(s), then merge each into its field.
+            tmp = self.temp()
+            self.emit(f"{tmp} = {src}")
+            values = [tmp] if len(outs) + (result_target is not None) == 1 else \
+                [f"{tmp}[{i}]" for i in range(len(outs) + (result_target is not None))]
+            if result_target is not None:
+                self.emit(f"{result_target} = {values.pop(0)}")
+            for o, v in zip(outs, values):
+                self.store(o, v)
+            return
         if result_target is not None:
             targets = [result_target] + targets
         if not targets:
@@ -254,10 +315,33 @@ class StmtGen:
         special = self.special_call(call)
         if special is not None:
             return special
-        if self.returns_outs(call):
+        ins, outs, widths = self.call_parts(call)
+        src = f"{self.callee(call)}({', '.join(self.leading_args(call) + ins + widths)})"
+        if not self.returns_outs(call):
+            return src
+        if not (_is_p4_callable(call) and _has_result(call)):
             raise InternalError("a call with out arguments used inside an expression")
-        ins, _, widths = self.call_parts(call)
-        return f"{self.callee(call)}({', '.join(self.leading_args(call) + ins + widths)})"
+        # Copy-out inside an expression (e.g. the right operand of &&): bind the result tuple,
+        # store each out value, then yield the function's value.
+        tmp = self.temp()
+        parts = [f"({tmp} := {src})"]
+        for i, o in enumerate(outs):
+            parts.append(self.assign_expr(o, f"{tmp}[{i + 1}]"))
+        return f"({', '.join(parts)}, {tmp}[0])[-1]"
+
+    def assign_expr(self, target: E.Expr, value: str) -> str:
+        """An expression that stores ``value`` into the scalar l-value ``target``."""
+        if isinstance(target, E.DontCareExpr):
+            return "None"
+        if isinstance(target, E.Slice):
+            return self.assign_expr(target.expr, self.slice_update(target, value))
+        src = self.expr(target)
+        obj, dot, attr = src.rpartition(".")
+        if dot and obj and attr.isidentifier():
+            return f"setattr({obj}, {attr!r}, {value})"
+        if src.isidentifier():
+            return f"({src} := {value})"
+        raise InternalError(f"unsupported: out argument {src} of a call inside an expression")
 
     def leading_args(self, call: E.Call) -> list[str]:
         return ["_ctx"]
@@ -275,12 +359,21 @@ class StmtGen:
                 if target.member == "isValid":
                     return f"{base()}._valid"
                 if target.member == "setValid":
-                    return f"{base()}.set_valid()"
+                    return "; ".join([f"{base()}.set_valid()"] + self.union_siblings_invalid(target.expr))
                 if target.member == "setInvalid":
                     return f"{base()}._valid = False"
             if isinstance(bt, T.Stack) and target.member in ("push_front", "pop_front"):
                 return f"{base()}.{target.member}({call.args[0].value.value})"
         return None
+
+
+def _is_p4_callable(call: E.Call) -> bool:
+    return isinstance(call.target, E.PathExpr) and call.target.ref in ("action", "function")
+
+
+def _has_result(call: E.Call) -> bool:
+    method = call.target.type
+    return isinstance(method, T.Method) and not isinstance(method.ret, T.Void)
 
 
 def _ends_in_action_run(e: E.Expr) -> bool:

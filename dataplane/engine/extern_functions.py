@@ -86,7 +86,9 @@ def bind_functions(switch: Any, hash_algorithms: tuple[str, ...]) -> dict[str, C
         ctx.recirculate_request = index
 
     def truncate(ctx, length) -> None:
-        ctx.truncate_length = length
+        # BMv2 keeps the smallest length asked for (Packet::truncate).
+        if ctx.truncate_length is None or length < ctx.truncate_length:
+            ctx.truncate_length = length
 
     def assert_(ctx, condition) -> None:
         if not condition:

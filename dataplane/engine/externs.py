@@ -38,8 +38,11 @@ class Register:
         self.values = [0] * size
 
     def read(self, ctx, index: int, width: int) -> int:
-        # BMv2 leaves the destination unchanged on an out-of-range read; we give 0 (deterministic).
         return self.values[index] if 0 <= index < self.size else 0
+
+    def read_keep(self, ctx, index: int, current: int) -> int:
+        """``read`` as the generated code calls it: out of range leaves the destination as it was (BMv2)."""
+        return self.values[index] if 0 <= index < self.size else current
 
     def write(self, ctx, index: int, value: int) -> None:
         if 0 <= index < self.size:
@@ -75,6 +78,10 @@ class Counter:
     def cp_read(self, index: int) -> tuple[int, int]:
         _check_index("counter", self.name, index, self.size)
         return self.packets[index], self.bytes[index]
+
+    def cp_write(self, index: int, packets: int, nbytes: int) -> None:
+        _check_index("counter", self.name, index, self.size)
+        self.packets[index], self.bytes[index] = packets, nbytes
 
     def reset(self) -> None:
         self.packets = [0] * self.size
@@ -157,10 +164,12 @@ class DirectMeter:
     def __init__(self, name: str, meter_type: str = "packets"):
         self.name, self.meter_type = name, meter_type
         self.rates: tuple | None = None
+        self._markers: list[_TrTCM] = []
 
     def color_for(self, entry, ctx) -> int:
         if entry.meter is None:
             entry.meter = _TrTCM()
+            self._markers.append(entry.meter)
             if self.rates is not None:
                 entry.meter.set_rates(*self.rates)
         size = ctx.packet_length if self.meter_type == "bytes" else 1
@@ -170,10 +179,22 @@ class DirectMeter:
         return ctx.direct_meter_color
 
     def set_rates(self, cir: float, cbs: int, pir: float, pbs: int) -> None:
+        """Rates for every entry: the ones whose meter already runs and those added later."""
+        _TrTCM().set_rates(cir, cbs, pir, pbs)  # validate before changing anything
         self.rates = (cir, cbs, pir, pbs)
+        for marker in self._markers:
+            marker.set_rates(cir, cbs, pir, pbs)
+
+    def set_entry_rates(self, entry, cir: float, cbs: int, pir: float, pbs: int) -> None:
+        """Rates for one table entry (BMv2's ``meter_set_rates`` with the entry handle as index)."""
+        marker = _TrTCM()
+        marker.set_rates(cir, cbs, pir, pbs)
+        entry.meter = marker
+        self._markers.append(marker)
 
     def reset(self) -> None:
         self.rates = None
+        self._markers = []
 
 
 @register_extern("action_profile")

@@ -132,9 +132,9 @@ class PK:
     """packet_in operations the generated parser calls out of line."""
 
     @staticmethod
-    def advance(buf, pos: int, bits: int, too_short: int) -> int:
+    def advance(buf, pos: int, bits: int, too_short: int, invalid_argument: int) -> int:
         if bits % 8:
-            raise ParserError(too_short)  # BMv2 only advances whole bytes
+            raise ParserError(invalid_argument)  # BMv2 only advances whole bytes
         end = pos + bits // 8
         if end > len(buf):
             raise ParserError(too_short)
@@ -161,18 +161,23 @@ class HeaderOps:
         self._fill(h, buf, pos, too_short, 0)
         return h
 
-    def extract_varbit(self, h, buf, pos: int, size_bits: int, too_short: int, header_too_short: int) -> int:
-        return self._fill(h, buf, pos, too_short, size_bits, header_too_short)
+    def extract_varbit(self, h, buf, pos: int, size_bits: int, too_short: int, header_too_short: int,
+                       invalid_argument: int) -> int:
+        return self._fill(h, buf, pos, too_short, size_bits, header_too_short, invalid_argument)
 
-    def _fill(self, h, buf, pos, too_short, size_bits, header_too_short=None) -> int:
+    def _fill(self, h, buf, pos, too_short, size_bits, header_too_short=None, invalid_argument=None) -> int:
+        # Checks in BMv2's order (parser.cpp extract_VL): size not a multiple of 8 -> ParserInvalidArgument,
+        # not enough bytes -> PacketTooShort, more than the varbit's maximum -> HeaderTooShort.
         fields = self.layout.fields
         var = [f for f in fields if f.varbit]
-        if var and (size_bits % 8 or size_bits > var[0].width or size_bits < 0):
-            raise ParserError(header_too_short if header_too_short is not None else too_short)
+        if var and (size_bits % 8 or size_bits < 0):
+            raise ParserError(invalid_argument if invalid_argument is not None else too_short)
         total = self.layout.width + (size_bits if var else 0)
         nbytes = total // 8
         if pos + nbytes > len(buf):
             raise ParserError(too_short)
+        if var and size_bits > var[0].width:
+            raise ParserError(header_too_short if header_too_short is not None else too_short)
         value = int.from_bytes(buf[pos:pos + nbytes], "big")
         offset = 0
         for f in fields:

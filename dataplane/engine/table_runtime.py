@@ -10,8 +10,12 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from dataplane.engine.runtime import pack_fields
+from dataplane.engine.table_errors import TableError
 from dataplane.engine.tables import MatchTable
+from dataplane.errors import DataplaneError
+from dataplane.ir import expr as E
 from dataplane.ir import program as P
+from dataplane.ir import types as T
 
 
 @dataclass(eq=False, slots=True)
@@ -60,6 +64,45 @@ class RuntimeTable:
         self.initial_default = ActionEntry(self.actions[d.action], tuple(a.value for a in d.args), d.action, False)
         self.default = self.initial_default
 
+    def install_entries(self, program: P.Program) -> None:
+        """Install the table's ``entries`` / ``const entries`` in program order (handles 0, 1, ...).
+
+        Priorities follow p4c's ``EntryPriorities`` pass: with no explicit priority the first
+        entry gets the highest one (so it wins among overlapping entries); explicit
+        ``priority = N`` values count down by ``priority_delta`` for the entries after them.
+        ``largest_priority_wins = false`` makes smaller numbers win. Exact and lpm tables
+        ignore priorities (lpm: longest prefix wins).
+        """
+        entries = self.table.entries
+        if not entries:
+            return
+        props = {name: value for name, value in self.table.properties}
+        largest_wins = not (isinstance(props.get("largest_priority_wins"), E.BoolLiteral)
+                            and not props["largest_priority_wins"].value)
+        delta = props.get("priority_delta")
+        delta = delta.value if isinstance(delta, E.Constant) else 1
+        n = len(entries)
+        if all(e.priority is None for e in entries):
+            prios = [(n - i) * delta if largest_wins else (i + 1) * delta for i in range(n)]
+        else:
+            prios, current = [], 0
+            for e in entries:
+                current = e.priority if e.priority is not None else current
+                prios.append(current)
+                current = current - delta if largest_wins else current + delta
+        for entry, prio in zip(entries, prios):
+            key = tuple(_entry_key(k, kind, width, program, self.qualified_name)
+                        for k, (kind, width) in zip((entry.keys[i] for i in self.match_fields), self.key_layout))
+            name = entry.action.action
+            args = tuple(_const_value(a, program) for a in entry.action.args)
+            value = ActionEntry(self.actions[name], args, name, True)
+            priority = (prio if largest_wins else -prio) if self.match.uses_priority else None
+            try:
+                value.handle = self.match.add(key, priority, value)
+            except TableError as err:
+                raise DataplaneError(f"table '{self.qualified_name}': entry at line {entry.span.line}: {err}") from None
+            value.key, value.priority = key, priority
+
     def lookup(self, key: tuple, ctx) -> ActionEntry:
         full = key
         if self.selector_fields:
@@ -92,3 +135,54 @@ class RuntimeTable:
     def reset(self) -> None:
         self.match.clear()
         self.default = self.initial_default
+
+
+def _const_value(e: E.Expr, program: P.Program) -> int:
+    """The value of a constant expression in an entry: an int (bools and enum members as ints)."""
+    if isinstance(e, E.Constant):
+        t = T.strip_newtype(e.type) if e.type is not None else None
+        return e.value & ((1 << t.width) - 1) if isinstance(t, T.Bits) and e.value < 0 else e.value
+    if isinstance(e, E.BoolLiteral):
+        return int(e.value)
+    if isinstance(e, E.TypeMember):
+        if e.type_name == "error":
+            return program.errors.index(e.member)
+        t = program.types.get(e.type_name)
+        if isinstance(t, T.Enum):
+            i = t.members.index(e.member)
+            return t.values[i] if t.values is not None else i
+    if isinstance(e, E.Cast) and e.expr is not None:
+        return _const_value(e.expr, program)
+    raise DataplaneError(f"unsupported: entry value {type(e).__name__} at line {e.span.line}")
+
+
+def _entry_key(k: E.Expr, kind: str, width: int, program: P.Program, table: str):
+    """One field of a ``const entries`` key in the form ``MatchTable.add`` takes for ``kind``."""
+    full = (1 << width) - 1
+    dont_care = isinstance(k, E.DefaultKeyset)
+    if kind == "exact":
+        if dont_care:
+            raise DataplaneError(f"table '{table}': an exact key cannot be '_' (line {k.span.line})")
+        return _const_value(k, program)
+    if kind == "optional":
+        return None if dont_care else _const_value(k, program)
+    if kind == "range":
+        if dont_care:
+            return (0, full)
+        if isinstance(k, E.Range):
+            return (_const_value(k.lo, program), _const_value(k.hi, program))
+        v = _const_value(k, program)
+        return (v, v)
+    # ternary and lpm
+    if dont_care:
+        return (0, 0)
+    if isinstance(k, E.Mask):
+        value, mask = _const_value(k.value, program), _const_value(k.mask, program)
+    else:
+        value, mask = _const_value(k, program), full
+    if kind == "ternary":
+        return (value & mask, mask)
+    plen = bin(mask).count("1")
+    if mask != (full ^ ((1 << (width - plen)) - 1)):
+        raise DataplaneError(f"table '{table}': lpm mask {mask:#x} is not a prefix (line {k.span.line})")
+    return (value & mask, plen)

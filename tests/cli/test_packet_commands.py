@@ -1,0 +1,164 @@
+"""`dataplane run-packet` and `dataplane test`, run as a user runs them (the console script)."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+from scapy.utils import rdpcap, wrpcap
+
+from dataplane.resources import data_dir
+
+ROUTER_JSON = data_dir("programs") / "ipv4_router.json"
+STF_DIR = Path(__file__).parent.parent / "stf"
+
+# 10.0.1.1 (-> port 1 by ipv4_router.json) and 11.0.0.1 (no route: dropped)
+TO_PORT_1 = "000000000002 000000000001 0800 45000014 00010000 40110000 c0000201 0a000101"
+NO_ROUTE = "000000000002 000000000001 0800 45000014 00010000 40110000 c0000201 0b000001"
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    exe = shutil.which("dataplane")
+    cmd = [exe, *args] if exe else [sys.executable, "-c", "from dataplane.cli import run; run()", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def packet(dst: str, payload: bytes = b"") -> Ether:
+    return Ether(dst="00:00:00:00:00:02", src="00:00:00:00:00:01") / IP(src="192.0.2.1", dst=dst, ttl=64) \
+        / UDP(sport=1000, dport=2000) / payload
+
+
+# ---- run-packet ---------------------------------------------------------------------------------
+
+def test_run_packet_hex():
+    r = run("run-packet", "ipv4_router", "--entries", str(ROUTER_JSON), "--port", "3", "--packet", TO_PORT_1)
+    assert r.returncode == 0, r.stderr
+    # new destination MAC from the entry, old destination as source, TTL 0x40 -> 0x3f, checksum 0xaed6
+    assert r.stdout.strip() == ("packet 0: out port 1: "
+                                "080000000111" "000000000002" "0800" "45000014" "00010000" "3f11aed6"
+                                "c0000201" "0a000101")
+
+
+def test_run_packet_hex_dropped_and_bad_hex():
+    r = run("run-packet", "ipv4_router", "--entries", str(ROUTER_JSON), "--packet", NO_ROUTE)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("packet 0: dropped") and "egress_spec = 511" in r.stdout
+    r = run("run-packet", "ipv4_router", "--packet", "0a0b0")
+    assert r.returncode == 1
+    assert "not an even number of hex digits" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_run_packet_trace():
+    r = run("run-packet", "ipv4_router", "--entries", str(ROUTER_JSON), "--packet", TO_PORT_1, "--trace")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    for step in ("packet in: port 0, 34 bytes", "parser state parse_ipv4", "extracted hdr.ipv4",
+                 "table MyIngress.ipv4_lpm: key (0xa000101) hit entry 0 -> ipv4_forward",
+                 "action ipv4_forward(0x80000000111, 0x1)", "packet out: port 1, 34 bytes"):
+        assert step in out, step
+    assert out.index("parser state parse_ipv4") < out.index("table MyIngress.ipv4_lpm") < out.index("packet out")
+
+
+def test_run_packet_pcap_to_per_port_pcaps(tmp_path):
+    pcap_in = tmp_path / "in.pcap"
+    sent = [packet("10.0.1.1", b"a"), packet("10.0.2.2", b"bb"), packet("10.0.1.1", b"ccc"),
+            packet("11.0.0.1"), packet("10.0.3.9")]
+    wrpcap(str(pcap_in), sent)
+    out = tmp_path / "out"
+    r = run("run-packet", "ipv4_router", "--entries", str(ROUTER_JSON), "--pcap", str(pcap_in), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary == {"packets_in": 5, "packets_out": {"1": 2, "2": 1, "3": 1}, "drops": 1}
+    assert sorted(p.name for p in out.iterdir()) == ["port1.pcap", "port2.pcap", "port3.pcap", "summary.json"]
+    port1 = rdpcap(str(out / "port1.pcap"))
+    assert [bytes(p[UDP].payload) for p in port1] == [b"a", b"ccc"]
+    assert all(p[Ether].dst == "08:00:00:00:01:11" and p[IP].ttl == 63 for p in port1)
+    # the router recomputed the checksum: scapy's own recomputation agrees
+    for p in port1:
+        ip = p[IP]
+        stored = ip.chksum
+        del ip.chksum
+        assert IP(bytes(ip)).chksum == stored
+    assert "5 packet(s) in" in r.stdout and "1 dropped" in r.stdout
+
+
+def test_run_packet_needs_exactly_one_source(tmp_path):
+    r = run("run-packet", "ipv4_router")
+    assert r.returncode != 0 and "exactly one of --packet HEX or --pcap FILE" in r.stderr
+    bad = tmp_path / "bad.pcap"
+    bad.write_bytes(b"not a pcap at all")
+    r = run("run-packet", "ipv4_router", "--pcap", str(bad))
+    assert r.returncode == 1 and "cannot read as a pcap file" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_run_packet_entries_error_names_file_and_line(tmp_path):
+    cmds = tmp_path / "s1-commands.txt"
+    cmds.write_text("table_add ipv4_lpm ipv4_forward 10.0.0.0/8 => 08:00:00:00:00:01 1\n"
+                    "table_add ipv4_lpm ipv4_forward 10.0.0.0/8 => 08:00:00:00:00:01 999\n")
+    r = run("run-packet", "ipv4_router", "--entries", str(cmds), "--packet", TO_PORT_1)
+    assert r.returncode == 1
+    assert f"{cmds}:2: error:" in r.stderr and "999" in r.stderr
+
+
+# ---- dataplane test -------------------------------------------------------------------------------
+
+def test_stf_pass_exits_0():
+    r = run("test", str(STF_DIR / "arch_lpm.p4"), str(STF_DIR / "arch_lpm.stf"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "PASS (11 packet(s) sent" in r.stdout
+
+
+def test_stf_mismatch_exits_1_with_a_readable_diff(tmp_path):
+    stf = tmp_path / "wrong.stf"
+    stf.write_text(
+        "add routes hdr.obs.a:0x0a000000/8 fwd(port:1, tag:0x0008)\n"
+        "packet 0 000000000002 000000000001 88b5 0a010203 00000000 0000 0000 00 00 00 00\n"
+        "# the tag is really 0x0008\n"
+        "expect 1 000000000002 000000000001 88b5 0a010203 00000000 0009 0000 00 00 00 00 $\n"
+        "# and nothing is expected on port 2 (watched: a packet comes in there), where the next one goes\n"
+        "add routes hdr.obs.a:0x0b000000/8 fwd(port:2, tag:0x0002)\n"
+        "packet 2 000000000002 000000000001 88b5 0b000000 00000000 0000 0000 00 00 00 00\n"
+        "expect 3 00\n")
+    r = run("test", str(STF_DIR / "arch_lpm.p4"), str(stf))
+    assert r.returncode == 1
+    out = r.stdout
+    assert "FAIL" in out
+    assert f"port 1, packet 0 (expect at {stf}:4)" in out
+    assert "first difference at byte 23 (nibble 47): expected '9', received '8'" in out
+    # the differing 16-byte row, expected over received, with ^^ under the differing byte
+    assert "  0010  expected  02 03 00 00 00 00 00 09 00 00 00 00 00 00\n" in out
+    assert "        received  02 03 00 00 00 00 00 08 00 00 00 00 00 00\n" in out
+    assert "\n                                        ^\n" in out
+    assert "port 2: expected 0 packet(s), received 1" in out and "unexpected: 000000000002" in out
+    assert "port 3: expected 1 packet(s), received 0" in out and f"missing (expect at {stf}:8)" in out
+
+
+def test_stf_file_errors_exit_1_naming_the_line(tmp_path):
+    stf = tmp_path / "bad.stf"
+    stf.write_text("packet 0 00\nadd nosuch_table k:1 a()\n")
+    r = run("test", str(STF_DIR / "arch_lpm.p4"), str(stf))
+    assert r.returncode == 1
+    assert f"{stf}:2: error:" in r.stderr and "nosuch_table" in r.stderr
+    stf.write_text("pakcet 0 00\n")
+    r = run("test", str(STF_DIR / "arch_lpm.p4"), str(stf))
+    assert r.returncode == 1 and f"{stf}:1" in r.stderr and "did you mean 'packet'" in r.stderr
+
+
+def test_stf_with_a_program_that_does_not_compile(tmp_path):
+    p4 = tmp_path / "broken.p4"
+    p4.write_text("#include <v1model.p4>\ncontrol C() { apply { x = ; } }\n")
+    stf = tmp_path / "t.stf"
+    stf.write_text("packet 0 00\n")
+    r = run("test", str(p4), str(stf))
+    assert r.returncode == 1 and "broken.p4:2" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("name", ["arch_multicast", "arch_clone_i2e"])
+def test_stf_runs_the_architecture_tests_from_the_command_line(name):
+    r = run("test", str(STF_DIR / f"{name}.p4"), str(STF_DIR / f"{name}.stf"))
+    assert r.returncode == 0, r.stdout + r.stderr
