@@ -17,6 +17,7 @@ from dataplane.engine.context import PacketContext
 from dataplane.engine.extern_functions import CLONE_E2E, CLONE_I2E, DROP_PORT, bind_functions
 from dataplane.engine.externs import EXTERN_TYPES
 from dataplane.engine.hashes import hash_function
+from dataplane.engine.structgen import py_name
 from dataplane.engine.table_runtime import RuntimeTable
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
@@ -196,7 +197,9 @@ class V1ModelSwitch:
     def _egress(self, port, hdr, meta, sm, in_ctx, itype, depth, result, trace):
         b = self.blocks
         sm.egress_port = port
-        sm.egress_spec = DROP_PORT + 1  # BMv2 re-initialises it so it does not read as a drop
+        # BMv2 sets it to drop_port + 1 so that it does not read as a drop; stored in the
+        # 9-bit field that is 512 & 0x1FF = 0, which is what egress code reads.
+        sm.egress_spec = (DROP_PORT + 1) & 0x1FF
         sm.instance_type = itype
         sm.egress_global_timestamp = self.now_us
         ctx = PacketContext(in_ctx.buf, sm, self, trace, self.now_us)
@@ -215,8 +218,11 @@ class V1ModelSwitch:
             return more
         data = self._deparse(hdr, meta, ctx)
         if ctx.recirculate_request is not None:
-            # Metadata is reset (ingress_port reads 0) except the @field_list fields.
+            # Metadata is reset (ingress_port reads 0) except the @field_list fields. The copy
+            # BMv2 recirculates is the whole deparsed packet: truncate() only cuts on transmit.
             return more + [("ingress", 0, data, RECIRC, self._preserve(meta, ctx.recirculate_request), depth + 1)]
+        if ctx.truncate_length is not None:
+            data = data[: ctx.truncate_length]
         result.outputs.append(Output(port, data, itype))
         if trace is not None:
             trace.packet_out(port, data)
@@ -226,10 +232,7 @@ class V1ModelSwitch:
         self.blocks["ck"](hdr, meta, ctx)
         chunks: list[bytes] = []
         self.blocks["dep"](chunks, hdr, ctx)
-        data = b"".join(chunks) + ctx.payload
-        if ctx.truncate_length is not None:
-            data = data[: ctx.truncate_length]
-        return data
+        return b"".join(chunks) + ctx.payload
 
     # ---- replication, clones, preserved fields ------------------------------------------------------
     def _replicas(self, group: int):
@@ -311,17 +314,18 @@ class V1ModelSwitch:
 
     def _collect_field_list(self, st, obj, index: int, path: tuple[str, ...], keep: list) -> None:
         for f in getattr(st, "fields", ()):
-            value = getattr(obj, f.name)
+            attr = py_name(f.name)  # the generated classes rename fields that are Python keywords
+            value = getattr(obj, attr)
             if any(a.name == "field_list" and index in self._field_list_ids(a.body) for a in f.annotations):
                 if hasattr(value, "copy_from"):
                     copy = type(value)()
                     copy.copy_from(value)
                     value = copy
-                keep.append((path + (f.name,), value))
+                keep.append((path + (attr,), value))
                 continue
             ft = T.strip_newtype(f.type)
             if isinstance(ft, T.Struct):
-                self._collect_field_list(ft, value, index, path + (f.name,), keep)
+                self._collect_field_list(ft, value, index, path + (attr,), keep)
 
     def _field_list_ids(self, body: str) -> set[int]:
         """The indexes in a ``@field_list(...)`` body: numbers (``1``, ``8w1``) or serializable enum members."""

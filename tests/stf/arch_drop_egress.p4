@@ -1,4 +1,5 @@
-/* Dropping in egress. BMv2 starts egress with egress_spec set to a non-drop value;
+/* Dropping in egress. BMv2 starts egress with egress_spec set to drop_port + 1 = 512,
+ * which the 9-bit field stores as 0 (obs.c shows it), so it is not a drop;
  * mark_to_drop (or egress_spec = 511) in egress drops the packet; a later
  * assignment undoes it; any other egress_spec value does not change the output
  * port, which is egress_port.
@@ -14,6 +15,7 @@ control MyIngress(inout headers hdr, inout metadata meta, inout standard_metadat
 
 control MyEgress(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
     apply {
+        hdr.obs.c = (bit<16>) sm.egress_spec;
         if (hdr.obs.e == 1) {
             mark_to_drop(sm);
         } else if (hdr.obs.e == 2) {

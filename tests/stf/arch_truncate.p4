@@ -1,9 +1,13 @@
 /* truncate(length): the packet leaves with at most `length` bytes (after deparsing;
  * the cut can fall inside a header). Called several times, the smallest length wins.
- * It works from ingress or egress. Multicast copies are new packets in BMv2 and are
- * not cut by a truncate() made in ingress.
+ * It works from ingress or egress. It cuts when the packet is sent: multicast copies
+ * are new packets in BMv2 and are not cut by a truncate() made in ingress, and a
+ * recirculated packet comes back whole.
  */
-struct metadata { }
+struct metadata {
+    @field_list(1)
+    bit<8> pass;
+}
 #include "arch_common.p4h"
 
 control MyIngress(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
@@ -31,6 +35,10 @@ control MyEgress(inout headers hdr, inout metadata meta, inout standard_metadata
     apply {
         if (hdr.obs.e == 3) {
             truncate(16);
+        } else if (hdr.obs.e == 7 && meta.pass == 0) {
+            truncate(20);
+            meta.pass = 1;
+            recirculate_preserving_field_list(1);
         }
         hdr.obs.g = 0x22;
     }
