@@ -27,6 +27,10 @@ NORMAL, INGRESS_CLONE, EGRESS_CLONE, COALESCED, RECIRC, REPLICATION, RESUBMIT = 
 MAX_RECIRCULATIONS = 16
 
 
+class P4AssertionFailed(DataplaneError):
+    """A program's assert() or assume() was false for a packet."""
+
+
 class ArchitectureError(DataplaneError):
     """The program does not fit the v1model architecture as this emulator runs it."""
 
@@ -144,14 +148,25 @@ class V1ModelSwitch:
         passes for resubmitted or recirculated packets. The network layer queues egress
         work on the port and runs it when the packet reaches the head of the queue.
         """
-        if item[0] == "ingress":
-            _, in_port, buf, itype, preserved, depth = item
-            if depth > MAX_RECIRCULATIONS:
-                result.drops.append("recirculation limit reached")
-                return []
-            return self._ingress(in_port, buf, itype, preserved, depth, result, trace)
-        _, port, hdr, meta, sm, ctx, itype, depth = item
-        return self._egress(port, hdr, meta, sm, ctx, itype, depth, result, trace)
+        try:
+            if item[0] == "ingress":
+                _, in_port, buf, itype, preserved, depth = item
+                if depth > MAX_RECIRCULATIONS:
+                    result.drops.append("recirculation limit reached")
+                    return []
+                return self._ingress(in_port, buf, itype, preserved, depth, result, trace)
+            _, port, hdr, meta, sm, ctx, itype, depth = item
+            return self._egress(port, hdr, meta, sm, ctx, itype, depth, result, trace)
+        except P4AssertionFailed as err:
+            # BMv2 aborts the whole switch on a failed assert; one packet's drop is kinder and
+            # keeps the emulator running, and the reason says which assert it was.
+            result.drops.append(str(err))
+            self.log_messages.append(str(err))
+            return []
+        except IndexError:
+            # A run-time header stack index past the end: BMv2 reports an error for the packet.
+            result.drops.append("header stack index out of range")
+            return []
 
     def _new_packet(self, port: int, buf: bytes, itype: int, trace):
         sm = self.sm_class()
@@ -346,7 +361,7 @@ class V1ModelSwitch:
         return ids
 
     def assertion_failed(self, ctx, kind: str) -> None:
-        raise DataplaneError(f"{kind} failed in switch {self.name}")
+        raise P4AssertionFailed(f"{kind}() failed in switch {self.name}; packet dropped")
 
 
 def _restore(meta, values: list[tuple[tuple[str, ...], Any]] | None) -> None:
