@@ -74,9 +74,11 @@ def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[
 
 def _register_net_commands() -> None:
     from dataplane.cli_net import run_command, topo_group
+    from dataplane.cli_scenarios import scenario_group
 
     main.add_command(run_command)
     main.add_command(topo_group)
+    main.add_command(scenario_group)
 
 
 _register_net_commands()
