@@ -8,7 +8,7 @@ switch's clock (``now_us``), which the network layer drives; alone, it stays at 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from dataplane.errors import DataplaneError
@@ -35,7 +35,7 @@ class ArchitectureError(DataplaneError):
     """The program does not fit the v1model architecture as this emulator runs it."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Output:
     """One packet leaving the switch."""
 
@@ -44,12 +44,23 @@ class Output:
     instance_type: int = NORMAL
 
 
-@dataclass
 class PacketResult:
-    """Everything one input packet produced: outputs, and why copies were dropped."""
+    """Everything one input packet produced: outputs, and why copies were dropped.
 
-    outputs: list[Output] = field(default_factory=list)
-    drops: list[str] = field(default_factory=list)
+    A plain slotted class rather than a dataclass: one is made per pipeline pass.
+    """
+
+    __slots__ = ("outputs", "drops")
+
+    def __init__(self, outputs: list[Output] | None = None, drops: list[str] | None = None):
+        self.outputs = outputs if outputs is not None else []
+        self.drops = drops if drops is not None else []
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, PacketResult) and (self.outputs, self.drops) == (other.outputs, other.drops)
+
+    def __repr__(self) -> str:
+        return f"PacketResult(outputs={self.outputs!r}, drops={self.drops!r})"
 
 
 class V1ModelSwitch:
