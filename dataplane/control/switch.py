@@ -11,12 +11,10 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from dataplane.arch.v1model import Output, PacketResult, V1ModelSwitch
-from dataplane.control.keys import ExactKey, LpmKey, RangeKey, TernaryKey
-from dataplane.control.values import parse_value
+from dataplane.control.match_keys import action_args, key_value, match_key, parse_number
 from dataplane.engine.table_errors import TableError
 from dataplane.engine.table_runtime import ActionEntry, RuntimeTable
 from dataplane.errors import DataplaneError
-from dataplane.ir import types as T
 from dataplane.ir.node import annotation
 
 
@@ -24,17 +22,6 @@ class ControlPlaneError(DataplaneError):
     """A control-plane call was refused; the message names what and where."""
 
     code = "control_plane"
-
-
-def _value(text: Any, what: str) -> int:
-    if isinstance(text, bool):
-        return int(text)
-    if isinstance(text, int):
-        return text
-    try:
-        return parse_value(str(text).strip())
-    except Exception:
-        raise ControlPlaneError(f"{what}: cannot read {text!r} as a number or address") from None
 
 
 class Switch:
@@ -171,111 +158,15 @@ class Switch:
             raise ControlPlaneError(f"table '{t.qualified_name}': action '{name}' is @defaultonly")
         if ref is not None and default and annotation(ref.annotations, "tableonly"):
             raise ControlPlaneError(f"table '{t.qualified_name}': action '{name}' is @tableonly")
-        data = act.data_params
-        if isinstance(params, Mapping):
-            unknown = set(params) - {p.name for p in data}
-            if unknown:
-                raise ControlPlaneError(f"table '{t.qualified_name}': action '{name}' has no parameter(s) "
-                                        f"{', '.join(sorted(unknown))} "
-                                        f"(it takes {', '.join(p.name for p in data) or 'none'})")
-            missing = [p.name for p in data if p.name not in params]
-            if missing:
-                raise ControlPlaneError(f"table '{t.qualified_name}': action '{name}': "
-                                        f"missing parameter(s) {', '.join(missing)}")
-            values = [params[p.name] for p in data]
-        else:
-            values = list(params)
-            if len(values) != len(data):
-                raise ControlPlaneError(f"table '{t.qualified_name}': action '{name}' takes {len(data)} "
-                                        f"parameter(s), got {len(values)}")
-        args = []
-        for p, v in zip(data, values):
-            width = _width(p.type)
-            what = f"table '{t.qualified_name}': action '{name}' parameter '{p.name}'"
-            iv = _value(v, what)
-            if not 0 <= iv < (1 << width):
-                raise ControlPlaneError(f"{what}: value {v!r} does not fit in {width} bits")
-            args.append(T.strip_newtype(p.type) == T.BOOL and bool(iv) or iv)
-        return name, ActionEntry(t.actions[name], tuple(args), name, True)
+        return name, ActionEntry(t.actions[name], action_args(t, name, act.data_params, params), name, True)
 
     def _match(self, t: RuntimeTable, match: Any) -> tuple:
-        keys = [t.table.keys[i] for i in t.match_fields]
-        if isinstance(match, Mapping):
-            values = []
-            given = dict(match)
-            names = [k.name for k in keys]
-            unknown = [g for g in given if not any(n == g or n.endswith("." + g) or n.endswith(g) for n in names)]
-            if unknown:
-                raise ControlPlaneError(f"table '{t.qualified_name}' has no key(s) {', '.join(map(str, unknown))} "
-                                        f"(its keys: {', '.join(names)})")
-            for k in keys:
-                found = [g for g in given if g == k.name or k.name.endswith("." + g) or k.name.endswith(g)]
-                if len(found) > 1:
-                    found = [g for g in found if g == k.name] or found
-                if not found and k.match_kind in _WILDCARDS:
-                    values.append(_WILDCARDS[k.match_kind])  # P4Runtime: an omitted field matches anything
-                    continue
-                if len(found) != 1:
-                    raise ControlPlaneError(f"table '{t.qualified_name}': no value for key '{k.name}'"
-                                            if not found else
-                                            f"table '{t.qualified_name}': key '{k.name}' is named twice: {found}")
-                values.append(given.pop(found[0]))
-            if given:
-                raise ControlPlaneError(f"table '{t.qualified_name}' has no key(s) {', '.join(given)}")
-        else:
-            values = list(match) if isinstance(match, (list, tuple)) and not _is_pair(match, keys) else [match]
-        if len(values) != len(keys):
-            raise ControlPlaneError(f"table '{t.qualified_name}' has {len(keys)} key field(s), got {len(values)} value(s)")
-        return tuple(self._key_value(t, k, v, w) for k, v, (_, w) in zip(keys, values, t.key_layout))
+        """The key tuple of an entry of ``t`` (see ``match_keys.match_key``)."""
+        return match_key(t, match)
 
     def _key_value(self, t: RuntimeTable, key, v: Any, width: int):
-        what = f"table '{t.qualified_name}' key '{key.name}'"
-        kind = key.match_kind
-        if kind in ("optional", "range") and (v is None or (isinstance(v, str) and v.strip() in ("*", "_"))):
-            return None if kind == "optional" else (0, (1 << width) - 1)  # the key's wildcard
-        spec = _spec(v, kind, what)
-        top = (1 << width) - 1
-
-        def fit(x: int) -> int:
-            if not 0 <= x <= top:
-                raise ControlPlaneError(f"{what}: value {x:#x} does not fit in {width} bits")
-            return x
-
-        if kind in ("exact", "selector"):
-            if not isinstance(spec, ExactKey):
-                raise ControlPlaneError(f"{what} is exact; got {v!r}")
-            return fit(spec.value)
-        if kind == "lpm":
-            if isinstance(spec, ExactKey):
-                return (fit(spec.value), width)
-            if not isinstance(spec, LpmKey):
-                raise ControlPlaneError(f"{what} is lpm; give value/prefix_len, got {v!r}")
-            if not 0 <= spec.prefix_len <= width:
-                raise ControlPlaneError(f"{what}: prefix length {spec.prefix_len} is out of range 0..{width}")
-            return (fit(spec.value), spec.prefix_len)
-        if kind == "ternary":
-            if isinstance(spec, ExactKey):
-                return (fit(spec.value), top)
-            if isinstance(spec, LpmKey):
-                return (fit(spec.value), (top << (width - spec.prefix_len)) & top)
-            if not isinstance(spec, TernaryKey):
-                raise ControlPlaneError(f"{what} is ternary; give value &&& mask, got {v!r}")
-            return (fit(spec.value), fit(spec.mask))
-        if kind == "range":
-            if isinstance(spec, ExactKey):
-                return (fit(spec.value), fit(spec.value))
-            if not isinstance(spec, RangeKey):
-                raise ControlPlaneError(f"{what} is range; give lo..hi, got {v!r}")
-            if spec.low > spec.high:
-                raise ControlPlaneError(f"{what}: range {spec.low}..{spec.high} is empty")
-            return (fit(spec.low), fit(spec.high))
-        if kind == "optional":
-            if isinstance(spec, TernaryKey) and spec.mask == 0:
-                return None
-            if not isinstance(spec, ExactKey):
-                raise ControlPlaneError(f"{what} is optional; give a value or '*', got {v!r}")
-            return fit(spec.value)
-        raise ControlPlaneError(f"{what}: unsupported match kind {kind}")
+        """One key field's value for ``t.match`` (see ``match_keys.key_value``)."""
+        return key_value(t, key, v, width)
 
     # ---- externs and the traffic manager ---------------------------------------------------------------
     def _instance(self, name: str, kind: str | tuple[str, ...]):
@@ -288,7 +179,7 @@ class Switch:
 
     def register_write(self, name: str, index: int, value: Any) -> None:
         reg = self._instance(name, "register")
-        self._extern_call(reg.cp_write, index, _value(value, f"register '{reg.name}'"))
+        self._extern_call(reg.cp_write, index, parse_number(value, f"register '{reg.name}'"))
 
     def counter_read(self, name: str, index: int) -> tuple[int, int]:
         """(packets, bytes) of one counter cell; for a direct counter ``index`` is the entry handle."""
@@ -470,44 +361,6 @@ class Switch:
         if clear:
             self.dp.digests.clear()
         return out
-
-
-# What an omitted non-exact field of a dict-form key means (P4Runtime's don't-care).
-_WILDCARDS = {"lpm": LpmKey(0, 0), "ternary": TernaryKey(0, 0), "range": None, "optional": None}
-
-
-def _spec(v: Any, kind: str, what: str):
-    if isinstance(v, (ExactKey, LpmKey, TernaryKey, RangeKey)):
-        return v
-    if isinstance(v, tuple) and len(v) == 2:
-        a, b = _value(v[0], what), _value(v[1], what)
-        return {"lpm": LpmKey(a, b), "ternary": TernaryKey(a, b), "range": RangeKey(a, b)}.get(kind, TernaryKey(a, b))
-    if isinstance(v, str):
-        s = v.strip()
-        if "&&&" in s:
-            a, b = s.split("&&&", 1)
-            return TernaryKey(_value(a, what), _value(b, what))
-        if ".." in s or "->" in s:
-            a, b = s.split(".." if ".." in s else "->", 1)
-            return RangeKey(_value(a, what), _value(b, what))
-        if "/" in s:
-            a, b = s.split("/", 1)
-            return LpmKey(_value(a, what), _value(b, what))
-    if v is None:
-        raise ControlPlaneError(f"{what}: a value is required")
-    return ExactKey(_value(v, what))
-
-
-def _is_pair(match: Any, keys) -> bool:
-    """A 2-tuple given for a one-key lpm/ternary/range table is that key's value, not two keys."""
-    return isinstance(match, tuple) and len(keys) == 1 and len(match) == 2 and keys[0].match_kind in ("lpm", "ternary", "range")
-
-
-def _width(t: T.Type) -> int:
-    t = T.strip_newtype(t)
-    if isinstance(t, T.Enum) and t.underlying is not None:
-        return t.underlying.width
-    return t.bit_width()
 
 
 def _table_aliases(t: RuntimeTable) -> set[str]:

@@ -11,7 +11,7 @@ from dataplane.ir import program as P
 from dataplane.ir import types as T
 from dataplane.engine.codegen_expr import is_scalar, mask
 from dataplane.engine.codegen_stmt import Names, StmtGen
-from dataplane.engine.structgen import class_name, default_value, py_name
+from dataplane.engine.structgen import default_value, py_name
 
 
 def ident(*parts: str) -> str:
