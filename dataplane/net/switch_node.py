@@ -5,9 +5,13 @@ sends to a port waits in that port's queue; the egress pipeline runs when the pa
 reaches the head of the queue, so ``enq_qdepth``, ``deq_qdepth``, ``enq_timestamp``,
 ``deq_timedelta`` and both global timestamps come from the simulated queue and clock.
 
-Port status for data-plane failover: if the program declares a register named
-``port_status`` (any width, indexed by port), the emulator keeps it at 1 for ports whose
-link is up and 0 for ports it has detected down (after the switch's detection delay).
+Two registers, if the program declares them (any control, indexed by port), are kept by
+the emulator, because v1model has no field for what they carry:
+
+* ``port_status``: 1 for ports whose link is up, 0 for ports the switch has detected down
+  (after its detection delay), for data-plane failover;
+* ``queue_bytes``: written just before egress runs, the bytes still waiting in that
+  packet's egress queue (not counting the packet), for byte-based ECN/RED marking.
 """
 from __future__ import annotations
 
@@ -36,11 +40,12 @@ class SwitchNode(Node):
         self.controller = None  # a ControllerHandle, when one is attached
         self.drops: dict[str, int] = {}
         self.packets_in = 0
-        self.port_status = self._find_port_status()
+        self.port_status = self._find_register("port_status")
+        self._queue_bytes_register = self._find_register("queue_bytes")
 
-    def _find_port_status(self):
-        for name, inst in self.dp.instances.items():
-            if name.split(".")[-1] == "port_status" and hasattr(inst, "values"):
+    def _find_register(self, name: str):
+        for full, inst in self.dp.instances.items():
+            if full.split(".")[-1] == name and hasattr(inst, "values") and hasattr(inst, "width"):
                 return inst
         return None
 
@@ -94,6 +99,9 @@ class SwitchNode(Node):
         sm.deq_timedelta = ((now - enq_time) // 1000) & _MASK32
         sm.deq_qdepth = min(len(port.queue), (1 << 19) - 1)
         self.dp.now_us = (now // 1000) & _MASK48
+        qb = self._queue_bytes_register
+        if qb is not None and port.number < qb.size:
+            qb.values[port.number] = min(port.queue_bytes, (1 << qb.width) - 1)
         result = PacketResult()
         more = self.dp.run_work(item, result)
         if more:

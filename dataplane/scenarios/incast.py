@@ -1,0 +1,365 @@
+"""``dataplane scenario incast``: N senders to one receiver through a leaf-spine, drop-tail vs
+ECN marking (``programs/ecn.p4``) with DCQCN senders.
+
+The fabric (``dataplane.net.generators.leaf_spine``): the receiver is h1 on leaf1; the
+senders fill leaves 2.. (``hosts_per_leaf`` each); hosts have 100 Gb/s links; leaf-spine
+links run at ``fabric_bandwidth`` (400 Gb/s by default, so the last hop, leaf1 port 1 to the
+receiver, is the bottleneck); every port has a byte buffer of ``buffer_bytes``. Every switch
+runs ``programs/ecn.p4`` with the generator's routes (ECMP over the spines) and
+``dataplane.net.queue_bytes.attach_queue_bytes`` publishing the egress byte depth to it.
+
+Each sender moves ``transfer_bytes`` in RoCEv2-like UDP packets (``dataplane.net.dcqcn``),
+all starting at t = 0 (a synchronized incast):
+
+* ``droptail``: no marking (ecn_profile default ecn_off), senders Not-ECT at line rate with
+  no congestion control: the bottleneck queue fills to the buffer and drops;
+* ``ecn``: ecn_profile default ``ecn_red(kmin, kmax, pmax)`` on every port, senders ECT(0)
+  with DCQCN reaction points; the receiver's notification point returns CNPs.
+
+Measured (``run_incast``): bottleneck utilisation (the fraction of the time from the
+receiver's first to its last data packet that the bottleneck port spent serializing them),
+tail drops on all switch ports, pause frames (always 0: no PFC yet), CNPs, the bottleneck
+queue depth in bytes (sampled every ``sample_ns``, so percentiles are time-weighted, over
+t = 0 to the last arrival; ``qdepth_p99_after_burst_bytes`` is the p99 once the queue has
+first drained after its peak, i.e. without the incast's opening burst), Jain's fairness
+index of per-flow throughput while every flow is still receiving (from the first arrival to
+the first flow's last arrival), and the completion time of the transfer (last byte of the
+last flow; None when bytes were lost, as UDP does not resend).
+
+PFC (the issue's ``ecn+pfc`` and ``pfc`` modes) is not implemented yet.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+
+from dataplane.net.dcqcn import DcqcnParams, DcqcnReceiver, DcqcnSender, data_frame_len
+from dataplane.net.queue_bytes import QueueSampler, attach_queue_bytes, percentile
+
+MODES = ("droptail", "ecn")
+#: The keys of every ``--json`` result row (rows carry a few more, listed in ``measure``).
+JSON_KEYS = ("mode", "senders", "utilisation", "drops", "pause_frames", "cnps", "qdepth_p50_bytes",
+             "qdepth_p99_bytes", "qdepth_max_bytes", "jain", "completion_ns")
+
+
+@dataclass
+class IncastConfig:
+    senders: int = 16
+    mode: str = "ecn"
+    transfer_bytes: int = 8_000_000          # per sender
+    payload_bytes: int = 4096                # RDMA payload per packet (RoCE path MTU 4096)
+    mtu: int = 9000                          # link MTU (jumbo frames carry the 4 KB payloads)
+    bandwidth: str = "100Gbps"               # host links
+    fabric_bandwidth: str = "400Gbps"        # leaf-spine links
+    spines: int = 4
+    hosts_per_leaf: int = 4
+    latency: str = "1us"                     # per link
+    buffer_bytes: int = 16_000_000           # per egress port
+    kmin_bytes: int = 400_000                # RED band for 100 Gb/s (HPCC repo's KMIN/KMAX at 100G)
+    kmax_bytes: int = 1_600_000
+    pmax: float = 0.01                       # 1%, as the DCQCN paper and DCQCN-validation use
+    dcqcn: DcqcnParams = field(default_factory=DcqcnParams)
+    sample_ns: int = 1_000
+    bin_ns: int = 50_000
+    seed: int = 1
+    max_sim_ns: int = 1_000_000_000
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+        if self.senders < 1:
+            raise ValueError("senders must be at least 1")
+        if not 0 <= self.pmax <= 1:
+            raise ValueError("pmax must be in [0, 1]")
+        if self.kmax_bytes < self.kmin_bytes:
+            raise ValueError("kmax_bytes must be >= kmin_bytes")
+
+
+@dataclass
+class IncastRun:
+    """A finished run: the result row and what the plots need."""
+    config: IncastConfig
+    result: dict[str, Any]
+    queue_times: Any
+    queue_bytes: Any
+    flow_series: dict[str, list[tuple[int, float]]]
+    rate_logs: dict[str, list[tuple[int, float]]]
+    net: Any = None
+
+
+def build_network(cfg: IncastConfig):
+    """The leaf-spine (as a Network), the receiver host, the sender hosts, the bottleneck port."""
+    from dataplane.control.loader import apply_runtime_config
+    from dataplane.control.runtime_json import parse_runtime_json
+    from dataplane.net.generators import leaf_spine, runtime_json_text
+    from dataplane.net.network import Network
+    from dataplane.net.spec import HostSpec, LinkSpec, SwitchSpec, TopologySpec
+    from dataplane.net.units import parse_rate, parse_time
+    from dataplane.resources import builtin_program
+
+    h = cfg.hosts_per_leaf
+    leaves = 1 + -(-cfg.senders // h)
+    gen = leaf_spine(leaves, cfg.spines, h, name="incast", bandwidth=cfg.bandwidth, latency=cfg.latency,
+                     fabric_bandwidth=cfg.fabric_bandwidth)
+    program = builtin_program("ecn")
+    spec = TopologySpec("incast")
+    for name in gen.switches:
+        spec.switches[name] = SwitchSpec(name, program)
+    for name, gh in gen.hosts.items():
+        spec.hosts[name] = HostSpec(name, gh.mac, gh.ip, gh.prefix_len, gh.gateway, dict(gh.static_arp))
+    rate, latency = parse_rate(cfg.bandwidth), parse_time(cfg.latency)
+    for i, (a, b) in enumerate(gen.links):
+        bw = gen.link_params.get(i, {}).get("bandwidth")
+        spec.links.append(LinkSpec(a, b, parse_rate(bw) if bw else rate, latency, (cfg.buffer_bytes, "bytes"), cfg.mtu))
+    net = Network.from_spec(spec, seed=cfg.seed)
+    for name, node in net.switches.items():
+        apply_runtime_config(node.api, parse_runtime_json(runtime_json_text(gen.entries[name]), f"<{name}>"))
+        if cfg.mode == "ecn":
+            node.api.table_set_default("MyEgress.ecn_profile", "MyEgress.ecn_red", {
+                "kmin": cfg.kmin_bytes, "kmax": cfg.kmax_bytes, "pmax": round(cfg.pmax * 65536)})
+    for node in list(net.switches.values()) + list(net.hosts.values()):
+        for port in node.ports.values():
+            port.record_depth = False       # the sampler in run_incast records bytes instead
+    attach_queue_bytes(net)
+    receiver = net.host("h1")
+    senders = [net.host(f"h{h + 1 + i}") for i in range(cfg.senders)]
+    bottleneck = net.switch("leaf1").ports[1]
+    return net, receiver, senders, bottleneck
+
+
+def run_incast(cfg: IncastConfig, keep_net: bool = False) -> IncastRun:
+    wall0 = time.perf_counter()
+    net, receiver_host, sender_hosts, bottleneck = build_network(cfg)
+    ecn = cfg.mode == "ecn"
+    receiver = DcqcnReceiver(receiver_host, qpn=1, params=cfg.dcqcn, notify=ecn, bin_ns=cfg.bin_ns)
+    senders = [DcqcnSender(h, receiver_host.ip, cfg.transfer_bytes, payload_bytes=cfg.payload_bytes, start_ns=0,
+                           dst_qp=1, params=cfg.dcqcn, cc=ecn, ect=ecn) for h in sender_hosts]
+    sampler = QueueSampler(net.sim, bottleneck, cfg.sample_ns, end_ns=cfg.max_sim_ns)
+    net.run(cfg.max_sim_ns)
+    wall = time.perf_counter() - wall0
+    result = measure(cfg, net, receiver, senders, sampler, bottleneck)
+    result["wall_s"] = round(wall, 2)
+    names = {s.key: s.host.name for s in senders}
+    flow_series = {names.get(k, str(k)): receiver.throughput_series(k) for k in receiver.flows}
+    rate_logs = {s.host.name: s.rate_log for s in senders}
+    return IncastRun(cfg, result, sampler.times, sampler.bytes, flow_series, rate_logs, net if keep_net else None)
+
+
+def jain(values: list[float]) -> float:
+    """Jain's fairness index (sum x)^2 / (n sum x^2); 1.0 for no or all-zero values."""
+    sq = sum(x * x for x in values)
+    return (sum(values) ** 2) / (len(values) * sq) if values and sq > 0 else 1.0
+
+
+def measure(cfg: IncastConfig, net, receiver: DcqcnReceiver, senders: list[DcqcnSender], sampler: QueueSampler,
+            bottleneck) -> dict[str, Any]:
+    flows = [receiver.flows.get(s.key) for s in senders]
+    got = [f for f in flows if f is not None]
+    first = min((f.first_ns for f in got), default=0)
+    last = max((f.last_ns for f in got), default=0)
+    # Utilisation of the bottleneck while the transfer crossed it: the fraction of the time
+    # from the first to the last arrival that the port spent serializing the data packets that
+    # arrived after the first (n arrivals bound n-1 gaps), serialization timed as the port does.
+    rate = bottleneck.link.rate_bps
+    busy = sum((data_frame_len(n) * 8 * 1_000_000_000) // rate for f in got for n in f.sizes)
+    first_frame = next(((data_frame_len(f.sizes[0]) * 8 * 1_000_000_000) // rate for f in got if f.first_ns == first), 0)
+    util = (busy - first_frame) / (last - first) if last > first else 0.0
+    # Fairness while every flow still receives.
+    t1 = min((f.last_ns for f in got), default=0) if len(got) == len(flows) else first
+    if t1 > first:
+        thr = [f.bytes_between(first, t1) * 8e9 / (t1 - first) if f is not None else 0.0 for f in flows]
+    else:
+        thr = [(f.bytes * 8e9 / (f.last_ns - f.first_ns) if f is not None and f.last_ns > f.first_ns else 0.0)
+               for f in flows]
+    complete = all(f is not None and f.packets == s.n_packets for f, s in zip(flows, senders))
+    switch_ports = [p for n in net.switches.values() for p in n.ports.values()]
+    drops = sum(p.stats.drops for p in switch_ports)
+    qs = sampler.window(0, last) or list(sampler.bytes)
+    after = _after_burst(sampler, last, data_frame_len(cfg.payload_bytes))
+    sent_bytes = sum(s.stats["bytes"] for s in senders)
+    return {
+        "mode": cfg.mode,
+        "senders": cfg.senders,
+        "utilisation": round(util, 4),
+        "drops": drops,
+        "pause_frames": 0,
+        "cnps": receiver.stats["cnps_sent"],
+        "qdepth_p50_bytes": percentile(qs, 50),
+        "qdepth_p99_bytes": percentile(qs, 99),
+        "qdepth_max_bytes": max(qs, default=0),
+        "jain": round(jain(thr), 4),
+        "completion_ns": (last if complete else None),
+        # extras
+        "qdepth_p99_after_burst_bytes": percentile(after, 99) if after else None,
+        "bottleneck_drops": bottleneck.stats.drops,
+        "ce_marked": receiver.stats["ce_marked"],
+        "delivered_fraction": round(receiver.stats["bytes"] / sent_bytes, 4) if sent_bytes else 0.0,
+        "transfer_bytes": cfg.transfer_bytes,
+        "buffer_bytes": cfg.buffer_bytes,
+        "kmin_bytes": cfg.kmin_bytes if cfg.mode == "ecn" else None,
+        "kmax_bytes": cfg.kmax_bytes if cfg.mode == "ecn" else None,
+        "sim_ns": sampler.times[-1] if len(sampler.times) else 0,
+    }
+
+
+def _after_burst(sampler: QueueSampler, last: int, frame: int) -> list[int]:
+    """Queue samples up to ``last`` taken after the queue first drained (to at most one frame)
+    following its maximum: the queue once the incast's opening burst is over. Empty when
+    that leaves less than a quarter of the run (drop-tail drains only at the very end)."""
+    times, depths = sampler.times, sampler.bytes
+    if not len(depths):
+        return []
+    peak = max(range(len(depths)), key=depths.__getitem__)
+    for i in range(peak, len(depths)):
+        if depths[i] <= frame:
+            if last - times[i] < last // 4:
+                return []
+            return [d for t, d in zip(times[i:], depths[i:]) if t <= last]
+    return []
+
+
+# ---- plots -------------------------------------------------------------------------------------------
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_queue(runs: list[IncastRun], path: Path, title: str | None = None) -> Path:
+    """Bottleneck queue depth (bytes) over time for each run, with the marking band."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for run in runs:
+        ax.plot([t / 1000 for t in run.queue_times], [b / 1e6 for b in run.queue_bytes],
+                label=f"{run.config.mode} ({run.config.senders} senders)", linewidth=1)
+    ecn = next((r.config for r in runs if r.config.mode == "ecn"), None)
+    if ecn is not None:
+        ax.axhspan(ecn.kmin_bytes / 1e6, ecn.kmax_bytes / 1e6, color="tab:green", alpha=0.15,
+                   label=f"marking band {ecn.kmin_bytes // 1000}-{ecn.kmax_bytes // 1000} KB")
+    buf = runs[0].config.buffer_bytes
+    ax.axhline(buf / 1e6, color="grey", linestyle=":", linewidth=1, label=f"buffer {buf / 1e6:g} MB")
+    ax.set_xlabel("time (µs)")
+    ax.set_ylabel("bottleneck queue (MB)")
+    ax.set_title(title or "Incast: bottleneck egress queue depth")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_rates(runs: list[IncastRun], path: Path) -> Path:
+    """Per-flow received throughput over time, one panel per run (ECN runs add the DCQCN rate)."""
+    plt = _pyplot()
+    panels = []
+    for run in runs:
+        panels.append((run, "received"))
+        if run.config.mode == "ecn":
+            panels.append((run, "dcqcn"))
+    fig, axes = plt.subplots(len(panels), 1, figsize=(8, 3 * len(panels)), squeeze=False)
+    for ax, (run, kind) in zip(axes[:, 0], panels):
+        if kind == "received":
+            for name, series in run.flow_series.items():
+                ax.plot([t / 1000 for t, _ in series], [r / 1e9 for _, r in series], linewidth=0.8)
+            ax.set_title(f"{run.config.mode}: per-flow throughput at the receiver "
+                         f"({run.config.bin_ns // 1000} µs bins)")
+        else:
+            for name, log in run.rate_logs.items():
+                xs, ys = [], []
+                for i, (t, r) in enumerate(log):
+                    if xs:
+                        xs.append(t / 1000)
+                        ys.append(ys[-1])
+                    xs.append(t / 1000)
+                    ys.append(r / 1e9)
+                ax.plot(xs, ys, linewidth=0.8)
+            ax.set_title(f"{run.config.mode}: DCQCN sending rate RC per flow")
+        ax.set_ylabel("Gb/s")
+        ax.set_xlabel("time (µs)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+# ---- the command -------------------------------------------------------------------------------------
+
+def _size(text: str) -> int:
+    from dataplane.errors import DataplaneError
+    from dataplane.net.units import parse_queue
+
+    try:
+        amount, kind = parse_queue(text if any(c.isalpha() for c in str(text)) else f"{text}B")
+    except DataplaneError:
+        kind = None
+    if kind != "bytes":
+        raise click.BadParameter(f"{text!r} is not a size in bytes (e.g. 4MB, 400KB)")
+    return amount
+
+
+def format_row(r: dict[str, Any]) -> str:
+    done = f"{r['completion_ns'] / 1000:.1f} µs" if r["completion_ns"] is not None else "never (bytes lost)"
+    return (f"{r['mode']:>8}  {r['senders']:>3} senders  util {r['utilisation'] * 100:5.1f} %  drops {r['drops']:>7}"
+            f"  pause {r['pause_frames']}  CNPs {r['cnps']:>5}  queue p50/p99/max "
+            f"{r['qdepth_p50_bytes'] / 1000:.0f}/{r['qdepth_p99_bytes'] / 1000:.0f}/{r['qdepth_max_bytes'] / 1000:.0f} KB"
+            f"  Jain {r['jain']:.3f}  completion {done}  delivered {r['delivered_fraction'] * 100:.1f} %"
+            f"  ({r['wall_s']} s wall)")
+
+
+@click.command("incast")
+@click.option("--senders", type=click.IntRange(1, 1000), default=16, show_default=True, help="Number of senders.")
+@click.option("--mode", type=click.Choice(MODES + ("all",)), default="all", show_default=True,
+              help="droptail: line-rate UDP, no marking; ecn: RED marking + DCQCN; all: both.")
+@click.option("--transfer", "transfer", default="8MB", show_default=True, help="Bytes each sender moves.")
+@click.option("--buffer", "buffer", default="16MB", show_default=True, help="Egress buffer per port.")
+@click.option("--kmin", default="400KB", show_default=True, help="RED Kmin (bytes).")
+@click.option("--kmax", default="1600KB", show_default=True, help="RED Kmax (bytes).")
+@click.option("--pmax", type=click.FloatRange(0, 1), default=0.01, show_default=True, help="RED Pmax.")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print {\"results\": [...]} as JSON.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write queue_depth.png, flow_rates.png and results.json here.")
+def command(senders: int, mode: str, transfer: str, buffer: str, kmin: str, kmax: str, pmax: float, seed: int,
+            as_json: bool, out: Path | None) -> None:
+    """N senders to one receiver through a 100 Gb/s leaf-spine: drop-tail vs ECN + DCQCN.
+
+    Reports bottleneck utilisation, drops, pause frames (0: no PFC), CNPs, bottleneck queue
+    depth p50/p99/max in bytes, Jain's fairness of per-flow throughput and the completion time
+    of the transfer.
+    """
+    modes = MODES if mode == "all" else (mode,)
+    try:
+        base = dict(senders=senders, transfer_bytes=_size(transfer), buffer_bytes=_size(buffer),
+                    kmin_bytes=_size(kmin), kmax_bytes=_size(kmax), pmax=pmax, seed=seed)
+        configs = [IncastConfig(mode=m, **base) for m in modes]
+    except ValueError as err:
+        raise click.UsageError(str(err)) from None
+    runs = []
+    for cfg in configs:
+        run = run_incast(cfg)
+        runs.append(run)
+        if not as_json:
+            click.echo(format_row(run.result))
+    results = [r.result for r in runs]
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        plot_queue(runs, out / "queue_depth.png")
+        plot_rates(runs, out / "flow_rates.png")
+        (out / "results.json").write_text(json.dumps({"results": results}, indent=2) + "\n")
+        if not as_json:
+            click.echo(f"wrote {out / 'queue_depth.png'}, {out / 'flow_rates.png'}, {out / 'results.json'}")
+    if as_json:
+        click.echo(json.dumps({"results": results}))
+
+
+__all__ = ["MODES", "JSON_KEYS", "IncastConfig", "IncastRun", "run_incast", "build_network", "measure", "jain", "plot_queue",
+           "plot_rates", "command"]
