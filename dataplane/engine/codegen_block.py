@@ -201,7 +201,8 @@ class BlockGen(StmtGen):
         fn = "P_" + p.name
         self.out.append(f"    def {fn}({', '.join(self.params)}, _ctx):")
         self.indent = 2
-        self.emit(f"_l = L_{p.name}()")
+        # Block-level variables live on a per-call object; skip it when there are none.
+        self.emit(f"_l = L_{p.name}()" if p.variables else "_l = None")
         self.emit("_buf = _ctx.buf")
         self.emit("_n = len(_buf)")
         self.emit("_pos = 0")
@@ -274,7 +275,7 @@ class BlockGen(StmtGen):
             self.table(t, ctx_params)
         self.out.append(f"    def C_{c.name}({', '.join(self.params)}, _ctx):")
         self.indent = 2
-        self.emit(f"_l = L_{c.name}()")
+        self.emit(f"_l = L_{c.name}()" if c.variables else "_l = None")
         for p in c.params:
             if isinstance(p.type, T.Extern) and p.type.name == "packet_out":
                 self.emit(f"_out = v_{p.name}")
