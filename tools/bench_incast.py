@@ -1,12 +1,14 @@
-"""Incast at full size: `dataplane scenario incast` with 16 senders, drop-tail and ECN + DCQCN.
+"""Incast at full size: `dataplane scenario incast` with 16 senders, drop-tail, ECN + DCQCN, PFC, ECN + PFC.
 
-Runs both modes with the scenario's defaults (100 Gb/s hosts, 400 Gb/s leaf-spine links,
-16 MB egress buffers, 8 MB per sender in 4 KB RoCE packets, RED 400 KB - 1600 KB at 1%),
-prints the result rows, the wall time and the peak memory of the process, and optionally
-writes the queue-depth plot, the per-flow rate plot and the JSON.
+Runs the four modes (or ``--modes``) with the scenario's defaults (100 Gb/s hosts, 400 Gb/s
+leaf-spine links, 16 MB egress buffers, 8 MB per sender in 4 KB RoCE packets, RED 400 KB -
+1600 KB at 1%, PFC XOFF 1 MB / XON 500 KB per ingress port), prints the result rows (with how
+far pauses reached), the wall time and the peak memory of the process, and optionally writes
+the queue-depth plot, the per-flow rate plot and the JSON.
 
-    python tools/bench_incast.py [--senders 16] [--transfer 8MB] [--buffer 16MB]
-                                 [--kmin 400KB --kmax 1600KB --pmax 0.01] [--seed 1]
+    python tools/bench_incast.py [--senders 16] [--modes droptail,ecn,pfc,ecn+pfc] [--transfer 8MB]
+                                 [--buffer 16MB] [--kmin 400KB --kmax 1600KB --pmax 0.01]
+                                 [--xoff 1MB --xon 500KB] [--seed 1]
                                  [--plot docs/ecn_queue.png] [--rates PATH.png] [--json]
 """
 from __future__ import annotations
@@ -43,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kmin", type=size, default=IncastConfig.kmin_bytes)
     ap.add_argument("--kmax", type=size, default=IncastConfig.kmax_bytes)
     ap.add_argument("--pmax", type=float, default=IncastConfig.pmax)
+    ap.add_argument("--xoff", type=size, default=IncastConfig.pfc_xoff_bytes)
+    ap.add_argument("--xon", type=size, default=IncastConfig.pfc_xon_bytes)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--plot", type=Path, default=None, help="write the queue-depth plot here (PNG)")
     ap.add_argument("--rates", type=Path, default=None, help="write the per-flow rate plot here (PNG)")
@@ -52,11 +56,17 @@ def main(argv: list[str] | None = None) -> int:
     runs = []
     for mode in [m for m in args.modes.split(",") if m.strip()]:
         cfg = IncastConfig(senders=args.senders, mode=mode, transfer_bytes=args.transfer, buffer_bytes=args.buffer,
-                           kmin_bytes=args.kmin, kmax_bytes=args.kmax, pmax=args.pmax, seed=args.seed)
+                           kmin_bytes=args.kmin, kmax_bytes=args.kmax, pmax=args.pmax, pfc_xoff_bytes=args.xoff,
+                           pfc_xon_bytes=args.xon, seed=args.seed)
         run = run_incast(cfg)
         runs.append(run)
         if not args.json:
             print(format_row(run.result), flush=True)
+            r = run.result
+            if cfg.pfc:
+                print(f"{'':>10}PFC: {r['pause_frames']} pause frames, {r['paused_ports']} ports paused, "
+                      f"{r['hosts_paused']}/{r['senders']} senders paused {r['host_paused_fraction'] * 100:.1f}% "
+                      f"of the time, buffer meets the headroom rule: {r['lossless_buffer']}", flush=True)
     wall = time.perf_counter() - t
     for path, plot in ((args.plot, plot_queue), (args.rates, plot_rates)):
         if path is not None:

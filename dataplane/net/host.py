@@ -14,6 +14,9 @@ through the ARP cache, or queues the packet and asks with ARP requests, retrying
 and dropping the queue if nobody answers. Frames then go through a host transmit queue
 (``txqueuelen``, like Linux's qdisc) into the port, so an app that bursts faster than the link
 is held back instead of losing packets at its own NIC.
+
+The NIC honours PAUSE/PFC frames (``dataplane.net.pfc``; consumed by the port, unseen by the
+stack): sends wait in the queues meanwhile. ``send_raw`` of one sends it ahead of the queue.
 """
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ from typing import Any, Callable
 from dataplane.net import packets as pk
 from dataplane.net.link import Port
 from dataplane.net.node import Node
+from dataplane.net.pfc import is_mac_control
 from dataplane.net.sim import Simulator
 from dataplane.net.spec import HostSpec
 
@@ -228,7 +232,11 @@ class Host(Node):
         if not self.up:
             self.stats.dropped_down += 1
             return False
-        return self._tx(frame if type(frame) is bytes else bytes(frame))
+        data = frame if type(frame) is bytes else bytes(frame)
+        if is_mac_control(data):
+            port = self.ports.get(0)
+            return port is not None and port.send_control(data)
+        return self._tx(data)
 
     # ------------------------------------------------------------------ transmit path
 

@@ -4,6 +4,13 @@ A port queues what its node hands it (tail drop at the capacity, in packets or b
 serializes one packet at a time at the link's rate, and delivers it to the peer port
 after the propagation latency. A node may defer building the bytes until the packet
 leaves the queue (a switch runs its egress pipeline then, so queue metadata is real).
+
+Flow control (``dataplane.net.pfc``): a port that receives a PAUSE/PFC frame starts no new
+transmission until ``paused_until`` (the frame in service finishes); a quanta-0 frame resumes
+it at once. MAC control frames (``send_control``) skip the egress queue and the pause: they
+go out as soon as the frame in service ends, are written to the sender's capture, and are
+consumed by the receiving port (``receive_control``), never reaching its node. While no
+pause or control frame is pending (``hold`` is False) the packet path pays one attribute test.
 """
 from __future__ import annotations
 
@@ -11,6 +18,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from dataplane.net.pfc import parse_pause, quanta_ns
 from dataplane.net.sim import Simulator
 
 
@@ -24,6 +32,9 @@ class PortStats:
     lost: int = 0             # lost on the wire (random loss or link down)
     corrupted: int = 0
     max_qdepth: int = 0
+    pause_tx: int = 0         # PAUSE/PFC frames sent (not in tx_packets/tx_bytes)
+    pause_rx: int = 0         # PAUSE/PFC frames received (not in rx_packets/rx_bytes)
+    paused_ns: int = 0        # time paused, a pause still running counted to its end (see Port.paused_time_ns)
     qdepth_samples: list[tuple[int, int]] = field(default_factory=list)  # (time ns, depth) at each change
 
 
@@ -31,7 +42,8 @@ class Port:
     """One end of a link, owned by a node; ``number`` is the P4 port number."""
 
     __slots__ = ("node", "number", "name", "link", "peer", "queue", "queue_bytes", "capacity", "capacity_kind",
-                 "busy", "stats", "sim", "capture", "record_depth")
+                 "busy", "stats", "sim", "capture", "record_depth", "paused_until", "hold", "control",
+                 "_resume_at")
 
     def __init__(self, sim: Simulator, node: Any, number: int, name: str):
         self.sim = sim
@@ -48,6 +60,10 @@ class Port:
         self.stats = PortStats()
         self.capture = None       # a PcapWriter for what this port sends
         self.record_depth = True
+        self.paused_until = 0     # ns; 0 when not paused
+        self.hold = False         # a pause or a control frame is pending: _start takes the slow path
+        self.control: bytes | None = None   # a MAC control frame waiting for the frame in service
+        self._resume_at = 0
 
     @property
     def up(self) -> bool:
@@ -78,6 +94,8 @@ class Port:
         return True
 
     def _start(self) -> None:
+        if self.hold and self._held():
+            return
         link = self.link
         # Busy while the node builds the bytes, so anything it queues meanwhile waits its turn.
         self.busy = True
@@ -103,11 +121,96 @@ class Port:
             link.carry(self, data, serialize)
             return
         self.busy = False
+        if self.hold:
+            self._held()     # a control frame queued while the node built bytes it then dropped
 
     def _done(self) -> None:
         self.busy = False
-        if self.queue:
+        if self.queue or self.hold:
             self._start()
+
+    # ---- flow control (dataplane.net.pfc) ----------------------------------------------------------
+    def _held(self) -> bool:
+        """The slow path of ``_start`` (port idle): send a waiting control frame, or stay quiet
+        while paused (waking at the end of the pause). True if the port must not start data."""
+        data = self.control
+        if data is not None:
+            self.control = None
+            self.hold = self.paused_until != 0
+            if self._transmit_control(data):
+                return True
+        until = self.paused_until
+        if until:
+            if until > self.sim.now:
+                if self.queue and self._resume_at != until:
+                    self._resume_at = until
+                    self.sim.at(until, self._resume)
+                return True
+            self.paused_until = 0
+        self.hold = False
+        return False
+
+    def _resume(self) -> None:
+        if not self.busy and (self.queue or self.hold):
+            self._start()
+
+    def send_control(self, data: bytes) -> bool:
+        """Send a MAC control frame ahead of the queue, as soon as the frame in service ends,
+        even while paused; a newer one replaces one still waiting. False if not connected."""
+        if self.link is None:
+            return False
+        if self.busy:
+            self.control = data
+            self.hold = True
+        else:
+            self._transmit_control(data)
+        return True
+
+    def _transmit_control(self, data: bytes) -> bool:
+        link = self.link
+        if link is None or not link.up:
+            self.stats.lost += 1
+            return False
+        serialize = (len(data) * 8 * 1_000_000_000) // link.rate_bps
+        self.busy = True
+        self.sim.schedule(serialize, self._done)
+        self.stats.pause_tx += 1
+        if self.capture is not None:
+            self.capture.write(self.sim.now, data)
+        link.carry_control(self, data, serialize)
+        return True
+
+    def receive_control(self, data: bytes) -> None:
+        """A MAC control frame arrived: a PAUSE/PFC frame pauses (or resumes) this port."""
+        quanta = parse_pause(data)
+        if quanta is None or self.link is None:
+            return
+        self.stats.pause_rx += 1
+        self.pause(quanta_ns(quanta, self.link.rate_bps))
+
+    def pause(self, duration_ns: int) -> None:
+        """Start no new transmission for ``duration_ns`` from now (0: resume now)."""
+        now = self.sim.now
+        st = self.stats
+        old = self.paused_until
+        if old > now:
+            st.paused_ns -= old - now          # the part of the old pause that will not happen
+        until = now + duration_ns if duration_ns > 0 else 0
+        if until:
+            st.paused_ns += duration_ns
+        self.paused_until = until
+        self.hold = bool(until) or self.control is not None
+        if not self.busy and (self.queue or self.hold):
+            self._start()
+
+    @property
+    def paused(self) -> bool:
+        return self.paused_until > self.sim.now
+
+    @property
+    def paused_time_ns(self) -> int:
+        """Time this port has spent paused so far."""
+        return self.stats.paused_ns - max(0, self.paused_until - self.sim.now)
 
 
 class Link:
@@ -142,6 +245,20 @@ class Link:
             data = bytes(buf)
             sender.stats.corrupted += 1
         self.sim.schedule(serialize_ns + self.latency_ns, self._arrive, receiver, data)
+
+    def carry_control(self, sender: Port, data: bytes, serialize_ns: int) -> None:
+        """A MAC control frame: lost like data (down, random loss), never corrupted, and handed
+        to the receiving port rather than its node."""
+        if not self.up or (self.loss and self.sim.rng.random() < self.loss):
+            sender.stats.lost += 1
+            return
+        self.sim.schedule(serialize_ns + self.latency_ns, self._arrive_control, sender.peer, data)
+
+    def _arrive_control(self, receiver: Port, data: bytes) -> None:
+        if not self.up:
+            receiver.peer.stats.lost += 1
+            return
+        receiver.receive_control(data)
 
     def _arrive(self, receiver: Port, data: bytes) -> None:
         if not self.up:

@@ -44,6 +44,7 @@ def port_metrics(net: Any) -> dict[str, dict[str, Any]]:
                 "tx_packets": st.tx_packets, "tx_bytes": st.tx_bytes, "rx_packets": st.rx_packets,
                 "drops": st.drops, "lost": st.lost, "max_qdepth": st.max_qdepth,
                 "p99_qdepth": percentile(depths, 99),
+                "pause_tx": st.pause_tx, "pause_rx": st.pause_rx, "paused_ns": port.paused_time_ns,
                 "utilisation": round(st.tx_bytes * 8 * 1e9 / (rate * end), 4) if rate else 0.0,
             }
     return out
@@ -64,7 +65,7 @@ def write_metrics(directory: Path, data: dict[str, Any]) -> None:
     (directory / "summary.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     with open(directory / "ports.csv", "w", newline="") as f:
         cols = ["port", "tx_packets", "tx_bytes", "rx_packets", "drops", "lost", "max_qdepth", "p99_qdepth",
-                "utilisation"]
+                "utilisation", "pause_tx", "pause_rx", "paused_ns"]
         w = csv.writer(f)
         w.writerow(cols)
         for name, m in data["ports"].items():
@@ -87,6 +88,13 @@ def format_table(data: dict[str, Any], top_ports: int = 12) -> str:
     for name, m in ports:
         lines.append(f"{name:<12} {m['tx_packets']:>8} {m['utilisation'] * 100:>5.1f}% {m['drops']:>6} "
                      f"{m['lost']:>5} {m['max_qdepth']:>6} {m['p99_qdepth']:>6}")
+    sent = sum(m.get("pause_tx", 0) for m in data["ports"].values())
+    paused = sorted(((name, m) for name, m in data["ports"].items() if m.get("pause_rx")),
+                    key=lambda kv: (-kv[1]["paused_ns"], kv[0]))
+    if sent or paused:
+        more = f" and {len(paused) - top_ports} more" if len(paused) > top_ports else ""
+        lines.append(f"PFC: {sent} pause frames sent; paused: "
+                     + ", ".join(f"{name} {m['paused_ns'] / 1000:.1f} us" for name, m in paused[:top_ports]) + more)
     for t in data.get("log", [])[:20]:
         lines.append(f"event: {t}")
     return "\n".join(lines)

@@ -25,7 +25,7 @@ class SwitchSpec:
     processing_ns: int = 0                 # per-packet pipeline latency
     detection_ns: int = 1_000_000          # link-down detection delay before port status flips
     write_latency_ns: int = 0              # control-plane cost of one table write
-    params: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)   # free-form; "pfc" enables PFC (dataplane.net.pfc)
     line: int = 0                          # where it was written, for messages
 
 

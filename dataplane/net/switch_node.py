@@ -12,6 +12,10 @@ the emulator, because v1model has no field for what they carry:
   (after its detection delay), for data-plane failover;
 * ``queue_bytes``: written just before egress runs, the bytes still waiting in that
   packet's egress queue (not counting the packet), for byte-based ECN/RED marking.
+
+PFC (``params["pfc"]``, e.g. ``{"xoff": 64_000, "xon": 32_000}``; off by default) makes the
+traffic manager account queued bytes per ingress port and pause upstream ports
+(``dataplane.net.pfc.SwitchPfc``, in ``self.pfc``).
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from dataplane.arch.v1model import NORMAL, PacketResult
 from dataplane.control.switch import Switch
 from dataplane.net.link import Port
 from dataplane.net.node import Node
+from dataplane.net.pfc import PfcConfig, SwitchPfc
 from dataplane.net.sim import Simulator
 from dataplane.net.spec import SwitchSpec
 
@@ -42,6 +47,8 @@ class SwitchNode(Node):
         self.packets_in = 0
         self.port_status = self._find_register("port_status")
         self._queue_bytes_register = self._find_register("queue_bytes")
+        config = PfcConfig.from_value(spec.params.get("pfc"))
+        self.pfc: SwitchPfc | None = SwitchPfc(self, config) if config is not None else None
 
     def _find_register(self, name: str):
         for full, inst in self.dp.instances.items():
@@ -79,7 +86,10 @@ class SwitchNode(Node):
                 if port is None:
                     self._drop(f"no port {item[1]}")
                     continue
-                port.enqueue(item, item[5].packet_length)
+                if self.pfc is None:
+                    port.enqueue(item, item[5].packet_length)
+                else:
+                    self.pfc.enqueue(port, item)
             else:
                 work.extend(dp.run_work(item, result))
         for reason in result.drops:
@@ -90,6 +100,8 @@ class SwitchNode(Node):
         return None
 
     def dequeue(self, port: Port, item: Any, enq_time: int, enq_depth: int) -> bytes | None:
+        if self.pfc is not None:
+            item = self.pfc.dequeued(item)
         if not self.up:
             return None
         sm = item[4]

@@ -21,12 +21,13 @@ Two formats:
   to the YAML file, or a built-in program name), ``entries`` (runtime JSON or
   simple_switch_CLI file, relative path), ``controller`` (``file.py:Class`` or
   ``module:Class``), ``processing_latency``, ``detection_delay``, ``write_latency``,
-  ``params`` (free-form mapping), ``cpu_port``; hosts: ``mac``, ``ip`` (``a.b.c.d/len``,
+  ``params`` (free-form mapping), ``cpu_port``, ``pfc`` (``{xoff: 64KB, xon: 32KB}`` or
+  ``true``: see ``dataplane.net.pfc``; stored as ``params["pfc"]``); hosts: ``mac``, ``ip`` (``a.b.c.d/len``,
   /24 when the length is left out), ``gateway``, ``arp`` (``{ip: mac}``). Link fields:
   ``endpoints`` plus ``bandwidth``, ``latency``, ``queue``, ``mtu``, ``loss``,
   ``corruption``. ``defaults`` takes ``bandwidth``, ``latency``, ``queue``, ``mtu``,
-  ``loss``, ``corruption``, ``processing``, ``detection``, ``write_latency``, ``program``
-  and ``kind``.
+  ``loss``, ``corruption``, ``processing``, ``detection``, ``write_latency``, ``program``,
+  ``kind`` and ``pfc`` (for every switch that does not set its own).
 
   Switch ports are written ``pN``, ``ethN``, ``portN`` or ``N`` (port N, 0..510; BMv2's
   511 is the drop port); a host has one interface, ``eth0`` (port 0), which may be left
@@ -42,11 +43,13 @@ Every problem raises ``ConfigError`` naming the file, the line and the field, e.
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from dataplane.control.config_errors import ConfigError
 from dataplane.net.addresses import check_host_mac, format_ipv4, format_mac, parse_interface, parse_ipv4, parse_mac
+from dataplane.net.pfc import PfcConfig
 from dataplane.net.spec import (
     DEFAULT_BANDWIDTH_BPS, DEFAULT_LATENCY_NS, DEFAULT_MTU, DEFAULT_QUEUE, HostSpec, LinkSpec, SwitchSpec,
     TopologySpec,
@@ -65,11 +68,11 @@ DEFAULT_DETECTION_NS = SwitchSpec.__dataclass_fields__["detection_ns"].default
 _SWITCH_KINDS = {"switch"}
 _HOST_KINDS = {"host"}
 _SWITCH_FIELDS = {"kind", "program", "entries", "controller", "processing_latency", "detection_delay",
-                  "write_latency", "params", "cpu_port"}
+                  "write_latency", "params", "cpu_port", "pfc"}
 _HOST_FIELDS = {"kind", "mac", "ip", "gateway", "arp"}
 _LINK_FIELDS = {"endpoints", "bandwidth", "latency", "queue", "mtu", "loss", "corruption"}
 _DEFAULT_FIELDS = {"bandwidth", "latency", "queue", "mtu", "loss", "corruption", "processing", "detection",
-                   "write_latency", "program", "kind"}
+                   "write_latency", "program", "kind", "pfc"}
 _TOP_FIELDS = {"name", "defaults", "topology"}
 _TOPOLOGY_FIELDS = {"nodes", "links", "defaults"}
 # containerlab keys that mean nothing to an emulated node; accepted and ignored.
@@ -199,6 +202,7 @@ class _Defaults:
         if self.kind is not None and self.kind not in _SWITCH_KINDS | _HOST_KINDS:
             raise r.err(d["kind"][1], d["kind"][2], f"unknown kind {show(self.kind)} (use switch or host)")
         self.program = r.program(*d["program"]) if "program" in d else resolve_program_arg(program, r)
+        self.pfc = _pfc(r, *d["pfc"]) if "pfc" in d else None
 
 
 def _yaml_switch(r: Reader, dflt: _Defaults, name: str, body: dict, line: int) -> SwitchSpec:
@@ -229,11 +233,26 @@ def _yaml_switch(r: Reader, dflt: _Defaults, name: str, body: dict, line: int) -
         params = dict(r.mapping(body["params"], f"{field}.params", at("params")))
     if "cpu_port" in body:
         params["cpu_port"] = r.positive_int(body["cpu_port"], at("cpu_port"), f"{field}.cpu_port", 0, MAX_PORT)
+    if "pfc" in body:
+        params["pfc"] = _pfc(r, body["pfc"], at("pfc"), f"{field}.pfc")
+    elif "pfc" in params:
+        params["pfc"] = _pfc(r, params["pfc"], r.line_of(body["params"], "pfc"), f"{field}.params.pfc")
+    elif dflt.pfc is not None:
+        params["pfc"] = dict(dflt.pfc)
     return SwitchSpec(name=name, program=program, entries=entries, controller=controller,
                       processing_ns=t("processing_latency", dflt.processing),
                       detection_ns=t("detection_delay", dflt.detection),
                       write_latency_ns=t("write_latency", dflt.write_latency),
                       params=params, line=line)
+
+
+def _pfc(r: Reader, value: Any, line: int, field: str) -> dict | None:
+    """A switch's PFC setting, checked, as plain data (None when off)."""
+    try:
+        cfg = PfcConfig.from_value(value)
+    except ValueError as err:
+        raise r.err(line, field, str(err)) from None
+    return None if cfg is None else asdict(cfg)
 
 
 def _yaml_hosts(r: Reader, spec: TopologySpec, pending: list[tuple[str, dict, int]]) -> None:

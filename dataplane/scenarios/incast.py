@@ -1,10 +1,12 @@
 """``dataplane scenario incast``: N senders to one receiver through a leaf-spine, drop-tail vs
-ECN marking (``programs/ecn.p4``) with DCQCN senders.
+ECN marking (``programs/ecn.p4``) with DCQCN senders vs PFC, alone or with ECN.
 
 The fabric (``dataplane.net.generators.leaf_spine``): the receiver is h1 on leaf1; the
 senders fill leaves 2.. (``hosts_per_leaf`` each); hosts have 100 Gb/s links; leaf-spine
 links run at ``fabric_bandwidth`` (400 Gb/s by default, so the last hop, leaf1 port 1 to the
-receiver, is the bottleneck); every port has a byte buffer of ``buffer_bytes``. Every switch
+receiver, is the bottleneck); every switch port has a byte buffer of ``buffer_bytes`` (a host
+NIC's send queue is unbounded: RDMA leaves the message in host memory until the port can
+send, so a paused sender waits instead of dropping). Every switch
 runs ``programs/ecn.p4`` with the generator's routes (ECMP over the spines) and
 ``dataplane.net.queue_bytes.attach_queue_bytes`` publishing the egress byte depth to it.
 
@@ -14,19 +16,26 @@ all starting at t = 0 (a synchronized incast):
 * ``droptail``: no marking (ecn_profile default ecn_off), senders Not-ECT at line rate with
   no congestion control: the bottleneck queue fills to the buffer and drops;
 * ``ecn``: ecn_profile default ``ecn_red(kmin, kmax, pmax)`` on every port, senders ECT(0)
-  with DCQCN reaction points; the receiver's notification point returns CNPs.
+  with DCQCN reaction points; the receiver's notification point returns CNPs;
+* ``pfc``: as droptail, with PFC (``dataplane.net.pfc``) on every switch: XOFF at
+  ``pfc_xoff_bytes`` queued per ingress port, XON at ``pfc_xon_bytes``;
+* ``ecn+pfc``: both; XOFF sits above the marking band so ECN acts first and PFC only
+  absorbs what DCQCN has not yet slowed (the opening burst).
 
 Measured (``run_incast``): bottleneck utilisation (the fraction of the time from the
 receiver's first to its last data packet that the bottleneck port spent serializing them),
-tail drops on all switch ports, pause frames (always 0: no PFC yet), CNPs, the bottleneck
-queue depth in bytes (sampled every ``sample_ns``, so percentiles are time-weighted, over
+tail drops on all switch ports, pause frames (sent by all switch ports: XOFF, refreshes and
+XON), CNPs, the bottleneck queue depth in bytes (sampled every ``sample_ns``, so percentiles are time-weighted, over
 t = 0 to the last arrival; ``qdepth_p99_after_burst_bytes`` is the p99 once the queue has
 first drained after its peak, i.e. without the incast's opening burst), Jain's fairness
 index of per-flow throughput while every flow is still receiving (from the first arrival to
 the first flow's last arrival), and the completion time of the transfer (last byte of the
-last flow; None when bytes were lost, as UDP does not resend).
-
-PFC (the issue's ``ecn+pfc`` and ``pfc`` modes) is not implemented yet.
+last flow; None when bytes were lost, as UDP does not resend). Rows add how far pauses
+reached: ``hosts_paused`` (senders whose NIC was paused), ``paused_ports`` (ports that
+received pause frames), ``host_paused_fraction`` (the senders' mean time paused, over the
+time to the last arrival), ``jain_short_term`` (Jain's index per ``bin_ns`` bin, averaged:
+PFC's on/off pauses are unfair at that scale even when the run as a whole is fair) and
+``lossless_buffer`` (the buffer meets PFC's headroom rule, ``pfc.lossless_problems``).
 """
 from __future__ import annotations
 
@@ -39,9 +48,12 @@ from typing import Any
 import click
 
 from dataplane.net.dcqcn import DcqcnParams, DcqcnReceiver, DcqcnSender, data_frame_len
+from dataplane.net.pfc import lossless_problems
 from dataplane.net.queue_bytes import QueueSampler, attach_queue_bytes, percentile
+from dataplane.scenarios.incast_plots import plot_queue, plot_rates
 
-MODES = ("droptail", "ecn")
+MODES = ("droptail", "ecn", "pfc", "ecn+pfc")
+HOST_NIC_QUEUE_BYTES = 1 << 40
 #: The keys of every ``--json`` result row (rows carry a few more, listed in ``measure``).
 JSON_KEYS = ("mode", "senders", "utilisation", "drops", "pause_frames", "cnps", "qdepth_p50_bytes",
              "qdepth_p99_bytes", "qdepth_max_bytes", "jain", "completion_ns")
@@ -63,6 +75,8 @@ class IncastConfig:
     kmin_bytes: int = 400_000                # RED band for 100 Gb/s (HPCC repo's KMIN/KMAX at 100G)
     kmax_bytes: int = 1_600_000
     pmax: float = 0.01                       # 1%, as the DCQCN paper and DCQCN-validation use
+    pfc_xoff_bytes: int = 1_000_000          # per ingress port; above the marking band (ECN first)
+    pfc_xon_bytes: int = 500_000
     dcqcn: DcqcnParams = field(default_factory=DcqcnParams)
     sample_ns: int = 1_000
     bin_ns: int = 50_000
@@ -78,6 +92,16 @@ class IncastConfig:
             raise ValueError("pmax must be in [0, 1]")
         if self.kmax_bytes < self.kmin_bytes:
             raise ValueError("kmax_bytes must be >= kmin_bytes")
+        if not 0 <= self.pfc_xon_bytes <= self.pfc_xoff_bytes:
+            raise ValueError("PFC needs 0 <= xon <= xoff")
+
+    @property
+    def ecn(self) -> bool:
+        return self.mode in ("ecn", "ecn+pfc")
+
+    @property
+    def pfc(self) -> bool:
+        return self.mode in ("pfc", "ecn+pfc")
 
 
 @dataclass
@@ -108,8 +132,9 @@ def build_network(cfg: IncastConfig):
                      fabric_bandwidth=cfg.fabric_bandwidth)
     program = builtin_program("ecn")
     spec = TopologySpec("incast")
+    params = {"pfc": {"xoff": cfg.pfc_xoff_bytes, "xon": cfg.pfc_xon_bytes}} if cfg.pfc else {}
     for name in gen.switches:
-        spec.switches[name] = SwitchSpec(name, program)
+        spec.switches[name] = SwitchSpec(name, program, params=dict(params))
     for name, gh in gen.hosts.items():
         spec.hosts[name] = HostSpec(name, gh.mac, gh.ip, gh.prefix_len, gh.gateway, dict(gh.static_arp))
     rate, latency = parse_rate(cfg.bandwidth), parse_time(cfg.latency)
@@ -119,12 +144,14 @@ def build_network(cfg: IncastConfig):
     net = Network.from_spec(spec, seed=cfg.seed)
     for name, node in net.switches.items():
         apply_runtime_config(node.api, parse_runtime_json(runtime_json_text(gen.entries[name]), f"<{name}>"))
-        if cfg.mode == "ecn":
+        if cfg.ecn:
             node.api.table_set_default("MyEgress.ecn_profile", "MyEgress.ecn_red", {
                 "kmin": cfg.kmin_bytes, "kmax": cfg.kmax_bytes, "pmax": round(cfg.pmax * 65536)})
     for node in list(net.switches.values()) + list(net.hosts.values()):
         for port in node.ports.values():
             port.record_depth = False       # the sampler in run_incast records bytes instead
+    for host in net.hosts.values():
+        host.port.capacity = HOST_NIC_QUEUE_BYTES
     attach_queue_bytes(net)
     receiver = net.host("h1")
     senders = [net.host(f"h{h + 1 + i}") for i in range(cfg.senders)]
@@ -135,7 +162,7 @@ def build_network(cfg: IncastConfig):
 def run_incast(cfg: IncastConfig, keep_net: bool = False) -> IncastRun:
     wall0 = time.perf_counter()
     net, receiver_host, sender_hosts, bottleneck = build_network(cfg)
-    ecn = cfg.mode == "ecn"
+    ecn = cfg.ecn
     receiver = DcqcnReceiver(receiver_host, qpn=1, params=cfg.dcqcn, notify=ecn, bin_ns=cfg.bin_ns)
     senders = [DcqcnSender(h, receiver_host.ip, cfg.transfer_bytes, payload_bytes=cfg.payload_bytes, start_ns=0,
                            dst_qp=1, params=cfg.dcqcn, cc=ecn, ect=ecn) for h in sender_hosts]
@@ -182,29 +209,49 @@ def measure(cfg: IncastConfig, net, receiver: DcqcnReceiver, senders: list[Dcqcn
     qs = sampler.window(0, last) or list(sampler.bytes)
     after = _after_burst(sampler, last, data_frame_len(cfg.payload_bytes))
     sent_bytes = sum(s.stats["bytes"] for s in senders)
+    all_ports = switch_ports + [h.port for h in net.hosts.values()]
+    span = max(last, 1)
+    host_ports = [s.host.port for s in senders]
     return {
         "mode": cfg.mode,
         "senders": cfg.senders,
         "utilisation": round(util, 4),
         "drops": drops,
-        "pause_frames": 0,
+        "pause_frames": sum(p.stats.pause_tx for p in switch_ports),
         "cnps": receiver.stats["cnps_sent"],
         "qdepth_p50_bytes": percentile(qs, 50),
         "qdepth_p99_bytes": percentile(qs, 99),
         "qdepth_max_bytes": max(qs, default=0),
         "jain": round(jain(thr), 4),
+        "jain_short_term": _short_term_jain(flows, first, t1, cfg.bin_ns),
         "completion_ns": (last if complete else None),
         # extras
         "qdepth_p99_after_burst_bytes": percentile(after, 99) if after else None,
         "bottleneck_drops": bottleneck.stats.drops,
         "ce_marked": receiver.stats["ce_marked"],
         "delivered_fraction": round(receiver.stats["bytes"] / sent_bytes, 4) if sent_bytes else 0.0,
+        "hosts_paused": sum(1 for p in host_ports if p.stats.pause_rx),
+        "paused_ports": sum(1 for p in all_ports if p.stats.pause_rx),
+        "host_paused_fraction": round(sum(p.paused_time_ns for p in host_ports) / len(host_ports) / span, 4),
+        "lossless_buffer": (not lossless_problems(net)) if cfg.pfc else None,
         "transfer_bytes": cfg.transfer_bytes,
         "buffer_bytes": cfg.buffer_bytes,
-        "kmin_bytes": cfg.kmin_bytes if cfg.mode == "ecn" else None,
-        "kmax_bytes": cfg.kmax_bytes if cfg.mode == "ecn" else None,
+        "kmin_bytes": cfg.kmin_bytes if cfg.ecn else None,
+        "kmax_bytes": cfg.kmax_bytes if cfg.ecn else None,
+        "pfc_xoff_bytes": cfg.pfc_xoff_bytes if cfg.pfc else None,
+        "pfc_xon_bytes": cfg.pfc_xon_bytes if cfg.pfc else None,
         "sim_ns": sampler.times[-1] if len(sampler.times) else 0,
     }
+
+
+def _short_term_jain(flows: list, t0: int, t1: int, bin_ns: int) -> float | None:
+    """Mean Jain's index over the receiver's ``bin_ns`` throughput bins that lie wholly in
+    [t0, t1] (every flow receiving): fairness as a flow sees it, not averaged over the run."""
+    per = [f.bins if f is not None else {} for f in flows]
+    window = range(t0 // bin_ns + 1, t1 // bin_ns)
+    if not len(window):
+        return None
+    return round(sum(jain([b.get(i, 0) for b in per]) for i in window) / len(window), 4)
 
 
 def _after_burst(sampler: QueueSampler, last: int, frame: int) -> list[int]:
@@ -221,74 +268,6 @@ def _after_burst(sampler: QueueSampler, last: int, frame: int) -> list[int]:
                 return []
             return [d for t, d in zip(times[i:], depths[i:]) if t <= last]
     return []
-
-
-# ---- plots -------------------------------------------------------------------------------------------
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def plot_queue(runs: list[IncastRun], path: Path, title: str | None = None) -> Path:
-    """Bottleneck queue depth (bytes) over time for each run, with the marking band."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8, 4))
-    for run in runs:
-        ax.plot([t / 1000 for t in run.queue_times], [b / 1e6 for b in run.queue_bytes],
-                label=f"{run.config.mode} ({run.config.senders} senders)", linewidth=1)
-    ecn = next((r.config for r in runs if r.config.mode == "ecn"), None)
-    if ecn is not None:
-        ax.axhspan(ecn.kmin_bytes / 1e6, ecn.kmax_bytes / 1e6, color="tab:green", alpha=0.15,
-                   label=f"marking band {ecn.kmin_bytes // 1000}-{ecn.kmax_bytes // 1000} KB")
-    buf = runs[0].config.buffer_bytes
-    ax.axhline(buf / 1e6, color="grey", linestyle=":", linewidth=1, label=f"buffer {buf / 1e6:g} MB")
-    ax.set_xlabel("time (µs)")
-    ax.set_ylabel("bottleneck queue (MB)")
-    ax.set_title(title or "Incast: bottleneck egress queue depth")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
-
-
-def plot_rates(runs: list[IncastRun], path: Path) -> Path:
-    """Per-flow received throughput over time, one panel per run (ECN runs add the DCQCN rate)."""
-    plt = _pyplot()
-    panels = []
-    for run in runs:
-        panels.append((run, "received"))
-        if run.config.mode == "ecn":
-            panels.append((run, "dcqcn"))
-    fig, axes = plt.subplots(len(panels), 1, figsize=(8, 3 * len(panels)), squeeze=False)
-    for ax, (run, kind) in zip(axes[:, 0], panels):
-        if kind == "received":
-            for name, series in run.flow_series.items():
-                ax.plot([t / 1000 for t, _ in series], [r / 1e9 for _, r in series], linewidth=0.8)
-            ax.set_title(f"{run.config.mode}: per-flow throughput at the receiver "
-                         f"({run.config.bin_ns // 1000} µs bins)")
-        else:
-            for name, log in run.rate_logs.items():
-                xs, ys = [], []
-                for i, (t, r) in enumerate(log):
-                    if xs:
-                        xs.append(t / 1000)
-                        ys.append(ys[-1])
-                    xs.append(t / 1000)
-                    ys.append(r / 1e9)
-                ax.plot(xs, ys, linewidth=0.8)
-            ax.set_title(f"{run.config.mode}: DCQCN sending rate RC per flow")
-        ax.set_ylabel("Gb/s")
-        ax.set_xlabel("time (µs)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
 
 
 # ---- the command -------------------------------------------------------------------------------------
@@ -311,35 +290,39 @@ def format_row(r: dict[str, Any]) -> str:
     return (f"{r['mode']:>8}  {r['senders']:>3} senders  util {r['utilisation'] * 100:5.1f} %  drops {r['drops']:>7}"
             f"  pause {r['pause_frames']}  CNPs {r['cnps']:>5}  queue p50/p99/max "
             f"{r['qdepth_p50_bytes'] / 1000:.0f}/{r['qdepth_p99_bytes'] / 1000:.0f}/{r['qdepth_max_bytes'] / 1000:.0f} KB"
-            f"  Jain {r['jain']:.3f}  completion {done}  delivered {r['delivered_fraction'] * 100:.1f} %"
+            f"  Jain {r['jain']:.3f} (short-term {r['jain_short_term'] or 0:.3f})  completion {done}  delivered {r['delivered_fraction'] * 100:.1f} %"
             f"  ({r['wall_s']} s wall)")
 
 
 @click.command("incast")
 @click.option("--senders", type=click.IntRange(1, 1000), default=16, show_default=True, help="Number of senders.")
 @click.option("--mode", type=click.Choice(MODES + ("all",)), default="all", show_default=True,
-              help="droptail: line-rate UDP, no marking; ecn: RED marking + DCQCN; all: both.")
+              help="droptail: line-rate UDP, no marking; ecn: RED marking + DCQCN; pfc: droptail + PFC; "
+                   "ecn+pfc: both; all: the four.")
 @click.option("--transfer", "transfer", default="8MB", show_default=True, help="Bytes each sender moves.")
 @click.option("--buffer", "buffer", default="16MB", show_default=True, help="Egress buffer per port.")
 @click.option("--kmin", default="400KB", show_default=True, help="RED Kmin (bytes).")
 @click.option("--kmax", default="1600KB", show_default=True, help="RED Kmax (bytes).")
 @click.option("--pmax", type=click.FloatRange(0, 1), default=0.01, show_default=True, help="RED Pmax.")
+@click.option("--xoff", default="1MB", show_default=True, help="PFC XOFF, bytes queued per ingress port.")
+@click.option("--xon", default="500KB", show_default=True, help="PFC XON, bytes queued per ingress port.")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print {\"results\": [...]} as JSON.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write queue_depth.png, flow_rates.png and results.json here.")
-def command(senders: int, mode: str, transfer: str, buffer: str, kmin: str, kmax: str, pmax: float, seed: int,
-            as_json: bool, out: Path | None) -> None:
-    """N senders to one receiver through a 100 Gb/s leaf-spine: drop-tail vs ECN + DCQCN.
+def command(senders: int, mode: str, transfer: str, buffer: str, kmin: str, kmax: str, pmax: float, xoff: str,
+            xon: str, seed: int, as_json: bool, out: Path | None) -> None:
+    """N senders to one receiver through a 100 Gb/s leaf-spine: drop-tail, ECN + DCQCN, PFC, ECN + PFC.
 
-    Reports bottleneck utilisation, drops, pause frames (0: no PFC), CNPs, bottleneck queue
+    Reports bottleneck utilisation, drops, pause frames, CNPs, bottleneck queue
     depth p50/p99/max in bytes, Jain's fairness of per-flow throughput and the completion time
     of the transfer.
     """
     modes = MODES if mode == "all" else (mode,)
     try:
         base = dict(senders=senders, transfer_bytes=_size(transfer), buffer_bytes=_size(buffer),
-                    kmin_bytes=_size(kmin), kmax_bytes=_size(kmax), pmax=pmax, seed=seed)
+                    kmin_bytes=_size(kmin), kmax_bytes=_size(kmax), pmax=pmax, pfc_xoff_bytes=_size(xoff),
+                    pfc_xon_bytes=_size(xon), seed=seed)
         configs = [IncastConfig(mode=m, **base) for m in modes]
     except ValueError as err:
         raise click.UsageError(str(err)) from None

@@ -1,6 +1,6 @@
 """The shape of `dataplane scenario incast` at a small size: drop-tail drops; ECN marking with
 DCQCN senders keeps the bottleneck queue near the marking band, loses nothing and keeps the
-bottleneck at least 90% busy."""
+bottleneck at least 90% busy; PFC alone is lossless but pauses upstream links."""
 from __future__ import annotations
 
 import json
@@ -9,7 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from dataplane.cli import main
-from dataplane.scenarios.incast import JSON_KEYS, IncastConfig, jain, run_incast
+from dataplane.net.pfc import headroom_bytes
+from dataplane.scenarios.incast import JSON_KEYS, MODES, IncastConfig, jain, run_incast
 
 # 4 senders x 16 MB in 4 KB RoCE packets (16k packets): long enough for DCQCN to get past the
 # incast's first burst; an 8 MB buffer, which 4 line-rate senders overflow in ~27 us.
@@ -18,7 +19,7 @@ SMALL = dict(senders=4, transfer_bytes=16_000_000, buffer_bytes=8_000_000)
 
 @pytest.fixture(scope="module")
 def runs():
-    return {mode: run_incast(IncastConfig(mode=mode, **SMALL)).result for mode in ("droptail", "ecn")}
+    return {mode: run_incast(IncastConfig(mode=mode, **SMALL)).result for mode in ("droptail", "ecn", "pfc")}
 
 
 def test_droptail_overflows_and_drops(runs):
@@ -46,6 +47,29 @@ def test_ecn_keeps_the_queue_near_the_band_without_loss(runs):
     assert r["completion_ns"] <= ideal_ns / 0.9 + 50_000
 
 
+def test_pfc_alone_is_lossless_but_pauses_upstream_links(runs):
+    r, cfg = runs["pfc"], IncastConfig(mode="pfc", **SMALL)
+    assert r["drops"] == 0 and r["lossless_buffer"] is True
+    assert r["delivered_fraction"] == 1.0 and r["completion_ns"] is not None
+    assert r["cnps"] == 0 and r["ce_marked"] == 0         # no ECN: PFC alone holds the senders back
+    assert r["pause_frames"] > 0
+    # Pauses went upstream hop by hop: leaf1 -> spines -> leaf2 -> every sender's NIC.
+    assert r["hosts_paused"] == SMALL["senders"]
+    assert r["paused_ports"] > SMALL["senders"]
+    assert r["host_paused_fraction"] > 0.5                # 4 line-rate senders share one link
+    assert r["utilisation"] >= 0.99                       # the bottleneck never starves
+    # The bottleneck queue is bounded by XOFF + headroom per ingress port (the 4 spine uplinks),
+    # far below drop-tail's full buffer.
+    bound = 4 * (cfg.pfc_xoff_bytes + cfg.mtu + 14 + headroom_bytes(400_000_000_000, 1000, cfg.mtu + 14))
+    assert cfg.pfc_xoff_bytes <= r["qdepth_max_bytes"] <= bound
+    assert r["qdepth_max_bytes"] < runs["droptail"]["qdepth_p99_bytes"] / 1.5
+    ideal_ns = 4 * 16_000_000 * 8 / 100
+    assert r["completion_ns"] <= ideal_ns * 1.03
+    # Fair over the run, but on/off: in 50 us bins the paused senders take turns.
+    assert r["jain"] >= 0.95
+    assert r["jain_short_term"] < 0.7 < runs["ecn"]["jain_short_term"]
+
+
 def test_jain():
     assert jain([1, 1, 1, 1]) == 1.0
     assert jain([1, 0, 0, 0]) == 0.25
@@ -57,11 +81,18 @@ def test_command_json_and_plots(tmp_path):
                                     "--buffer", "300KB", "--json", "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
     rows = json.loads(res.output)["results"]
-    assert [r["mode"] for r in rows] == ["droptail", "ecn"]
+    assert [r["mode"] for r in rows] == list(MODES) == ["droptail", "ecn", "pfc", "ecn+pfc"]
     for r in rows:
-        assert set(JSON_KEYS) <= set(r) and r["senders"] == 2 and r["pause_frames"] == 0
-    assert rows[0]["drops"] > 0
+        assert set(JSON_KEYS) <= set(r) and r["senders"] == 2
+    assert rows[0]["drops"] > 0 and rows[0]["pause_frames"] == rows[1]["pause_frames"] == 0
     for name in ("queue_depth.png", "flow_rates.png", "results.json"):
         assert (tmp_path / name).stat().st_size > 0
-    res = CliRunner().invoke(main, ["scenario", "incast", "--mode", "pfc"])
+    res = CliRunner().invoke(main, ["scenario", "incast", "--senders", "2", "--mode", "pfc", "--transfer", "400KB",
+                                    "--buffer", "300KB", "--xoff", "50KB", "--xon", "25KB", "--json"])
+    assert res.exit_code == 0, res.output
+    (r,) = json.loads(res.output)["results"]
+    assert r["mode"] == "pfc" and r["drops"] == 0 and r["pause_frames"] > 0 and r["pfc_xoff_bytes"] == 50_000
+    res = CliRunner().invoke(main, ["scenario", "incast", "--mode", "pfc", "--xoff", "1MB", "--xon", "2MB"])
+    assert res.exit_code != 0 and "xon" in res.output
+    res = CliRunner().invoke(main, ["scenario", "incast", "--mode", "hpcc"])
     assert res.exit_code != 0
