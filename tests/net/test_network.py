@@ -165,3 +165,14 @@ def test_run_command_prints_the_json_summary(tmp_path):
     assert data["sim_time_ns"] == 3_000_000 and data["events"] > 0
     assert (out / "summary.json").is_file() and (out / "ports.csv").is_file()
     assert len(list((out / "pcap").glob("*.pcap"))) == 16
+
+
+def test_tutorials_topology_json_runs_unchanged():
+    """A P4-tutorials exercise (topology.json + sN-runtime.json) runs with `--program`, hosts pinging across two switches."""
+    topo = Path(__file__).parent / "data" / "tutorial" / "topology.json"
+    r = subprocess.run([sys.executable, "-c", "from dataplane.cli import run; run()", "run", str(topo),
+                        "--program", str(data_dir("programs") / "ipv4_router.p4"), "--duration", "2ms", "--json"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    hosts = json.loads(r.stdout)["hosts"]
+    assert hosts == {"h1": {"sent": 1, "received": 1, "lost": 0}, "h2": {"sent": 1, "received": 1, "lost": 0}}
