@@ -6,8 +6,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from dataplane.net.apps import UdpFlow, UdpSink
 from dataplane.net.controller import Controller
 from dataplane.net.network import Network
@@ -119,19 +117,6 @@ def test_link_failure_black_holes_until_the_controller_reroutes():
     # After the reroute no packet takes the dead port.
     dead = leaf1.ports[3].stats
     assert all(t < 1_000_000 + outage_ns + 10_000 for t, _ in dead.qdepth_samples)
-
-
-def test_data_plane_sees_port_status_after_the_detection_delay(tmp_path):
-    """A register named port_status reads 1 for up ports and 0 once a failure is detected."""
-    net = leaf_spine()
-    net.set_link("leaf1:p3", "spine1:p1", up=False, at_ns=10_000)
-    leaf1 = net.switch("leaf1")
-    if leaf1.port_status is None:
-        pytest.skip("ecmp_router.p4 declares no port_status register")
-    net.run(10_000 + leaf1.spec.detection_ns - 1)
-    assert leaf1.port_status.values[3] == 1
-    net.run(10_000 + leaf1.spec.detection_ns + 1)
-    assert leaf1.port_status.values[3] == 0
 
 
 def test_runs_are_deterministic_to_the_byte(tmp_path):
