@@ -1,0 +1,209 @@
+"""``dataplane scenario allreduce``: in-network aggregation (SwitchML-style) against ring allreduce.
+
+The fabric (built in code): one ToR switch ``s1`` and N worker hosts ``h1..hN`` on ports 1..N
+(10.0.0.i/24; the aggregator answers at 10.0.0.254), every link ``--bandwidth`` (10 Gbps) and
+``--latency`` (1 us).
+
+Modes: ``ina``: s1 runs ``programs/allreduce.p4``; each worker (``InaWorker``) quantises its
+float32 vector to int32, streams K-element chunks through a window of pool slots, retransmits
+after a timeout and dequantises the multicast result. ``ring``: the same switch just routes
+(ipv4_lpm of the same program) and the workers run a pipelined ring allreduce
+(``RingWorker``: reduce-scatter then all-gather, float32) with the same K elements per packet,
+so frames are equal in size. ``--loss`` applies to every link in ina mode; the ring app has no
+loss recovery, so ring always runs lossless.
+
+Reported per mode: simulated completion time (all workers done), algorithm bandwidth
+(vector bytes / time), speedup ina over ring (ring time / ina time, same N and size), max
+absolute error against the float64 numpy sum of the float32 inputs, retransmissions. The
+bandwidth-bound speedup is 2(N-1)/N (1.75 at 8 workers): ring sends 2(N-1)/N x S per worker,
+ina S.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Sequence
+
+import click
+import numpy as np
+
+from dataplane.net.allreduce_apps import (
+    InaWorker, RingWorker, make_scale, quantisation_bound,
+)
+from dataplane.net.network import Network
+from dataplane.net.spec import HostSpec, LinkSpec, SwitchSpec, TopologySpec
+
+__all__ = ["AllreduceResult", "run_allreduce", "build_network", "command", "MODES", "JSON_KEYS", "PROGRAM"]
+
+MODES = ("ina", "ring")
+JSON_KEYS = ("mode", "workers", "elements", "loss", "completion_ns", "max_abs_error", "retransmissions")
+PROGRAM = Path(__file__).resolve().parents[2] / "programs" / "allreduce.p4"
+SWITCH_MAC = 0x0200000000FE
+SWITCH_IP = 0x0A0000FE
+JOB, MC_GROUP = 1, 1
+
+
+@dataclass
+class AllreduceResult:
+    mode: str
+    workers: int
+    elements: int
+    loss: float
+    completion_ns: int
+    max_abs_error: float
+    retransmissions: int
+    algbw_gbps: float = 0.0
+    error_bound: float = 0.0
+    wall_s: float = 0.0
+
+
+def host_mac(i: int) -> int:
+    return 0x020000000000 + i
+
+
+def host_ip(i: int) -> int:
+    return 0x0A000000 + i
+
+
+def build_network(workers: int, bandwidth_bps: int = 10_000_000_000, latency_ns: int = 1_000,
+                  loss: float = 0.0, seed: int = 1, queue_packets: int = 1024) -> Network:
+    spec = TopologySpec(name="allreduce")
+    spec.switches["s1"] = SwitchSpec(name="s1", program=PROGRAM)
+    for i in range(1, workers + 1):
+        arp = {host_ip(j): SWITCH_MAC for j in range(1, workers + 1) if j != i}
+        arp[SWITCH_IP] = SWITCH_MAC
+        spec.hosts[f"h{i}"] = HostSpec(name=f"h{i}", mac=host_mac(i), ip=host_ip(i), prefix_len=24,
+                                       static_arp=arp)
+        spec.links.append(LinkSpec(a=(f"h{i}", 0), b=("s1", i), bandwidth_bps=bandwidth_bps,
+                                   latency_ns=latency_ns, loss=loss, queue=(queue_packets, "packets")))
+    net = Network.from_spec(spec, seed=seed)
+    api = net.switch("s1").api
+    for i in range(1, workers + 1):
+        api.table_add("ipv4_lpm", "ipv4_forward", [f"10.0.0.{i}/32"], {"dstAddr": host_mac(i), "port": i})
+        api.table_add("worker_addr", "set_worker", [i], {"mac": host_mac(i), "ip": host_ip(i)})
+    api.table_add("job_cfg", "set_job", [JOB], {"n_workers": workers, "grp": MC_GROUP})
+    api.mc_group_create(MC_GROUP, [(i, 0) for i in range(1, workers + 1)])
+    for node in list(net.switches.values()) + list(net.hosts.values()):
+        for p in node.ports.values():
+            p.record_depth = False
+    return net
+
+
+def make_data(workers: int, elements: int, seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(elements).astype(np.float32) for _ in range(workers)]
+
+
+def run_allreduce(mode: str, workers: int = 8, elements: int = 1_000_000, loss: float = 0.0,
+                  k: int = 32, window: int = 128, timeout_ns: int = 100_000,
+                  bandwidth_bps: int = 10_000_000_000, latency_ns: int = 1_000, seed: int = 1,
+                  data: Sequence[np.ndarray] | None = None) -> AllreduceResult:
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})")
+    if k != 32:
+        raise ValueError("programs/allreduce.p4 is built with K = 32")
+    if data is None:
+        data = make_data(workers, elements, seed)
+    exact = np.sum(np.stack([d.astype(np.float64) for d in data]), axis=0)
+    link_loss = loss if mode == "ina" else 0.0
+    net = build_network(workers, bandwidth_bps, latency_ns, link_loss, seed)
+    wall = time.perf_counter()
+    apps: list = []
+    bound = 0.0
+    if mode == "ina":
+        max_abs = max(float(np.max(np.abs(d))) for d in data)
+        scale = make_scale(workers, max_abs)
+        bound = quantisation_bound(workers, scale, float(np.max(np.abs(exact))))
+        for i in range(workers):
+            apps.append(InaWorker(net.host(f"h{i + 1}"), i, workers, data[i], scale, SWITCH_IP, k=k,
+                                  window=window, timeout_ns=timeout_ns, job=JOB))
+    else:
+        for i in range(workers):
+            nxt = host_ip((i + 1) % workers + 1)
+            apps.append(RingWorker(net.host(f"h{i + 1}"), i, workers, data[i], nxt, bandwidth_bps, k=k))
+        bound = workers * float(np.max(np.abs(exact))) * 2.0**-23
+    net.run()
+    wall = time.perf_counter() - wall
+    net.close()
+    if any(a.done_ns is None for a in apps):
+        raise RuntimeError(f"{mode}: not every worker finished")
+    completion = max(a.done_ns for a in apps)
+    err = max(float(np.max(np.abs(a.result().astype(np.float64) - exact))) for a in apps) if elements else 0.0
+    algbw = (elements * 4 * 8) / completion if completion else 0.0
+    return AllreduceResult(mode=mode, workers=workers, elements=elements, loss=loss,
+                           completion_ns=int(completion), max_abs_error=err,
+                           retransmissions=sum(a.retransmissions for a in apps),
+                           algbw_gbps=algbw, error_bound=bound, wall_s=wall)
+
+
+def speedup(results: Sequence[AllreduceResult]) -> float | None:
+    by = {r.mode: r for r in results}
+    if "ina" in by and "ring" in by and by["ina"].completion_ns:
+        return by["ring"].completion_ns / by["ina"].completion_ns
+    return None
+
+
+def _table(results: Sequence[AllreduceResult]) -> str:
+    lines = [f"{'mode':5} {'workers':>7} {'elements':>9} {'loss':>6} {'completion':>14} {'algbw':>11} "
+             f"{'max_abs_err':>12} {'bound':>10} {'retx':>6}"]
+    for r in results:
+        lines.append(f"{r.mode:5} {r.workers:7d} {r.elements:9d} {r.loss:6.3f} {r.completion_ns / 1e6:11.3f} ms "
+                     f"{r.algbw_gbps:6.2f} Gbps {r.max_abs_error:12.3e} {r.error_bound:10.3e} {r.retransmissions:6d}")
+    s = speedup(results)
+    if s is not None:
+        n = results[0].workers
+        lines.append(f"speedup ina/ring: {s:.3f}x (bandwidth bound 2(N-1)/N = {2 * (n - 1) / n:.3f}x)")
+    return "\n".join(lines)
+
+
+@click.command("allreduce")
+@click.option("--workers", default=8, show_default=True, type=click.IntRange(2, 32))
+@click.option("--elements", default=1_000_000, show_default=True, type=click.IntRange(1, None))
+@click.option("--mode", "modes", default="ina,ring", show_default=True, help="comma list of ina, ring")
+@click.option("--loss", default=0.0, show_default=True, type=click.FloatRange(0.0, 0.5),
+              help="random loss on every link (ina only; ring runs lossless)")
+@click.option("--window", default=128, show_default=True, type=click.IntRange(1, 2048), help="ina pool slots")
+@click.option("--timeout", "timeout_us", default=100.0, show_default=True, help="ina retransmit timeout, us")
+@click.option("--seed", default=1, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="print the results as JSON")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="write results.json (and a plot) here")
+def command(workers: int, elements: int, modes: str, loss: float, window: int, timeout_us: float, seed: int,
+            as_json: bool, out: Path | None) -> None:
+    """In-network allreduce (allreduce.p4 on the ToR) versus ring allreduce over the same links."""
+    chosen = [m.strip() for m in modes.split(",") if m.strip()]
+    for m in chosen:
+        if m not in MODES:
+            raise click.BadParameter(f"unknown mode {m!r}", param_hint="--mode")
+    data = make_data(workers, elements, seed)
+    results = [run_allreduce(m, workers, elements, loss, window=window, timeout_ns=int(timeout_us * 1000),
+                             seed=seed, data=data) for m in chosen]
+    payload = {"results": [{key: asdict(r)[key] for key in JSON_KEYS} for r in results]}
+    s = speedup(results)
+    if as_json:
+        click.echo(json.dumps(payload))
+    else:
+        click.echo(_table(results))
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        full = {"results": [asdict(r) for r in results], "speedup": s}
+        (out / "results.json").write_text(json.dumps(full, indent=2) + "\n")
+        _plot(results, out / "allreduce.png")
+
+
+def _plot(results: Sequence[AllreduceResult], path: Path) -> None:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    ax.bar([r.mode for r in results], [r.completion_ns / 1e6 for r in results], color=["tab:blue", "tab:orange"][:len(results)])
+    ax.set_ylabel("completion time (ms)")
+    r0 = results[0]
+    ax.set_title(f"allreduce, {r0.workers} workers, {r0.elements} float32")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
