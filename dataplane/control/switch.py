@@ -28,7 +28,12 @@ class Switch:
     """A loaded switch: the v1model pipeline plus the control-plane operations on it."""
 
     def __init__(self, program, *, name: str = "s1", seed: int = 0):
-        self.dp = V1ModelSwitch(program, name=name, seed=seed)
+        if getattr(program, "architecture", None) == "pna":
+            from dataplane.arch.pna import PnaNic
+
+            self.dp = PnaNic(program, name=name, seed=seed)
+        else:
+            self.dp = V1ModelSwitch(program, name=name, seed=seed)
         self.program = program
         self.name = name
 
@@ -374,6 +379,9 @@ def _table_aliases(t: RuntimeTable) -> set[str]:
 def _extern_name(obj: Any) -> str:
     from dataplane.engine.externs import EXTERN_TYPES
 
+    kind = getattr(type(obj), "cp_kind", None)  # PNA classes say which v1model kind they act as
+    if kind is not None:
+        return kind
     for name, cls in EXTERN_TYPES.items():
         if type(obj) is cls:
             return name

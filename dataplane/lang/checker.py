@@ -22,7 +22,7 @@ from dataplane.lang.check_table import TableMixin
 from dataplane.lang.check_types import UNKNOWN, TypeMixin, is_unknown
 from dataplane.lang.scope import Scope, Symbol
 
-_ARCHITECTURES = {"V1Switch": "v1model"}
+_ARCHITECTURES = {"V1Switch": "v1model", "PNA_NIC": "pna"}
 
 
 class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin):

@@ -29,6 +29,7 @@ from typing import Sequence
 import click
 import numpy as np
 
+from dataplane.resources import builtin_program
 from dataplane.net.allreduce_apps import (
     InaWorker, RingWorker, make_scale, quantisation_bound,
 )
@@ -39,7 +40,7 @@ __all__ = ["AllreduceResult", "run_allreduce", "build_network", "command", "MODE
 
 MODES = ("ina", "ring")
 JSON_KEYS = ("mode", "workers", "elements", "loss", "completion_ns", "max_abs_error", "retransmissions")
-PROGRAM = Path(__file__).resolve().parents[2] / "programs" / "allreduce.p4"
+PROGRAM = builtin_program("allreduce")
 SWITCH_MAC = 0x0200000000FE
 SWITCH_IP = 0x0A0000FE
 JOB, MC_GROUP = 1, 1

@@ -1,0 +1,104 @@
+"""PNA extern objects, registered under their PNA names (the ``pna.p4`` prelude).
+
+Where PNA differs from v1model only in names or argument order, the classes reuse
+``externs.py``: PNA's ``Register.read`` returns the value, ``Counter`` and ``Meter`` take
+upper-case type enums, and ``Meter.execute`` returns PNA's colour order (RED, GREEN,
+YELLOW). Calling convention as in ``externs.py``: the packet context first.
+"""
+from __future__ import annotations
+
+from dataplane.engine import externs as X
+from dataplane.engine.hashes import hash_function
+from dataplane.engine.runtime import pack_fields
+
+# PNA_HashAlgorithm_t member -> engine algorithm name (TARGET_DEFAULT: CRC32, as DPDK does).
+PNA_HASHES = {"IDENTITY": "identity", "CRC32": "crc32", "CRC32_CUSTOM": "crc32_custom", "CRC16": "crc16",
+              "CRC16_CUSTOM": "crc16_custom", "ONES_COMPLEMENT16": "csum16", "TARGET_DEFAULT": "crc32"}
+
+# v1model colour (GREEN, YELLOW, RED = 0, 1, 2) -> PNA_MeterColor_t index (RED, GREEN, YELLOW).
+_PNA_COLOR = {X.GREEN: 1, X.YELLOW: 2, X.RED: 0}
+
+
+def _packed(data) -> bytes:
+    return data if data.__class__ is bytes else pack_fields(data)
+
+
+@X.register_extern("Register")
+class PnaRegister(X.Register):
+    cp_kind = "register"
+
+    def read(self, ctx, index: int, width: int = 0) -> int:  # PNA: T read(in S index)
+        return self.values[index] if 0 <= index < self.size else 0
+
+
+@X.register_extern("Counter")
+class PnaCounter(X.Counter):
+    cp_kind = "counter"
+
+    def __init__(self, name: str, size: int, counter_type: str = "PACKETS"):
+        super().__init__(name, size, counter_type.lower())
+
+
+@X.register_extern("Meter")
+class PnaMeter(X.Meter):
+    cp_kind = "meter"
+
+    def __init__(self, name: str, size: int, meter_type: str = "PACKETS"):
+        super().__init__(name, size, meter_type.lower())
+
+    def execute(self, ctx, index: int, width: int = 0) -> int:
+        return _PNA_COLOR[self.execute_meter(ctx, index)]
+
+
+@X.register_extern("Hash")
+class PnaHash:
+    def __init__(self, name: str, algorithm: str = "TARGET_DEFAULT", width: int = 32):
+        self.name, self.width = name, width
+        self.fn = hash_function(PNA_HASHES.get(algorithm, algorithm))
+
+    def get_hash(self, ctx, data, width: int = 0) -> int:
+        return self.fn(_packed(data)) & ((1 << self.width) - 1)
+
+
+@X.register_extern("InternetChecksum")
+class InternetChecksum:
+    """RFC 1071 one's-complement sum kept as a 16-bit state (PSA/PNA InternetChecksum)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.state = 0
+
+    @staticmethod
+    def _sum(data) -> int:
+        raw = _packed(data)
+        if len(raw) % 2:
+            raw += b"\x00"
+        s = 0
+        for i in range(0, len(raw), 2):
+            s += (raw[i] << 8) | raw[i + 1]
+        while s >> 16:
+            s = (s & 0xFFFF) + (s >> 16)
+        return s
+
+    def _fold(self, s: int) -> int:
+        while s >> 16:
+            s = (s & 0xFFFF) + (s >> 16)
+        return s
+
+    def clear(self, ctx) -> None:
+        self.state = 0
+
+    def add(self, ctx, data) -> None:
+        self.state = self._fold(self.state + self._sum(data))
+
+    def subtract(self, ctx, data) -> None:
+        self.state = self._fold(self.state + (~self._sum(data) & 0xFFFF))
+
+    def get(self, ctx, width: int = 16) -> int:
+        return ~self.state & 0xFFFF
+
+    def get_state(self, ctx, width: int = 16) -> int:
+        return self.state
+
+    def set_state(self, ctx, value: int) -> None:
+        self.state = value & 0xFFFF
