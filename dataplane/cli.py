@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from dataplane import __version__
+from dataplane.cli_errors import reported_errors
 from dataplane.errors import CompileError, DataplaneError
 
 
@@ -98,15 +99,9 @@ def _load_switch(program: str, entries: Path | None):
     from dataplane.control.switch import Switch
 
     path = resolve_program(program)
-    try:
+    with reported_errors():
         sw = Switch.from_file(path)
         warnings = load_entries(sw, entries) if entries is not None else []
-    except CompileError as err:
-        click.echo(err.render(), err=True)
-        sys.exit(1)
-    except DataplaneError as err:
-        click.echo(f"error: {err}", err=True)
-        sys.exit(1)
     for w in warnings:
         click.echo(f"warning: {w}", err=True)
     return sw
@@ -122,11 +117,8 @@ def test_command(program: str, stf: Path, seed: int) -> None:
     from dataplane.testing.stf_runner import run_stf
 
     sw = _load_switch(program, None)
-    try:
+    with reported_errors():
         result = run_stf(sw, load_stf(str(stf)), str(stf))
-    except DataplaneError as err:
-        click.echo(f"error: {err}", err=True)
-        sys.exit(1)
     click.echo(f"{stf}: {result.report()}")
     sys.exit(0 if result.passed else 1)
 
@@ -152,8 +144,5 @@ def run_packet(program: str, entries: Path | None, port: int, packet_hex: str | 
         default = resolve_program(program).with_suffix(".json")
         entries = default if default.is_file() else None
     sw = _load_switch(program, entries)
-    try:
+    with reported_errors():
         run_packets(sw, port, packet_hex=packet_hex, pcap=pcap, out=out, trace=trace, echo=click.echo)
-    except DataplaneError as err:
-        click.echo(f"error: {err}", err=True)
-        sys.exit(1)

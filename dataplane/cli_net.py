@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from dataplane.errors import CompileError, DataplaneError
+from dataplane.cli_errors import reported_errors
+from dataplane.errors import DataplaneError
 
 DEFAULT_TOPOLOGY = "leaf-spine.yaml"
 
@@ -50,7 +51,7 @@ def run_command(topology: str | None, program: Path | None, duration: str, traff
     from dataplane.net.traffic import PATTERNS, Traffic
     from dataplane.net.units import parse_time
 
-    try:
+    with reported_errors():
         path = _resolve_topology(topology)
         until = parse_time(duration)
         spec = load_topology(path, program=program) if program is not None else load_topology(path)
@@ -78,12 +79,6 @@ def run_command(topology: str | None, program: Path | None, duration: str, traff
         wall = time.perf_counter() - started
         data = metrics.summary(net, tr.host_results())
         net.close()
-    except CompileError as err:
-        click.echo(err.render(), err=True)
-        sys.exit(1)
-    except DataplaneError as err:
-        click.echo(f"error: {err}", err=True)
-        sys.exit(1)
     if out is not None:
         metrics.write_metrics(out, data)
         plots.plot_queues(net, out / "queues.png")

@@ -21,11 +21,10 @@ import dataplane.engine.pna_externs  # noqa: F401  (registers the PNA extern nam
 from dataplane.arch.v1model import ArchitectureError, Output, PacketResult, P4AssertionFailed, _key_width
 from dataplane.engine.backend import compile_pipeline
 from dataplane.engine.context import PacketContext
-from dataplane.engine.externs import EXTERN_TYPES
+from dataplane.engine.instances import make_instances
 from dataplane.engine.pna_externs import InternetChecksum
 from dataplane.engine.table_errors import TableError
 from dataplane.engine.table_runtime import ActionEntry, RuntimeTable
-from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
 
@@ -82,26 +81,7 @@ class PnaNic:
 
     # ---- construction ------------------------------------------------------------------------
     def _make_instances(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        pairs = [("", i) for i in self.program.instances]
-        for block in list(self.program.parsers.values()) + list(self.program.controls.values()):
-            pairs += [(block.name + ".", i) for i in block.instances]
-        for prefix, inst in pairs:
-            cls = EXTERN_TYPES.get(inst.extern)
-            if cls is None:
-                raise ArchitectureError(f"unsupported: extern '{inst.extern}' in the PNA engine")
-            args = []
-            for a in inst.args:
-                if isinstance(a, E.Constant):
-                    args.append(a.value)
-                elif isinstance(a, E.TypeMember):
-                    args.append(a.member)
-                elif isinstance(a, E.BoolLiteral):
-                    args.append(a.value)
-            if inst.extern in ("Register", "Hash") and inst.type_args:
-                args.append(_key_width(inst.type_args[0]))
-            out[prefix + inst.name] = cls(prefix + inst.name, *args)
-        return out
+        return make_instances(self.program, frozenset({"Register", "Hash"}), ArchitectureError, "PNA engine")
 
     def _make_tables(self) -> dict[str, RuntimeTable]:
         tables = {}

@@ -15,11 +15,10 @@ from dataplane.errors import DataplaneError
 from dataplane.engine.backend import compile_pipeline
 from dataplane.engine.context import PacketContext
 from dataplane.engine.extern_functions import CLONE_E2E, CLONE_I2E, DROP_PORT, bind_functions
-from dataplane.engine.externs import EXTERN_TYPES
+from dataplane.engine.instances import make_instances, value_width
 from dataplane.engine.hashes import hash_function
 from dataplane.engine.structgen import py_name
 from dataplane.engine.table_runtime import RuntimeTable
-from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
 
@@ -92,29 +91,7 @@ class V1ModelSwitch:
 
     # ---- construction ------------------------------------------------------------------------
     def _make_instances(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        pairs = [("", i) for i in self.program.instances]
-        for block in list(self.program.parsers.values()) + list(self.program.controls.values()):
-            pairs += [(block.name + ".", i) for i in block.instances]
-        for prefix, inst in pairs:
-            cls = EXTERN_TYPES.get(inst.extern)
-            if cls is None:
-                raise ArchitectureError(f"unsupported: extern '{inst.extern}' in the engine")
-            out[prefix + inst.name] = cls(prefix + inst.name, *self._ctor_args(inst))
-        return out
-
-    def _ctor_args(self, inst: P.ExternInstance) -> list:
-        args = []
-        for a in inst.args:
-            if isinstance(a, E.Constant):
-                args.append(a.value)
-            elif isinstance(a, E.TypeMember):
-                args.append(a.member)
-            elif isinstance(a, E.BoolLiteral):
-                args.append(a.value)
-        if inst.extern == "register" and inst.type_args:
-            args.append(T.strip_newtype(inst.type_args[0]).bit_width())
-        return args
+        return make_instances(self.program, frozenset({"register"}), ArchitectureError, "engine")
 
     def _make_tables(self) -> dict[str, RuntimeTable]:
         tables = {}
@@ -383,12 +360,4 @@ def _restore(meta, values: list[tuple[tuple[str, ...], Any]] | None) -> None:
         setattr(obj, path[-1], v)
 
 
-def _key_width(t: T.Type) -> int:
-    t = T.strip_newtype(t)
-    if isinstance(t, T.Enum):
-        return t.underlying.width if t.underlying else 32
-    if isinstance(t, T.Bool):
-        return 1
-    if isinstance(t, T.Bits):
-        return t.width
-    return 32
+_key_width = value_width  # table key fields are stored as values of their type

@@ -94,10 +94,7 @@ class StmtMixin:
             allowed = self.table_actions.get(st.table, set())
             for i, case in enumerate(s.cases):
                 label = case.label
-                if isinstance(label, E.DefaultKeyset):
-                    if i != len(s.cases) - 1:
-                        self.error("'default' must be the last switch label", label.span)
-                    cases.append(S.SwitchCase(label, self._case_body(case), span=case.span))
+                if self._default_case(i, s, case, cases):
                     continue
                 if not isinstance(label, E.PathExpr):
                     self.error("a switch on action_run needs action names as labels", label.span)
@@ -115,10 +112,7 @@ class StmtMixin:
             st = UNKNOWN
         for i, case in enumerate(s.cases):
             label = case.label
-            if isinstance(label, E.DefaultKeyset):
-                if i != len(s.cases) - 1:
-                    self.error("'default' must be the last switch label", label.span)
-                cases.append(S.SwitchCase(label, self._case_body(case), span=case.span))
+            if self._default_case(i, s, case, cases):
                 continue
             value = self.check_expr(label, st)
             if not is_unknown(st):
@@ -131,6 +125,15 @@ class StmtMixin:
                 seen.add(key)
             cases.append(S.SwitchCase(value, self._case_body(case), span=case.span))
         return S.Switch(subject, tuple(cases), span=s.span)
+
+    def _default_case(self, i: int, s: S.Switch, case: S.SwitchCase, cases: list) -> bool:
+        """Take a ``default:`` case (it must come last); False for any other label."""
+        if not isinstance(case.label, E.DefaultKeyset):
+            return False
+        if i != len(s.cases) - 1:
+            self.error("'default' must be the last switch label", case.label.span)
+        cases.append(S.SwitchCase(case.label, self._case_body(case), span=case.span))
+        return True
 
     def _case_body(self, case: S.SwitchCase):
         return self.check_block(case.body) if case.body is not None else None

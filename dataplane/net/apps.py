@@ -192,14 +192,20 @@ class UdpSink:
     def throughput_series(self, key: tuple[int, int] | None = None) -> list[tuple[int, float]]:
         """(bin start ns, payload bits/s) for one flow or all together, with empty bins as 0."""
         recs = [self.flows[key]] if key is not None else list(self.flows.values())
-        total: dict[int, int] = {}
-        for rec in recs:
-            for b, n in rec.bins.items():
-                total[b] = total.get(b, 0) + n
-        if not total:
-            return []
-        scale = 8e9 / self.bin_ns
-        return [(b * self.bin_ns, total.get(b, 0) * scale) for b in range(min(total), max(total) + 1)]
+        return binned_throughput(recs, self.bin_ns)
+
+
+def binned_throughput(records, bin_ns: int) -> list[tuple[int, float]]:
+    """Sum the per-bin byte counts (``rec.bins``: bin index -> bytes) of ``records`` into
+    (bin start ns, bits/s), empty bins between the first and last as 0."""
+    total: dict[int, int] = {}
+    for rec in records:
+        for b, n in rec.bins.items():
+            total[b] = total.get(b, 0) + n
+    if not total:
+        return []
+    scale = 8e9 / bin_ns
+    return [(b * bin_ns, total.get(b, 0) * scale) for b in range(min(total), max(total) + 1)]
 
 
 class Incast:

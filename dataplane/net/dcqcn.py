@@ -46,6 +46,7 @@ from typing import Callable
 
 from dataplane.net import packets as pk
 from dataplane.net.host import Host, Timer, _ip
+from dataplane.net.apps import binned_throughput
 
 __all__ = ["ROCE_PORT", "OP_SEND_ONLY", "OP_CNP", "CNP_TOS", "DcqcnParams", "DcqcnRateControl", "RoceEndpoint",
            "DcqcnSender", "DcqcnReceiver", "RoceFlowStats", "data_frame_len", "cnp_payload", "parse_bth"]
@@ -450,11 +451,4 @@ class DcqcnReceiver:
     def throughput_series(self, key: tuple[int, int] | None = None) -> list[tuple[int, float]]:
         """(bin start ns, payload bits/s) for one flow or all together, empty bins as 0."""
         recs = [self.flows[key]] if key is not None else list(self.flows.values())
-        total: dict[int, int] = {}
-        for rec in recs:
-            for b, n in rec.bins.items():
-                total[b] = total.get(b, 0) + n
-        if not total:
-            return []
-        scale = 8e9 / self.bin_ns
-        return [(b * self.bin_ns, total.get(b, 0) * scale) for b in range(min(total), max(total) + 1)]
+        return binned_throughput(recs, self.bin_ns)

@@ -13,42 +13,13 @@ from dataplane.ir import program as P
 from dataplane.ir import stmt as S
 from dataplane.ir import types as T
 from dataplane.lang.frontend import compile_source
+from dataplane.testing.skeleton import v1model_program
 
 BIT8, BIT16, BIT32 = T.Bits(8), T.Bits(16), T.Bits(32)
 INT8 = T.Bits(8, signed=True)
 
 
-def v1model(*, decls: str = "", headers: str = "h_t h;", parser: str = "state start { transition accept; }",
-            parser_locals: str = "", ingress: str = "", ingress_locals: str = "", version: int | None = None) -> str:
-    """A whole v1model program around the given pieces.
-
-    ``meta`` has fields ``x y: bit<8>``, ``w: bit<16>``, ``z: bit<32>``, ``s: int<8>``, ``f: bool``;
-    ``h_t`` is ``{bit<8> a; bit<16> b; bit<32> c;}``; ``decls`` go before the headers struct;
-    ``parser`` is the body of parser ``P`` and ``ingress`` the apply block of control ``IG``.
-    """
-    define = f"#define V1MODEL_VERSION {version}\n" if version else ""
-    return f"""#include <core.p4>
-{define}#include <v1model.p4>
-header h_t {{ bit<8> a; bit<16> b; bit<32> c; }}
-{decls}
-struct headers_t {{ {headers} }}
-struct meta_t {{ bit<8> x; bit<8> y; bit<16> w; bit<32> z; int<8> s; bool f; }}
-parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
-{parser_locals}
-{parser}
-}}
-control VC(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
-control IG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
-{ingress_locals}
-    apply {{
-{ingress}
-    }}
-}}
-control EG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{ apply {{ }} }}
-control CC(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
-control DP(packet_out pkt, in headers_t hdr) {{ apply {{ pkt.emit(hdr); }} }}
-V1Switch(P(), VC(), IG(), EG(), CC(), DP()) main;
-"""
+v1model = v1model_program
 
 
 def compile_ok(**pieces) -> P.Program:

@@ -11,35 +11,12 @@ import pytest
 
 from dataplane.errors import CompileError, Diagnostic
 from dataplane.lang.frontend import compile_source
+from dataplane.testing.skeleton import v1model_program
 
 FILE = "bad.p4"
 
 
-def v1model(*, decls: str = "", headers: str = "h_t h;", parser: str = "state start { transition accept; }",
-            parser_locals: str = "", ingress: str = "", ingress_locals: str = "", main: bool = True) -> str:
-    """A whole v1model program around the given pieces (see tests/lang/test_checker.py for the field names)."""
-    package = "V1Switch(P(), VC(), IG(), EG(), CC(), DP()) main;\n" if main else ""
-    return f"""#include <core.p4>
-#include <v1model.p4>
-header h_t {{ bit<8> a; bit<16> b; bit<32> c; }}
-{decls}
-struct headers_t {{ {headers} }}
-struct meta_t {{ bit<8> x; bit<8> y; bit<16> w; bit<32> z; int<8> s; bool f; }}
-parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
-{parser_locals}
-{parser}
-}}
-control VC(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
-control IG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
-{ingress_locals}
-    apply {{
-{ingress}
-    }}
-}}
-control EG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{ apply {{ }} }}
-control CC(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
-control DP(packet_out pkt, in headers_t hdr) {{ apply {{ pkt.emit(hdr); }} }}
-{package}"""
+v1model = v1model_program
 
 
 def where(src: str, needle: str) -> tuple[int, int]:

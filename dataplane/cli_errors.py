@@ -1,0 +1,23 @@
+"""How every ``dataplane`` command reports a failure: the message, exit status 1, no traceback."""
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from typing import Iterator
+
+import click
+
+from dataplane.errors import CompileError, DataplaneError
+
+
+@contextmanager
+def reported_errors() -> Iterator[None]:
+    """Turn compile errors (with their carets) and other project errors into messages and exit 1."""
+    try:
+        yield
+    except CompileError as err:
+        click.echo(err.render(), err=True)
+        sys.exit(1)
+    except DataplaneError as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(1)

@@ -1,0 +1,50 @@
+"""Extern instances of a program, built once per device by every architecture."""
+from __future__ import annotations
+
+from typing import Any
+
+from dataplane.engine.externs import EXTERN_TYPES
+from dataplane.errors import DataplaneError
+from dataplane.ir import expr as E
+from dataplane.ir import program as P
+from dataplane.ir import types as T
+
+
+def value_width(t: T.Type) -> int:
+    """Bits of a value of ``t`` as the engine stores it (enums by their underlying type)."""
+    t = T.strip_newtype(t)
+    if isinstance(t, T.Enum):
+        return t.underlying.width if t.underlying else 32
+    if isinstance(t, T.Bool):
+        return 1
+    if isinstance(t, T.Bits):
+        return t.width
+    return 32
+
+
+def constructor_args(inst: P.ExternInstance, width_externs: frozenset[str]) -> list[Any]:
+    """The folded constructor arguments; externs in ``width_externs`` also get their value width."""
+    args: list[Any] = []
+    for a in inst.args:
+        if isinstance(a, (E.Constant, E.BoolLiteral)):
+            args.append(a.value)
+        elif isinstance(a, E.TypeMember):
+            args.append(a.member)
+    if inst.extern in width_externs and inst.type_args:
+        args.append(value_width(inst.type_args[0]))
+    return args
+
+
+def make_instances(program: P.Program, width_externs: frozenset[str], error: type[DataplaneError],
+                   engine: str) -> dict[str, Any]:
+    """Every extern instance, keyed ``name`` (top level) or ``Block.name``."""
+    out: dict[str, Any] = {}
+    pairs = [("", i) for i in program.instances]
+    for block in list(program.parsers.values()) + list(program.controls.values()):
+        pairs += [(block.name + ".", i) for i in block.instances]
+    for prefix, inst in pairs:
+        cls = EXTERN_TYPES.get(inst.extern)
+        if cls is None:
+            raise error(f"unsupported: extern '{inst.extern}' in the {engine}")
+        out[prefix + inst.name] = cls(prefix + inst.name, *constructor_args(inst, width_externs))
+    return out
