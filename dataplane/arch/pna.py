@@ -14,11 +14,11 @@ recirculation and loopback are not supported.
 """
 from __future__ import annotations
 
-import random
 from typing import Any, Iterable
 
 import dataplane.engine.pna_externs  # noqa: F401  (registers the PNA extern names)
-from dataplane.arch.v1model import ArchitectureError, Output, PacketResult, P4AssertionFailed, _key_width
+from dataplane.arch.device import ArchitectureError, Device
+from dataplane.arch.v1model import Output, PacketResult, P4AssertionFailed, _key_width
 from dataplane.engine.backend import compile_pipeline
 from dataplane.engine.context import PacketContext
 from dataplane.engine.instances import make_instances
@@ -46,24 +46,18 @@ class _PnaTable(RuntimeTable):
         return RuntimeTable.lookup(self, key, ctx)
 
 
-class PnaNic:
+class PnaNic(Device):
     """One PNA NIC: a program plus its own table entries and extern state."""
+
+    architecture = "pna"
 
     def __init__(self, program: P.Program, *, name: str = "s1", seed: int = 0, num_ports: int = 4,
                  net_ports: Iterable[int] | None = None):
-        if program.architecture != "pna":
-            raise ArchitectureError(f"program uses {program.architecture or 'no'} architecture, not pna")
-        self.program = program
-        self.name = name
-        self.rng = random.Random(seed)
-        self.now_us = 0
+        super().__init__(program, name, seed)
         self.net_ports = frozenset(net_ports if net_ports is not None else range(num_ports // 2))
-        self.digests: list[tuple[int, tuple]] = []
-        self.log_messages: list[str] = []
         self.mirror_requests: list[tuple[int, int]] = []   # (slot, session) per mirror_packet call
         self.multicast_groups: dict = {}   # unused by PNA; kept so the control plane can share code
         self.clone_sessions: dict = {}
-        self.layouts = program.headers
         self.pipeline = compile_pipeline(program)
         self.instances = self._make_instances()
         self.tables = self._make_tables()

@@ -7,11 +7,11 @@ switch's clock (``now_us``), which the network layer drives; alone, it stays at 
 """
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from typing import Any
 
 from dataplane.errors import DataplaneError
+from dataplane.arch.device import ArchitectureError, Device
 from dataplane.engine.backend import compile_pipeline
 from dataplane.engine.context import PacketContext
 from dataplane.engine.extern_functions import CLONE_E2E, CLONE_I2E, DROP_PORT, bind_functions
@@ -28,10 +28,6 @@ MAX_RECIRCULATIONS = 16
 
 class P4AssertionFailed(DataplaneError):
     """A program's assert() or assume() was false for a packet."""
-
-
-class ArchitectureError(DataplaneError):
-    """The program does not fit the v1model architecture as this emulator runs it."""
 
 
 @dataclass(slots=True)
@@ -62,21 +58,15 @@ class PacketResult:
         return f"PacketResult(outputs={self.outputs!r}, drops={self.drops!r})"
 
 
-class V1ModelSwitch:
+class V1ModelSwitch(Device):
     """One v1model switch: a program plus its own table entries and extern state."""
 
+    architecture = "v1model"
+
     def __init__(self, program: P.Program, *, name: str = "s1", seed: int = 0):
-        if program.architecture != "v1model":
-            raise ArchitectureError(f"program uses {program.architecture or 'no'} architecture, not v1model")
-        self.program = program
-        self.name = name
-        self.rng = random.Random(seed)
-        self.now_us = 0
-        self.digests: list[tuple[int, tuple]] = []
-        self.log_messages: list[str] = []
+        super().__init__(program, name, seed)
         self.multicast_groups: dict[int, list[tuple[int, list[int]]]] = {}  # group -> [(rid, ports)]
         self.clone_sessions: dict[int, dict[str, Any]] = {}                 # session -> {port, ...}
-        self.layouts = program.headers
         self.pipeline = compile_pipeline(program)
         self.instances = self._make_instances()
         self.tables = self._make_tables()
