@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import random
 
+from dataplane.engine.backend import compile_pipeline
 from dataplane.errors import DataplaneError
 from dataplane.ir import program as P
 
@@ -27,3 +28,20 @@ class Device:
         self.digests: list[tuple[int, tuple]] = []
         self.log_messages: list[str] = []
         self.layouts = program.headers
+
+    def _load(self) -> None:
+        """Generate the pipeline and give it this device's externs, tables and functions.
+
+        Subclasses provide ``_make_instances``, ``_make_tables``, ``_bind_functions`` and
+        ``_bind_blocks`` (which block fills which slot of the architecture's package).
+        """
+        self.pipeline = compile_pipeline(self.program)
+        self.instances = self._make_instances()
+        self.tables = self._make_tables()
+        self.functions = self._bind_functions()
+        built = self.pipeline.instantiate(self)
+        self.actions = built["actions"]
+        for table in self.tables.values():
+            table.bind(self.actions)
+            table.install_entries(self.program)
+        self.blocks = self._bind_blocks(built)

@@ -19,7 +19,6 @@ from typing import Any, Iterable
 import dataplane.engine.pna_externs  # noqa: F401  (registers the PNA extern names)
 from dataplane.arch.device import ArchitectureError, Device
 from dataplane.arch.v1model import Output, PacketResult, P4AssertionFailed, _key_width
-from dataplane.engine.backend import compile_pipeline
 from dataplane.engine.context import PacketContext
 from dataplane.engine.instances import make_instances
 from dataplane.engine.pna_externs import InternetChecksum
@@ -58,16 +57,7 @@ class PnaNic(Device):
         self.mirror_requests: list[tuple[int, int]] = []   # (slot, session) per mirror_packet call
         self.multicast_groups: dict = {}   # unused by PNA; kept so the control plane can share code
         self.clone_sessions: dict = {}
-        self.pipeline = compile_pipeline(program)
-        self.instances = self._make_instances()
-        self.tables = self._make_tables()
-        self.functions = self._bind_functions()
-        built = self.pipeline.instantiate(self)
-        self.actions = built["actions"]
-        for table in self.tables.values():
-            table.bind(self.actions)
-            table.install_entries(program)
-        self.blocks = self._bind_blocks(built)
+        self._load()
         self._checksums = [i for i in self.instances.values() if isinstance(i, InternetChecksum)]
 
     def is_net_port(self, port: int) -> bool:

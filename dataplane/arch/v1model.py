@@ -12,7 +12,6 @@ from typing import Any
 
 from dataplane.errors import DataplaneError
 from dataplane.arch.device import ArchitectureError, Device
-from dataplane.engine.backend import compile_pipeline
 from dataplane.engine.context import PacketContext
 from dataplane.engine.extern_functions import CLONE_E2E, CLONE_I2E, DROP_PORT, bind_functions
 from dataplane.engine.instances import make_instances, value_width
@@ -67,17 +66,11 @@ class V1ModelSwitch(Device):
         super().__init__(program, name, seed)
         self.multicast_groups: dict[int, list[tuple[int, list[int]]]] = {}  # group -> [(rid, ports)]
         self.clone_sessions: dict[int, dict[str, Any]] = {}                 # session -> {port, ...}
-        self.pipeline = compile_pipeline(program)
-        self.instances = self._make_instances()
-        self.tables = self._make_tables()
-        hash_members = program.types["HashAlgorithm"].members if "HashAlgorithm" in program.types else ()
-        self.functions = bind_functions(self, hash_members)
-        built = self.pipeline.instantiate(self)
-        self.actions = built["actions"]
-        for table in self.tables.values():
-            table.bind(self.actions)
-            table.install_entries(program)
-        self.blocks = self._bind_blocks(built)
+        self._load()
+
+    def _bind_functions(self) -> dict:
+        types = self.program.types
+        return bind_functions(self, types["HashAlgorithm"].members if "HashAlgorithm" in types else ())
 
     # ---- construction ------------------------------------------------------------------------
     def _make_instances(self) -> dict[str, Any]:
