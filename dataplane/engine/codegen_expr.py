@@ -222,22 +222,31 @@ class ExprGen:
         Checksums over one header (the common case) become a single shift-or expression;
         other lists fall back to (valid, value, width) triples packed at run time.
         """
+        packed = self.packed_int(e)
+        if packed is None:
+            return self.field_list(e)
+        valid, value, nbytes = packed
+        as_bytes = f"{value}.to_bytes({nbytes}, 'big')"
+        return as_bytes if valid == "True" else f"({as_bytes} if {valid} else b'')"
+
+    def packed_int(self, e: E.Expr) -> tuple[str, str, int] | None:
+        """(validity test, big-endian integer, byte count) of a field list whose fields share
+        one validity test and have fixed widths (zero bits pad the end to a byte); else None."""
         items: list[str] = []
         self._leaf_parts = []
         self._leaves(e, "True", items)
         parsed = self._leaf_parts
         valids = {v for v, _, _ in parsed}
         if len(valids) != 1 or any(not isinstance(w, int) for _, _, w in parsed):
-            return self.field_list(e)
+            return None
         total = sum(w for _, _, w in parsed)
         pad = (-total) % 8
         parts, shift = [], total + pad
         for _, value, width in parsed:
             shift -= width
             parts.append(f"(({value}) << {shift})" if shift else f"({value})")
-        packed = f"({' | '.join(parts) or '0'}).to_bytes({(total + pad) // 8}, 'big')"
         (valid,) = valids
-        return packed if valid == "True" else f"({packed} if {valid} else b'')"
+        return valid, f"({' | '.join(parts) or '0'})", (total + pad) // 8
 
     def _leaves(self, e: E.Expr, valid: str, out: list[str]) -> None:
         t = T.strip_newtype(e.type)

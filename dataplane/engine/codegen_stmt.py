@@ -272,6 +272,8 @@ class StmtGen:
         return ins, outs, widths
 
     def call_stmt(self, call: E.Call, result_target: str | None = None) -> None:
+        if result_target is None and self.inline_csum16(call):
+            return
         special = self.special_call(call)
         if special is not None:
             if special:
@@ -348,6 +350,46 @@ class StmtGen:
 
     def callee(self, call: E.Call) -> str:
         raise NotImplementedError
+
+    def inline_csum16(self, call: E.Call) -> bool:
+        """Emit v1model ``verify_checksum``/``update_checksum`` with csum16 over one header as
+        integer arithmetic (the RFC 1071 sum is the packed number modulo 0xFFFF, as in
+        ``hashes.csum16``), skipping the bytes round trip and the extern call. False if the
+        call is not of that shape; the generic call then handles it."""
+        target = call.target
+        if not (isinstance(target, E.PathExpr) and target.ref == "extern_function"
+                and target.name in ("verify_checksum", "update_checksum") and len(call.args) == 4):
+            return False
+        cond, data, ck, algo = (a.value for a in call.args)
+        if not (isinstance(algo, E.TypeMember) and algo.member == "csum16"
+                and getattr(T.strip_newtype(algo.type), "name", None) == "HashAlgorithm"):
+            return False
+        if isinstance(data, E.ListExpr) or not is_scalar(data.type):
+            packed = self.expr.packed_int(data)
+        else:
+            packed = None
+        if packed is None:
+            return False
+        valid, value, nbytes = packed
+        if nbytes & 1:
+            value = f"({value} << 8)"  # csum16 pads an odd length with a zero byte at the end
+        n = self.temp()
+        number = value if valid == "True" else f"({value} if {valid} else 0)"
+        total = f"(0xFFFF if not {n} else ({n} % 0xFFFF or 0xFFFF) ^ 0xFFFF)"
+        if target.name == "verify_checksum":
+            ck_valid = f"{self.expr(ck.expr)}._valid" if isinstance(ck, E.Member) else "True"
+            self.emit(f"if {self.expr(cond)} and {ck_valid}:")
+            self.indent += 1
+            self.emit(f"{n} = {number}")
+            self.emit(f"if {total} != {self.expr(ck)}:")
+            self.emit("    _ctx.sm.checksum_error = 1")
+        else:
+            self.emit(f"if {self.expr(cond)}:")
+            self.indent += 1
+            self.emit(f"{n} = {number}")
+            self.store(ck, f"({total} & {(1 << _width(ck.type)) - 1})")
+        self.indent -= 1
+        return True
 
     def special_call(self, call: E.Call) -> str | None:
         """Source for calls the generator inlines (header methods, stacks); None when generic."""
