@@ -11,6 +11,10 @@ it at once. MAC control frames (``send_control``) skip the egress queue and the 
 go out as soon as the frame in service ends, are written to the sender's capture, and are
 consumed by the receiving port (``receive_control``), never reaching its node. While no
 pause or control frame is pending (``hold`` is False) the packet path pays one attribute test.
+
+The serializer costs an event only when something waits for it: a packet that leaves an
+empty queue just records when the wire is free again (``free_at``), and the next packet
+starts at once if it comes later, or wakes the port at ``free_at`` if it comes sooner.
 """
 from __future__ import annotations
 
@@ -43,7 +47,7 @@ class Port:
 
     __slots__ = ("node", "number", "name", "link", "peer", "queue", "queue_bytes", "capacity", "capacity_kind",
                  "busy", "stats", "sim", "capture", "record_depth", "paused_until", "hold", "control",
-                 "_resume_at")
+                 "_resume_at", "free_at")
 
     def __init__(self, sim: Simulator, node: Any, number: int, name: str):
         self.sim = sim
@@ -56,7 +60,8 @@ class Port:
         self.queue_bytes = 0
         self.capacity = 64
         self.capacity_kind = "packets"
-        self.busy = False
+        self.busy = False         # building bytes, or a wake-up at free_at is scheduled
+        self.free_at = 0          # ns when the frame on the wire has been serialized
         self.stats = PortStats()
         self.capture = None       # a PcapWriter for what this port sends
         self.record_depth = True
@@ -94,30 +99,43 @@ class Port:
         return True
 
     def _start(self) -> None:
+        now = self.sim.now
+        if self.free_at > now:
+            # The wire is still serializing the last frame, sent with nothing queued behind it.
+            self.busy = True
+            self.sim.at(self.free_at, self._done)
+            return
         if self.hold and self._held():
             return
         link = self.link
         # Busy while the node builds the bytes, so anything it queues meanwhile waits its turn.
         self.busy = True
-        while self.queue:
-            item, size, enq_time, enq_depth = self.queue.popleft()
+        queue = self.queue
+        stats = self.stats
+        while queue:
+            item, size, enq_time, enq_depth = queue.popleft()
             self.queue_bytes -= size
             if self.record_depth:
-                self.stats.qdepth_samples.append((self.sim.now, len(self.queue)))
+                stats.qdepth_samples.append((now, len(queue)))
             data = self.node.dequeue(self, item, enq_time, enq_depth)
             if data is None:
                 continue  # the node dropped it at dequeue (e.g. egress pipeline drop)
             if link is None or not link.up:
-                self.stats.lost += 1
+                stats.lost += 1
                 continue
             # Whole nanoseconds, rounded down: per-packet times stay easy to check by hand; a
             # link busy back to back therefore runs up to one ns per packet above its rate.
-            serialize = (len(data) * 8 * 1_000_000_000) // link.rate_bps
-            self.sim.schedule(serialize, self._done)
-            self.stats.tx_packets += 1
-            self.stats.tx_bytes += len(data)
+            size = len(data)
+            serialize = (size * 8_000_000_000) // link.rate_bps
+            self.free_at = now + serialize
+            if queue or self.hold:
+                self.sim.schedule(serialize, self._done)
+            else:
+                self.busy = False
+            stats.tx_packets += 1
+            stats.tx_bytes += size
             if self.capture is not None:
-                self.capture.write(self.sim.now, data)
+                self.capture.write(now, data)
             link.carry(self, data, serialize)
             return
         self.busy = False
@@ -159,9 +177,11 @@ class Port:
         even while paused; a newer one replaces one still waiting. False if not connected."""
         if self.link is None:
             return False
-        if self.busy:
+        if self.busy or self.free_at > self.sim.now:
             self.control = data
             self.hold = True
+            if not self.busy:
+                self._start()    # schedules the wake-up at free_at
         else:
             self._transmit_control(data)
         return True
@@ -173,6 +193,7 @@ class Port:
             return False
         serialize = (len(data) * 8 * 1_000_000_000) // link.rate_bps
         self.busy = True
+        self.free_at = self.sim.now + serialize
         self.sim.schedule(serialize, self._done)
         self.stats.pause_tx += 1
         if self.capture is not None:

@@ -73,31 +73,40 @@ class SwitchNode(Node):
     def _ingress(self, port_number: int, data: bytes) -> None:
         if not self.up:
             return
-        self._run([("ingress", port_number, data, NORMAL, None, 0)])
-
-    def _run(self, work: list[tuple]) -> bytes | None:
-        result = PacketResult()
         dp = self.dp
         dp.now_us = self.sim.now // 1000
+        result = PacketResult()
+        work = dp.run_work(("ingress", port_number, data, NORMAL, None, 0), result)
+        if work:
+            self._run(work, result)
+        if result.drops:
+            for reason in result.drops:
+                self._drop(reason)
+        if dp.digests:
+            self._deliver_digests()
+
+    def _deliver_digests(self) -> None:
+        dp = self.dp
+        if self.controller is not None:
+            self.controller.deliver_digests(list(dp.digests))
+            dp.digests.clear()
+
+    def _run(self, work: list[tuple], result: PacketResult) -> None:
+        """Queue egress work on its ports; run ingress work (resubmits, recirculations) in order."""
+        dp = self.dp
+        work = list(work)
         while work:
             item = work.pop(0)
             if item[0] == "egress":
                 port = self.ports.get(item[1])
                 if port is None:
                     self._drop(f"no port {item[1]}")
-                    continue
-                if self.pfc is None:
+                elif self.pfc is None:
                     port.enqueue(item, item[5].packet_length)
                 else:
                     self.pfc.enqueue(port, item)
             else:
                 work.extend(dp.run_work(item, result))
-        for reason in result.drops:
-            self._drop(reason)
-        if dp.digests and self.controller is not None:
-            self.controller.deliver_digests(list(dp.digests))
-            dp.digests.clear()
-        return None
 
     def dequeue(self, port: Port, item: Any, enq_time: int, enq_depth: int) -> bytes | None:
         if self.pfc is not None:
@@ -117,11 +126,15 @@ class SwitchNode(Node):
         result = PacketResult()
         more = self.dp.run_work(item, result)
         if more:
-            self._run(more)
-        for reason in result.drops:
-            self._drop(reason)
+            self._run(more, result)
+            if self.dp.digests:
+                self._deliver_digests()
+        if result.drops:
+            for reason in result.drops:
+                self._drop(reason)
+        number = port.number
         for out in result.outputs:
-            if out.port == port.number:
+            if out.port == number:
                 return out.data
         return None
 
