@@ -108,7 +108,9 @@ class PnaNic(Device):
         """``add_entry``: insert the key just looked up into the table being applied.
 
         Only exact-match tables (as the spec requires for add-on-miss); expiry is not
-        modelled. Returns false if the key is already there.
+        modelled. ``params`` is a list ``{a, b}`` or, as p4c's samples write it, a struct
+        whose fields are the action's parameters in order. Returns false if the key is
+        already there.
         """
         applying = ctx.applying
         if applying is None:
@@ -119,7 +121,11 @@ class PnaNic(Device):
         fn = table.actions.get(action_name)
         if fn is None:
             raise ArchitectureError(f"add_entry: table '{table.qualified_name}' has no action '{action_name}'")
-        args = tuple(p[1] if isinstance(p, tuple) else p for p in params)
+        args = _action_params(params)
+        action = self.program.controls[table.control].actions.get(action_name) or self.program.actions[action_name]
+        if len(args) != len(action.data_params):
+            raise ArchitectureError(f"add_entry: action '{action_name}' takes {len(action.data_params)} "
+                                    f"parameter(s), got {len(args)}")
         entry = ActionEntry(fn, args, action_name, True)
         entry.key = key
         try:
@@ -198,3 +204,10 @@ class PnaNic(Device):
 
     def assertion_failed(self, ctx, kind: str) -> None:
         raise P4AssertionFailed(f"{kind}() failed in NIC {self.name}; packet dropped")
+
+
+def _action_params(params) -> tuple:
+    """add_entry's action_params as argument values: a list's (valid, value, width) items or a struct's fields."""
+    if isinstance(params, tuple):
+        return tuple(p[1] if isinstance(p, tuple) else p for p in params)
+    return tuple(getattr(params, name) for name in type(params).__slots__ if name != "_valid")

@@ -8,7 +8,7 @@ YELLOW). Calling convention as in ``externs.py``: the packet context first.
 from __future__ import annotations
 
 from dataplane.engine import externs as X
-from dataplane.engine.hashes import hash_function
+from dataplane.engine.hashes import hash_function, hash_result
 from dataplane.engine.runtime import pack_fields
 
 # PNA_HashAlgorithm_t member -> engine algorithm name (TARGET_DEFAULT: CRC32, as DPDK does).
@@ -56,8 +56,15 @@ class PnaHash:
         self.name, self.width = name, width
         self.fn = hash_function(PNA_HASHES.get(algorithm, algorithm))
 
-    def get_hash(self, ctx, data, width: int = 0) -> int:
-        return self.fn(_packed(data)) & ((1 << self.width) - 1)
+    def get_hash(self, ctx, *args) -> int:
+        """``get_hash(data)``: the hash truncated to O; ``get_hash(base, data, max)``: base + hash % max.
+
+        As for v1model's ``hash()``, a ``max`` of 0 counts as 1 (the result is ``base``).
+        """
+        if len(args) == 3:
+            base, data, max_value = args
+            return hash_result(self.fn(_packed(data)), base, max_value, self.width)
+        return self.fn(_packed(args[0])) & ((1 << self.width) - 1)
 
 
 @X.register_extern("InternetChecksum")

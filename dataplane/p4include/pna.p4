@@ -134,6 +134,8 @@ extern bool add_entry<T>(string action_name, in T action_params, in ExpireTimePr
 extern Hash<O> {
     Hash(PNA_HashAlgorithm_t algo);
     O get_hash<D>(in D data);
+    /* (base + (h % max)) where h is the hash of data (p4c's pna.p4). */
+    O get_hash<T, D>(in T base, in D data, in T max);
 }
 
 extern InternetChecksum {

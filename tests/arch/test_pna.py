@@ -144,3 +144,85 @@ def test_compile_command_summarises_a_pna_program():
     done = subprocess.run([*cmd, "compile", str(FWD)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "architecture pna: main = PNA_NIC(main_parser=MainParserImpl" in done.stdout
+
+
+HASH_AND_LEARN = """
+#include <core.p4>
+#include <pna.p4>
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> etype; }
+header out_t { bit<16> ranged; bit<16> zero_max; bit<32> full; bit<8> mark; bit<16> port; }
+struct headers_t { ethernet_t eth; out_t res; }
+struct meta_t { }
+struct mark_params_t { bit<8> v; bit<16> p; }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, in pna_main_parser_input_metadata_t istd) {
+    state start { pkt.extract(hdr.eth); transition accept; }
+}
+control Pre(in headers_t hdr, inout meta_t meta, in pna_pre_input_metadata_t istd,
+            inout pna_pre_output_metadata_t ostd) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta, in pna_main_input_metadata_t istd,
+          inout pna_main_output_metadata_t ostd) {
+    Hash<bit<16>>(PNA_HashAlgorithm_t.TARGET_DEFAULT) h16;
+    Hash<bit<32>>(PNA_HashAlgorithm_t.CRC32) h32;
+    action set_mark(bit<8> v, bit<16> p) { hdr.res.mark = v; hdr.res.port = p; }
+    action learn() {
+        mark_params_t params;
+        params.v = 9;
+        params.p = hdr.eth.etype;
+        add_entry(action_name = "set_mark", action_params = params,
+                  expire_time_profile_id = (ExpireTimeProfileId_t) 0);
+    }
+    table flows {
+        key = { hdr.eth.src: exact; }
+        actions = { set_mark; learn; }
+        default_action = learn;
+    }
+    apply {
+        hdr.res.setValid();
+        hdr.res.ranged = h16.get_hash(16w49152, {hdr.eth.src}, 16w16384);
+        hdr.res.zero_max = h16.get_hash(16w7, {hdr.eth.src}, 16w0);
+        hdr.res.full = h32.get_hash({hdr.eth.src});
+        flows.apply();
+        send_to_port((PortId_t)3);
+    }
+}
+control D(packet_out pkt, in headers_t hdr, in meta_t meta, in pna_main_output_metadata_t ostd) {
+    apply { pkt.emit(hdr.eth); pkt.emit(hdr.res); }
+}
+PNA_NIC(P(), Pre(), C(), D()) main;
+"""
+
+
+def _hash_and_learn(tmp_path) -> Switch:
+    path = tmp_path / "hash_and_learn.p4"
+    path.write_text(HASH_AND_LEARN)
+    return Switch.from_file(path)
+
+
+def test_hash_get_hash_with_base_and_max_is_base_plus_hash_modulo_max(tmp_path):
+    """PNA's get_hash(base, data, max) = base + h % max (max 0 gives base); get_hash(data) keeps all of O."""
+    sw = _hash_and_learn(tmp_path)
+    for src in ("0a0b0c0d0e0f", "0a0b0c0d0e10", "ffffffffffff"):
+        eth = bytes.fromhex("020000000001" + src + "1234")
+        res = sw.process(0, eth).outputs[0].data[14:]
+        crc = zlib.crc32(bytes.fromhex(src))
+        assert int.from_bytes(res[0:2], "big") == 49152 + crc % 16384
+        assert int.from_bytes(res[2:4], "big") == 7
+        assert int.from_bytes(res[4:8], "big") == crc
+
+
+def test_add_entry_takes_the_action_params_as_a_struct(tmp_path):
+    """p4c's samples pass add_entry a struct whose fields are the action's parameters, in order."""
+    sw = _hash_and_learn(tmp_path)
+    eth = bytes.fromhex("0200000000010a0b0c0d0e0f4321")
+    assert sw.process(0, eth).outputs[0].data[-3:] == b"\x00\x00\x00"    # miss: learned, nothing set
+    assert [(e.name, e.args, e.key) for e in sw.table_entries("C.flows")] == [("set_mark", (9, 0x4321), (0x0a0b0c0d0e0f,))]
+    assert sw.process(0, eth).outputs[0].data[-3:] == b"\x09\x43\x21"    # hit: set_mark(9, 0x4321)
+
+
+def test_add_entry_with_the_wrong_number_of_params_is_an_error(tmp_path):
+    """An action_params list that does not fit the action is refused, not silently run."""
+    path = tmp_path / "bad_learn.p4"
+    path.write_text(HASH_AND_LEARN.replace("action_params = params", "action_params = {8w1}"))
+    sw = Switch.from_file(path)
+    with pytest.raises(ArchitectureError, match="takes 2 parameter"):
+        sw.process(0, bytes.fromhex("0200000000010a0b0c0d0e0f4321"))

@@ -12,7 +12,9 @@ from dataplane.resources import data_dir
 
 HERE = Path(__file__).parent
 CORPUS = sorted(HERE.glob("*.p4")) + sorted(data_dir("programs").glob("*.p4"))
+PNA_NIC_SLOTS = ["main_parser", "pre_control", "main_control", "main_deparser"]
 V1SWITCH_SLOTS = ["p", "vr", "ig", "eg", "ck", "dep"]
+PACKAGE_SLOTS = {"v1model": V1SWITCH_SLOTS, "pna": PNA_NIC_SLOTS}
 
 
 def compiled(name: str):
@@ -26,12 +28,14 @@ def test_corpus_has_at_least_twelve_programs():
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)
-def test_program_compiles_to_a_v1switch(path):
-    """Each program type-checks and fills all six V1Switch slots."""
+def test_program_compiles_to_its_package(path):
+    """Each program type-checks and fills every slot of its architecture's package
+    (V1Switch's six blocks, or PNA_NIC's four for the DPU programs)."""
     program = compile_file(path).program
-    assert program.architecture == "v1model"
-    assert [slot for slot, _ in program.package.blocks] == V1SWITCH_SLOTS
-    assert program.block("p").states["start"]
+    assert program.architecture in PACKAGE_SLOTS
+    assert [slot for slot, _ in program.package.blocks] == PACKAGE_SLOTS[program.architecture]
+    parser_slot = "p" if program.architecture == "v1model" else "main_parser"
+    assert program.block(parser_slot).states["start"]
 
 
 def test_ipv4_router_tables_and_checksum():
