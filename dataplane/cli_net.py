@@ -86,7 +86,8 @@ def run_command(topology: str | None, program: Path | None, duration: str, traff
     if as_json:
         click.echo(json.dumps(data, sort_keys=True))
     else:
-        click.echo(f"topology {spec.name}: {len(net.switches)} switches, {len(net.hosts)} hosts, "
+        dpus = f"{len(net.dpus)} DPUs, " if net.dpus else ""
+        click.echo(f"topology {spec.name}: {len(net.switches)} switches, {dpus}{len(net.hosts)} hosts, "
                    f"{len(net.links)} links; traffic {traffic}; {wall:.2f} s wall clock")
         click.echo(metrics.format_table(data))
         if out is not None:

@@ -27,12 +27,16 @@ class ControlPlaneError(DataplaneError):
 class Switch:
     """A loaded switch: the v1model pipeline plus the control-plane operations on it."""
 
-    def __init__(self, program, *, name: str = "s1", seed: int = 0):
+    def __init__(self, program, *, name: str = "s1", seed: int = 0, net_ports: Iterable[int] | None = None):
+        """Load ``program``; ``net_ports`` (PNA programs only) are the NIC's network-facing ports."""
         if getattr(program, "architecture", None) == "pna":
             from dataplane.arch.pna import PnaNic
 
-            self.dp = PnaNic(program, name=name, seed=seed)
+            self.dp = PnaNic(program, name=name, seed=seed, net_ports=net_ports)
         else:
+            if net_ports is not None:
+                raise ControlPlaneError(f"net_ports applies to PNA programs; '{name}' runs a "
+                                        f"{getattr(program, 'architecture', None) or 'non-PNA'} program")
             self.dp = V1ModelSwitch(program, name=name, seed=seed)
         self.program = program
         self.name = name

@@ -1,4 +1,5 @@
-"""What a run measured: per-port counters and queue depths, per-link utilisation, per-host traffic."""
+"""What a run measured: per-port counters and queue depths, per-link utilisation, per-host traffic,
+per-DPU pipeline load."""
 from __future__ import annotations
 
 import csv
@@ -35,7 +36,7 @@ def time_weighted_depths(samples: list[tuple[int, int]], end_ns: int) -> list[in
 def port_metrics(net: Any) -> dict[str, dict[str, Any]]:
     end = max(net.sim.now, 1)
     out = {}
-    for node in list(net.switches.values()) + list(net.hosts.values()):
+    for node in [*net.switches.values(), *getattr(net, "dpus", {}).values(), *net.hosts.values()]:
         for port in node.ports.values():
             st = port.stats
             rate = port.link.rate_bps if port.link is not None else 0
@@ -54,7 +55,9 @@ def summary(net: Any, hosts: dict[str, dict[str, int]]) -> dict[str, Any]:
     """The ``--json`` summary object of ``dataplane run``."""
     switches = {name: {"packets_in": n.packets_in, "drops": dict(sorted(n.drops.items()))}
                 for name, n in net.switches.items()}
-    return {"hosts": hosts, "ports": port_metrics(net), "switches": switches,
+    # processed, drops by reason, utilisation (busy / elapsed), busy_ns, max_queue, ...: DpuNode.summary
+    dpus = {name: d.summary(net.sim.now) for name, d in getattr(net, "dpus", {}).items()}
+    return {"hosts": hosts, "ports": port_metrics(net), "switches": switches, "dpus": dpus,
             "sim_time_ns": net.sim.now, "events": net.sim.events_run,
             "log": [f"{t} ns: {what}" for t, what in net.events_log]}
 
@@ -95,6 +98,13 @@ def format_table(data: dict[str, Any], top_ports: int = 12) -> str:
         more = f" and {len(paused) - top_ports} more" if len(paused) > top_ports else ""
         lines.append(f"PFC: {sent} pause frames sent; paused: "
                      + ", ".join(f"{name} {m['paused_ns'] / 1000:.1f} us" for name, m in paused[:top_ports]) + more)
+    dpus = data.get("dpus") or {}
+    if dpus:
+        lines.append(f"{'dpu':<10} {'processed':>10} {'util':>6} {'max q':>6}  drops")
+        for name, m in dpus.items():
+            drops = ", ".join(f"{reason}: {n}" for reason, n in m["drops"].items()) or "0"
+            lines.append(f"{name:<10} {m['processed']:>10} {m['utilisation'] * 100:>5.1f}% "
+                         f"{m['max_queue']:>6}  {drops}")
     for t in data.get("log", [])[:20]:
         lines.append(f"event: {t}")
     return "\n".join(lines)

@@ -1,5 +1,8 @@
 """A running network: nodes and links built from a ``TopologySpec``, failures, controllers, captures.
 
+Switches run v1model programs (``SwitchNode``), DPUs run PNA programs behind a cost model
+(``DpuNode``); a program of the other architecture is refused before anything runs.
+
     net = Network.from_spec(load_topology("topologies/leaf-spine.yaml"), seed=1)
     Ping(net.host("h1"), net.host("h2").ip, count=3)
     net.run(until_ns=10_000_000)
@@ -9,11 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from dataplane.control.config_errors import ConfigError
 from dataplane.control.loader import load_entries
 from dataplane.control.switch import Switch
 from dataplane.errors import DataplaneError
 from dataplane.lang.frontend import compile_file
 from dataplane.net.controller import ControllerHandle, attach, load_controller
+from dataplane.net.dpu_node import DpuNode
 from dataplane.net.link import Link, Port
 from dataplane.net.pcap import PcapWriter
 from dataplane.net.sim import Simulator
@@ -31,6 +36,7 @@ class Network:
         self.sim = Simulator(seed)
         self.switches: dict[str, SwitchNode] = {}
         self.hosts: dict[str, Any] = {}
+        self.dpus: dict[str, DpuNode] = {}
         self.links: list[Link] = []
         self.controllers: dict[str, ControllerHandle] = {}
         self.events_log: list[tuple[int, str]] = []
@@ -43,14 +49,35 @@ class Network:
 
         net = cls(spec, seed)
         programs: dict[Path, Any] = {}
-        for name, s in spec.switches.items():
-            prog = programs.get(s.program)
+
+        def program(name: str, path: Path, line: int, architecture: str, kind: str):
+            prog = programs.get(path)
             if prog is None:
-                prog = programs[s.program] = compile_file(s.program).program
-            api = Switch(prog, name=name, seed=seed)
+                prog = programs[path] = compile_file(path).program
+            if prog.architecture != architecture:
+                want = "a PNA program (PNA_NIC, #include <pna.p4>)" if architecture == "pna" else \
+                    "a v1model program (V1Switch); use kind: dpu for a PNA program"
+                message = (f"topology.nodes.{name}.program: {kind} '{name}' needs {want}, but {path.name} "
+                           f"is {prog.architecture or 'of no known architecture'}")
+                if spec.source is not None:
+                    raise ConfigError(message, str(spec.source), line, path.name)
+                raise NetworkError(message)
+            return prog
+
+        for name, s in spec.switches.items():
+            api = Switch(program(name, s.program, s.line, "v1model", "switch"), name=name, seed=seed)
             if s.entries is not None:
                 load_entries(api, s.entries)
             net.switches[name] = SwitchNode(net.sim, s, api)
+        for name, d in spec.dpus.items():
+            problem = spec.dpu_port_problem(name)
+            if problem is not None:
+                raise NetworkError(f"DPU '{name}' {problem[0]}: {problem[2]}")
+            api = Switch(program(name, d.program, d.line, "pna", "DPU"), name=name, seed=seed,
+                         net_ports=spec.dpu_net_ports(name))
+            if d.entries is not None:
+                load_entries(api, d.entries)
+            net.dpus[name] = DpuNode(net.sim, d, api)
         for name, h in spec.hosts.items():
             net.hosts[name] = Host(net.sim, h)
         for ls in spec.links:
@@ -68,8 +95,11 @@ class Network:
                 net.attach_controller(name, load_controller(s.controller, base), s.write_latency_ns)
         return net
 
+    def _node(self, name: str) -> Any:
+        return self.switches.get(name) or self.dpus.get(name) or self.hosts.get(name)
+
     def _port(self, node_name: str, number: int) -> Port:
-        node = self.switches.get(node_name) or self.hosts.get(node_name)
+        node = self._node(node_name)
         if node is None:
             raise NetworkError(f"link names unknown node '{node_name}'")
         if number in node.ports:
@@ -92,11 +122,21 @@ class Network:
         except KeyError:
             raise NetworkError(f"no switch named '{name}'") from None
 
+    def dpu(self, name: str) -> DpuNode:
+        try:
+            return self.dpus[name]
+        except KeyError:
+            raise NetworkError(f"no DPU named '{name}'") from None
+
     def host(self, name: str):
         try:
             return self.hosts[name]
         except KeyError:
             raise NetworkError(f"no host named '{name}'") from None
+
+    def nodes(self) -> list[Any]:
+        """Every node: switches, then DPUs, then hosts."""
+        return [*self.switches.values(), *self.dpus.values(), *self.hosts.values()]
 
     def link(self, a: str, b: str) -> Link:
         """The link between two endpoints, each ``node`` or ``node:port``."""
@@ -130,7 +170,8 @@ class Network:
             handle.notify("on_link_up" if up else "on_link_down", port.number)
 
     def set_node(self, name: str, up: bool, at_ns: int | None = None) -> None:
-        node = self.switches.get(name) or self.hosts.get(name)
+        """Take a switch, DPU or host down (its links go with it) or up, now or at ``at_ns``."""
+        node = self._node(name)
         if node is None:
             raise NetworkError(f"no node named '{name}'")
         when = self.sim.now if at_ns is None else at_ns
@@ -148,7 +189,7 @@ class Network:
         """Write one pcap per port (what it sends) into ``directory``."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
-        for node in list(self.switches.values()) + list(self.hosts.values()):
+        for node in self.nodes():
             for port in node.ports.values():
                 port.capture = PcapWriter(d / f"{port.name.replace(':', '-')}.pcap")
                 self._captures.append(port.capture)

@@ -15,6 +15,19 @@ DEFAULT_LATENCY_NS = 1_000               # 1 us
 DEFAULT_QUEUE = (64, "packets")
 DEFAULT_MTU = 1500
 
+# DPU cost model defaults (dataplane.net.dpu_node explains the model). The class is the
+# 400 Gb/s DPU of /work/shared/docs/FABRIC-REFERENCE.md section 3.3: BlueField-3 (400 GbE),
+# Pensando Salina (2x400G), Intel E2200 (400G). Vendors publish no packet rate, so the
+# default is chosen: 150 Mpps, about 100 GbE line rate at 64-byte frames (148.8 Mpps) and a
+# quarter of 400 GbE's (595.2 Mpps), so frames of 334 bytes and more go at the 400 Gb/s
+# ceiling and small frames are packet-rate bound (XenoFlow, arXiv 2509.21656, saw the
+# BlueField-3 eSwitch miss line rate). The 2 us latency and the 1024-packet queue in front
+# of the pipeline are likewise chosen (an eSwitch hop, on-chip buffering), not published.
+DEFAULT_DPU_RATE_BPS = 400_000_000_000
+DEFAULT_DPU_PACKET_RATE = 150_000_000
+DEFAULT_DPU_LATENCY_NS = 2_000
+DEFAULT_DPU_QUEUE = (1024, "packets")
+
 
 @dataclass
 class SwitchSpec:
@@ -27,6 +40,25 @@ class SwitchSpec:
     write_latency_ns: int = 0              # control-plane cost of one table write
     params: dict[str, Any] = field(default_factory=dict)   # free-form; "pfc" enables PFC (dataplane.net.pfc)
     line: int = 0                          # where it was written, for messages
+
+
+@dataclass
+class DpuSpec:
+    """A DPU: a PNA program plus the pipeline's cost (``dataplane.net.dpu_node``).
+
+    ``host_ports`` / ``net_ports`` left as None: ports linked to a host are host ports and
+    every other linked port is a net port; give one list and the other is the rest.
+    """
+    name: str
+    program: Path                          # a PNA .p4 file
+    entries: Path | None = None            # runtime JSON or simple_switch_CLI commands
+    rate_bps: int = DEFAULT_DPU_RATE_BPS   # throughput ceiling of the pipeline
+    packet_rate_pps: int = DEFAULT_DPU_PACKET_RATE
+    latency_ns: int = DEFAULT_DPU_LATENCY_NS   # from the end of a packet's pipeline slot to its output
+    queue: tuple[int, str] = DEFAULT_DPU_QUEUE  # FIFO in front of the pipeline: (capacity, "packets" | "bytes")
+    host_ports: tuple[int, ...] | None = None
+    net_ports: tuple[int, ...] | None = None
+    line: int = 0
 
 
 @dataclass
@@ -60,3 +92,44 @@ class TopologySpec:
     switches: dict[str, SwitchSpec] = field(default_factory=dict)
     hosts: dict[str, HostSpec] = field(default_factory=dict)
     links: list[LinkSpec] = field(default_factory=list)
+    dpus: dict[str, DpuSpec] = field(default_factory=dict)
+
+    def linked_ports(self, node: str) -> dict[int, str]:
+        """The ports of ``node`` that links use, each with the node at the other end."""
+        out = {}
+        for ls in self.links:
+            for (n, port), (peer, _) in ((ls.a, ls.b), (ls.b, ls.a)):
+                if n == node:
+                    out[port] = peer
+        return out
+
+    def dpu_port_problem(self, name: str) -> tuple[str, int, str] | None:
+        """What is wrong with DPU ``name``'s explicit ``host_ports`` / ``net_ports``, as
+        (field, port, message), or None: they must name linked ports, not overlap, and, when
+        both are given, cover every linked port."""
+        d = self.dpus[name]
+        linked = sorted(self.linked_ports(name))
+        for key in ("host_ports", "net_ports"):
+            for port in getattr(d, key) or ():
+                if port not in linked:
+                    return key, port, (f"unknown port {port}: no link uses port {port} of '{name}' "
+                                       f"(linked ports: {', '.join(map(str, linked)) or 'none'})")
+        if d.host_ports is not None and d.net_ports is not None:
+            both = sorted(set(d.host_ports) & set(d.net_ports))
+            if both:
+                return "host_ports", both[0], f"port {both[0]} is in both host_ports and net_ports"
+            left = [p for p in linked if p not in d.host_ports and p not in d.net_ports]
+            if left:
+                return "host_ports", left[0], (f"linked port {left[0]} is in neither host_ports nor net_ports "
+                                               f"(give one list and the other is the rest)")
+        return None
+
+    def dpu_net_ports(self, name: str) -> frozenset[int]:
+        """The network-facing ports of DPU ``name``; the PNA program sees every other port as a host port."""
+        d = self.dpus[name]
+        if d.net_ports is not None:
+            return frozenset(d.net_ports)
+        linked = self.linked_ports(name)
+        if d.host_ports is not None:
+            return frozenset(linked) - frozenset(d.host_ports)
+        return frozenset(port for port, peer in linked.items() if peer not in self.hosts)

@@ -17,19 +17,23 @@ Two formats:
           - endpoints: ["s1:p1", "h1:eth0"]
             bandwidth: 1Gbps
 
-  Node fields: ``kind`` (``switch`` | ``host``); switches: ``program`` (a .p4 path relative
+  Node fields: ``kind`` (``switch`` | ``dpu`` | ``host``); switches: ``program`` (a .p4 path relative
   to the YAML file, or a built-in program name), ``entries`` (runtime JSON or
   simple_switch_CLI file, relative path), ``controller`` (``file.py:Class`` or
   ``module:Class``), ``processing_latency``, ``detection_delay``, ``write_latency``,
   ``params`` (free-form mapping), ``cpu_port``, ``pfc`` (``{xoff: 64KB, xon: 32KB}`` or
-  ``true``: see ``dataplane.net.pfc``; stored as ``params["pfc"]``); hosts: ``mac``, ``ip`` (``a.b.c.d/len``,
+  ``true``: see ``dataplane.net.pfc``; stored as ``params["pfc"]``); DPUs (a PNA program behind
+  the cost model of ``dataplane.net.dpu_node``): ``program`` (required), ``entries``, ``rate``
+  (400Gbps), ``packet_rate`` (150Mpps), ``latency`` (2us), ``queue`` (1024p, or bytes),
+  ``host_ports`` / ``net_ports`` (lists of ports; by default ports linked to a host are host
+  ports, the rest net ports; one list makes the other the rest); hosts: ``mac``, ``ip`` (``a.b.c.d/len``,
   /24 when the length is left out), ``gateway``, ``arp`` (``{ip: mac}``). Link fields:
   ``endpoints`` plus ``bandwidth``, ``latency``, ``queue``, ``mtu``, ``loss``,
   ``corruption``. ``defaults`` takes ``bandwidth``, ``latency``, ``queue``, ``mtu``,
   ``loss``, ``corruption``, ``processing``, ``detection``, ``write_latency``, ``program``,
   ``kind`` and ``pfc`` (for every switch that does not set its own).
 
-  Switch ports are written ``pN``, ``ethN``, ``portN`` or ``N`` (port N, 0..510; BMv2's
+  Switch and DPU ports are written ``pN``, ``ethN``, ``portN`` or ``N`` (port N, 0..510; BMv2's
   511 is the drop port); a host has one interface, ``eth0`` (port 0), which may be left
   out (``"h1"``). Hosts without ``ip`` get the lowest free 10.0.0.N/24 in file order;
   hosts without ``mac`` get ``02:00:`` followed by the four bytes of their IPv4 address.
@@ -51,14 +55,14 @@ from dataplane.control.config_errors import ConfigError
 from dataplane.net.addresses import check_host_mac, format_ipv4, format_mac, parse_interface, parse_ipv4, parse_mac
 from dataplane.net.pfc import PfcConfig
 from dataplane.net.spec import (
-    DEFAULT_BANDWIDTH_BPS, DEFAULT_LATENCY_NS, DEFAULT_MTU, DEFAULT_QUEUE, HostSpec, LinkSpec, SwitchSpec,
+    DEFAULT_BANDWIDTH_BPS, DEFAULT_LATENCY_NS, DEFAULT_MTU, DEFAULT_QUEUE, DpuSpec, HostSpec, LinkSpec, SwitchSpec,
     TopologySpec,
 )
 from dataplane.net.topology_reader import (
-    MAX_PORT, PortBook, Reader, YamlSeq, known_nodes, load_yaml_text, resolve_program_arg, show,
+    MAX_PORT, PORT_RE, PortBook, Reader, YamlSeq, known_nodes, load_yaml_text, resolve_program_arg, show,
 )
 from dataplane.net.tutorials_topology import load_tutorials_topology
-from dataplane.net.units import parse_probability, parse_queue, parse_rate, parse_time
+from dataplane.net.units import parse_packet_rate, parse_probability, parse_queue, parse_rate, parse_time
 
 __all__ = ["load_topology", "load_yaml_topology", "load_tutorials_topology", "parse_mac", "format_mac",
            "parse_ipv4", "format_ipv4", "MAX_PORT"]
@@ -67,9 +71,12 @@ DEFAULT_DETECTION_NS = SwitchSpec.__dataclass_fields__["detection_ns"].default
 
 _SWITCH_KINDS = {"switch"}
 _HOST_KINDS = {"host"}
+# Worded so that messages written before DPUs existed ("use switch or host") still read true.
+_KINDS = "(use switch or host), or dpu for a PNA NIC"
 _SWITCH_FIELDS = {"kind", "program", "entries", "controller", "processing_latency", "detection_delay",
                   "write_latency", "params", "cpu_port", "pfc"}
 _HOST_FIELDS = {"kind", "mac", "ip", "gateway", "arp"}
+_DPU_FIELDS = {"kind", "program", "entries", "rate", "packet_rate", "latency", "queue", "host_ports", "net_ports"}
 _LINK_FIELDS = {"endpoints", "bandwidth", "latency", "queue", "mtu", "loss", "corruption"}
 _DEFAULT_FIELDS = {"bandwidth", "latency", "queue", "mtu", "loss", "corruption", "processing", "detection",
                    "write_latency", "program", "kind", "pfc"}
@@ -79,7 +86,6 @@ _TOPOLOGY_FIELDS = {"nodes", "links", "defaults"}
 _IGNORED_NODE_FIELDS = {"image", "labels", "group"}
 _IGNORED_TOP_FIELDS = {"mgmt", "prefix"}
 
-_SWITCH_PORT_RE = re.compile(r"^(?:p|eth|port)?([0-9]+)$", re.IGNORECASE)
 _HOST_IF_RE = re.compile(r"^(?:eth)?([0-9]+)$", re.IGNORECASE)
 
 
@@ -153,15 +159,18 @@ def load_yaml_topology(text: str, path: str | Path = "<topology.yaml>",
         kind = body.get("kind", dflt.kind)
         kline = r.line_of(body, "kind") if "kind" in body else line
         if kind is None:
-            raise r.err(line, f"{field}.kind", "missing 'kind' (switch or host)")
+            raise r.err(line, f"{field}.kind", f"missing 'kind' {_KINDS}")
         if kind in _SWITCH_KINDS:
             r.unknown(body, _SWITCH_FIELDS, field, _IGNORED_NODE_FIELDS)
             spec.switches[node_name] = _yaml_switch(r, dflt, node_name, body, line)
         elif kind in _HOST_KINDS:
             r.unknown(body, _HOST_FIELDS, field, _IGNORED_NODE_FIELDS)
             pending_hosts.append((node_name, body, line))
+        elif kind == "dpu":
+            r.unknown(body, _DPU_FIELDS, field, _IGNORED_NODE_FIELDS)
+            spec.dpus[node_name] = _yaml_dpu(r, node_name, body, line)
         else:
-            raise r.err(kline, f"{field}.kind", f"unknown kind {show(kind)} (use switch or host)", kind)
+            raise r.err(kline, f"{field}.kind", f"unknown kind {show(kind)} {_KINDS}", kind)
     _yaml_hosts(r, spec, pending_hosts)
 
     links = topo.get("links", YamlSeq())
@@ -179,6 +188,11 @@ def load_yaml_topology(text: str, path: str | Path = "<topology.yaml>",
         r.no_duplicates(body, field)
         r.unknown(body, _LINK_FIELDS, field)
         spec.links.append(_yaml_link(r, dflt, ports, body, field))
+    for name in spec.dpus:      # port lists name linked ports, so they are checked after the links
+        problem = spec.dpu_port_problem(name)
+        if problem is not None:
+            key, port, message = problem
+            raise r.err(r.line_of(nodes[name], key), f"topology.nodes.{name}.{key}", message, port)
     return spec
 
 
@@ -199,8 +213,8 @@ class _Defaults:
         self.detection = get("detection", parse_time, DEFAULT_DETECTION_NS)
         self.write_latency = get("write_latency", parse_time, 0)
         self.kind = d["kind"][0] if "kind" in d else None
-        if self.kind is not None and self.kind not in _SWITCH_KINDS | _HOST_KINDS:
-            raise r.err(d["kind"][1], d["kind"][2], f"unknown kind {show(self.kind)} (use switch or host)")
+        if self.kind is not None and self.kind not in _SWITCH_KINDS | _HOST_KINDS | {"dpu"}:
+            raise r.err(d["kind"][1], d["kind"][2], f"unknown kind {show(self.kind)} {_KINDS}")
         self.program = r.program(*d["program"]) if "program" in d else resolve_program_arg(program, r)
         self.pfc = _pfc(r, *d["pfc"]) if "pfc" in d else None
 
@@ -211,16 +225,7 @@ def _yaml_switch(r: Reader, dflt: _Defaults, name: str, body: dict, line: int) -
     def at(k):
         return r.line_of(body, k)
 
-    if "program" in body:
-        program = r.program(body["program"], at("program"), f"{field}.program")
-    elif dflt.program is not None:
-        program = dflt.program
-    else:
-        raise r.err(line, f"{field}.program", f"switch '{name}' has no program (give 'program:' with a .p4 file "
-                                              f"or a built-in name such as ipv4_router)", name)
-    entries = None
-    if body.get("entries") is not None:
-        entries = r.find_file(body["entries"], at("entries"), f"{field}.entries", "entries file")
+    program, entries = _program_entries(r, name, body, line, "switch", dflt.program)
     controller = None
     if body.get("controller") is not None:
         controller = r.controller(body["controller"], at("controller"), f"{field}.controller")
@@ -244,6 +249,41 @@ def _yaml_switch(r: Reader, dflt: _Defaults, name: str, body: dict, line: int) -
                       detection_ns=t("detection_delay", dflt.detection),
                       write_latency_ns=t("write_latency", dflt.write_latency),
                       params=params, line=line)
+
+
+def _program_entries(r: Reader, name: str, body: dict, line: int, kind: str,
+                     fallback: Path | None) -> tuple[Path, Path | None]:
+    """A switch's or DPU's ``program`` (checked against its kind) and ``entries`` file."""
+    field = f"topology.nodes.{name}"
+    if "program" in body:
+        pline = r.line_of(body, "program")
+        program = r.program(body["program"], pline, f"{field}.program")
+    elif fallback is not None:
+        program, pline = fallback, line
+    else:
+        example = "a PNA .p4 file" if kind == "dpu" else "a .p4 file or a built-in name such as ipv4_router"
+        raise r.err(line, f"{field}.program", f"{kind} '{name}' has no program (give 'program:' with {example})",
+                    name)
+    r.check_architecture(program, kind, pline, f"{field}.program")
+    entries = None
+    if body.get("entries") is not None:
+        entries = r.find_file(body["entries"], r.line_of(body, "entries"), f"{field}.entries", "entries file")
+    return program, entries
+
+
+def _yaml_dpu(r: Reader, name: str, body: dict, line: int) -> DpuSpec:
+    """A ``kind: dpu`` node; its port lists are checked against the links later."""
+    field = f"topology.nodes.{name}"
+    program, entries = _program_entries(r, name, body, line, "dpu", None)   # defaults.program is for switches
+    d = DpuSpec(name=name, program=program, entries=entries, line=line)
+    for key, attr, parse in (("rate", "rate_bps", parse_rate), ("packet_rate", "packet_rate_pps", parse_packet_rate),
+                             ("latency", "latency_ns", parse_time), ("queue", "queue", parse_queue)):
+        if key in body:
+            setattr(d, attr, r.unit(parse, body[key], r.line_of(body, key), f"{field}.{key}"))
+    for key in ("host_ports", "net_ports"):
+        if body.get(key) is not None:
+            setattr(d, key, r.port_list(body[key], r.line_of(body, key), f"{field}.{key}"))
+    return d
 
 
 def _pfc(r: Reader, value: Any, line: int, field: str) -> dict | None:
@@ -322,8 +362,8 @@ def _parse_endpoint(r: Reader, spec: TopologySpec, text: Any, line: int, field: 
     if not isinstance(text, str) or not text.strip():
         raise r.err(line, field, f"an endpoint must be written \"node:interface\", got {show(text)}", text)
     node, sep, iface = text.strip().partition(":")
-    known = list(spec.switches) + list(spec.hosts)
-    if node not in spec.switches and node not in spec.hosts:
+    known = list(spec.switches) + list(spec.dpus) + list(spec.hosts)
+    if node not in known:
         raise r.err(line, field, f"unknown node '{node}'{known_nodes(node, known)}", node)
     if node in spec.hosts:
         if not sep:
@@ -333,8 +373,9 @@ def _parse_endpoint(r: Reader, spec: TopologySpec, text: Any, line: int, field: 
             raise r.err(line, field, f"host '{node}' has one interface, eth0; got '{iface}'", text)
         return node, 0
     if not sep or not iface:
-        raise r.err(line, field, f"switch endpoint '{text}' needs a port, e.g. \"{node}:p1\"", text)
-    m = _SWITCH_PORT_RE.match(iface)
+        raise r.err(line, field, f"{'DPU' if node in spec.dpus else 'switch'} endpoint '{text}' needs a port, "
+                                 f"e.g. \"{node}:p1\"", text)
+    m = PORT_RE.match(iface)
     if not m:
         raise r.err(line, field, f"bad switch port '{iface}' in '{text}' (write pN or N, e.g. \"{node}:p1\")", text)
     port = int(m.group(1))

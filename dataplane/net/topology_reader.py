@@ -14,6 +14,7 @@ import difflib
 import json
 import json.decoder
 import json.scanner
+import re
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +24,15 @@ from dataplane.control.config_errors import ConfigError
 from dataplane.net.spec import TopologySpec
 from dataplane.net.units import UnitError
 
-__all__ = ["MAX_PORT", "YamlMap", "YamlSeq", "load_yaml_text", "JsonObject", "load_json_text", "Reader",
+__all__ = ["MAX_PORT", "PORT_RE", "YamlMap", "YamlSeq", "load_yaml_text", "JsonObject", "load_json_text", "Reader",
            "PortBook", "suggest", "known_nodes", "show", "resolve_program_arg"]
 
 MAX_PORT = 510                    # BMv2 uses 511 as the drop port
+PORT_RE = re.compile(r"^(?:p|eth|port)?([0-9]+)$", re.IGNORECASE)   # how switch and DPU ports are written
+
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_ARCH_MARKS = (("pna", re.compile(r'#\s*include\s*[<"]pna\.p4[>"]|\bPNA_NIC\s*\(')),
+               ("v1model", re.compile(r'#\s*include\s*[<"]v1model\.p4[>"]|\bV1Switch\s*\(')))
 
 
 # ---- YAML with line numbers -------------------------------------------------------------------------
@@ -172,6 +178,7 @@ class Reader:
         self.path = path
         self.file = str(path)
         self.base = path.parent
+        self._architectures: dict[Path, str | None] = {}
 
     def err(self, line: int, field: str, message: str, token: Any = None) -> ConfigError:
         return ConfigError(f"{field}: {message}" if field else message, self.file, line,
@@ -251,6 +258,39 @@ class Reader:
         hint = f"; built-in programs: {', '.join(names)}" if names else ""
         where = ", ".join(str(c) for c in candidates)
         raise self.err(line, field, f"program file '{text}' not found (looked for {where}){hint}", text)
+
+    def architecture(self, program: Path) -> str | None:
+        """``pna`` or ``v1model`` as a .p4 file's own text declares it (include or package), or
+        None when it says neither itself; read, not compiled, so a bad program fails later."""
+        if program not in self._architectures:
+            try:
+                text = _COMMENTS.sub(" ", program.read_text(encoding="utf-8", errors="replace"))
+            except OSError:
+                text = ""
+            self._architectures[program] = next((a for a, rx in _ARCH_MARKS if rx.search(text)), None)
+        return self._architectures[program]
+
+    def check_architecture(self, program: Path, kind: str, line: int, field: str) -> None:
+        """Refuse a PNA program on a switch and a v1model one on a DPU. A file that declares
+        neither itself is left to the network builder, which checks the compiled program."""
+        arch = self.architecture(program)
+        if kind == "dpu" and arch == "v1model":
+            raise self.err(line, field, f"a DPU runs PNA programs (#include <pna.p4>, PNA_NIC); "
+                                        f"{program.name} is a v1model program: use kind: switch", program.name)
+        if kind == "switch" and arch == "pna":
+            raise self.err(line, field, f"a switch runs v1model programs; {program.name} is a PNA "
+                                        f"program: use kind: dpu", program.name)
+
+    def port_list(self, value: Any, line: int, field: str) -> tuple[int, ...]:
+        """``[p0, 1, eth2]`` (or one port) as sorted port numbers."""
+        ports = set()
+        for item in value if isinstance(value, list) else [value]:
+            m = PORT_RE.match(str(item).strip()) if type(item) in (int, str) else None
+            if m is None or int(m.group(1)) > MAX_PORT:
+                raise self.err(line, field, f"bad port {show(item)} (write pN or N, 0..{MAX_PORT}, e.g. [p1, p2])",
+                               item)
+            ports.add(int(m.group(1)))
+        return tuple(sorted(ports))
 
     def controller(self, value: Any, line: int, field: str) -> str:
         if not isinstance(value, str) or ":" not in value:

@@ -1,4 +1,4 @@
-"""Quantities as network engineers write them: ``100Gbps``, ``1us``, ``64KB``, ``100p``."""
+"""Quantities as network engineers write them: ``100Gbps``, ``1us``, ``64KB``, ``100p``, ``150Mpps``."""
 from __future__ import annotations
 
 import re
@@ -15,6 +15,7 @@ _RATE = {"bps": 1, "kbps": 10**3, "mbps": 10**6, "gbps": 10**9, "tbps": 10**12}
 _TIME = {"ns": 1, "us": 10**3, "µs": 10**3, "ms": 10**6, "s": 10**9}
 _SIZE = {"b": 1, "kb": 1000, "mb": 10**6, "kib": 1024, "mib": 1024**2, "bytes": 1, "byte": 1}
 _PACKETS = {"p", "pkt", "pkts", "packet", "packets"}
+_PACKET_RATE = {"pps": 1, "kpps": 10**3, "mpps": 10**6, "gpps": 10**9}
 
 
 def _split(text: str | int | float, what: str, example: str) -> tuple[float, str]:
@@ -35,6 +36,19 @@ def parse_rate(text: str | int | float) -> int:
     if n <= 0:
         raise UnitError(f"bandwidth must be positive, got {text!r}")
     return int(n * factor)
+
+
+def parse_packet_rate(text: str | int | float) -> int:
+    """Packets per second from ``150Mpps``, ``500 Kpps``, ``1e6`` (a bare number is packets/s)."""
+    n, unit = _split(text, "a packet rate", "150Mpps")
+    factor = _PACKET_RATE.get(unit.lower()) if unit else 1
+    if factor is None:
+        raise UnitError(f"unknown packet-rate unit {unit!r} in {text!r} (use pps, Kpps, Mpps, Gpps)")
+    pps = int(n * factor)
+    if pps <= 0:
+        # Checked after scaling: 0.1pps rounds to no packets at all, which no pipeline means.
+        raise UnitError(f"packet rate must be at least 1 packet/s, got {text!r}")
+    return pps
 
 
 def parse_time(text: str | int | float) -> int:
