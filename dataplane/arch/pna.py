@@ -1,48 +1,71 @@
-"""The P4 Portable NIC Architecture (PNA) for one NIC: parser, pre-control, main control, deparser.
+"""The P4 Portable NIC Architecture (PNA) for one NIC: main parser, main control, main deparser.
 
-A ``PnaNic`` runs one compiled PNA program (``pna.p4``) on packet bytes. One pipeline
-serves both directions (PNA spec, "Why a common pipeline"): whether a packet goes
-NET_TO_HOST or HOST_TO_NET follows from its input port. By default ports
-``0 .. num_ports//2 - 1`` are network ports and every other port is a host port
+A ``PnaNic`` runs one compiled PNA program (``pna.p4``) on packet bytes. The package is
+either PNA v0.7's ``PNA_NIC(main_parser, main_control, main_deparser)`` or the older form
+with a ``pre_control`` after the parser (p4c's samples); the pre-control runs when the
+program has one. One pipeline serves both directions (PNA spec, "Why a common pipeline"):
+whether a packet comes from the network or a host follows from its input port. By default
+ports ``0 .. num_ports//2 - 1`` are network ports and every other port is a host port
 (``num_ports`` defaults to 4: net 0-1, host 2-3); pass ``net_ports=`` to choose.
 
 Forwarding follows the spec's extern functions: ``send_to_port(p)`` and ``drop_packet()``,
 the last call wins, and a packet for which neither was called is dropped.
-``mirror_packet`` is recorded in ``mirror_requests`` but sends no copy; ``add_entry``
-(add-on-miss) inserts into the exact-match table being applied, without expiry;
-recirculation and loopback are not supported.
+
+``mirror_packet(slot, session)`` makes one copy per slot (the last call for a slot wins),
+whatever happens to the original, sent to the port of mirror session ``session`` as the
+control plane configured it (``Switch.mirroring_add`` / ``clone_session_add``, the CLI's
+``mirroring_add SESSION PORT``; kept in ``clone_sessions``). The copy's contents follow the
+session's ``packet_contents`` (PNA spec, "Packet Mirroring"): ``POST_MODIFY`` (the default)
+is the packet after the main control, as the main deparser emits it; ``PRE_MODIFY`` is the
+packet as it began the main control, i.e. as received (nothing before the main control can
+change it here). A session's ``packet_length`` truncates its copies. A copy leaves as an
+``Output`` with ``instance_type`` ``MIRROR_COPY``, after the original. A session that is not
+configured makes no copy (counted in ``mirror_misses``). Not modelled: the loopback the spec
+gives a copy whose destination is on the packet's own side (it goes straight to the port),
+sampling and per-session meters.
+
+``add_entry`` (add-on-miss) inserts into the exact-match table being applied, without
+expiry. ``DirectCounter`` (table property ``pna_direct_counter``) counts the matched entry
+when an action of the table calls ``count()``. Recirculation and loopback are not supported.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Iterable
 
 import dataplane.engine.pna_externs  # noqa: F401  (registers the PNA extern names)
 from dataplane.arch.device import ArchitectureError, Device
-from dataplane.arch.v1model import Output, PacketResult, P4AssertionFailed, _key_width
+from dataplane.arch.v1model import INGRESS_CLONE, Output, PacketResult, P4AssertionFailed, _key_width
 from dataplane.engine.context import PacketContext
 from dataplane.engine.instances import make_instances
 from dataplane.engine.pna_externs import InternetChecksum
 from dataplane.engine.table_errors import TableError
 from dataplane.engine.table_runtime import ActionEntry, RuntimeTable
+from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
 
 NET_TO_HOST, HOST_TO_NET = 0, 1   # PNA_Direction_t member indexes
 _DROP = None                      # the forwarding decision before send_to_port is called
+MIRROR_COPY = INGRESS_CLONE       # Output.instance_type of a mirror copy (BMv2's code for a clone)
+PRE_MODIFY, POST_MODIFY = "PRE_MODIFY", "POST_MODIFY"   # a mirror session's packet_contents
 
 
 class PnaContext(PacketContext):
     """A packet context with PNA's forwarding decision (the port, or None to drop)."""
 
-    __slots__ = ("out_port", "applying")
+    __slots__ = ("out_port", "applying", "mirrors")
 
 
 class _PnaTable(RuntimeTable):
-    """A runtime table that tells ``add_entry`` which table and key are being applied."""
+    """A runtime table that tells ``add_entry`` and ``DirectCounter.count`` what is being applied."""
+
+    direct_counter: Any = None
 
     def lookup(self, key: tuple, ctx) -> ActionEntry:
-        ctx.applying = (self, key)
-        return RuntimeTable.lookup(self, key, ctx)
+        entry = RuntimeTable.lookup(self, key, ctx)
+        ctx.applying = (self, key, entry)
+        return entry
 
 
 class PnaNic(Device):
@@ -54,9 +77,9 @@ class PnaNic(Device):
                  net_ports: Iterable[int] | None = None):
         super().__init__(program, name, seed)
         self.net_ports = frozenset(net_ports if net_ports is not None else range(num_ports // 2))
-        self.mirror_requests: list[tuple[int, int]] = []   # (slot, session) per mirror_packet call
+        self.clone_sessions: dict[int, dict[str, Any]] = {}   # mirror session -> {port, packet_length, ...}
+        self.mirror_misses: dict[int, int] = {}   # unconfigured session -> mirror_packet calls that made no copy
         self.multicast_groups: dict = {}   # unused by PNA; kept so the control plane can share code
-        self.clone_sessions: dict = {}
         self._load()
         self._checksums = [i for i in self.instances.values() if isinstance(i, InternetChecksum)]
 
@@ -71,10 +94,20 @@ class PnaNic(Device):
         tables = {}
         for control in self.program.controls.values():
             for t in control.tables.values():
-                if t.implementation or t.meters:
-                    raise ArchitectureError(f"unsupported: table '{t.name}' implementation/meters in PNA")
+                if t.implementation or t.meters or t.counters:
+                    raise ArchitectureError(f"unsupported: table '{t.name}' implementation/counters/meters in PNA "
+                                            f"(PNA attaches a DirectCounter with pna_direct_counter)")
+                counter = _direct_counter_name(t)
+                if counter is not None:   # named like v1model's `counters` so the control plane finds it
+                    t = dataclasses.replace(t, counters=counter)
                 layout = [(k.match_kind, _key_width(k.expr.type)) for k in t.keys]
                 rt = _PnaTable(t, f"{control.name}.{t.name}", control.name, layout)
+                if counter is not None:
+                    rt.has_direct_counter = False      # PNA counts when an action calls count()
+                    rt.direct_counter = self.instances.get(f"{control.name}.{counter}")
+                    if rt.direct_counter is None or getattr(rt.direct_counter, "cp_kind", "") != "direct_counter":
+                        raise ArchitectureError(f"table '{t.name}': pna_direct_counter '{counter}' is not a "
+                                                f"DirectCounter of control '{control.name}'")
                 tables[rt.qualified_name] = rt
         return tables
 
@@ -86,7 +119,9 @@ class PnaNic(Device):
             ctx.out_port = _DROP
 
         def mirror_packet(ctx, slot, session) -> None:
-            self.mirror_requests.append((slot, session))
+            if ctx.mirrors is None:
+                ctx.mirrors = {}
+            ctx.mirrors[slot] = session     # one copy per slot: the last call wins
 
         def is_net_port(ctx, port) -> bool:
             return port in self.net_ports
@@ -94,8 +129,11 @@ class PnaNic(Device):
         def is_host_port(ctx, port) -> bool:
             return port not in self.net_ports
 
-        def select_by_direction(ctx, direction, n2h_value, h2n_value):
-            return n2h_value if direction == NET_TO_HOST else h2n_value
+        def select_by_direction(ctx, selector, from_net_value, from_host_value):
+            # v0.7: a bool (is the port a network port?); older PNA: PNA_Direction_t.
+            if selector is True or selector is False:
+                return from_net_value if selector else from_host_value
+            return from_net_value if selector == NET_TO_HOST else from_host_value
 
         def add_entry(ctx, action_name, params, expire_time_profile_id=0) -> bool:
             return self._add_on_miss(ctx, action_name, params)
@@ -115,7 +153,7 @@ class PnaNic(Device):
         applying = ctx.applying
         if applying is None:
             raise ArchitectureError("add_entry called outside a table's action")
-        table, key = applying
+        table, key, _ = applying
         if any(kind != "exact" for kind, _ in table.key_layout):
             raise ArchitectureError(f"unsupported: add_entry on table '{table.qualified_name}' (keys must be exact)")
         fn = table.actions.get(action_name)
@@ -178,7 +216,7 @@ class PnaNic(Device):
         istd.input_port, istd.direction, istd.timestamp = port, direction, self.now_us
         ctx = PnaContext(buf, istd, self, trace, self.now_us)
         ctx.out_port = _DROP
-        ctx.applying = None
+        ctx.applying = ctx.mirrors = None
         hdr, meta = self.headers_class(), self.metadata_class()
         if trace is not None:
             trace.packet_in(port, buf)
@@ -190,20 +228,51 @@ class PnaNic(Device):
         ostd = self.main_out_class()
         b["main_control"](hdr, meta, istd, ostd, ctx)
         out_port = ctx.out_port
+        copies = self._mirror_sessions(ctx.mirrors) if ctx.mirrors else ()
+        data = b""
+        if out_port is not _DROP or any(s.get("packet_contents", POST_MODIFY) == POST_MODIFY for s in copies):
+            chunks: list[bytes] = []
+            b["main_deparser"](chunks, hdr, meta, ostd, ctx)
+            data = b"".join(chunks) + ctx.payload
         if out_port is _DROP:
             result.drops.append("dropped in main control (drop_packet, or no send_to_port)")
             if trace is not None:
                 trace.drop("main_control")
-            return
-        chunks: list[bytes] = []
-        b["main_deparser"](chunks, hdr, meta, ostd, ctx)
-        data = b"".join(chunks) + ctx.payload
-        result.outputs.append(Output(out_port, data))
-        if trace is not None:
-            trace.packet_out(out_port, data)
+        else:
+            result.outputs.append(Output(out_port, data))
+            if trace is not None:
+                trace.packet_out(out_port, data)
+        for session in copies:
+            copy = buf if session.get("packet_contents") == PRE_MODIFY else data
+            if session.get("packet_length"):
+                copy = copy[:session["packet_length"]]
+            result.outputs.append(Output(session["port"], copy, MIRROR_COPY))
+            if trace is not None:
+                trace.packet_out(session["port"], copy)
+
+    def _mirror_sessions(self, mirrors: dict[int, int]) -> list[dict[str, Any]]:
+        """The configured sessions of the mirror slots set for a packet, in slot order."""
+        out = []
+        for slot in sorted(mirrors):
+            session = self.clone_sessions.get(mirrors[slot])
+            if session is None or session.get("port") is None:
+                self.mirror_misses[mirrors[slot]] = self.mirror_misses.get(mirrors[slot], 0) + 1
+            else:
+                out.append(session)
+        return out
 
     def assertion_failed(self, ctx, kind: str) -> None:
         raise P4AssertionFailed(f"{kind}() failed in NIC {self.name}; packet dropped")
+
+
+def _direct_counter_name(t: P.Table) -> str | None:
+    """The instance named by the table's ``pna_direct_counter`` property, if it has one."""
+    for name, value in t.properties:
+        if name == "pna_direct_counter":
+            if not isinstance(value, E.PathExpr):
+                raise ArchitectureError(f"table '{t.name}': pna_direct_counter must name a DirectCounter instance")
+            return value.name
+    return None
 
 
 def _action_params(params) -> tuple:

@@ -346,16 +346,43 @@ class Switch:
         if not 0 <= session < (1 << 15):
             raise ControlPlaneError(f"clone session {session} is out of range 0..32767")
 
-    def clone_session_add(self, session: int, port: int, packet_length: int | None = None) -> None:
-        """Clones of ``session`` leave on ``port`` (truncated to ``packet_length`` bytes if given)."""
+    def clone_session_add(self, session: int, port: int, packet_length: int | None = None, *,
+                          packet_contents: str | None = None) -> None:
+        """Clones of ``session`` leave on ``port`` (truncated to ``packet_length`` bytes if given).
+
+        For a PNA program this configures the mirror session that ``mirror_packet`` names;
+        ``packet_contents`` is the spec's session property: ``"POST_MODIFY"`` (the default,
+        the packet after the main control) or ``"PRE_MODIFY"`` (the packet as received).
+        PNA reserves session 0.
+        """
         self._check_session(session)
         if not 0 <= port < 512:
             raise ControlPlaneError(f"clone session {session}: port {port} is out of range")
-        self.dp.clone_sessions[session] = {"port": port, "packet_length": packet_length}
+        config: dict[str, Any] = {"port": port, "packet_length": packet_length}
+        if self.dp.architecture == "pna":
+            if session == 0:
+                raise ControlPlaneError("mirror session 0 is reserved by PNA (PNA_MIRROR_SESSION_TO_CPU); "
+                                        "use sessions 1 and up")
+            if packet_contents not in (None, "PRE_MODIFY", "POST_MODIFY"):
+                raise ControlPlaneError(f"mirror session {session}: packet_contents must be PRE_MODIFY or "
+                                        f"POST_MODIFY, not {packet_contents!r}")
+            config["packet_contents"] = packet_contents or "POST_MODIFY"
+        elif packet_contents is not None:
+            raise ControlPlaneError("packet_contents is a PNA mirror session property; v1model clones "
+                                    "take the packet the clone type gives")
+        self.dp.clone_sessions[session] = config
+
+    def mirroring_add(self, session: int, port: int, packet_length: int | None = None, *,
+                      packet_contents: str | None = None) -> None:
+        """``mirroring_add SESSION PORT`` (BMv2's CLI name): the same as ``clone_session_add``."""
+        self.clone_session_add(session, port, packet_length, packet_contents=packet_contents)
 
     def clone_session_add_mc(self, session: int, group: int) -> None:
         """Clones of ``session`` are replicated to multicast group ``group`` (``mirroring_add_mc``)."""
         self._check_session(session)
+        if self.dp.architecture == "pna":
+            raise ControlPlaneError(f"mirror session {session}: PNA has no multicast groups; "
+                                    f"give the session a port (mirroring_add)")
         if not 0 < group < (1 << 16):
             raise ControlPlaneError(f"clone session {session}: multicast group {group} is out of range 1..65535")
         self.dp.clone_sessions[session] = {"group": group, "packet_length": None}

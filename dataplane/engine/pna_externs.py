@@ -39,6 +39,35 @@ class PnaCounter(X.Counter):
         super().__init__(name, size, counter_type.lower())
 
 
+@X.register_extern("DirectCounter")
+class PnaDirectCounter:
+    """PNA's DirectCounter: counts live on the entries of the table whose ``pna_direct_counter``
+    names it (as v1model's direct counters do, so the control plane reads them the same way).
+
+    ``count()`` counts the entry the table just matched; on a miss (the default action) there
+    is no entry and nothing is counted. ``count(increment)`` adds ``increment`` to the bytes
+    instead of the packet's length.
+    """
+
+    cp_kind = "direct_counter"
+
+    def __init__(self, name: str, counter_type: str = "PACKETS"):
+        self.name, self.counter_type = name, counter_type.lower()
+
+    def count(self, ctx, increment: int | None = None) -> None:
+        applying = ctx.applying
+        if applying is None or applying[0].direct_counter is not self:
+            raise X.ExternError(f"DirectCounter '{self.name}': count() must be called in an action of the "
+                                f"table whose pna_direct_counter it is")
+        entry = applying[2]
+        if entry.hit:
+            entry.packets += 1
+            entry.bytes += ctx.packet_length if increment is None else increment
+
+    def reset(self) -> None:
+        pass   # the counts live on the table entries; the control plane clears them there
+
+
 @X.register_extern("Meter")
 class PnaMeter(X.Meter):
     cp_kind = "meter"

@@ -37,6 +37,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin):
         self.return_type: T.Type | None = None
         self.table_actions: dict[str, set[str]] = {}
         self.instances: list[P.ExternInstance] = []  # of the control being checked (tables add implicit ones)
+        self.package_overloads: dict[str, list[T.Block]] = {}  # package name -> its declarations
         self.program = P.Program(source=source, architecture="")
 
     # ---- shared helpers ----------------------------------------------------------------------
@@ -101,6 +102,8 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin):
         elif isinstance(d, D.MethodDecl):
             m = self.method_type(d)
             self.declare_value(Symbol(d.name, "extern_function", m, decl=d, span=d.span))
+        elif isinstance(d, D.BlockTypeDecl) and d.kind == "package":
+            self.declare_package(d)
         elif isinstance(d, D.BlockTypeDecl):
             self.declare_block_type(d.kind, d.name, d.type_params, d.params, (), d.span)
         elif isinstance(d, D.ParserDecl):
@@ -279,9 +282,30 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin):
         args = tuple(a.value for a in getattr(checked, "args", ()))
         return P.ExternInstance(d.name, t.name, getattr(checked.type, "type_args", ()), args, d.annotations, d.span)
 
+    def declare_package(self, d: D.BlockTypeDecl) -> None:
+        """A package type. A name may be declared again with a different number of parameters.
+
+        This goes beyond the P4_16 spec, which allows overloading by arity for functions,
+        methods and constructors but not for packages (§ "Extern objects"); p4c accepts
+        non-generic packages overloaded that way (p4c issue #3379). The bundled ``pna.p4``
+        relies on it to declare both ``PNA_NIC`` forms; an instantiation picks the
+        declaration with as many parameters as it has arguments (``_check_package``).
+        """
+        earlier = self.package_overloads.get(d.name, [])
+        same = next((b for b in earlier if len(b.params) == len(d.params)), None)
+        if same is not None:
+            self.error(f"package '{d.name}' is already declared with {len(d.params)} parameter(s); "
+                       f"packages may only be overloaded by their number of parameters", d.span)
+            return
+        block = self.declare_block_type("package", d.name, d.type_params, d.params, (), d.span)
+        self.package_overloads[d.name] = earlier + [block]
+
     def _check_package(self, d: D.Instantiation, pkg: T.Block) -> None:
-        if len(d.args) != len(pkg.params):
-            self.error(f"package '{pkg.name}' takes {len(pkg.params)} block(s), got {len(d.args)}", d.span)
+        overloads = self.package_overloads.get(pkg.name) or [pkg]
+        pkg = next((p for p in overloads if len(p.params) == len(d.args)), None)
+        if pkg is None:
+            counts = " or ".join(str(n) for n in sorted({len(p.params) for p in overloads}))
+            self.error(f"package '{overloads[0].name}' takes {counts} block(s), got {len(d.args)}", d.span)
             return
         bindings: dict[str, T.Type] = {}
         blocks = []

@@ -7,10 +7,16 @@
  * declared. Ports and other ids are typedefs (not `type`), so plain integer
  * literals and casts both work.
  *
- * PNA_NIC is declared in the older 4-block form (main parser, pre-control,
- * main control, main deparser), as p4c's pna-*.p4 samples use it. The front
- * end does not overload packages, so the v0.7 3-block form is not declared;
- * 3-block programs should pass an empty pre-control.
+ * PNA_NIC is declared in both forms: the v0.7 3-block form (main parser, main
+ * control, main deparser) and the older 4-block form with a pre-control, which
+ * p4c's pna-*.p4 samples still use. The front end lets a package be overloaded
+ * by its number of parameters, and `PNA_NIC(...) main;` picks the form with as
+ * many parameters as it has arguments. (An extension: the P4_16 spec overloads
+ * only functions, methods and constructors; p4c accepts overloaded packages only
+ * when they are not generic, so p4c's own pna.p4 files declare one form each.)
+ *
+ * The metadata structs are v0.7's plus the older fields (direction, pass,
+ * loopedback), so programs written for either version compile.
  */
 
 #ifndef _PORTABLE_NIC_ARCHITECTURE_P4_
@@ -37,6 +43,8 @@ typedef bit<8>  ExpireTimeProfileId_t;
 typedef error   ParserError_t;
 
 const PortId_t PNA_PORT_CPU = 0xfffffffd;
+/* Reserved by the architecture (spec: "must not be used by a P4 developer"). */
+const MirrorSessionId_t PNA_MIRROR_SESSION_TO_CPU = 0;
 
 enum PNA_Direction_t {
     NET_TO_HOST,
@@ -80,8 +88,10 @@ enum PNA_IdleTimeout_t {
     NOTIFY_CONTROL
 }
 
+/* v0.7: recirculated, input_port. direction, pass, loopedback: older PNA (v0.7 uses
+ * is_net_port(input_port) instead of direction). pass and loopedback are always 0/false. */
 struct pna_main_parser_input_metadata_t {
-    PNA_Direction_t direction;     /* from the input port (older PNA; see is_net_port) */
+    PNA_Direction_t direction;
     PassNumber_t    pass;
     bool            loopedback;
     bool            recirculated;
@@ -101,6 +111,7 @@ struct pna_pre_output_metadata_t {
     SecurityAssocIndex_t sa_index;
 }
 
+/* v0.7: recirculated, timestamp, parser_error, class_of_service, input_port. */
 struct pna_main_input_metadata_t {
     PNA_Direction_t  direction;
     PassNumber_t     pass;
@@ -119,14 +130,20 @@ struct pna_main_output_metadata_t {
 /* Forwarding: the last call in the main control wins; with neither, the packet is dropped. */
 extern void send_to_port(in PortId_t dest_port);
 extern void drop_packet();
-/* Recorded only: the emulator does not send mirror copies. */
+/* A copy of the packet to the port of the mirror session the control plane configured
+ * (mirroring_add); no copy for an unconfigured session. The copy is the packet after the
+ * main control (POST_MODIFY, the default) or as received (a PRE_MODIFY session), whether
+ * or not the original is dropped. One copy per slot: the last call for a slot wins. */
 extern void mirror_packet(in MirrorSlotId_t mirror_slot_id, in MirrorSessionId_t mirror_session_id);
 
 extern bool is_net_port(in PortId_t p);
 extern bool is_host_port(in PortId_t p);
 
-/* n2h_value when direction is NET_TO_HOST, else h2n_value. */
-extern T SelectByDirection<T>(in PNA_Direction_t direction, in T n2h_value, in T h2n_value);
+/* The first value for a packet from the network, else the second. The selector is v0.7's
+ * `bool is_network_port` (e.g. is_net_port(istd.input_port)) or, as in older PNA, a
+ * PNA_Direction_t (NET_TO_HOST picks the first value). It is generic so that both compile;
+ * a value of any other type is taken as a PNA_Direction_t (0 = NET_TO_HOST). */
+extern T SelectByDirection<T, D>(in D is_network_port, in T from_net_value, in T from_host_value);
 
 /* Add-on-miss: insert an entry for the key just looked up, in the table being applied. */
 extern bool add_entry<T>(string action_name, in T action_params, in ExpireTimeProfileId_t expire_time_profile_id);
@@ -151,6 +168,15 @@ extern InternetChecksum {
 extern Counter<W, S> {
     Counter(bit<32> n_counters, PNA_CounterType_t type);
     void count(in S index);
+}
+
+/* Attached to one table by its `pna_direct_counter = c;` property. count(), called in an
+ * action of that table, counts the entry that matched (nothing on a miss); the increment,
+ * if given, is added to the bytes instead of the packet's length. */
+extern DirectCounter<W> {
+    DirectCounter(PNA_CounterType_t type);
+    void count();
+    void count(in bit<32> increment);
 }
 
 extern Register<T, S> {
@@ -184,6 +210,12 @@ control MainDeparserT<MH, MM>(packet_out pkt,
                               in MM main_user_meta,
                               in pna_main_output_metadata_t ostd);
 
+/* PNA v0.7 */
+package PNA_NIC<MH, MM>(MainParserT<MH, MM> main_parser,
+                        MainControlT<MH, MM> main_control,
+                        MainDeparserT<MH, MM> main_deparser);
+
+/* Older PNA (p4c's pna-*.p4 samples): the pre-control runs after the parser. */
 package PNA_NIC<MH, MM>(MainParserT<MH, MM> main_parser,
                         PreControlT<MH, MM> pre_control,
                         MainControlT<MH, MM> main_control,

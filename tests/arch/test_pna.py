@@ -104,7 +104,7 @@ def test_hash_counter_meter_checksum_subtract_and_is_host_port():
     sw.meter_set_rates("m", 1, [(0.000001, 1), (0.000001, 1)])
     colors = [sw.process(1, eth).outputs[0].data[-2] for _ in range(2)]
     assert colors == [1, 0]   # GREEN, then RED (PNA_MeterColor_t order: RED, GREEN, YELLOW)
-    assert sw.dp.mirror_requests == [(1, 5)] * 4   # recorded, no copy sent
+    assert sw.dp.mirror_misses == {5: 4}   # mirror_packet(1, 5) each time; session 5 not configured: no copy
 
 
 def test_add_entry_learns_on_miss_and_the_next_packet_hits():
