@@ -47,7 +47,7 @@ class Port:
 
     __slots__ = ("node", "number", "name", "link", "peer", "queue", "queue_bytes", "capacity", "capacity_kind",
                  "busy", "stats", "sim", "capture", "record_depth", "paused_until", "hold", "control",
-                 "_resume_at", "free_at")
+                 "_resume_at", "free_at", "_frac")
 
     def __init__(self, sim: Simulator, node: Any, number: int, name: str):
         self.sim = sim
@@ -62,6 +62,7 @@ class Port:
         self.capacity_kind = "packets"
         self.busy = False         # building bytes, or a wake-up at free_at is scheduled
         self.free_at = 0          # ns when the frame on the wire has been serialized
+        self._frac = 0            # serialization time below 1 ns owed by the last frame (x rate_bps)
         self.stats = PortStats()
         self.capture = None       # a PcapWriter for what this port sends
         self.record_depth = True
@@ -123,10 +124,14 @@ class Port:
             if link is None or not link.up:
                 stats.lost += 1
                 continue
-            # Whole nanoseconds, rounded down: per-packet times stay easy to check by hand; a
-            # link busy back to back therefore runs up to one ns per packet above its rate.
+            # Whole nanoseconds: the fraction a packet's time is rounded down by is carried to
+            # the next packet of a back-to-back train (so a busy link runs at exactly its rate),
+            # and forgotten when the wire went idle (so a lone packet's time is easy to check).
             size = len(data)
-            serialize = (size * 8_000_000_000) // link.rate_bps
+            rate = link.rate_bps
+            bits_ns = size * 8_000_000_000 + (self._frac if self.free_at == now else 0)
+            serialize = bits_ns // rate
+            self._frac = bits_ns - serialize * rate
             self.free_at = now + serialize
             if queue or self.hold:
                 self.sim.schedule(serialize, self._done)

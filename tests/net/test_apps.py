@@ -15,6 +15,12 @@ def ser(nbytes: int, rate: int = RATE) -> int:
     return nbytes * 8 * 1_000_000_000 // rate
 
 
+def train(n: int, nbytes: int, rate: int = RATE) -> int:
+    """Time to serialize ``n`` frames back to back: the link carries sub-ns remainders from
+    frame to frame, so a train takes its exact time, rounded down once."""
+    return n * nbytes * 8 * 1_000_000_000 // rate
+
+
 def test_cbr_flow_rate_and_delay(pair):
     sim, h1, h2, _ = pair(static_arp=True)
     sink = UdpSink(h2, 5001, bin_ns=100_000)
@@ -49,17 +55,17 @@ def test_bulk_transfer_fct_by_hand(pair):
     rx = BulkReceiver(h2, 5002)
     bt = BulkTransfer(h1, IP2, total_bytes=100_000, window_packets=8, mss=1000)
     sim.run()
-    data, ack = ser(14 + 20 + 8 + 16 + 1000), ser(60)       # 846 ns and 48 ns
-    # The window (8 x 846 ns) covers the RTT, so the link never idles: the last segment ends
-    # serializing at 100 x 846 ns, then one latency there and an ACK back.
-    fct = 100 * data + LAT + ack + LAT
+    data, ack = 14 + 20 + 8 + 16 + 1000, ser(60)             # 846.4 ns and 48 ns
+    # The window (8 x 846.4 ns) covers the RTT, so the link never idles: the last segment ends
+    # serializing at 100 x 846.4 ns, then one latency there and an ACK back.
+    fct = train(100, data) + LAT + ack + LAT
     assert bt.done and bt.stats["fct_ns"] == fct
     assert bt.stats["goodput_bps"] == 100_000 * 8e9 / fct
     assert (bt.stats["sent"], bt.stats["retransmits"], bt.stats["timeouts"]) == (100, 0, 0)
     assert rx.flows[bt.key].bytes == 100_000 and rx.flows[bt.key].done_ns == fct - ack - LAT
     # In steady state a segment waits behind the rest of the window in h1's NIC queue, so the
     # RTT is the window's serialization time, not the bare path RTT (846 + 1000 + 48 + 1000).
-    assert bt.last_rtt_ns == 8 * data
+    assert train(8, data) <= bt.last_rtt_ns <= train(8, data) + 1
 
 
 def test_bulk_transfer_stop_and_wait(pair):
@@ -140,10 +146,10 @@ def test_incast_udp_completion_by_hand(star):
     sim, sw, hosts = star(4, capacity=10_000)
     ic = incast(hosts[1:], hosts[0], bytes_per_sender=100_000, start_ns=2_000)
     sim.run()
-    frame = ser(14 + 20 + 8 + 1000)                         # 833 ns
+    frame = 14 + 20 + 8 + 1000                              # 833.6 ns on the wire
     # All four bursts meet at the switch one frame time plus latency after the start, and the
     # bottleneck port then sends 400 frames back to back.
-    assert ic.stats["completion_ns"] == frame + LAT + 400 * frame + LAT
+    assert ic.stats["completion_ns"] == ser(frame) + LAT + train(400, frame) + LAT
     assert ic.stats["bytes_received"] == 400_000 and sw.ports[0].stats.drops == 0
 
 
