@@ -36,4 +36,4 @@ def _has_command(module: str) -> bool:
 
 @click.group("scenario", cls=ScenarioGroup)
 def scenario_group() -> None:
-    """Built-in experiments that measure what a program buys (failover, ECN, ...)."""
+    """Built-in experiments that measure what a program buys (failover, ECN, allreduce, VXLAN)."""
