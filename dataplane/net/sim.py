@@ -10,6 +10,9 @@ import heapq
 import random
 from typing import Any, Callable
 
+_heappush = heapq.heappush
+_heappop = heapq.heappop
+
 
 class Simulator:
     """Clock, event heap and random source shared by everything in one simulated network."""
@@ -26,13 +29,14 @@ class Simulator:
 
     def schedule(self, delay_ns: int, fn: Callable, *args: Any) -> None:
         """Run ``fn(*args)`` ``delay_ns`` nanoseconds from now."""
-        self._seq += 1
-        heapq.heappush(self._heap, (self.now + delay_ns, self._seq, fn, args))
+        self._seq = seq = self._seq + 1
+        _heappush(self._heap, (self.now + delay_ns, seq, fn, args))
 
     def at(self, time_ns: int, fn: Callable, *args: Any) -> None:
         """Run ``fn(*args)`` at absolute time ``time_ns`` (not before now)."""
-        self._seq += 1
-        heapq.heappush(self._heap, (max(time_ns, self.now), self._seq, fn, args))
+        self._seq = seq = self._seq + 1
+        now = self.now
+        _heappush(self._heap, (time_ns if time_ns > now else now, seq, fn, args))
 
     def stop(self) -> None:
         self._stopped = True
@@ -41,23 +45,47 @@ class Simulator:
             progress_every: int = 200_000) -> None:
         """Run events in time order until the heap is empty, ``until_ns`` is passed, or ``stop()``."""
         heap = self._heap
-        pop = heapq.heappop
-        count = self.events_run
+        pop = _heappop
         self._stopped = False
-        limit = float("inf") if until_ns is None else until_ns
-        next_report = count + progress_every
-        while heap and not self._stopped:
-            if heap[0][0] > limit:
-                break
-            t, _, fn, args = pop(heap)
-            self.now = t
-            fn(*args)
-            count += 1
-            if on_progress is not None and count >= next_report:
-                self.events_run = count
-                on_progress(t)
-                next_report = count + progress_every
-        self.events_run = count
+        if on_progress is None:
+            # No per-event counting: every event run was in the heap at the start or was
+            # scheduled since (each schedule bumps _seq), and is no longer in the heap.
+            seq0 = self._seq
+            n0 = len(heap)
+            if until_ns is None:
+                while heap:
+                    t, _, fn, args = pop(heap)
+                    self.now = t
+                    fn(*args)
+                    if self._stopped:
+                        break
+            else:
+                while heap:
+                    t, seq, fn, args = pop(heap)
+                    if t > until_ns:
+                        _heappush(heap, (t, seq, fn, args))   # (time, seq) is unique: same place
+                        break
+                    self.now = t
+                    fn(*args)
+                    if self._stopped:
+                        break
+            self.events_run += self._seq - seq0 + n0 - len(heap)
+        else:
+            count = self.events_run
+            limit = float("inf") if until_ns is None else until_ns
+            next_report = count + progress_every
+            while heap and not self._stopped:
+                if heap[0][0] > limit:
+                    break
+                t, _, fn, args = pop(heap)
+                self.now = t
+                fn(*args)
+                count += 1
+                if count >= next_report:
+                    self.events_run = count
+                    on_progress(t)
+                    next_report = count + progress_every
+            self.events_run = count
         if until_ns is not None and self.now < until_ns and not self._stopped:
             self.now = until_ns
 
