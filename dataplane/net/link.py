@@ -19,6 +19,7 @@ starts at once if it comes later, or wakes the port at ``free_at`` if it comes s
 from __future__ import annotations
 
 from collections import deque
+from heapq import heappush as _heappush
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,7 +48,7 @@ class Port:
 
     __slots__ = ("node", "number", "name", "link", "peer", "queue", "queue_bytes", "capacity", "capacity_kind",
                  "busy", "stats", "sim", "capture", "record_depth", "paused_until", "hold", "control",
-                 "_resume_at", "free_at", "_frac")
+                 "_resume_at", "free_at", "_frac", "_arrival")
 
     def __init__(self, sim: Simulator, node: Any, number: int, name: str):
         self.sim = sim
@@ -70,6 +71,7 @@ class Port:
         self.hold = False         # a pause or a control frame is pending: _start takes the slow path
         self.control: bytes | None = None   # a MAC control frame waiting for the frame in service
         self._resume_at = 0
+        self._arrival = self._arrive   # bound once: one per frame sent to this port otherwise
 
     @property
     def up(self) -> bool:
@@ -81,22 +83,42 @@ class Port:
 
     def enqueue(self, item: Any, size: int) -> bool:
         """Queue ``item`` (``size`` bytes) for transmission; False if tail-dropped."""
+        queue = self.queue
+        depth = len(queue)
         if self.capacity_kind == "packets":
-            full = len(self.queue) >= self.capacity
+            full = depth >= self.capacity
         else:
             full = self.queue_bytes + size > self.capacity
-        if full or self.link is None:
+        link = self.link
+        if full or link is None:
             self.stats.drops += 1
             return False
-        self.queue.append((item, size, self.sim.now, len(self.queue)))
-        self.queue_bytes += size
-        depth = len(self.queue)
-        if depth > self.stats.max_qdepth:
-            self.stats.max_qdepth = depth
+        now = self.sim.now
+        stats = self.stats
+        if depth >= stats.max_qdepth:
+            stats.max_qdepth = depth + 1
+        if self.busy or self.hold or depth or self.free_at > now:
+            queue.append((item, size, now, depth))
+            self.queue_bytes += size
+            if self.record_depth:
+                stats.qdepth_samples.append((now, depth + 1))
+            if not self.busy:
+                self._start()
+            return True
+        # The port is idle and the wire free: what appending and starting at once would do, without
+        # the queue round trip (the item is queued and dequeued at the same instant, at depth 0).
         if self.record_depth:
-            self.stats.qdepth_samples.append((self.sim.now, depth))
-        if not self.busy:
-            self._start()
+            samples = stats.qdepth_samples
+            samples.append((now, 1))
+            samples.append((now, 0))
+        self.busy = True
+        data = self.node.dequeue(self, item, now, 0)
+        if data is None or not link.up:
+            if data is not None:
+                stats.lost += 1
+            self._drain(now)     # on with anything the node queued meanwhile, as _start's loop would
+            return True
+        self._wire(data, now, link)
         return True
 
     def _start(self) -> None:
@@ -108,9 +130,13 @@ class Port:
             return
         if self.hold and self._held():
             return
-        link = self.link
         # Busy while the node builds the bytes, so anything it queues meanwhile waits its turn.
         self.busy = True
+        self._drain(now)
+
+    def _drain(self, now: int) -> None:
+        """Send the first queued item the node does not drop (the port is busy and the wire free)."""
+        link = self.link
         queue = self.queue
         stats = self.stats
         while queue:
@@ -124,28 +150,50 @@ class Port:
             if link is None or not link.up:
                 stats.lost += 1
                 continue
-            # Whole nanoseconds: the fraction a packet's time is rounded down by is carried to
-            # the next packet of a back-to-back train (so a busy link runs at exactly its rate),
-            # and forgotten when the wire went idle (so a lone packet's time is easy to check).
-            size = len(data)
-            rate = link.rate_bps
-            bits_ns = size * 8_000_000_000 + (self._frac if self.free_at == now else 0)
-            serialize = bits_ns // rate
-            self._frac = bits_ns - serialize * rate
-            self.free_at = now + serialize
-            if queue or self.hold:
-                self.sim.schedule(serialize, self._done)
-            else:
-                self.busy = False
-            stats.tx_packets += 1
-            stats.tx_bytes += size
-            if self.capture is not None:
-                self.capture.write(now, data)
-            link.carry(self, data, serialize)
+            self._wire(data, now, link)
             return
         self.busy = False
         if self.hold:
             self._held()     # a control frame queued while the node built bytes it then dropped
+
+    def _wire(self, data: bytes, now: int, link: "Link") -> None:
+        """Serialize ``data`` onto the (up) link from ``now``; the port is busy until it is free."""
+        # Whole nanoseconds: the fraction a packet's time is rounded down by is carried to
+        # the next packet of a back-to-back train (so a busy link runs at exactly its rate),
+        # and forgotten when the wire went idle (so a lone packet's time is easy to check).
+        size = len(data)
+        rate = link.rate_bps
+        bits_ns = size * 8_000_000_000 + (self._frac if self.free_at == now else 0)
+        serialize = bits_ns // rate
+        self._frac = bits_ns - serialize * rate
+        self.free_at = now + serialize
+        if self.queue or self.hold:
+            self.sim.schedule(serialize, self._done)
+        else:
+            self.busy = False
+        stats = self.stats
+        stats.tx_packets += 1
+        stats.tx_bytes += size
+        if self.capture is not None:
+            self.capture.write(now, data)
+        if link.loss or link.corruption or size > link.mtu + 14:
+            link.carry(self, data, serialize)
+        else:
+            # Link.carry's common case (up, fits, nothing to draw): the arrival goes straight onto
+            # the simulator's heap, as sim.schedule would put it.
+            sim = self.sim
+            sim._seq = seq = sim._seq + 1
+            _heappush(sim._heap, (now + serialize + link.latency_ns, seq, self.peer._arrival, (data,)))
+
+    def _arrive(self, data: bytes) -> None:
+        """A frame the peer sent has arrived (the serialization and the latency have passed)."""
+        if not self.link.up:
+            self.peer.stats.lost += 1  # the link failed while the packet was in flight
+            return
+        stats = self.stats
+        stats.rx_packets += 1
+        stats.rx_bytes += len(data)
+        self.node.receive(self, data)
 
     def _done(self) -> None:
         self.busy = False
@@ -270,7 +318,7 @@ class Link:
             buf[bit // 8] ^= 0x80 >> (bit % 8)
             data = bytes(buf)
             sender.stats.corrupted += 1
-        self.sim.schedule(serialize_ns + self.latency_ns, self._arrive, receiver, data)
+        self.sim.schedule(serialize_ns + self.latency_ns, receiver._arrive, data)
 
     def carry_control(self, sender: Port, data: bytes, serialize_ns: int) -> None:
         """A MAC control frame: lost like data (down, random loss), never corrupted, and handed
@@ -285,14 +333,6 @@ class Link:
             receiver.peer.stats.lost += 1
             return
         receiver.receive_control(data)
-
-    def _arrive(self, receiver: Port, data: bytes) -> None:
-        if not self.up:
-            receiver.peer.stats.lost += 1  # the link failed while the packet was in flight
-            return
-        receiver.stats.rx_packets += 1
-        receiver.stats.rx_bytes += len(data)
-        receiver.node.receive(receiver, data)
 
     def set_up(self, up: bool) -> None:
         self.up = up
