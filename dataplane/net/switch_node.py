@@ -31,6 +31,7 @@ from dataplane.net.spec import SwitchSpec
 
 _MASK32 = 0xFFFFFFFF
 _MASK48 = (1 << 48) - 1
+_QDEPTH_MAX = (1 << 19) - 1     # enq_qdepth/deq_qdepth are bit<19>
 
 
 class SwitchNode(Node):
@@ -67,8 +68,19 @@ class SwitchNode(Node):
         self.packets_in += 1
         if self.processing_ns:
             self.sim.schedule(self.processing_ns, self._ingress, port.number, data)
-        else:
-            self._ingress(port.number, data)
+            return
+        # _ingress, inline (the node was just found up).
+        dp = self.dp
+        dp.now_us = self.sim.now // 1000
+        result = PacketResult()
+        work = dp.run_work(("ingress", port.number, data, NORMAL, None, 0), result)
+        if work:
+            self._run(work, result)
+        if result.drops:
+            for reason in result.drops:
+                self._drop(reason)
+        if dp.digests:
+            self._deliver_digests()
 
     def _ingress(self, port_number: int, data: bytes) -> None:
         if not self.up:
@@ -93,6 +105,15 @@ class SwitchNode(Node):
 
     def _run(self, work: list[tuple], result: PacketResult) -> None:
         """Queue egress work on its ports; run ingress work (resubmits, recirculations) in order."""
+        if len(work) == 1 and self.pfc is None:
+            item = work[0]
+            if item[0] == "egress":        # the common case: one unicast packet for one port
+                port = self.ports.get(item[1])
+                if port is None:
+                    self._drop(f"no port {item[1]}")
+                else:
+                    port.enqueue(item, item[5].packet_length)
+                return
         dp = self.dp
         work = list(work)
         while work:
@@ -116,24 +137,30 @@ class SwitchNode(Node):
         sm = item[4]
         now = self.sim.now
         sm.enq_timestamp = (enq_time // 1000) & _MASK32
-        sm.enq_qdepth = min(enq_depth, (1 << 19) - 1)
+        sm.enq_qdepth = enq_depth if enq_depth < _QDEPTH_MAX else _QDEPTH_MAX
         sm.deq_timedelta = ((now - enq_time) // 1000) & _MASK32
-        sm.deq_qdepth = min(len(port.queue), (1 << 19) - 1)
-        self.dp.now_us = (now // 1000) & _MASK48
+        depth = len(port.queue)
+        sm.deq_qdepth = depth if depth < _QDEPTH_MAX else _QDEPTH_MAX
+        dp = self.dp
+        dp.now_us = (now // 1000) & _MASK48
         qb = self._queue_bytes_register
         if qb is not None and port.number < qb.size:
             qb.values[port.number] = min(port.queue_bytes, (1 << qb.width) - 1)
         result = PacketResult()
-        more = self.dp.run_work(item, result)
+        more = dp.run_work(item, result)
         if more:
             self._run(more, result)
-            if self.dp.digests:
+            if dp.digests:
                 self._deliver_digests()
         if result.drops:
             for reason in result.drops:
                 self._drop(reason)
+        outputs = result.outputs
+        if len(outputs) == 1:
+            out = outputs[0]
+            return out.data if out.port == port.number else None
         number = port.number
-        for out in result.outputs:
+        for out in outputs:
             if out.port == number:
                 return out.data
         return None
