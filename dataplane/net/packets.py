@@ -155,9 +155,18 @@ def arp_reply(src_mac: int, src_ip: int, dst_mac: int, dst_ip: int, pad: bool = 
 def ipv4_header(src: int, dst: int, protocol: int, payload_len: int, ttl: int = 64, ident: int = 0,
                 tos: int = 0, df: bool = False) -> bytes:
     """A 20-byte IPv4 header (no options) with its checksum filled in."""
-    hdr = _IPV4.pack(0x45, tos & 0xFF, IPV4_HEADER_LEN + payload_len, ident & 0xFFFF, 0x4000 if df else 0,
-                     ttl & 0xFF, protocol & 0xFF, 0, src, dst)
-    return hdr[:10] + checksum(hdr).to_bytes(2, "big") + hdr[12:]
+    tos &= 0xFF
+    ttl &= 0xFF
+    protocol &= 0xFF
+    ident &= 0xFFFF
+    total = IPV4_HEADER_LEN + payload_len
+    frag = 0x4000 if df else 0
+    # checksum() of the packed header without packing it twice: as 2**16 == 1 (mod 0xFFFF), the
+    # header read as one integer is the sum of its fields, each weighted by 1 or 2**8 (a field's
+    # position within its 16-bit word); the version byte makes the header non-zero, so a sum
+    # that is a multiple of 0xFFFF gives 0. Out-of-range values still fail in pack, as they did.
+    s = (0x4500 + tos + total + ident + frag + (ttl << 8) + protocol + src + dst) % 0xFFFF
+    return _IPV4.pack(0x45, tos, total, ident, frag, ttl, protocol, 0xFFFF - s if s else 0, src, dst)
 
 
 def ipv4(src: int, dst: int, protocol: int, payload: bytes, ttl: int = 64, ident: int = 0, tos: int = 0,
@@ -311,7 +320,11 @@ def parse_ipv4(data: bytes) -> IPv4 | None:
     ihl = (vihl & 0x0F) * 4
     if vihl >> 4 != 4 or ihl < IPV4_HEADER_LEN or total < ihl or len(data) < total:
         return None
-    ok = checksum(data[:ihl]) == 0
+    if ihl == IPV4_HEADER_LEN:
+        # checksum(data[:20]) == 0 from the unpacked fields, as in ipv4_header (version 4: non-zero).
+        ok = ((vihl << 8) + tos + total + ident + frag + (ttl << 8) + proto + csum + src + dst) % 0xFFFF == 0
+    else:
+        ok = checksum(data[:ihl]) == 0
     return IPv4(tos, total, ident, frag >> 13, frag & 0x1FFF, ttl, proto, csum, src, dst, ihl, data[ihl:total], ok)
 
 

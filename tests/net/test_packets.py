@@ -119,3 +119,25 @@ def test_parsers_never_raise(data):
     pk.parse_packet(bytes(12) + b"\x08\x06" + data)
     for f in (pk.parse_ethernet, pk.parse_arp, pk.parse_ipv4, pk.parse_udp, pk.parse_icmp):
         f(data)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1), st.integers(0, 300), st.integers(0, 65515),
+       st.integers(0, 300), st.integers(0, 2**17), st.integers(0, 300), st.booleans())
+def test_ipv4_header_checksum_is_the_rfc1071_one(src, dst, proto, length, ttl, ident, tos, df):
+    hdr = pk.ipv4_header(src, dst, proto, length, ttl, ident, tos, df)
+    zeroed = pk._IPV4.pack(0x45, tos & 0xFF, 20 + length, ident & 0xFFFF, 0x4000 if df else 0, ttl & 0xFF,
+                           proto & 0xFF, 0, src, dst)
+    assert hdr == zeroed[:10] + pk.checksum(zeroed).to_bytes(2, "big") + zeroed[12:]
+    assert pk.checksum(hdr) == 0
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.binary(min_size=20, max_size=20), st.integers(0, 0xFFFF), st.binary(max_size=8))
+def test_parse_ipv4_checksum_ok_is_a_zero_checksum(header, csum, rest):
+    data = b"\x45" + header[1:10] + csum.to_bytes(2, "big") + header[12:] + rest
+    ip = pk.parse_ipv4(data)
+    if ip is not None:
+        assert ip.checksum_ok == (pk.checksum(data[:20]) == 0)
+    fixed = pk.ipv4_header(0x0A000001, 0x0A000002, 17, len(rest), 64, csum, header[1]) + rest
+    assert pk.parse_ipv4(fixed).checksum_ok
