@@ -36,6 +36,8 @@ EchoHandler = Callable[[int, int, int, bytes, int], None]     # (src_ip, ident, 
 RawHandler = Callable[[bytes, int], Any]                      # (frame, time_ns) -> True to consume
 
 _ETH_IPV4 = b"\x08\x00"
+_IPV4 = pk._IPV4
+_UDP = pk._UDP
 _BCAST_BYTES = pk.BROADCAST_MAC.to_bytes(6, "big")
 
 
@@ -138,6 +140,8 @@ class Host(Node):
         self._next_port = 49152                     # ephemeral ports handed out in order (deterministic)
         self._next_echo_id = 1
         self.stats = HostStats()
+        # receive() reads plain UDP straight from the frame unless a subclass changed the IP/UDP path.
+        self._fast_udp = type(self)._receive_ip is Host._receive_ip and type(self)._receive_udp is Host._receive_udp
 
     # ------------------------------------------------------------------ app API
 
@@ -361,6 +365,28 @@ class Host(Node):
             return
         ethertype = data[12:14]
         if ethertype == _ETH_IPV4:
+            if self._fast_udp and len(data) >= 42:
+                # The common case read straight from the frame: a UDP datagram without options,
+                # fragments or a UDP checksum. What _receive_ip and _receive_udp would count and
+                # deliver; anything else goes the general way (nothing is counted before that).
+                vihl, tos, total, ident, frag, ttl, proto, csum, src, dst_ip = _IPV4.unpack_from(data, 14)
+                if vihl == 0x45 and proto == 17 and 28 <= total <= len(data) - 14 and not frag & 0x3FFF:
+                    sport, dport, ulen, ucsum = _UDP.unpack_from(data, 34)
+                    if not ucsum and 8 <= ulen <= total - 20:
+                        if (0x4500 + tos + total + ident + frag + (ttl << 8) + 17 + csum + src + dst_ip) % 0xFFFF:
+                            stats.dropped_bad_checksum += 1      # pk.parse_ipv4's checksum_ok, as in ipv4_header
+                            return
+                        if dst_ip != self.ip and dst_ip != pk.BROADCAST_IP and dst_ip != self.subnet_broadcast:
+                            stats.dropped_not_for_us += 1
+                            return
+                        stats.received += 1
+                        cb = self._udp.get(dport)
+                        if cb is None:
+                            stats.dropped_no_listener += 1
+                            return
+                        stats.udp_delivered += 1
+                        cb(src, sport, data[42:34 + ulen], tos, self.sim.now)
+                        return
             self._receive_ip(data[14:])
         elif ethertype == b"\x08\x06":
             self._receive_arp(data[14:])

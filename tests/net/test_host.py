@@ -248,3 +248,54 @@ def test_host_from_spec_fields():
     assert h.kind == "host" and h.ports == {} and h.port is None
     assert h.netmask == 0xFFFF0000 and h.arp_table == {IP2: MAC2}
     assert "10.0.0.1/16" in repr(h)
+
+
+def test_the_plain_udp_shortcut_counts_and_delivers_like_the_general_path(pair):
+    """receive() reads plain UDP straight from the frame; every frame, good or mangled, must
+    be counted and delivered exactly as the general path (_receive_ip, _receive_udp) does."""
+    import random
+
+    _, _, fast, _ = pair()
+    _, _, slow, _ = pair()
+    slow._fast_udp = False
+    got = {id(fast): [], id(slow): []}
+    for h in (fast, slow):
+        h.bind_udp(7000, lambda *a, _g=got[id(h)]: _g.append(a))
+    rng = random.Random(3)
+    base = [pk.udp_frame(MAC1, MAC2, IP1, IP2, 1111, port, bytes(rng.randrange(64)) + b"x", tos=tos, ident=i,
+                         udp_csum=csum)
+            for i, (port, tos, csum) in enumerate([(7000, 0, False), (7000, 3, False), (7001, 0, False),
+                                                    (7000, 0, True), (7000, 0x2F, False)])]
+    base.append(pk.udp_frame(MAC1, MAC2, IP1, pk.BROADCAST_IP, 1, 7000, b"bcast"))
+    base.append(pk.udp_frame(MAC1, MAC2, IP1, pk.parse_ip("10.0.0.255"), 1, 7000, b"subnet bcast"))
+    base.append(pk.udp_frame(MAC1, MAC2, IP1, pk.parse_ip("10.0.0.9"), 1, 7000, b"not mine"))
+    frames = list(base)
+    for f in base:
+        frames.append(f[:rng.randrange(14, len(f))])                          # truncated
+        for _ in range(40):                                                   # a header byte or two changed
+            b = bytearray(f)
+            for _ in range(rng.randrange(1, 3)):
+                b[rng.randrange(14, 42)] = rng.getrandbits(8)
+            frames.append(bytes(b))
+        b = bytearray(f)                                                      # fragments, with a good checksum
+        b[20] |= rng.choice([0x20, 0x01, 0x40])
+        b[24:26] = b"\0\0"
+        b[24:26] = pk.checksum(bytes(b[14:34])).to_bytes(2, "big")
+        frames.append(bytes(b))
+    for f in frames:
+        fast.receive(fast.port, f)
+        slow.receive(slow.port, f)
+    assert fast.stats.as_dict() == slow.stats.as_dict()
+    assert got[id(fast)] == got[id(slow)]
+    assert fast.stats.udp_delivered > 10 and fast.stats.dropped_bad_checksum > 10 and fast.stats.dropped_unsupported
+
+
+def test_a_subclass_changing_the_udp_path_keeps_it():
+    class Custom(Host):
+        def _receive_udp(self, ip):
+            self.seen = ip.src
+
+    from dataplane.net.sim import Simulator
+
+    assert not Custom(Simulator(), HostSpec("h", MAC1, IP1, 24))._fast_udp
+    assert Host(Simulator(), HostSpec("h", MAC1, IP1, 24))._fast_udp
