@@ -38,6 +38,7 @@ RawHandler = Callable[[bytes, int], Any]                      # (frame, time_ns)
 _ETH_IPV4 = b"\x08\x00"
 _IPV4 = pk._IPV4
 _UDP = pk._UDP
+_MIN_IP_PAYLOAD = pk.ETH_MIN_FRAME - pk.ETH_HEADER_LEN - pk.IPV4_HEADER_LEN   # shorter IP packets get padded
 _BCAST_BYTES = pk.BROADCAST_MAC.to_bytes(6, "big")
 
 
@@ -193,11 +194,11 @@ class Host(Node):
 
     def send_udp(self, dst_ip: int | str, src_port: int, dst_port: int, payload: bytes, tos: int = 0) -> bool:
         """Send one UDP datagram; False if it was dropped at once (no route, host down, queue full)."""
-        dst = _ip(dst_ip)
+        dst = dst_ip if type(dst_ip) is int else pk.parse_ip(dst_ip)
         if self.udp_checksum:
             seg = pk.udp(src_port, dst_port, payload, self.ip, dst)
         else:
-            seg = pk._UDP.pack(src_port, dst_port, pk.UDP_HEADER_LEN + len(payload), 0) + payload
+            seg = _UDP.pack(src_port, dst_port, pk.UDP_HEADER_LEN + len(payload), 0) + payload
         return self.send_ip(dst, pk.PROTO_UDP, seg, tos)
 
     def send_echo_request(self, dst_ip: int | str, ident: int, seq: int, payload: bytes = b"", tos: int = 0) -> bool:
@@ -209,16 +210,18 @@ class Host(Node):
         if not self.up:
             self.stats.dropped_down += 1
             return False
-        dst = _ip(dst_ip)
-        self._ident = (self._ident + 1) & 0xFFFF
-        packet = pk.ipv4(self.ip, dst, protocol, bytes(payload), self.ttl, self._ident, tos)
+        dst = dst_ip if type(dst_ip) is int else pk.parse_ip(dst_ip)
+        if type(payload) is not bytes:
+            payload = bytes(payload)
+        self._ident = ident = (self._ident + 1) & 0xFFFF
+        header = pk.ipv4_header(self.ip, dst, protocol, len(payload), self.ttl, ident, tos)
         if dst == self.ip:
             # Loopback: delivered in a fresh event so the caller is not re-entered.
             self.stats.sent += 1
-            self.sim.schedule(0, self._receive_ip, packet)
+            self.sim.schedule(0, self._receive_ip, header + payload)
             return True
         if dst == pk.BROADCAST_IP or dst == self.subnet_broadcast:
-            return self._send_frame(pk.BROADCAST_MAC, packet)
+            return self._send_frame(pk.BROADCAST_MAC, header + payload)
         if (dst & self.netmask) == self.subnet:
             hop = dst
         elif self.gateway is not None:
@@ -227,9 +230,19 @@ class Host(Node):
             self.stats.dropped_no_route += 1
             return False
         mac = self.arp_table.get(hop)
-        if mac is not None:
-            return self._send_frame(mac, packet)
-        return self._queue_for_arp(hop, packet)
+        if mac is None:
+            return self._queue_for_arp(hop, header + payload)
+        # _send_frame, without building the IP packet on its own first.
+        head = self._eth_cache.get(mac)
+        if head is None:
+            head = self._eth_cache[mac] = mac.to_bytes(6, "big") + self._mac_bytes + _ETH_IPV4
+        frame = head + header + payload
+        if len(payload) < _MIN_IP_PAYLOAD:
+            frame += bytes(_MIN_IP_PAYLOAD - len(payload))   # NICs pad short frames; it costs wire time
+        if self._tx(frame):
+            self.stats.sent += 1
+            return True
+        return False
 
     def send_raw(self, frame: Any) -> bool:
         """Put a whole frame on the wire as is: bytes, bytearray, or a scapy packet."""
@@ -261,15 +274,20 @@ class Host(Node):
         if port is None or port.link is None:
             self.stats.dropped_down += 1
             return False
-        if self._backlog or _full(port, len(frame)):
-            if len(self._backlog) >= self.txqueuelen:
+        size = len(frame)
+        backlog = self._backlog
+        # _full(port, size), inline
+        if backlog or (len(port.queue) >= port.capacity if port.capacity_kind == "packets"
+                       else port.queue_bytes + size > port.capacity):
+            if len(backlog) >= self.txqueuelen:
                 self.stats.dropped_txqueue += 1
                 return False
-            self._backlog.append(frame)
-        elif not port.enqueue(frame, len(frame)):
+            backlog.append(frame)
+        elif not port.enqueue(frame, size):
             return False
-        self.stats.tx_frames += 1
-        self.stats.tx_bytes += len(frame)
+        stats = self.stats
+        stats.tx_frames += 1
+        stats.tx_bytes += size
         return True
 
     def dequeue(self, port: Port, item: Any, enq_time: int, enq_depth: int) -> bytes | None:
