@@ -40,7 +40,15 @@ class PortStats:
     pause_tx: int = 0         # PAUSE/PFC frames sent (not in tx_packets/tx_bytes)
     pause_rx: int = 0         # PAUSE/PFC frames received (not in rx_packets/rx_bytes)
     paused_ns: int = 0        # time paused, a pause still running counted to its end (see Port.paused_time_ns)
-    qdepth_samples: list[tuple[int, int]] = field(default_factory=list)  # (time ns, depth) at each change
+    # Queue depth at each change, flat: time ns, depth, time ns, depth, ... (a list of pairs
+    # would cost a tuple per sample; qdepth_samples gives the pairs).
+    qdepth_flat: list[int] = field(default_factory=list)
+
+    @property
+    def qdepth_samples(self) -> list[tuple[int, int]]:
+        """(time ns, depth) at each change of the queue depth (a new list from ``qdepth_flat``)."""
+        flat = self.qdepth_flat
+        return list(zip(flat[0::2], flat[1::2]))
 
 
 class Port:
@@ -101,16 +109,14 @@ class Port:
             queue.append((item, size, now, depth))
             self.queue_bytes += size
             if self.record_depth:
-                stats.qdepth_samples.append((now, depth + 1))
+                stats.qdepth_flat += (now, depth + 1)
             if not self.busy:
                 self._start()
             return True
         # The port is idle and the wire free: what appending and starting at once would do, without
         # the queue round trip (the item is queued and dequeued at the same instant, at depth 0).
         if self.record_depth:
-            samples = stats.qdepth_samples
-            samples.append((now, 1))
-            samples.append((now, 0))
+            stats.qdepth_flat += (now, 1, now, 0)
         self.busy = True
         data = self.node.dequeue(self, item, now, 0)
         if data is None or not link.up:
@@ -143,7 +149,7 @@ class Port:
             item, size, enq_time, enq_depth = queue.popleft()
             self.queue_bytes -= size
             if self.record_depth:
-                stats.qdepth_samples.append((now, len(queue)))
+                stats.qdepth_flat += (now, len(queue))
             data = self.node.dequeue(self, item, enq_time, enq_depth)
             if data is None:
                 continue  # the node dropped it at dequeue (e.g. egress pipeline drop)

@@ -40,7 +40,7 @@ def port_metrics(net: Any) -> dict[str, dict[str, Any]]:
         for port in node.ports.values():
             st = port.stats
             rate = port.link.rate_bps if port.link is not None else 0
-            depths = [d for _, d in st.qdepth_samples]
+            depths = st.qdepth_flat[1::2]
             out[port.name] = {
                 "tx_packets": st.tx_packets, "tx_bytes": st.tx_bytes, "rx_packets": st.rx_packets,
                 "drops": st.drops, "lost": st.lost, "max_qdepth": st.max_qdepth,

@@ -25,7 +25,8 @@ def plot_queues(net: Any, path: Path, top: int = 6) -> Path | None:
     for p in ports[:top]:
         xs, ys = [], []
         last = 0
-        for t, d in p.stats.qdepth_samples:
+        flat = p.stats.qdepth_flat
+        for t, d in zip(flat[0::2], flat[1::2]):
             xs += [t / 1000, t / 1000]
             ys += [last, d]
             last = d
