@@ -124,27 +124,7 @@ class Port:
                 stats.lost += 1
             self._drain(now)     # on with anything the node queued meanwhile, as _start's loop would
             return True
-        # _wire, inline (the hottest path of a run); keep the two in step.
-        size = len(data)
-        rate = link.rate_bps
-        bits_ns = size * 8_000_000_000 + (self._frac if self.free_at == now else 0)
-        serialize = bits_ns // rate
-        self._frac = bits_ns - serialize * rate
-        self.free_at = now + serialize
-        if queue or self.hold:
-            self.sim.schedule(serialize, self._done)
-        else:
-            self.busy = False
-        stats.tx_packets += 1
-        stats.tx_bytes += size
-        if self.capture is not None:
-            self.capture.write(now, data)
-        if link.loss or link.corruption or size > link.mtu + 14:
-            link.carry(self, data, serialize)
-        else:
-            sim = self.sim
-            sim._seq = seq = sim._seq + 1
-            _heappush(sim._heap, (now + serialize + link.latency_ns, seq, self.peer._arrival, (data,)))
+        self._wire(data, now, link)
         return True
 
     def _start(self) -> None:

@@ -75,15 +75,7 @@ class SwitchNode(Node):
         result = PacketResult()
         work = dp.run_work(("ingress", port.number, data, NORMAL, None, 0), result)
         if work:
-            item = work[0]
-            if len(work) == 1 and item[0] == "egress" and self.pfc is None:
-                out = self.ports.get(item[1])      # _run's common case, inline
-                if out is None:
-                    self._drop(f"no port {item[1]}")
-                else:
-                    out.enqueue(item, item[5].packet_length)
-            else:
-                self._run(work, result)
+            self._run(work, result)
         if result.drops:
             for reason in result.drops:
                 self._drop(reason)
