@@ -2,7 +2,8 @@
 
 Events at the same time run in the order they were scheduled (a sequence number breaks
 ties), and nothing reads the wall clock, so a run repeats exactly for the same inputs
-and seed. The core knows nothing about packets.
+and seed. The core knows nothing about packets. A heap entry is ``(time, seq, fn, args)``;
+``Port._wire`` (link.py) pushes its arrivals in that form itself, the hottest call of a run.
 """
 from __future__ import annotations
 
