@@ -20,6 +20,7 @@ from dataplane.ir.node import walk
 from dataplane.engine import runtime
 from dataplane.engine.codegen_block import BlockGen, ident
 from dataplane.engine.codegen_expr import is_scalar
+from dataplane.engine.codegen_layout import struct_format, struct_units
 from dataplane.engine.codegen_stmt import Names, StmtGen
 from dataplane.engine.structgen import class_name, default_value, py_name, struct_classes
 
@@ -28,6 +29,7 @@ GENERATOR_VERSION = 1
 _PRELUDE = """\
 from dataplane.engine.runtime import (EXIT, ExitSignal, HeaderOps, HeaderStack, ParserError, PK, div_u, mod_u,
     sat_add_s, sat_add_u, sat_sub_s, sat_sub_u, shl, to_signed)
+from struct import Struct as _Struct, error as _StructError
 """
 
 
@@ -69,6 +71,13 @@ def compile_pipeline(program: P.Program) -> CompiledPipeline:
 def generate(program: P.Program) -> str:
     """The Python source of the pipeline module for ``program``."""
     out = [_PRELUDE, struct_classes(program.types), ""]
+    for name, layout in program.headers.items():
+        units = struct_units(layout)
+        if units is not None:
+            fmt = struct_format(units)
+            out.append(f"_unpack_{name} = _Struct({fmt!r}).unpack_from")
+            out.append(f"_pack_{name} = _Struct({fmt!r}).pack")
+    out.append("")
     for block in list(program.parsers.values()) + list(program.controls.values()):
         out.append(_locals_class(block))
     out.append("def build(_rt):")

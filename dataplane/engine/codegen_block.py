@@ -10,6 +10,7 @@ from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
 from dataplane.engine.codegen_expr import is_scalar, mask
+from dataplane.engine.codegen_layout import struct_units
 from dataplane.engine.codegen_stmt import Names, StmtGen
 from dataplane.engine.structgen import default_value, py_name
 
@@ -116,23 +117,56 @@ class BlockGen(StmtGen):
 
     def emit_header(self, src: str, t: T.Header) -> None:
         layout = self.program.headers[t.name]
+        units = struct_units(layout)
+        if units is not None and not src.isidentifier():
+            h = self.temp()
+            self.emit(f"{h} = {src}")
+            src = h
         self.emit(f"if {src}._valid:")
         self.indent += 1
         if any(f.varbit for f in layout.fields):
             self.emit(f"_out.append(H_{t.name}.deparse({src}))")
+        elif units is not None:
+            # One struct.pack; a field outside its width (never made by generated code, which
+            # wraps every store) makes pack fail, and the big-integer form below then gives
+            # exactly what it always gave.
+            h = src
+            args = []
+            for u in units:
+                parts = []
+                for f in u.fields:
+                    value = self.deparse_value(h, t, f)
+                    shift = u.shift(f)
+                    parts.append(f"({value} << {shift})" if shift else value)
+                arg = parts[0] if len(parts) == 1 else f"({' | '.join(parts)})"
+                args.append(arg if u.is_int else f"{arg}.to_bytes({u.nbytes}, 'big')")
+            self.emit("try:")
+            self.emit(f"    _out.append(_pack_{t.name}({', '.join(args)}))")
+            self.emit("except (_StructError, OverflowError):")
+            self.indent += 1
+            self.emit_header_int(h, t, layout)
+            self.indent -= 1
         else:
-            parts = []
-            for f in layout.fields:
-                value = f"{src}.{py_name(f.name)}"
-                ft = T.strip_newtype(t.get_field(f.name).type)
-                if isinstance(ft, T.Bool):
-                    value = f"(1 if {value} else 0)"
-                elif f.signed:
-                    value = f"({value} & {mask(f.width)})"
-                shift = layout.width - f.offset - f.width
-                parts.append(f"({value} << {shift})" if shift else value)
-            self.emit(f"_out.append(({' | '.join(parts)}).to_bytes({layout.width // 8}, 'big'))")
+            self.emit_header_int(src, t, layout)
         self.indent -= 1
+
+    def deparse_value(self, src: str, t: T.Header, f) -> str:
+        value = f"{src}.{py_name(f.name)}"
+        ft = T.strip_newtype(t.get_field(f.name).type)
+        if isinstance(ft, T.Bool):
+            return f"(1 if {value} else 0)"
+        if f.signed:
+            return f"({value} & {mask(f.width)})"
+        return value
+
+    def emit_header_int(self, src: str, t: T.Header, layout) -> None:
+        """The header as one big integer, shifted and or-ed together, then to bytes."""
+        parts = []
+        for f in layout.fields:
+            value = self.deparse_value(src, t, f)
+            shift = layout.width - f.offset - f.width
+            parts.append(f"({value} << {shift})" if shift else value)
+        self.emit(f"_out.append(({' | '.join(parts)}).to_bytes({layout.width // 8}, 'big'))")
 
     # ---- packet_in in parsers ------------------------------------------------------------------------
     def packet_in_call(self, call: E.Call) -> str:
@@ -166,6 +200,13 @@ class BlockGen(StmtGen):
             self.emit(f"_pos = H_{t.name}.extract_varbit({h}, _buf, _pos, {size_src}, {too_short}, "
                       f"{self.error_or('HeaderTooShort', too_short)}, "
                       f"{self.error_or('ParserInvalidArgument', too_short)})")
+        elif struct_units(layout) is not None:
+            n = layout.width // 8
+            self.emit(f"if _pos + {n} > _n:")
+            self.emit(f"    raise ParserError({too_short})")
+            self.extract_units(h, t, struct_units(layout))
+            self.emit(f"{h}._valid = True")
+            self.emit(f"_pos += {n}")
         else:
             n = layout.width // 8
             self.emit(f"if _pos + {n} > _n:")
@@ -189,6 +230,40 @@ class BlockGen(StmtGen):
         self.emit(f"if _tr is not None: _tr.extract({_text(target)!r}, {h})")
         if is_next:
             self.emit(f"{self.expr(target.expr)}.advance()")
+
+    def extract_units(self, h: str, t: T.Header, units: list) -> None:
+        """Fill header ``h`` from one ``struct`` unpack of its units (see codegen_layout)."""
+        def convert(f, value: str) -> str:
+            ft = T.strip_newtype(t.get_field(f.name).type)
+            if f.signed:
+                return f"to_signed({value}, {f.width})"
+            if isinstance(ft, T.Bool):
+                return f"({value} != 0)"
+            return value
+
+        targets, after = [], []
+        for i, u in enumerate(units):
+            direct = len(u.fields) == 1 and u.is_int
+            f0 = u.fields[0]
+            if direct and convert(f0, "x") == "x":
+                targets.append(f"{h}.{py_name(f0.name)}")
+                continue
+            tmp = f"_u{i}"
+            targets.append(tmp)
+            if not u.is_int:
+                if len(u.fields) == 1:
+                    after.append(f"{h}.{py_name(f0.name)} = {convert(f0, f'int.from_bytes({tmp}, {chr(39)}big{chr(39)})')}")
+                    continue
+                after.append(f"{tmp} = int.from_bytes({tmp}, 'big')")
+            for f in u.fields:
+                shift = u.shift(f)
+                value = f"({tmp} >> {shift})" if shift else tmp
+                if f.offset > u.start:
+                    value = f"({value} & {mask(f.width)})"
+                after.append(f"{h}.{py_name(f.name)} = {convert(f, value)}")
+        self.emit(f"{', '.join(targets)}, = _unpack_{t.name}(_buf, _pos)")
+        for line in after:
+            self.emit(line)
 
     def error_or(self, member: str, fallback: int) -> int:
         """The code of error ``member``; ``fallback`` when the program's core.p4 does not declare it."""
