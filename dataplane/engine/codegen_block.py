@@ -401,14 +401,28 @@ class BlockGen(StmtGen):
     def table(self, t: P.Table, ctx_params: str) -> None:
         fn = "T_" + ident(self.block_name, t.name)
         rt = "t_" + ident(self.block_name, t.name)
-        self.out.append(f"    {rt} = _rt.tables[{self.block_name + '.' + t.name!r}]")
-        self.out.append(f"    def {fn}({ctx_params}):")
-        self.indent = 2
+        qualified = self.block_name + '.' + t.name
+        self.out.append(f"    {rt} = _rt.tables[{qualified!r}]")
         keys = [self.expr(k.expr) for k in t.keys]
         key = "(" + "".join(k + ", " for k in keys) + ")"
+        # A table without selector, direct counter or meter, whose runtime class keeps the
+        # standard lookup, is looked up in its match structure directly (the common case).
+        self.out.append(f"    if {rt}.plain_lookup:")
+        self.out.append(f"        m_{fn} = {rt}.match.lookup")
+        self.out.append(f"        def {fn}({ctx_params}):")
+        self.indent = 3
+        self.emit(f"_k = {key}")
+        self.emit(f"_e = m_{fn}(_k)")
+        self.emit("if _e is None:")
+        self.emit(f"    _e = {rt}.default")
+        self.emit(f"if _ctx.trace is not None: _ctx.trace.table({qualified!r}, _k, _e)")
+        self.emit(f"_e.fn({ctx_params}, *_e.args)")
+        self.emit("return _e")
+        self.out.append("    else:")
+        self.out.append(f"        def {fn}({ctx_params}):")
         self.emit(f"_e = {rt}.lookup({key}, _ctx)")
         self.emit(f"_e.fn({ctx_params}, *_e.args)")
-        self.emit("return _e.hit, _e.name")
+        self.emit("return _e")
         self.indent = 1
 
 

@@ -91,11 +91,12 @@ class ExprGen:
                 return str(bt.size)
         if isinstance(bt, T.ApplyResult):
             call = self(e.expr)
+            # Applying a table returns the ActionEntry that ran (hit flag and action name).
             if e.member == "hit":
-                return f"{call}[0]"
+                return f"{call}.hit"
             if e.member == "miss":
-                return f"(not {call}[0])"
-            return f"{call}[1]"
+                return f"(not {call}.hit)"
+            return f"{call}.name"
         return f"{self(e.expr)}.{py_name(e.member)}"
 
     def gen_Index(self, e):

@@ -210,7 +210,7 @@ class StmtGen:
     def stmt_Switch(self, s):
         subject = self.temp()
         is_action = isinstance(s.expr.type, T.ActionEnum)
-        self.emit(f"{subject} = {self.expr(s.expr)}" + ("[1]" if is_action and not _ends_in_action_run(s.expr) else ""))
+        self.emit(f"{subject} = {self.expr(s.expr)}" + (".name" if is_action and not _ends_in_action_run(s.expr) else ""))
         pending: list[str] = []
         first = True
         for case in s.cases:
