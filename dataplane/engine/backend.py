@@ -27,7 +27,7 @@ from dataplane.engine.structgen import class_name, default_value, py_name, struc
 GENERATOR_VERSION = 1
 
 _PRELUDE = """\
-from dataplane.engine.runtime import (EXIT, ExitSignal, HeaderOps, HeaderStack, ParserError, PK, div_u, mod_u,
+from dataplane.engine.runtime import (EXIT, ExitSignal, HeaderOps, HeaderStack, ParserError, PK, div_u, mod_u, pack_fields,
     sat_add_s, sat_add_u, sat_sub_s, sat_sub_u, shl, to_signed)
 from struct import Struct as _Struct, error as _StructError
 """
@@ -91,6 +91,8 @@ def generate(program: P.Program) -> str:
             out.append(f"    x_{ident(block.name, inst.name)} = _rt.instances[{block.name + '.' + inst.name!r}]")
     for fname in sorted(_extern_functions(program)):
         out.append(f"    f_{fname} = _rt.functions[{fname!r}]")
+        if fname == "hash" and program.architecture == "v1model":
+            out.append("    f_hash_algorithms = f_hash.algorithms")
     for fn in program.functions.values():
         _function(program, fn, out)
     for parser in program.parsers.values():

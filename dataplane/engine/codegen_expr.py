@@ -249,6 +249,39 @@ class ExprGen:
         (valid,) = valids
         return valid, f"({' | '.join(parts) or '0'})", (total + pad) // 8
 
+    def packed_int_mixed(self, e: E.Expr) -> tuple[list[str], str, int, str] | None:
+        """Like ``packed_int`` for a field list whose fields may depend on different headers'
+        validity: (the validity tests, other than True, under which every field is present;
+        the big-endian integer of all fields; its byte count; the (valid, value, width)
+        triples for ``pack_fields`` when a test fails). None if a field is not fixed-width."""
+        items: list[str] = []
+        self._leaf_parts = []
+        self._leaves(e, "True", items)
+        parsed = self._leaf_parts
+        if any(not isinstance(w, int) or w <= 0 for _, _, w in parsed) or self._has_varbit(e):
+            return None
+        valids = []
+        for v, _, _ in parsed:
+            if v != "True" and v not in valids:
+                valids.append(v)
+        total = sum(w for _, _, w in parsed)
+        pad = (-total) % 8
+        parts, shift = [], total + pad
+        for _, value, width in parsed:
+            shift -= width
+            parts.append(f"(({value}) << {shift})" if shift else f"({value})")
+        triples = "(" + "".join(i + ", " for i in items) + ")"
+        return valids, f"({' | '.join(parts) or '0'})", (total + pad) // 8, triples
+
+    def _has_varbit(self, e: E.Expr) -> bool:
+        t = T.strip_newtype(e.type)
+        if isinstance(e, E.ListExpr):
+            return any(self._has_varbit(x) for x in e.elements)
+        if isinstance(t, T.StructLike):
+            return any(isinstance(T.strip_newtype(f.type), (T.VarBits, T.StructLike)) and
+                       self._has_varbit(E.Member(e, f.name, type=f.type)) for f in t.fields)
+        return isinstance(t, T.VarBits)
+
     def _leaves(self, e: E.Expr, valid: str, out: list[str]) -> None:
         t = T.strip_newtype(e.type)
         if isinstance(e, E.ListExpr):

@@ -5,6 +5,7 @@ from dataplane.errors import InternalError
 from dataplane.ir import expr as E
 from dataplane.ir import stmt as S
 from dataplane.ir import types as T
+from dataplane.ir.node import walk
 from dataplane.engine.codegen_expr import ExprGen, is_scalar, mask, wrap
 from dataplane.engine.structgen import default_value, py_name
 
@@ -272,7 +273,7 @@ class StmtGen:
         return ins, outs, widths
 
     def call_stmt(self, call: E.Call, result_target: str | None = None) -> None:
-        if result_target is None and self.inline_csum16(call):
+        if result_target is None and (self.inline_csum16(call) or self.inline_hash(call)):
             return
         special = self.special_call(call)
         if special is not None:
@@ -389,6 +390,47 @@ class StmtGen:
             self.emit(f"{n} = {number}")
             self.store(ck, f"({total} & {(1 << _width(ck.type)) - 1})")
         self.indent -= 1
+        return True
+
+    def inline_hash(self, call: E.Call) -> bool:
+        """Emit v1model ``hash(result, algo, base, data, max)`` inline: the field list packed
+        as one integer (when every header in it is valid; otherwise the (valid, value, width)
+        triples go to ``pack_fields`` as in the extern), the algorithm called directly and
+        ``base + h % max`` computed as ``hashes.hash_result`` does. False when the call is not
+        of that shape (other architectures, arguments that call something, varbit fields)."""
+        target = call.target
+        if not (isinstance(target, E.PathExpr) and target.ref == "extern_function" and target.name == "hash"
+                and len(call.args) == 5 and self.program.architecture == "v1model"):
+            return False
+        result, algo, base, data, max_value = (a.value for a in call.args)
+        if isinstance(result, E.DontCareExpr) or not is_scalar(result.type):
+            return False
+        if any(isinstance(n, E.Call) for a in (algo, base, data, max_value) for n in walk(a)):
+            return False
+        packed = self.expr.packed_int_mixed(data)
+        if packed is None:
+            return False
+        valids, value, nbytes, triples = packed
+        as_bytes = f"{value}.to_bytes({nbytes}, 'big')"
+        if valids:
+            as_bytes = f"({as_bytes} if {' and '.join(valids)} else pack_fields({triples}))"
+        m64 = (1 << 64) - 1
+        width = _width(result.type)
+        h = self.temp()
+        self.emit(f"{h} = f_hash_algorithms[{self.expr(algo)}]({as_bytes})")
+        if isinstance(base, E.Constant):
+            b = base.value & m64
+            total = f"{b} + " if b else ""
+        else:
+            total = f"({self.expr(base)} & {m64}) + "
+        if isinstance(max_value, E.Constant):
+            modulo = str((max_value.value & m64) or 1)
+        else:
+            modulo = f"(({self.expr(max_value)} & {m64}) or 1)"
+        value = f"({total}({h} & {m64}) % {modulo})"
+        if total:
+            value = f"({value} & {m64})"
+        self.store(result, f"({value} & {(1 << width) - 1})" if width < 64 or total else value)
         return True
 
     def special_call(self, call: E.Call) -> str | None:
