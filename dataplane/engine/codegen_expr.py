@@ -249,6 +249,40 @@ class ExprGen:
         (valid,) = valids
         return valid, f"({' | '.join(parts) or '0'})", (total + pad) // 8
 
+    def csum16_sum(self, e: E.Expr) -> tuple[str, str] | None:
+        """(validity test, a sum congruent to the csum16 input modulo 0xFFFF) for a field list
+        whose fields share one validity test and have fixed widths; else None.
+
+        The RFC 1071 sum of the padded data is its big-endian number modulo 0xFFFF, and
+        2**16 is 1 modulo 0xFFFF, so the number can be cut at any 16-bit boundary that no
+        field crosses and the pieces added: small-int arithmetic instead of shifting every
+        field into one wide integer. The sum is zero exactly when the number is.
+        """
+        items: list[str] = []
+        self._leaf_parts = []
+        self._leaves(e, "True", items)
+        parsed = self._leaf_parts
+        valids = {v for v, _, _ in parsed}
+        if len(valids) != 1 or any(not isinstance(w, int) for _, _, w in parsed):
+            return None
+        total = sum(w for _, _, w in parsed)
+        end_all = -(-total // 16) * 16  # zero bits pad to bytes, then an odd byte count gets a zero byte
+        chunks, current, offset = [], [], 0
+        for _, value, width in parsed:
+            current.append((value, offset, width))
+            offset += width
+            if offset % 16 == 0:
+                chunks.append((current, offset))
+                current = []
+        if current:
+            chunks.append((current, end_all))
+        terms = []
+        for fields, end in chunks:
+            parts = [f"(({v}) << {end - o - w})" if end - o - w else f"({v})" for v, o, w in fields]
+            terms.append(parts[0] if len(parts) == 1 else f"({' | '.join(parts)})")
+        (valid,) = valids
+        return valid, f"({' + '.join(terms) or '0'})"
+
     def packed_int_mixed(self, e: E.Expr) -> tuple[list[str], str, int, str] | None:
         """Like ``packed_int`` for a field list whose fields may depend on different headers'
         validity: (the validity tests, other than True, under which every field is present;

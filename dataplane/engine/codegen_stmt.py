@@ -366,28 +366,29 @@ class StmtGen:
                 and getattr(T.strip_newtype(algo.type), "name", None) == "HashAlgorithm"):
             return False
         if isinstance(data, E.ListExpr) or not is_scalar(data.type):
-            packed = self.expr.packed_int(data)
+            packed = self.expr.csum16_sum(data)
         else:
             packed = None
         if packed is None:
             return False
-        valid, value, nbytes = packed
-        if nbytes & 1:
-            value = f"({value} << 8)"  # csum16 pads an odd length with a zero byte at the end
+        valid, value = packed
         n = self.temp()
-        number = value if valid == "True" else f"({value} if {valid} else 0)"
+        tested = {self.expr(cond)}
         total = f"(0xFFFF if not {n} else ({n} % 0xFFFF or 0xFFFF) ^ 0xFFFF)"
         if target.name == "verify_checksum":
             ck_valid = f"{self.expr(ck.expr)}._valid" if isinstance(ck, E.Member) else "True"
-            self.emit(f"if {self.expr(cond)} and {ck_valid}:")
+            tests = [c for c in dict.fromkeys([self.expr(cond), ck_valid]) if c != "True"]
+            tested.add(ck_valid)
+            self.emit(f"if {' and '.join(tests) or 'True'}:")
             self.indent += 1
-            self.emit(f"{n} = {number}")
+            # The data's own validity test is skipped when the condition already made it.
+            self.emit(f"{n} = {value if valid in tested or valid == 'True' else f'({value} if {valid} else 0)'}")
             self.emit(f"if {total} != {self.expr(ck)}:")
             self.emit("    _ctx.sm.checksum_error = 1")
         else:
             self.emit(f"if {self.expr(cond)}:")
             self.indent += 1
-            self.emit(f"{n} = {number}")
+            self.emit(f"{n} = {value if valid in tested or valid == 'True' else f'({value} if {valid} else 0)'}")
             self.store(ck, f"({total} & {(1 << _width(ck.type)) - 1})")
         self.indent -= 1
         return True
