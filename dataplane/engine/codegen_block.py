@@ -282,6 +282,35 @@ class BlockGen(StmtGen):
         self.emit("_n = len(_buf)")
         self.emit("_pos = 0")
         self.emit("_tr = _ctx.trace")
+        linear = _acyclic_order(p)
+        if linear is not None:
+            # No loops in the parse graph: the states reachable from start in topological order,
+            # each but start behind a test of _s; every transition goes forward, so one pass
+            # through the loop body (which only exists for `break`) runs the whole parse.
+            number = {name: i for i, name in enumerate(linear)}
+            self.emit("_s = 0")
+            self.emit("try:")
+            self.indent += 1
+            self.emit("while True:")
+            self.indent += 1
+            for name in linear:
+                st = p.states[name]
+                if name != "start":
+                    self.emit(f"if _s == {number[name]}:")
+                    self.indent += 1
+                self.emit(f"if _tr is not None: _tr.state({name!r})")
+                self.block(st.stmts)
+                self.transition(st, number)
+                if name != "start":
+                    self.indent -= 1
+            self.emit("break")
+            self.indent -= 2
+            self.emit("except ParserError as _e:")
+            self.emit("    _ctx.sm.parser_error = _e.code")
+            self.emit("    if _tr is not None: _tr.parser_error(_e.code)")
+            self.emit("_ctx.pos = _pos")
+            self.indent = 1
+            return
         order = ["start"] + [s for s in p.states if s != "start"]
         number = {name: i for i, name in enumerate(order)}
         self.emit("_s = 0")
@@ -322,8 +351,13 @@ class BlockGen(StmtGen):
         first = True
         for case in st.cases:
             conds = [c for c in (self.keyset_cond(v, ks) for (v, _), ks in zip(keys, case.keysets)) if c != "True"]
-            cond = " and ".join(conds) or "True"
-            self.emit(("if " if first else "elif ") + cond + ":")
+            if not conds:
+                # A default (or all-wildcard) case: the cases after it can never match.
+                self.emit(goto(case.next_state) if first else "else:")
+                if not first:
+                    self.emit("    " + goto(case.next_state))
+                return
+            self.emit(("if " if first else "elif ") + " and ".join(conds) + ":")
             self.emit("    " + goto(case.next_state))
             first = False
         # No matching case: BMv2 ends the parse as if accepted, with no error (§5.2).
@@ -424,6 +458,34 @@ class BlockGen(StmtGen):
         self.emit(f"_e.fn({ctx_params}, *_e.args)")
         self.emit("return _e")
         self.indent = 1
+
+
+def _acyclic_order(p: P.Parser) -> list[str] | None:
+    """The states reachable from ``start`` in topological order, or None if the graph has a cycle."""
+    def successors(name: str) -> list[str]:
+        st = p.states[name]
+        nexts = [c.next_state for c in st.cases] if st.select else [st.next_state]
+        return [n for n in nexts if n in p.states]
+
+    if "start" not in p.states:
+        return None
+    done: list[str] = []
+    state = {}  # name -> 1 while on the DFS stack, 2 when finished
+    stack = [("start", iter(successors("start")))]
+    state["start"] = 1
+    while stack:
+        name, it = stack[-1]
+        nxt = next(it, None)
+        if nxt is None:
+            stack.pop()
+            state[name] = 2
+            done.append(name)
+        elif state.get(nxt) == 1:
+            return None
+        elif nxt not in state:
+            state[nxt] = 1
+            stack.append((nxt, iter(successors(nxt))))
+    return done[::-1]
 
 
 def _text(e: E.Expr) -> str:
