@@ -38,6 +38,7 @@ class BlockGen(StmtGen):
         super().__init__(program, Names(base))
         self.ir_block = block
         self.out = out
+        self.inline_tables: dict[str, tuple[str, str, str, str]] = {}
         self.params = ["v_" + p.name for p in block.params]
 
     # ---- calls the generic StmtGen cannot place -------------------------------------------------------
@@ -441,8 +442,9 @@ class BlockGen(StmtGen):
         key = "(" + "".join(k + ", " for k in keys) + ")"
         # A table without selector, direct counter or meter, whose runtime class keeps the
         # standard lookup, is looked up in its match structure directly (the common case).
-        self.out.append(f"    if {rt}.plain_lookup:")
-        self.out.append(f"        m_{fn} = {rt}.match.lookup")
+        self.out.append(f"    pl_{fn} = {rt}.plain_lookup")
+        self.out.append(f"    m_{fn} = {rt}.match.lookup if pl_{fn} else None")
+        self.out.append(f"    if pl_{fn}:")
         self.out.append(f"        def {fn}({ctx_params}):")
         self.indent = 3
         self.emit(f"_k = {key}")
@@ -458,6 +460,35 @@ class BlockGen(StmtGen):
         self.emit(f"_e.fn({ctx_params}, *_e.args)")
         self.emit("return _e")
         self.indent = 1
+        # Key sources made here, in the control's scope (a table's keys are not resolved where it is applied).
+        self.inline_tables[fn] = (rt, key, qualified, ctx_params)
+
+    def stmt_CallStmt(self, s):
+        call = s.call
+        target = call.target
+        if (isinstance(target, E.Member) and isinstance(target.expr.type, T.Table) and target.member == "apply"
+                and not call.args):
+            fn = self.expr(target.expr)
+            if fn in self.inline_tables:
+                self.inline_apply(fn)
+                return
+        super().stmt_CallStmt(s)
+
+    def inline_apply(self, fn: str) -> None:
+        """``t.apply();`` as a statement: the fast path of T_ (see ``table``) inline, the call otherwise."""
+        rt, key, qualified, ctx_params = self.inline_tables[fn]
+        k, e = self.temp(), self.temp()
+        self.emit(f"if pl_{fn}:")
+        self.indent += 1
+        self.emit(f"{k} = {key}")
+        self.emit(f"{e} = m_{fn}({k})")
+        self.emit(f"if {e} is None:")
+        self.emit(f"    {e} = {rt}.default")
+        self.emit(f"if _ctx.trace is not None: _ctx.trace.table({qualified!r}, {k}, {e})")
+        self.emit(f"{e}.fn({ctx_params}, *{e}.args)")
+        self.indent -= 1
+        self.emit("else:")
+        self.emit(f"    {fn}({ctx_params})")
 
 
 def _acyclic_order(p: P.Parser) -> list[str] | None:

@@ -1,5 +1,8 @@
 """Tables applied through the generated fast path behave exactly like ``RuntimeTable.lookup``.
 
+The fast path runs in the T_ functions, and inline in the control where a table is
+applied as a statement.
+
 Tables without selector, direct counter or meter call their match structure directly;
 the others (and runtime table classes that override ``lookup``) keep the general path.
 The same packets, entries, default-action changes and traces go through a switch built
@@ -33,9 +36,11 @@ control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) 
     action none() { }
     table exact_t { key = { hdr.h.a: exact; } actions = { set; add; none; } default_action = none(); }
     table lpm_t { key = { hdr.h.b: lpm; } actions = { set; add; none; } default_action = add(100); }
+    table stmt_t { key = { hdr.h.b: exact; hdr.h.a: exact; } actions = { set; add; none; } default_action = add(1); }
     table counted { key = { hdr.h.a: exact; } actions = { add; none; } default_action = none(); counters = cnt; }
     apply {
         sm.egress_spec = 1;
+        stmt_t.apply();
         if (exact_t.apply().hit) { hdr.h.hits = hdr.h.hits + 1; }
         switch (lpm_t.apply().action_run) {
             set: { hdr.h.hits = hdr.h.hits + 10; }
@@ -66,13 +71,18 @@ def build(program, fast: bool, monkeypatch) -> Switch:
     sw.table_add("lpm_t", "set", [(0x1200, 8)], [9])
     sw.table_add("lpm_t", "add", [(0x1234, 16)], [3])
     sw.table_add("counted", "add", [2], [1])
+    sw.table_add("stmt_t", "add", [0x1234, 1], [50])
+    sw.table_add("stmt_t", "set", [0x9999, 2], [60])
     return sw
 
 
 def test_plain_lookup_flags(program):
     sw = Switch(program)
     flags = {name: t.plain_lookup for name, t in sw.dp.tables.items()}
-    assert flags == {"I.exact_t": True, "I.lpm_t": True, "I.counted": False}
+    assert flags == {"I.exact_t": True, "I.lpm_t": True, "I.stmt_t": True, "I.counted": False}
+    # A statement-level apply runs the fast path inline in the control, the T_ function otherwise.
+    control = sw.dp.pipeline.source.split("def C_I(")[1]
+    assert "if pl_T_I_stmt_t:" in control and "T_I_stmt_t(v_hdr" in control
 
 
 def test_fast_and_general_paths_agree(program, monkeypatch):
