@@ -211,9 +211,23 @@ class V1ModelSwitch(Device):
         sm.egress_spec = _EGRESS_SPEC_IN_EGRESS
         sm.instance_type = itype
         sm.egress_global_timestamp = now
-        # A multicast copy is a new BMv2 packet: an ingress truncate() does not follow it.
-        ctx = PacketContext(in_ctx.buf, sm, self, trace, now, in_ctx.pos, in_ctx.packet_length,
-                            in_ctx.truncate_length if itype != REPLICATION else None)
+        if itype == NORMAL:
+            # A unicast packet's ingress context belongs to this one egress item (multicast
+            # copies share theirs, clones have their own): reset what egress starts afresh
+            # instead of building a new one. buf, pos, packet_length and truncate_length carry over.
+            ctx = in_ctx
+            ctx.sm = sm
+            ctx.trace = trace
+            ctx.now_us = now
+            ctx.direct_meter_color = 0
+            ctx.clone_request = None
+            ctx.resubmit_request = None
+            ctx.recirculate_request = None
+            ctx.log = None
+        else:
+            # A multicast copy is a new BMv2 packet: an ingress truncate() does not follow it.
+            ctx = PacketContext(in_ctx.buf, sm, self, trace, now, in_ctx.pos, in_ctx.packet_length,
+                                in_ctx.truncate_length if itype != REPLICATION else None)
         b["eg"](hdr, meta, sm, ctx)
         more = []
         if ctx.clone_request is not None and ctx.clone_request[0] == CLONE_E2E:
