@@ -60,6 +60,12 @@ class BlockGen(StmtGen):
                 raise InternalError("unsupported: applying a sub-parser or sub-control in the engine")
         raise InternalError(f"cannot call {target}")
 
+    def pack_args(self, call: E.Call, ins: list[str]) -> list[str]:
+        target = call.target
+        if isinstance(target, E.PathExpr) and target.ref == "action":
+            return [f"({''.join(i + ', ' for i in ins)})"]  # see action(): one tuple
+        return ins
+
     def leading_args(self, call: E.Call) -> list[str]:
         target = call.target
         if isinstance(target, E.PathExpr) and target.ref == "action":
@@ -418,8 +424,12 @@ class BlockGen(StmtGen):
             if p.direction in ("out", "inout") and is_scalar(p.type):
                 outs.append(py)
         fn = "A_" + ident(self.block_name, a.name)
-        self.out.append(f"    def {fn}({ctx_params}{''.join(', ' + x for x in args)}):")
+        # Actions take their arguments as one tuple (a table entry's args, as stored): calling
+        # with *args costs a tuple build and the slower call form on every table hit.
+        self.out.append(f"    def {fn}({ctx_params}, _a):")
         self.indent = 2
+        if args:
+            self.emit(f"{''.join(x + ', ' for x in args)}= _a")
         self.emit(f"if _ctx.trace is not None: _ctx.trace.action({a.name!r}, ({''.join(x + ', ' for x in args)}))")
         self.returns = f"return ({', '.join(outs)},)" if len(outs) > 1 else (f"return {outs[0]}" if outs else "return")
         for p, py in zip(a.params, args):
@@ -452,12 +462,12 @@ class BlockGen(StmtGen):
         self.emit("if _e is None:")
         self.emit(f"    _e = {rt}.default")
         self.emit(f"if _ctx.trace is not None: _ctx.trace.table({qualified!r}, _k, _e)")
-        self.emit(f"_e.fn({ctx_params}, *_e.args)")
+        self.emit(f"_e.fn({ctx_params}, _e.args)")
         self.emit("return _e")
         self.out.append("    else:")
         self.out.append(f"        def {fn}({ctx_params}):")
         self.emit(f"_e = {rt}.lookup({key}, _ctx)")
-        self.emit(f"_e.fn({ctx_params}, *_e.args)")
+        self.emit(f"_e.fn({ctx_params}, _e.args)")
         self.emit("return _e")
         self.indent = 1
         # Key sources made here, in the control's scope (a table's keys are not resolved where it is applied).
@@ -485,7 +495,7 @@ class BlockGen(StmtGen):
         self.emit(f"if {e} is None:")
         self.emit(f"    {e} = {rt}.default")
         self.emit(f"if _ctx.trace is not None: _ctx.trace.table({qualified!r}, {k}, {e})")
-        self.emit(f"{e}.fn({ctx_params}, *{e}.args)")
+        self.emit(f"{e}.fn({ctx_params}, {e}.args)")
         self.indent -= 1
         self.emit("else:")
         self.emit(f"    {fn}({ctx_params})")

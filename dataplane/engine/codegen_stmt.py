@@ -282,7 +282,7 @@ class StmtGen:
             return
         fn = self.callee(call)
         ins, outs, widths = self.call_parts(call)
-        args = ", ".join(self.leading_args(call) + ins + widths)
+        args = ", ".join(self.leading_args(call) + self.pack_args(call, ins) + widths)
         src = f"{fn}({args})"
         targets = ["_" if isinstance(o, E.DontCareExpr) else self.expr(o) for o in outs]
         if targets and _is_p4_callable(call) and _has_result(call):
@@ -319,7 +319,7 @@ class StmtGen:
         if special is not None:
             return special
         ins, outs, widths = self.call_parts(call)
-        src = f"{self.callee(call)}({', '.join(self.leading_args(call) + ins + widths)})"
+        src = f"{self.callee(call)}({', '.join(self.leading_args(call) + self.pack_args(call, ins) + widths)})"
         if not self.returns_outs(call):
             return src
         if not (_is_p4_callable(call) and _has_result(call)):
@@ -348,6 +348,10 @@ class StmtGen:
 
     def leading_args(self, call: E.Call) -> list[str]:
         return ["_ctx"]
+
+    def pack_args(self, call: E.Call, ins: list[str]) -> list[str]:
+        """The in-argument sources as the callee takes them (BlockGen packs an action's into one tuple)."""
+        return ins
 
     def callee(self, call: E.Call) -> str:
         raise NotImplementedError
