@@ -80,6 +80,8 @@ def generate(program: P.Program) -> str:
     out.append("")
     for block in list(program.parsers.values()) + list(program.controls.values()):
         out.append(_locals_class(block))
+    packers: dict[str, str] = {}   # field-list struct formats the generators ask for
+    packers_at = len(out)
     out.append("def build(_rt):")
     out.append("    ACTIONS = {}")
     for name, layout in program.headers.items():
@@ -94,11 +96,16 @@ def generate(program: P.Program) -> str:
         if fname == "hash" and program.architecture == "v1model":
             out.append("    f_hash_algorithms = f_hash.algorithms")
     for fn in program.functions.values():
-        _function(program, fn, out)
+        _function(program, fn, out, packers)
     for parser in program.parsers.values():
-        BlockGen(program, parser, out).parser()
+        gen = BlockGen(program, parser, out)
+        gen.expr.packers = packers
+        gen.parser()
     for control in program.controls.values():
-        BlockGen(program, control, out).control()
+        gen = BlockGen(program, control, out)
+        gen.expr.packers = packers
+        gen.control()
+    out[packers_at:packers_at] = [f"{name} = _Struct({fmt!r}).pack" for fmt, name in packers.items()]
     parsers = ", ".join(f"{p!r}: P_{p}" for p in program.parsers)
     controls = ", ".join(f"{c!r}: C_{c}" for c in program.controls)
     out.append(f"    return {{'parsers': {{{parsers}}}, 'controls': {{{controls}}}, 'actions': ACTIONS}}")
@@ -145,9 +152,10 @@ class _FunctionGen(StmtGen):
         return [] if isinstance(target, E.PathExpr) and target.ref == "function" else ["_ctx"]
 
 
-def _function(program: P.Program, fn: P.Function, out: list[str]) -> None:
+def _function(program: P.Program, fn: P.Function, out: list[str], packers: dict[str, str]) -> None:
     names = Names({})
     gen = _FunctionGen(program, names)
+    gen.expr.packers = packers
     gen.out = out
     params = [names.fresh(p.name) for p in fn.params]
     out.append(f"    def F_{fn.name}({', '.join(params)}):")

@@ -37,6 +37,8 @@ class ExprGen:
         self.names = names
         self.helpers = helpers  # the block generator: knows tables, calls and parser state
         self._leaf_parts: list[tuple[str, str, int]] = []
+        # struct format -> name of its module-level packer; set by backend.generate (None: no struct packing).
+        self.packers: dict[str, str] | None = None
 
     def error_code(self, member: str) -> int:
         return self.program.errors.index(member)
@@ -305,7 +307,38 @@ class ExprGen:
             shift -= width
             parts.append(f"(({value}) << {shift})" if shift else f"({value})")
         triples = "(" + "".join(i + ", " for i in items) + ")"
-        return valids, f"({' | '.join(parts) or '0'})", (total + pad) // 8, triples
+        return (valids, f"({' | '.join(parts) or '0'})", (total + pad) // 8, triples,
+                self.struct_pack([(value, width) for _, value, width in parsed]))
+
+    def struct_pack(self, fields: list[tuple[str, int]]) -> str | None:
+        """The bytes of ``fields`` (value source, width) packed MSB-first and zero-padded to a
+        byte, as one call of a module-level ``struct`` packer (byte-aligned units, as in
+        codegen_layout); None without a packer registry or for an empty list."""
+        if self.packers is None or not fields or any(w <= 0 for _, w in fields):
+            return None
+        units, group, offset, start = [], [], 0, 0
+        for value, width in fields:
+            group.append((value, offset, width))
+            offset += width
+            if offset % 8 == 0:
+                units.append((group, start, offset))
+                group, start = [], offset
+        if group:
+            units.append((group, start, offset + (-offset) % 8))
+        codes, args = [], []
+        for group, start, end in units:
+            n = (end - start) // 8
+            parts = [f"(({v}) << {end - o - w})" if end - o - w else f"({v})" for v, o, w in group]
+            arg = parts[0] if len(parts) == 1 else f"({' | '.join(parts)})"
+            if n in (1, 2, 4, 8):
+                codes.append({1: "B", 2: "H", 4: "I", 8: "Q"}[n])
+            else:
+                codes.append(f"{n}s")
+                arg = f"{arg}.to_bytes({n}, 'big')"
+            args.append(arg)
+        fmt = "!" + "".join(codes)
+        name = self.packers.setdefault(fmt, f"_fl_pack{len(self.packers)}")
+        return f"{name}({', '.join(args)})"
 
     def _has_varbit(self, e: E.Expr) -> bool:
         t = T.strip_newtype(e.type)

@@ -415,10 +415,20 @@ class StmtGen:
         packed = self.expr.packed_int_mixed(data)
         if packed is None:
             return False
-        valids, value, nbytes, triples = packed
+        valids, value, nbytes, triples, struct_bytes = packed
         as_bytes = f"{value}.to_bytes({nbytes}, 'big')"
         if valids:
             as_bytes = f"({as_bytes} if {' and '.join(valids)} else pack_fields({triples}))"
+        if struct_bytes is not None:
+            # One struct.pack of the byte-aligned units; a value wider than its field (which
+            # generated code never stores) makes it fail, and the integer form then runs.
+            data_src = self.temp()
+            self.emit("try:")
+            self.emit(f"    {data_src} = {struct_bytes}" if not valids else
+                      f"    {data_src} = ({struct_bytes} if {' and '.join(valids)} else pack_fields({triples}))")
+            self.emit("except (_StructError, OverflowError):")
+            self.emit(f"    {data_src} = {as_bytes}")
+            as_bytes = data_src
         m64 = (1 << 64) - 1
         width = _width(result.type)
         h = self.temp()

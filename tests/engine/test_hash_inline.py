@@ -64,6 +64,7 @@ def test_the_calls_are_inlined(program):
     src = generate(program)
     assert src.count("f_hash_algorithms[") == 6 and "pack_fields(" in src
     assert "f_hash(" not in src
+    assert "_fl_pack0 = _Struct('!BH3s').pack" in src  # {x, b.p, b.q, meta.m}: 8, 16, 5 + 12 + 7 padding
 
 
 def expected(x: int, base: int, mx: int, b: tuple[int, int, int] | None) -> tuple[int, ...]:
@@ -100,3 +101,33 @@ def test_inline_hash_matches_pack_fields(program, with_b):
         got = (int.from_bytes(d[0:2], "big"), int.from_bytes(d[2:4], "big"), int.from_bytes(d[4:8], "big"),
                int.from_bytes(d[8:16], "big"), int.from_bytes(d[16:18], "big"), d[18])
         assert got == expected(x, base, mx, b)
+
+
+def test_a_value_wider_than_its_field_hashes_like_the_integer_packing(program):
+    """Generated code never stores such a value; if one is there, struct.pack refuses it and
+    the inline code falls back to the big-integer packing (neighbouring bits absorb the excess)."""
+    sw = Switch(program)
+    dp = sw.dp
+    x, base, mx, p, r = 9, 0x123, 1000, 0x4242, 5
+    packet = bytes([x]) + base.to_bytes(2, "big") + mx.to_bytes(2, "big") + bytes([1]) + p.to_bytes(2, "big") + bytes([r])
+    hdr, meta, sm, ctx = dp._new_packet(0, packet, 0, None)
+    dp.blocks["p"](None, hdr, meta, sm, ctx)
+    q = hdr.b.q = 0x3F               # 6 bits in a bit<5> field
+    m = base & 0xFFF
+    dp.blocks["ig"](hdr, meta, sm, ctx)
+
+    def big(fields) -> bytes:
+        total = sum(w for _, w in fields)
+        end = total + (-total) % 8
+        n, off = 0, 0
+        for v, w in fields:
+            n |= v << (end - off - w)
+            off += w
+        return n.to_bytes(end // 8, "big")
+
+    def h(algo, base_value, fields, max_value, width):
+        return hash_result(hash_function(algo)(big(fields)), base_value, max_value, width)
+
+    assert hdr.o.h0 == h("crc16", 0, [(x, 8), (p, 16), (q, 5), (m, 12)], 65536, 16)
+    assert hdr.o.h2 == h("identity", 5, [(x, 8), (q, 5)], 0xFFFFFFFFFFFF, 32)
+    assert hdr.o.h3 == h("xor16", (1 << 64) - 1, [(p, 16), (q, 5), (r, 3), (m, 12)], 7, 64)
