@@ -20,14 +20,16 @@ from dataplane.ir.node import walk
 from dataplane.engine import runtime
 from dataplane.engine.codegen_block import BlockGen, ident
 from dataplane.engine.codegen_expr import is_scalar
+from dataplane.engine.codegen_layout import struct_format, struct_units
 from dataplane.engine.codegen_stmt import Names, StmtGen
 from dataplane.engine.structgen import class_name, default_value, py_name, struct_classes
 
 GENERATOR_VERSION = 1
 
 _PRELUDE = """\
-from dataplane.engine.runtime import (EXIT, ExitSignal, HeaderOps, HeaderStack, ParserError, PK, div_u, mod_u,
+from dataplane.engine.runtime import (EXIT, ExitSignal, HeaderOps, HeaderStack, ParserError, PK, div_u, mod_u, pack_fields,
     sat_add_s, sat_add_u, sat_sub_s, sat_sub_u, shl, to_signed)
+from struct import Struct as _Struct, error as _StructError
 """
 
 
@@ -69,8 +71,17 @@ def compile_pipeline(program: P.Program) -> CompiledPipeline:
 def generate(program: P.Program) -> str:
     """The Python source of the pipeline module for ``program``."""
     out = [_PRELUDE, struct_classes(program.types), ""]
+    for name, layout in program.headers.items():
+        units = struct_units(layout)
+        if units is not None:
+            fmt = struct_format(units)
+            out.append(f"_unpack_{name} = _Struct({fmt!r}).unpack_from")
+            out.append(f"_pack_{name} = _Struct({fmt!r}).pack")
+    out.append("")
     for block in list(program.parsers.values()) + list(program.controls.values()):
         out.append(_locals_class(block))
+    packers: dict[str, str] = {}   # field-list struct formats the generators ask for
+    packers_at = len(out)
     out.append("def build(_rt):")
     out.append("    ACTIONS = {}")
     for name, layout in program.headers.items():
@@ -82,12 +93,19 @@ def generate(program: P.Program) -> str:
             out.append(f"    x_{ident(block.name, inst.name)} = _rt.instances[{block.name + '.' + inst.name!r}]")
     for fname in sorted(_extern_functions(program)):
         out.append(f"    f_{fname} = _rt.functions[{fname!r}]")
+        if fname == "hash" and program.architecture == "v1model":
+            out.append("    f_hash_algorithms = f_hash.algorithms")
     for fn in program.functions.values():
-        _function(program, fn, out)
+        _function(program, fn, out, packers)
     for parser in program.parsers.values():
-        BlockGen(program, parser, out).parser()
+        gen = BlockGen(program, parser, out)
+        gen.expr.packers = packers
+        gen.parser()
     for control in program.controls.values():
-        BlockGen(program, control, out).control()
+        gen = BlockGen(program, control, out)
+        gen.expr.packers = packers
+        gen.control()
+    out[packers_at:packers_at] = [f"{name} = _Struct({fmt!r}).pack" for fmt, name in packers.items()]
     parsers = ", ".join(f"{p!r}: P_{p}" for p in program.parsers)
     controls = ", ".join(f"{c!r}: C_{c}" for c in program.controls)
     out.append(f"    return {{'parsers': {{{parsers}}}, 'controls': {{{controls}}}, 'actions': ACTIONS}}")
@@ -134,9 +152,10 @@ class _FunctionGen(StmtGen):
         return [] if isinstance(target, E.PathExpr) and target.ref == "function" else ["_ctx"]
 
 
-def _function(program: P.Program, fn: P.Function, out: list[str]) -> None:
+def _function(program: P.Program, fn: P.Function, out: list[str], packers: dict[str, str]) -> None:
     names = Names({})
     gen = _FunctionGen(program, names)
+    gen.expr.packers = packers
     gen.out = out
     params = [names.fresh(p.name) for p in fn.params]
     out.append(f"    def F_{fn.name}({', '.join(params)}):")

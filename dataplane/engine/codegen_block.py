@@ -10,6 +10,7 @@ from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
 from dataplane.engine.codegen_expr import is_scalar, mask
+from dataplane.engine.codegen_layout import struct_units
 from dataplane.engine.codegen_stmt import Names, StmtGen
 from dataplane.engine.structgen import default_value, py_name
 
@@ -37,6 +38,7 @@ class BlockGen(StmtGen):
         super().__init__(program, Names(base))
         self.ir_block = block
         self.out = out
+        self.inline_tables: dict[str, tuple[str, str, str, str]] = {}
         self.params = ["v_" + p.name for p in block.params]
 
     # ---- calls the generic StmtGen cannot place -------------------------------------------------------
@@ -57,6 +59,12 @@ class BlockGen(StmtGen):
             if isinstance(bt, T.Block):
                 raise InternalError("unsupported: applying a sub-parser or sub-control in the engine")
         raise InternalError(f"cannot call {target}")
+
+    def pack_args(self, call: E.Call, ins: list[str]) -> list[str]:
+        target = call.target
+        if isinstance(target, E.PathExpr) and target.ref == "action":
+            return [f"({''.join(i + ', ' for i in ins)})"]  # see action(): one tuple
+        return ins
 
     def leading_args(self, call: E.Call) -> list[str]:
         target = call.target
@@ -116,23 +124,56 @@ class BlockGen(StmtGen):
 
     def emit_header(self, src: str, t: T.Header) -> None:
         layout = self.program.headers[t.name]
+        units = struct_units(layout)
+        if units is not None and not src.isidentifier():
+            h = self.temp()
+            self.emit(f"{h} = {src}")
+            src = h
         self.emit(f"if {src}._valid:")
         self.indent += 1
         if any(f.varbit for f in layout.fields):
             self.emit(f"_out.append(H_{t.name}.deparse({src}))")
+        elif units is not None:
+            # One struct.pack; a field outside its width (never made by generated code, which
+            # wraps every store) makes pack fail, and the big-integer form below then gives
+            # exactly what it always gave.
+            h = src
+            args = []
+            for u in units:
+                parts = []
+                for f in u.fields:
+                    value = self.deparse_value(h, t, f)
+                    shift = u.shift(f)
+                    parts.append(f"({value} << {shift})" if shift else value)
+                arg = parts[0] if len(parts) == 1 else f"({' | '.join(parts)})"
+                args.append(arg if u.is_int else f"{arg}.to_bytes({u.nbytes}, 'big')")
+            self.emit("try:")
+            self.emit(f"    _out.append(_pack_{t.name}({', '.join(args)}))")
+            self.emit("except (_StructError, OverflowError):")
+            self.indent += 1
+            self.emit_header_int(h, t, layout)
+            self.indent -= 1
         else:
-            parts = []
-            for f in layout.fields:
-                value = f"{src}.{py_name(f.name)}"
-                ft = T.strip_newtype(t.get_field(f.name).type)
-                if isinstance(ft, T.Bool):
-                    value = f"(1 if {value} else 0)"
-                elif f.signed:
-                    value = f"({value} & {mask(f.width)})"
-                shift = layout.width - f.offset - f.width
-                parts.append(f"({value} << {shift})" if shift else value)
-            self.emit(f"_out.append(({' | '.join(parts)}).to_bytes({layout.width // 8}, 'big'))")
+            self.emit_header_int(src, t, layout)
         self.indent -= 1
+
+    def deparse_value(self, src: str, t: T.Header, f) -> str:
+        value = f"{src}.{py_name(f.name)}"
+        ft = T.strip_newtype(t.get_field(f.name).type)
+        if isinstance(ft, T.Bool):
+            return f"(1 if {value} else 0)"
+        if f.signed:
+            return f"({value} & {mask(f.width)})"
+        return value
+
+    def emit_header_int(self, src: str, t: T.Header, layout) -> None:
+        """The header as one big integer, shifted and or-ed together, then to bytes."""
+        parts = []
+        for f in layout.fields:
+            value = self.deparse_value(src, t, f)
+            shift = layout.width - f.offset - f.width
+            parts.append(f"({value} << {shift})" if shift else value)
+        self.emit(f"_out.append(({' | '.join(parts)}).to_bytes({layout.width // 8}, 'big'))")
 
     # ---- packet_in in parsers ------------------------------------------------------------------------
     def packet_in_call(self, call: E.Call) -> str:
@@ -166,6 +207,13 @@ class BlockGen(StmtGen):
             self.emit(f"_pos = H_{t.name}.extract_varbit({h}, _buf, _pos, {size_src}, {too_short}, "
                       f"{self.error_or('HeaderTooShort', too_short)}, "
                       f"{self.error_or('ParserInvalidArgument', too_short)})")
+        elif struct_units(layout) is not None:
+            n = layout.width // 8
+            self.emit(f"if _pos + {n} > _n:")
+            self.emit(f"    raise ParserError({too_short})")
+            self.extract_units(h, t, struct_units(layout))
+            self.emit(f"{h}._valid = True")
+            self.emit(f"_pos += {n}")
         else:
             n = layout.width // 8
             self.emit(f"if _pos + {n} > _n:")
@@ -190,6 +238,40 @@ class BlockGen(StmtGen):
         if is_next:
             self.emit(f"{self.expr(target.expr)}.advance()")
 
+    def extract_units(self, h: str, t: T.Header, units: list) -> None:
+        """Fill header ``h`` from one ``struct`` unpack of its units (see codegen_layout)."""
+        def convert(f, value: str) -> str:
+            ft = T.strip_newtype(t.get_field(f.name).type)
+            if f.signed:
+                return f"to_signed({value}, {f.width})"
+            if isinstance(ft, T.Bool):
+                return f"({value} != 0)"
+            return value
+
+        targets, after = [], []
+        for i, u in enumerate(units):
+            direct = len(u.fields) == 1 and u.is_int
+            f0 = u.fields[0]
+            if direct and convert(f0, "x") == "x":
+                targets.append(f"{h}.{py_name(f0.name)}")
+                continue
+            tmp = f"_u{i}"
+            targets.append(tmp)
+            if not u.is_int:
+                if len(u.fields) == 1:
+                    after.append(f"{h}.{py_name(f0.name)} = {convert(f0, f'int.from_bytes({tmp}, {chr(39)}big{chr(39)})')}")
+                    continue
+                after.append(f"{tmp} = int.from_bytes({tmp}, 'big')")
+            for f in u.fields:
+                shift = u.shift(f)
+                value = f"({tmp} >> {shift})" if shift else tmp
+                if f.offset > u.start:
+                    value = f"({value} & {mask(f.width)})"
+                after.append(f"{h}.{py_name(f.name)} = {convert(f, value)}")
+        self.emit(f"{', '.join(targets)}, = _unpack_{t.name}(_buf, _pos)")
+        for line in after:
+            self.emit(line)
+
     def error_or(self, member: str, fallback: int) -> int:
         """The code of error ``member``; ``fallback`` when the program's core.p4 does not declare it."""
         errors = self.program.errors
@@ -207,6 +289,35 @@ class BlockGen(StmtGen):
         self.emit("_n = len(_buf)")
         self.emit("_pos = 0")
         self.emit("_tr = _ctx.trace")
+        linear = _acyclic_order(p)
+        if linear is not None:
+            # No loops in the parse graph: the states reachable from start in topological order,
+            # each but start behind a test of _s; every transition goes forward, so one pass
+            # through the loop body (which only exists for `break`) runs the whole parse.
+            number = {name: i for i, name in enumerate(linear)}
+            self.emit("_s = 0")
+            self.emit("try:")
+            self.indent += 1
+            self.emit("while True:")
+            self.indent += 1
+            for name in linear:
+                st = p.states[name]
+                if name != "start":
+                    self.emit(f"if _s == {number[name]}:")
+                    self.indent += 1
+                self.emit(f"if _tr is not None: _tr.state({name!r})")
+                self.block(st.stmts)
+                self.transition(st, number)
+                if name != "start":
+                    self.indent -= 1
+            self.emit("break")
+            self.indent -= 2
+            self.emit("except ParserError as _e:")
+            self.emit("    _ctx.sm.parser_error = _e.code")
+            self.emit("    if _tr is not None: _tr.parser_error(_e.code)")
+            self.emit("_ctx.pos = _pos")
+            self.indent = 1
+            return
         order = ["start"] + [s for s in p.states if s != "start"]
         number = {name: i for i, name in enumerate(order)}
         self.emit("_s = 0")
@@ -247,8 +358,13 @@ class BlockGen(StmtGen):
         first = True
         for case in st.cases:
             conds = [c for c in (self.keyset_cond(v, ks) for (v, _), ks in zip(keys, case.keysets)) if c != "True"]
-            cond = " and ".join(conds) or "True"
-            self.emit(("if " if first else "elif ") + cond + ":")
+            if not conds:
+                # A default (or all-wildcard) case: the cases after it can never match.
+                self.emit(goto(case.next_state) if first else "else:")
+                if not first:
+                    self.emit("    " + goto(case.next_state))
+                return
+            self.emit(("if " if first else "elif ") + " and ".join(conds) + ":")
             self.emit("    " + goto(case.next_state))
             first = False
         # No matching case: BMv2 ends the parse as if accepted, with no error (§5.2).
@@ -308,8 +424,12 @@ class BlockGen(StmtGen):
             if p.direction in ("out", "inout") and is_scalar(p.type):
                 outs.append(py)
         fn = "A_" + ident(self.block_name, a.name)
-        self.out.append(f"    def {fn}({ctx_params}{''.join(', ' + x for x in args)}):")
+        # Actions take their arguments as one tuple (a table entry's args, as stored): calling
+        # with *args costs a tuple build and the slower call form on every table hit.
+        self.out.append(f"    def {fn}({ctx_params}, _a):")
         self.indent = 2
+        if args:
+            self.emit(f"{''.join(x + ', ' for x in args)}= _a")
         self.emit(f"if _ctx.trace is not None: _ctx.trace.action({a.name!r}, ({''.join(x + ', ' for x in args)}))")
         self.returns = f"return ({', '.join(outs)},)" if len(outs) > 1 else (f"return {outs[0]}" if outs else "return")
         for p, py in zip(a.params, args):
@@ -326,15 +446,87 @@ class BlockGen(StmtGen):
     def table(self, t: P.Table, ctx_params: str) -> None:
         fn = "T_" + ident(self.block_name, t.name)
         rt = "t_" + ident(self.block_name, t.name)
-        self.out.append(f"    {rt} = _rt.tables[{self.block_name + '.' + t.name!r}]")
-        self.out.append(f"    def {fn}({ctx_params}):")
-        self.indent = 2
+        qualified = self.block_name + '.' + t.name
+        self.out.append(f"    {rt} = _rt.tables[{qualified!r}]")
         keys = [self.expr(k.expr) for k in t.keys]
         key = "(" + "".join(k + ", " for k in keys) + ")"
+        # A table without selector, direct counter or meter, whose runtime class keeps the
+        # standard lookup, is looked up in its match structure directly (the common case).
+        self.out.append(f"    pl_{fn} = {rt}.plain_lookup")
+        self.out.append(f"    m_{fn} = {rt}.match.lookup if pl_{fn} else None")
+        self.out.append(f"    if pl_{fn}:")
+        self.out.append(f"        def {fn}({ctx_params}):")
+        self.indent = 3
+        self.emit(f"_k = {key}")
+        self.emit(f"_e = m_{fn}(_k)")
+        self.emit("if _e is None:")
+        self.emit(f"    _e = {rt}.default")
+        self.emit(f"if _ctx.trace is not None: _ctx.trace.table({qualified!r}, _k, _e)")
+        self.emit(f"_e.fn({ctx_params}, _e.args)")
+        self.emit("return _e")
+        self.out.append("    else:")
+        self.out.append(f"        def {fn}({ctx_params}):")
         self.emit(f"_e = {rt}.lookup({key}, _ctx)")
-        self.emit(f"_e.fn({ctx_params}, *_e.args)")
-        self.emit("return _e.hit, _e.name")
+        self.emit(f"_e.fn({ctx_params}, _e.args)")
+        self.emit("return _e")
         self.indent = 1
+        # Key sources made here, in the control's scope (a table's keys are not resolved where it is applied).
+        self.inline_tables[fn] = (rt, key, qualified, ctx_params)
+
+    def stmt_CallStmt(self, s):
+        call = s.call
+        target = call.target
+        if (isinstance(target, E.Member) and isinstance(target.expr.type, T.Table) and target.member == "apply"
+                and not call.args):
+            fn = self.expr(target.expr)
+            if fn in self.inline_tables:
+                self.inline_apply(fn)
+                return
+        super().stmt_CallStmt(s)
+
+    def inline_apply(self, fn: str) -> None:
+        """``t.apply();`` as a statement: the fast path of T_ (see ``table``) inline, the call otherwise."""
+        rt, key, qualified, ctx_params = self.inline_tables[fn]
+        k, e = self.temp(), self.temp()
+        self.emit(f"if pl_{fn}:")
+        self.indent += 1
+        self.emit(f"{k} = {key}")
+        self.emit(f"{e} = m_{fn}({k})")
+        self.emit(f"if {e} is None:")
+        self.emit(f"    {e} = {rt}.default")
+        self.emit(f"if _ctx.trace is not None: _ctx.trace.table({qualified!r}, {k}, {e})")
+        self.emit(f"{e}.fn({ctx_params}, {e}.args)")
+        self.indent -= 1
+        self.emit("else:")
+        self.emit(f"    {fn}({ctx_params})")
+
+
+def _acyclic_order(p: P.Parser) -> list[str] | None:
+    """The states reachable from ``start`` in topological order, or None if the graph has a cycle."""
+    def successors(name: str) -> list[str]:
+        st = p.states[name]
+        nexts = [c.next_state for c in st.cases] if st.select else [st.next_state]
+        return [n for n in nexts if n in p.states]
+
+    if "start" not in p.states:
+        return None
+    done: list[str] = []
+    state = {}  # name -> 1 while on the DFS stack, 2 when finished
+    stack = [("start", iter(successors("start")))]
+    state["start"] = 1
+    while stack:
+        name, it = stack[-1]
+        nxt = next(it, None)
+        if nxt is None:
+            stack.pop()
+            state[name] = 2
+            done.append(name)
+        elif state.get(nxt) == 1:
+            return None
+        elif nxt not in state:
+            state[nxt] = 1
+            stack.append((nxt, iter(successors(nxt))))
+    return done[::-1]
 
 
 def _text(e: E.Expr) -> str:

@@ -37,6 +37,8 @@ class ExprGen:
         self.names = names
         self.helpers = helpers  # the block generator: knows tables, calls and parser state
         self._leaf_parts: list[tuple[str, str, int]] = []
+        # struct format -> name of its module-level packer; set by backend.generate (None: no struct packing).
+        self.packers: dict[str, str] | None = None
 
     def error_code(self, member: str) -> int:
         return self.program.errors.index(member)
@@ -91,11 +93,12 @@ class ExprGen:
                 return str(bt.size)
         if isinstance(bt, T.ApplyResult):
             call = self(e.expr)
+            # Applying a table returns the ActionEntry that ran (hit flag and action name).
             if e.member == "hit":
-                return f"{call}[0]"
+                return f"{call}.hit"
             if e.member == "miss":
-                return f"(not {call}[0])"
-            return f"{call}[1]"
+                return f"(not {call}.hit)"
+            return f"{call}.name"
         return f"{self(e.expr)}.{py_name(e.member)}"
 
     def gen_Index(self, e):
@@ -247,6 +250,104 @@ class ExprGen:
             parts.append(f"(({value}) << {shift})" if shift else f"({value})")
         (valid,) = valids
         return valid, f"({' | '.join(parts) or '0'})", (total + pad) // 8
+
+    def csum16_sum(self, e: E.Expr) -> tuple[str, str] | None:
+        """(validity test, a sum congruent to the csum16 input modulo 0xFFFF) for a field list
+        whose fields share one validity test and have fixed widths; else None.
+
+        The RFC 1071 sum of the padded data is its big-endian number modulo 0xFFFF, and
+        2**16 is 1 modulo 0xFFFF, so the number can be cut at any 16-bit boundary that no
+        field crosses and the pieces added: small-int arithmetic instead of shifting every
+        field into one wide integer. The sum is zero exactly when the number is.
+        """
+        items: list[str] = []
+        self._leaf_parts = []
+        self._leaves(e, "True", items)
+        parsed = self._leaf_parts
+        valids = {v for v, _, _ in parsed}
+        if len(valids) != 1 or any(not isinstance(w, int) for _, _, w in parsed):
+            return None
+        total = sum(w for _, _, w in parsed)
+        end_all = -(-total // 16) * 16  # zero bits pad to bytes, then an odd byte count gets a zero byte
+        chunks, current, offset = [], [], 0
+        for _, value, width in parsed:
+            current.append((value, offset, width))
+            offset += width
+            if offset % 16 == 0:
+                chunks.append((current, offset))
+                current = []
+        if current:
+            chunks.append((current, end_all))
+        terms = []
+        for fields, end in chunks:
+            parts = [f"(({v}) << {end - o - w})" if end - o - w else f"({v})" for v, o, w in fields]
+            terms.append(parts[0] if len(parts) == 1 else f"({' | '.join(parts)})")
+        (valid,) = valids
+        return valid, f"({' + '.join(terms) or '0'})"
+
+    def packed_int_mixed(self, e: E.Expr) -> tuple[list[str], str, int, str] | None:
+        """Like ``packed_int`` for a field list whose fields may depend on different headers'
+        validity: (the validity tests, other than True, under which every field is present;
+        the big-endian integer of all fields; its byte count; the (valid, value, width)
+        triples for ``pack_fields`` when a test fails). None if a field is not fixed-width."""
+        items: list[str] = []
+        self._leaf_parts = []
+        self._leaves(e, "True", items)
+        parsed = self._leaf_parts
+        if any(not isinstance(w, int) or w <= 0 for _, _, w in parsed) or self._has_varbit(e):
+            return None
+        valids = []
+        for v, _, _ in parsed:
+            if v != "True" and v not in valids:
+                valids.append(v)
+        total = sum(w for _, _, w in parsed)
+        pad = (-total) % 8
+        parts, shift = [], total + pad
+        for _, value, width in parsed:
+            shift -= width
+            parts.append(f"(({value}) << {shift})" if shift else f"({value})")
+        triples = "(" + "".join(i + ", " for i in items) + ")"
+        return (valids, f"({' | '.join(parts) or '0'})", (total + pad) // 8, triples,
+                self.struct_pack([(value, width) for _, value, width in parsed]))
+
+    def struct_pack(self, fields: list[tuple[str, int]]) -> str | None:
+        """The bytes of ``fields`` (value source, width) packed MSB-first and zero-padded to a
+        byte, as one call of a module-level ``struct`` packer (byte-aligned units, as in
+        codegen_layout); None without a packer registry or for an empty list."""
+        if self.packers is None or not fields or any(w <= 0 for _, w in fields):
+            return None
+        units, group, offset, start = [], [], 0, 0
+        for value, width in fields:
+            group.append((value, offset, width))
+            offset += width
+            if offset % 8 == 0:
+                units.append((group, start, offset))
+                group, start = [], offset
+        if group:
+            units.append((group, start, offset + (-offset) % 8))
+        codes, args = [], []
+        for group, start, end in units:
+            n = (end - start) // 8
+            parts = [f"(({v}) << {end - o - w})" if end - o - w else f"({v})" for v, o, w in group]
+            arg = parts[0] if len(parts) == 1 else f"({' | '.join(parts)})"
+            if n in (1, 2, 4, 8):
+                codes.append({1: "B", 2: "H", 4: "I", 8: "Q"}[n])
+            else:
+                codes.append(f"{n}s")
+                arg = f"{arg}.to_bytes({n}, 'big')"
+            args.append(arg)
+        fmt = "!" + "".join(codes)
+        name = self.packers.setdefault(fmt, f"_fl_pack{len(self.packers)}")
+        return f"{name}({', '.join(args)})"
+
+    def _has_varbit(self, e: E.Expr) -> bool:
+        t = T.strip_newtype(e.type)
+        if isinstance(e, E.ListExpr):
+            return any(self._has_varbit(x) for x in e.elements)
+        if isinstance(t, T.StructLike):
+            return any(isinstance(T.strip_newtype(f.type), (T.VarBits, T.StructLike)) and
+                       self._has_varbit(E.Member(e, f.name, type=f.type)) for f in t.fields)
+        return isinstance(t, T.VarBits)
 
     def _leaves(self, e: E.Expr, valid: str, out: list[str]) -> None:
         t = T.strip_newtype(e.type)

@@ -5,6 +5,7 @@ from dataplane.errors import InternalError
 from dataplane.ir import expr as E
 from dataplane.ir import stmt as S
 from dataplane.ir import types as T
+from dataplane.ir.node import walk
 from dataplane.engine.codegen_expr import ExprGen, is_scalar, mask, wrap
 from dataplane.engine.structgen import default_value, py_name
 
@@ -210,7 +211,7 @@ class StmtGen:
     def stmt_Switch(self, s):
         subject = self.temp()
         is_action = isinstance(s.expr.type, T.ActionEnum)
-        self.emit(f"{subject} = {self.expr(s.expr)}" + ("[1]" if is_action and not _ends_in_action_run(s.expr) else ""))
+        self.emit(f"{subject} = {self.expr(s.expr)}" + (".name" if is_action and not _ends_in_action_run(s.expr) else ""))
         pending: list[str] = []
         first = True
         for case in s.cases:
@@ -272,7 +273,7 @@ class StmtGen:
         return ins, outs, widths
 
     def call_stmt(self, call: E.Call, result_target: str | None = None) -> None:
-        if result_target is None and self.inline_csum16(call):
+        if result_target is None and (self.inline_csum16(call) or self.inline_hash(call)):
             return
         special = self.special_call(call)
         if special is not None:
@@ -281,7 +282,7 @@ class StmtGen:
             return
         fn = self.callee(call)
         ins, outs, widths = self.call_parts(call)
-        args = ", ".join(self.leading_args(call) + ins + widths)
+        args = ", ".join(self.leading_args(call) + self.pack_args(call, ins) + widths)
         src = f"{fn}({args})"
         targets = ["_" if isinstance(o, E.DontCareExpr) else self.expr(o) for o in outs]
         if targets and _is_p4_callable(call) and _has_result(call):
@@ -318,7 +319,7 @@ class StmtGen:
         if special is not None:
             return special
         ins, outs, widths = self.call_parts(call)
-        src = f"{self.callee(call)}({', '.join(self.leading_args(call) + ins + widths)})"
+        src = f"{self.callee(call)}({', '.join(self.leading_args(call) + self.pack_args(call, ins) + widths)})"
         if not self.returns_outs(call):
             return src
         if not (_is_p4_callable(call) and _has_result(call)):
@@ -348,6 +349,10 @@ class StmtGen:
     def leading_args(self, call: E.Call) -> list[str]:
         return ["_ctx"]
 
+    def pack_args(self, call: E.Call, ins: list[str]) -> list[str]:
+        """The in-argument sources as the callee takes them (BlockGen packs an action's into one tuple)."""
+        return ins
+
     def callee(self, call: E.Call) -> str:
         raise NotImplementedError
 
@@ -365,30 +370,82 @@ class StmtGen:
                 and getattr(T.strip_newtype(algo.type), "name", None) == "HashAlgorithm"):
             return False
         if isinstance(data, E.ListExpr) or not is_scalar(data.type):
-            packed = self.expr.packed_int(data)
+            packed = self.expr.csum16_sum(data)
         else:
             packed = None
         if packed is None:
             return False
-        valid, value, nbytes = packed
-        if nbytes & 1:
-            value = f"({value} << 8)"  # csum16 pads an odd length with a zero byte at the end
+        valid, value = packed
         n = self.temp()
-        number = value if valid == "True" else f"({value} if {valid} else 0)"
+        tested = {self.expr(cond)}
         total = f"(0xFFFF if not {n} else ({n} % 0xFFFF or 0xFFFF) ^ 0xFFFF)"
         if target.name == "verify_checksum":
             ck_valid = f"{self.expr(ck.expr)}._valid" if isinstance(ck, E.Member) else "True"
-            self.emit(f"if {self.expr(cond)} and {ck_valid}:")
+            tests = [c for c in dict.fromkeys([self.expr(cond), ck_valid]) if c != "True"]
+            tested.add(ck_valid)
+            self.emit(f"if {' and '.join(tests) or 'True'}:")
             self.indent += 1
-            self.emit(f"{n} = {number}")
+            # The data's own validity test is skipped when the condition already made it.
+            self.emit(f"{n} = {value if valid in tested or valid == 'True' else f'({value} if {valid} else 0)'}")
             self.emit(f"if {total} != {self.expr(ck)}:")
             self.emit("    _ctx.sm.checksum_error = 1")
         else:
             self.emit(f"if {self.expr(cond)}:")
             self.indent += 1
-            self.emit(f"{n} = {number}")
+            self.emit(f"{n} = {value if valid in tested or valid == 'True' else f'({value} if {valid} else 0)'}")
             self.store(ck, f"({total} & {(1 << _width(ck.type)) - 1})")
         self.indent -= 1
+        return True
+
+    def inline_hash(self, call: E.Call) -> bool:
+        """Emit v1model ``hash(result, algo, base, data, max)`` inline: the field list packed
+        as one integer (when every header in it is valid; otherwise the (valid, value, width)
+        triples go to ``pack_fields`` as in the extern), the algorithm called directly and
+        ``base + h % max`` computed as ``hashes.hash_result`` does. False when the call is not
+        of that shape (other architectures, arguments that call something, varbit fields)."""
+        target = call.target
+        if not (isinstance(target, E.PathExpr) and target.ref == "extern_function" and target.name == "hash"
+                and len(call.args) == 5 and self.program.architecture == "v1model"):
+            return False
+        result, algo, base, data, max_value = (a.value for a in call.args)
+        if isinstance(result, E.DontCareExpr) or not is_scalar(result.type):
+            return False
+        if any(isinstance(n, E.Call) for a in (algo, base, data, max_value) for n in walk(a)):
+            return False
+        packed = self.expr.packed_int_mixed(data)
+        if packed is None:
+            return False
+        valids, value, nbytes, triples, struct_bytes = packed
+        as_bytes = f"{value}.to_bytes({nbytes}, 'big')"
+        if valids:
+            as_bytes = f"({as_bytes} if {' and '.join(valids)} else pack_fields({triples}))"
+        if struct_bytes is not None:
+            # One struct.pack of the byte-aligned units; a value wider than its field (which
+            # generated code never stores) makes it fail, and the integer form then runs.
+            data_src = self.temp()
+            self.emit("try:")
+            self.emit(f"    {data_src} = {struct_bytes}" if not valids else
+                      f"    {data_src} = ({struct_bytes} if {' and '.join(valids)} else pack_fields({triples}))")
+            self.emit("except (_StructError, OverflowError):")
+            self.emit(f"    {data_src} = {as_bytes}")
+            as_bytes = data_src
+        m64 = (1 << 64) - 1
+        width = _width(result.type)
+        h = self.temp()
+        self.emit(f"{h} = f_hash_algorithms[{self.expr(algo)}]({as_bytes})")
+        if isinstance(base, E.Constant):
+            b = base.value & m64
+            total = f"{b} + " if b else ""
+        else:
+            total = f"({self.expr(base)} & {m64}) + "
+        if isinstance(max_value, E.Constant):
+            modulo = str((max_value.value & m64) or 1)
+        else:
+            modulo = f"(({self.expr(max_value)} & {m64}) or 1)"
+        value = f"({total}({h} & {m64}) % {modulo})"
+        if total:
+            value = f"({value} & {m64})"
+        self.store(result, f"({value} & {(1 << width) - 1})" if width < 64 or total else value)
         return True
 
     def special_call(self, call: E.Call) -> str | None:

@@ -38,6 +38,8 @@ def bind_functions(switch: Any, hash_algorithms: tuple[str, ...]) -> dict[str, C
     def hash_(ctx, algorithm, base, data, max_value, width) -> int:
         return hash_result(algo(algorithm)(packed(data)), base, max_value, width)
 
+    hash_.algorithms = by_index  # the generated code calls these itself (StmtGen.inline_hash)
+
     def verify_checksum(ctx, condition, data, checksum, algorithm, header_valid=True) -> None:
         if condition and header_valid and algo(algorithm)(packed(data)) != checksum:
             ctx.sm.checksum_error = 1

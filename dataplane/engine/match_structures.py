@@ -153,6 +153,15 @@ class LpmStructure:
                     if e is not None:
                         return e
                 return None
+
+            def lookup(key: tuple) -> Any:
+                # lookup_entry's loop again, not a call to it: this is the per-packet path.
+                v = key[0]
+                for mask, d in probes:
+                    e = d.get(v & mask)
+                    if e is not None:
+                        return e.value
+                return None
         else:
             outer_get = self._outer.get
             rest_of = self._rest_fn(len(layout), i)
@@ -161,9 +170,9 @@ class LpmStructure:
                 levels = outer_get(rest_of(key))
                 return None if levels is None else levels.find(key[i])
 
-        def lookup(key: tuple) -> Any:
-            e = lookup_entry(key)
-            return None if e is None else e.value
+            def lookup(key: tuple) -> Any:
+                e = lookup_entry(key)
+                return None if e is None else e.value
 
         self.lookup = lookup
         self.lookup_entry = lookup_entry

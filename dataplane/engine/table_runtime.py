@@ -103,6 +103,17 @@ class RuntimeTable:
                 raise DataplaneError(f"table '{self.qualified_name}': entry at line {entry.span.line}: {err}") from None
             value.key, value.priority = key, priority
 
+    @property
+    def plain_lookup(self) -> bool:
+        """Whether a lookup is just the match structure's plus the default on a miss.
+
+        True without selector fields, direct counter or direct meter, when the class keeps
+        this ``lookup``; the generated code then calls ``match.lookup`` itself and reports
+        to the trace as ``lookup`` does.
+        """
+        return (type(self).lookup is RuntimeTable.lookup and not self.selector_fields
+                and not self.has_direct_counter and not self.has_direct_meter)
+
     def lookup(self, key: tuple, ctx) -> ActionEntry:
         full = key
         if self.selector_fields:
