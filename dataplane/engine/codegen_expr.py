@@ -232,9 +232,9 @@ class ExprGen:
         as_bytes = f"{value}.to_bytes({nbytes}, 'big')"
         return as_bytes if valid == "True" else f"({as_bytes} if {valid} else b'')"
 
-    def packed_int(self, e: E.Expr) -> tuple[str, str, int] | None:
-        """(validity test, big-endian integer, byte count) of a field list whose fields share
-        one validity test and have fixed widths (zero bits pad the end to a byte); else None."""
+    def _fixed_leaves(self, e: E.Expr) -> tuple[str, list[tuple[str, str, int]]] | None:
+        """(the one validity test, [(valid, value, width)]) of a field list whose fields share
+        one validity test and have fixed widths; None otherwise."""
         items: list[str] = []
         self._leaf_parts = []
         self._leaves(e, "True", items)
@@ -242,14 +242,16 @@ class ExprGen:
         valids = {v for v, _, _ in parsed}
         if len(valids) != 1 or any(not isinstance(w, int) for _, _, w in parsed):
             return None
-        total = sum(w for _, _, w in parsed)
-        pad = (-total) % 8
-        parts, shift = [], total + pad
-        for _, value, width in parsed:
-            shift -= width
-            parts.append(f"(({value}) << {shift})" if shift else f"({value})")
-        (valid,) = valids
-        return valid, f"({' | '.join(parts) or '0'})", (total + pad) // 8
+        return next(iter(valids)), parsed
+
+    def packed_int(self, e: E.Expr) -> tuple[str, str, int] | None:
+        """(validity test, big-endian integer, byte count) of a field list whose fields share
+        one validity test and have fixed widths (zero bits pad the end to a byte); else None."""
+        fixed = self._fixed_leaves(e)
+        if fixed is None:
+            return None
+        valid, parsed = fixed
+        return (valid, *_shift_or(parsed))
 
     def csum16_sum(self, e: E.Expr) -> tuple[str, str] | None:
         """(validity test, a sum congruent to the csum16 input modulo 0xFFFF) for a field list
@@ -260,13 +262,10 @@ class ExprGen:
         field crosses and the pieces added: small-int arithmetic instead of shifting every
         field into one wide integer. The sum is zero exactly when the number is.
         """
-        items: list[str] = []
-        self._leaf_parts = []
-        self._leaves(e, "True", items)
-        parsed = self._leaf_parts
-        valids = {v for v, _, _ in parsed}
-        if len(valids) != 1 or any(not isinstance(w, int) for _, _, w in parsed):
+        fixed = self._fixed_leaves(e)
+        if fixed is None:
             return None
+        valid, parsed = fixed
         total = sum(w for _, _, w in parsed)
         end_all = -(-total // 16) * 16  # zero bits pad to bytes, then an odd byte count gets a zero byte
         chunks, current, offset = [], [], 0
@@ -282,7 +281,6 @@ class ExprGen:
         for fields, end in chunks:
             parts = [f"(({v}) << {end - o - w})" if end - o - w else f"({v})" for v, o, w in fields]
             terms.append(parts[0] if len(parts) == 1 else f"({' | '.join(parts)})")
-        (valid,) = valids
         return valid, f"({' + '.join(terms) or '0'})"
 
     def packed_int_mixed(self, e: E.Expr) -> tuple[list[str], str, int, str] | None:
@@ -300,14 +298,9 @@ class ExprGen:
         for v, _, _ in parsed:
             if v != "True" and v not in valids:
                 valids.append(v)
-        total = sum(w for _, _, w in parsed)
-        pad = (-total) % 8
-        parts, shift = [], total + pad
-        for _, value, width in parsed:
-            shift -= width
-            parts.append(f"(({value}) << {shift})" if shift else f"({value})")
+        number, nbytes = _shift_or(parsed)
         triples = "(" + "".join(i + ", " for i in items) + ")"
-        return (valids, f"({' | '.join(parts) or '0'})", (total + pad) // 8, triples,
+        return (valids, number, nbytes, triples,
                 self.struct_pack([(value, width) for _, value, width in parsed]))
 
     def struct_pack(self, fields: list[tuple[str, int]]) -> str | None:
@@ -372,6 +365,18 @@ class ExprGen:
             value = f"({value} & {mask(t.width)})"
         out.append(f"({valid}, {value}, {width})")
         self._leaf_parts.append((valid, value, width))
+
+
+def _shift_or(parsed: list[tuple[str, str, int]]) -> tuple[str, int]:
+    """(big-endian integer expression, byte count) of fixed-width (valid, value, width) fields
+    packed MSB-first, zero bits padding the end to a byte."""
+    total = sum(w for _, _, w in parsed)
+    pad = (-total) % 8
+    parts, shift = [], total + pad
+    for _, value, width in parsed:
+        shift -= width
+        parts.append(f"(({value}) << {shift})" if shift else f"({value})")
+    return f"({' | '.join(parts) or '0'})", (total + pad) // 8
 
 
 def _is_init(e: E.Expr) -> bool:

@@ -5,8 +5,8 @@ from dataplane.errors import InternalError
 from dataplane.ir import expr as E
 from dataplane.ir import stmt as S
 from dataplane.ir import types as T
-from dataplane.ir.node import walk
 from dataplane.engine.codegen_expr import ExprGen, is_scalar, mask, wrap
+from dataplane.engine.codegen_inline import InlineExterns, _width
 from dataplane.engine.structgen import default_value, py_name
 
 _FIELD_LIST_FUNCTIONS = {"hash", "verify_checksum", "update_checksum", "verify_checksum_with_payload",
@@ -48,7 +48,7 @@ class Names:
         self.frames.pop()
 
 
-class StmtGen:
+class StmtGen(InlineExterns):
     """Emits indented Python lines for statements; subclasses supply the block context."""
 
     def __init__(self, program, names: Names):
@@ -356,98 +356,6 @@ class StmtGen:
     def callee(self, call: E.Call) -> str:
         raise NotImplementedError
 
-    def inline_csum16(self, call: E.Call) -> bool:
-        """Emit v1model ``verify_checksum``/``update_checksum`` with csum16 over one header as
-        integer arithmetic (the RFC 1071 sum is the packed number modulo 0xFFFF, as in
-        ``hashes.csum16``), skipping the bytes round trip and the extern call. False if the
-        call is not of that shape; the generic call then handles it."""
-        target = call.target
-        if not (isinstance(target, E.PathExpr) and target.ref == "extern_function"
-                and target.name in ("verify_checksum", "update_checksum") and len(call.args) == 4):
-            return False
-        cond, data, ck, algo = (a.value for a in call.args)
-        if not (isinstance(algo, E.TypeMember) and algo.member == "csum16"
-                and getattr(T.strip_newtype(algo.type), "name", None) == "HashAlgorithm"):
-            return False
-        if isinstance(data, E.ListExpr) or not is_scalar(data.type):
-            packed = self.expr.csum16_sum(data)
-        else:
-            packed = None
-        if packed is None:
-            return False
-        valid, value = packed
-        n = self.temp()
-        tested = {self.expr(cond)}
-        total = f"(0xFFFF if not {n} else ({n} % 0xFFFF or 0xFFFF) ^ 0xFFFF)"
-        if target.name == "verify_checksum":
-            ck_valid = f"{self.expr(ck.expr)}._valid" if isinstance(ck, E.Member) else "True"
-            tests = [c for c in dict.fromkeys([self.expr(cond), ck_valid]) if c != "True"]
-            tested.add(ck_valid)
-            self.emit(f"if {' and '.join(tests) or 'True'}:")
-            self.indent += 1
-            # The data's own validity test is skipped when the condition already made it.
-            self.emit(f"{n} = {value if valid in tested or valid == 'True' else f'({value} if {valid} else 0)'}")
-            self.emit(f"if {total} != {self.expr(ck)}:")
-            self.emit("    _ctx.sm.checksum_error = 1")
-        else:
-            self.emit(f"if {self.expr(cond)}:")
-            self.indent += 1
-            self.emit(f"{n} = {value if valid in tested or valid == 'True' else f'({value} if {valid} else 0)'}")
-            self.store(ck, f"({total} & {(1 << _width(ck.type)) - 1})")
-        self.indent -= 1
-        return True
-
-    def inline_hash(self, call: E.Call) -> bool:
-        """Emit v1model ``hash(result, algo, base, data, max)`` inline: the field list packed
-        as one integer (when every header in it is valid; otherwise the (valid, value, width)
-        triples go to ``pack_fields`` as in the extern), the algorithm called directly and
-        ``base + h % max`` computed as ``hashes.hash_result`` does. False when the call is not
-        of that shape (other architectures, arguments that call something, varbit fields)."""
-        target = call.target
-        if not (isinstance(target, E.PathExpr) and target.ref == "extern_function" and target.name == "hash"
-                and len(call.args) == 5 and self.program.architecture == "v1model"):
-            return False
-        result, algo, base, data, max_value = (a.value for a in call.args)
-        if isinstance(result, E.DontCareExpr) or not is_scalar(result.type):
-            return False
-        if any(isinstance(n, E.Call) for a in (algo, base, data, max_value) for n in walk(a)):
-            return False
-        packed = self.expr.packed_int_mixed(data)
-        if packed is None:
-            return False
-        valids, value, nbytes, triples, struct_bytes = packed
-        as_bytes = f"{value}.to_bytes({nbytes}, 'big')"
-        if valids:
-            as_bytes = f"({as_bytes} if {' and '.join(valids)} else pack_fields({triples}))"
-        if struct_bytes is not None:
-            # One struct.pack of the byte-aligned units; a value wider than its field (which
-            # generated code never stores) makes it fail, and the integer form then runs.
-            data_src = self.temp()
-            self.emit("try:")
-            self.emit(f"    {data_src} = {struct_bytes}" if not valids else
-                      f"    {data_src} = ({struct_bytes} if {' and '.join(valids)} else pack_fields({triples}))")
-            self.emit("except (_StructError, OverflowError):")
-            self.emit(f"    {data_src} = {as_bytes}")
-            as_bytes = data_src
-        m64 = (1 << 64) - 1
-        width = _width(result.type)
-        h = self.temp()
-        self.emit(f"{h} = f_hash_algorithms[{self.expr(algo)}]({as_bytes})")
-        if isinstance(base, E.Constant):
-            b = base.value & m64
-            total = f"{b} + " if b else ""
-        else:
-            total = f"({self.expr(base)} & {m64}) + "
-        if isinstance(max_value, E.Constant):
-            modulo = str((max_value.value & m64) or 1)
-        else:
-            modulo = f"(({self.expr(max_value)} & {m64}) or 1)"
-        value = f"({total}({h} & {m64}) % {modulo})"
-        if total:
-            value = f"({value} & {m64})"
-        self.store(result, f"({value} & {(1 << width) - 1})" if width < 64 or total else value)
-        return True
-
     def special_call(self, call: E.Call) -> str | None:
         """Source for calls the generator inlines (header methods, stacks); None when generic."""
         target = call.target
@@ -477,13 +385,3 @@ def _has_result(call: E.Call) -> bool:
 
 def _ends_in_action_run(e: E.Expr) -> bool:
     return isinstance(e, E.Member) and e.member == "action_run"
-
-
-def _width(t: T.Type) -> int:
-    t = T.strip_newtype(t)
-    if isinstance(t, T.Enum) and t.underlying is not None:
-        return t.underlying.width
-    try:
-        return t.bit_width()
-    except TypeError:
-        return 32

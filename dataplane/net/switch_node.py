@@ -69,18 +69,7 @@ class SwitchNode(Node):
         if self.processing_ns:
             self.sim.schedule(self.processing_ns, self._ingress, port.number, data)
             return
-        # _ingress, inline (the node was just found up).
-        dp = self.dp
-        dp.now_us = self.sim.now // 1000
-        result = PacketResult()
-        work = dp.run_work(("ingress", port.number, data, NORMAL, None, 0), result)
-        if work:
-            self._run(work, result)
-        if result.drops:
-            for reason in result.drops:
-                self._drop(reason)
-        if dp.digests:
-            self._deliver_digests()
+        self._ingress(port.number, data)
 
     def _ingress(self, port_number: int, data: bytes) -> None:
         if not self.up:

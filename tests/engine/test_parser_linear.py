@@ -12,7 +12,7 @@ import random
 import pytest
 
 from dataplane.control.switch import Switch
-from dataplane.engine import codegen_block
+from dataplane.engine import codegen_parser
 from dataplane.engine.backend import generate
 from dataplane.engine.trace import Trace
 from dataplane.lang.frontend import compile_source
@@ -83,7 +83,7 @@ def pair(source: str, monkeypatch) -> tuple[Switch, Switch, str]:
     program = compile_source(source).program
     linear = Switch(program)
     src = generate(program)
-    monkeypatch.setattr(codegen_block, "_acyclic_order", lambda p: None)
+    monkeypatch.setattr(codegen_parser, "_acyclic_order", lambda p: None)
     looped = Switch(compile_source(source).program)
     monkeypatch.undo()
     assert "elif _s ==" in looped.dp.pipeline.source.split("def P_P(")[1].split("def C_")[0]
