@@ -29,6 +29,7 @@ from typing import Any
 
 from dataplane.arch.v1model import PacketResult
 from dataplane.control.switch import Switch
+from dataplane.engine.externs import Counter
 from dataplane.net.link import Port
 from dataplane.net.node import Node
 from dataplane.net.sim import Simulator
@@ -199,4 +200,14 @@ class DpuNode(Node):
         st = self.stats
         return {"received": st.received, "processed": st.processed, "outputs": st.outputs,
                 "drops": dict(sorted(st.drops.items())), "max_queue": st.max_queue,
-                "busy_ns": round(self.busy_ns(now_ns)), "utilisation": round(self.utilisation(now_ns), 6)}
+                "busy_ns": round(self.busy_ns(now_ns)), "utilisation": round(self.utilisation(now_ns), 6),
+                "counters": self.program_counters()}
+
+    def program_counters(self) -> dict[str, int]:
+        """Packets counted by each of the program's indexed counters (all cells), nonzero ones
+        only: a program's own drop counters say why it dropped what the summary counts."""
+        counts = {}
+        for full, inst in self.dp.instances.items():
+            if isinstance(inst, Counter) and any(inst.packets):
+                counts[full.split(".")[-1]] = sum(inst.packets)
+        return dict(sorted(counts.items()))

@@ -105,6 +105,8 @@ def format_table(data: dict[str, Any], top_ports: int = 12) -> str:
             drops = ", ".join(f"{reason}: {n}" for reason, n in m["drops"].items()) or "0"
             lines.append(f"{name:<10} {m['processed']:>10} {m['utilisation'] * 100:>5.1f}% "
                          f"{m['max_queue']:>6}  {drops}")
+            if m.get("counters"):
+                lines.append(f"{'':<10} counters: " + ", ".join(f"{c} {n}" for c, n in m["counters"].items()))
     for t in data.get("log", [])[:20]:
         lines.append(f"event: {t}")
     return "\n".join(lines)

@@ -68,6 +68,8 @@ def test_ping_crosses_two_dpus_and_a_switch():
         assert d.api.counter_read("dir_pkts", FROM_HOST)[0] == 6
         assert d.api.counter_read("dir_pkts", FROM_NET)[0] == 6
         assert d.stats.processed == d.stats.outputs == 12 and d.stats.drops == {}
+        # The run summary names the program's counters, summed over their cells.
+        assert d.summary()["counters"] == {"dir_pkts": 12, "port_pkts": 12}
 
 
 def test_rtt_through_dpus_is_links_plus_pipeline_slots_plus_latency():
