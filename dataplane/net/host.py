@@ -21,10 +21,11 @@ stack): sends wait in the queues meanwhile. ``send_raw`` of one sends it ahead o
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import asdict, dataclass, fields
 from typing import Any, Callable
 
 from dataplane.net import packets as pk
+from dataplane.net.arp import ArpResolver, _Pending
+from dataplane.net.host_stats import HostStats
 from dataplane.net.link import Port
 from dataplane.net.node import Node
 from dataplane.net.pfc import is_mac_control
@@ -40,44 +41,6 @@ _IPV4 = pk._IPV4
 _UDP = pk._UDP
 _MIN_IP_PAYLOAD = pk.ETH_MIN_FRAME - pk.ETH_HEADER_LEN - pk.IPV4_HEADER_LEN   # shorter IP packets get padded
 _BCAST_BYTES = pk.BROADCAST_MAC.to_bytes(6, "big")
-
-
-@dataclass(eq=False)
-class HostStats:
-    """Counters of one host. ``sent``/``received`` count IP packets that left for the wire and
-    that were accepted for this host; frames (including ARP and raw) are counted separately."""
-    sent: int = 0
-    received: int = 0
-    tx_frames: int = 0
-    tx_bytes: int = 0
-    rx_frames: int = 0
-    rx_bytes: int = 0
-    arp_requests_sent: int = 0
-    arp_replies_sent: int = 0
-    arp_resolved: int = 0
-    echo_replies_sent: int = 0
-    udp_delivered: int = 0
-    dropped_no_arp: int = 0        # next hop never answered ARP, or the per-hop ARP queue overflowed
-    dropped_no_route: int = 0      # off-link destination and no gateway
-    dropped_txqueue: int = 0       # host transmit queue full
-    dropped_down: int = 0          # host is down
-    dropped_not_for_us: int = 0    # another MAC or IP
-    dropped_malformed: int = 0     # truncated or inconsistent headers
-    dropped_bad_checksum: int = 0  # IPv4 header, ICMP or (when present) UDP checksum wrong
-    dropped_no_listener: int = 0   # UDP to an unbound port, echo reply nobody waits for
-    dropped_unsupported: int = 0   # other ethertypes / protocols, fragments
-
-    @property
-    def dropped(self) -> int:
-        return sum(getattr(self, f.name) for f in fields(self) if f.name.startswith("dropped_"))
-
-    def __getitem__(self, name: str) -> int:   # so ``host.stats["sent"]`` works like the apps' dicts
-        return getattr(self, name)
-
-    def as_dict(self) -> dict[str, int]:
-        d = asdict(self)
-        d["dropped"] = self.dropped
-        return d
 
 
 class Timer:
@@ -96,16 +59,7 @@ class Timer:
             self.fn(*self.args)
 
 
-class _Pending:
-    """Packets waiting for one next hop's ARP reply, and how many requests were sent."""
-    __slots__ = ("packets", "tries")
-
-    def __init__(self):
-        self.packets: deque[bytes] = deque()
-        self.tries = 0
-
-
-class Host(Node):
+class Host(ArpResolver, Node):
     """An end host built from a :class:`HostSpec`; its port 0 is added by the network builder."""
 
     kind = "host"
@@ -305,57 +259,6 @@ class Host(Node):
         while port is not None and backlog and not _full(port, len(backlog[0])):
             frame = backlog.popleft()
             port.enqueue(frame, len(frame))
-
-    # ------------------------------------------------------------------ ARP
-
-    def _queue_for_arp(self, hop: int, packet: bytes) -> bool:
-        pend = self._pending.get(hop)
-        if pend is None:
-            pend = self._pending[hop] = _Pending()
-            self._arp_try(hop, pend)
-        if len(pend.packets) >= self.arp_queue_len:
-            pend.packets.popleft()           # Linux drops the oldest: the newest is likelier still wanted
-            self.stats.dropped_no_arp += 1
-        pend.packets.append(packet)
-        return True
-
-    def _arp_try(self, hop: int, pend: _Pending) -> None:
-        if self._pending.get(hop) is not pend:
-            return                           # resolved (or abandoned) since this timer was set
-        if pend.tries >= self.arp_retries:
-            del self._pending[hop]
-            self.stats.dropped_no_arp += len(pend.packets)
-            return
-        pend.tries += 1
-        if self.up and self._tx(pk.arp_request(self.mac, self.ip, hop)):
-            self.stats.arp_requests_sent += 1
-        self.sim.schedule(self.arp_timeout_ns, self._arp_try, hop, pend)
-
-    def _learn(self, ip: int, mac: int) -> None:
-        if ip in self._static:
-            return
-        self.arp_table[ip] = mac
-        pend = self._pending.pop(ip, None)
-        if pend is not None:
-            self.stats.arp_resolved += 1
-            for packet in pend.packets:
-                self._send_frame(mac, packet)
-
-    def _receive_arp(self, body: bytes) -> None:
-        a = pk.parse_arp(body)
-        if a is None:
-            self.stats.dropped_malformed += 1
-            return
-        for_us = a.target_ip == self.ip
-        # RFC 826: update an existing entry from any ARP; add one only when we are the target.
-        if for_us or a.sender_ip in self.arp_table or a.sender_ip in self._pending:
-            if a.sender_ip != 0:
-                self._learn(a.sender_ip, a.sender_mac)
-        if for_us and a.op == pk.ARP_REQUEST:
-            if self._tx(pk.arp_reply(self.mac, self.ip, a.sender_mac, a.sender_ip)):
-                self.stats.arp_replies_sent += 1
-        elif not for_us and a.op == pk.ARP_REQUEST:
-            self.stats.dropped_not_for_us += 1
 
     # ------------------------------------------------------------------ receive path
 
