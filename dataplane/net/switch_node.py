@@ -79,7 +79,16 @@ class SwitchNode(Node):
         result = PacketResult()
         work = dp.run_work(("ingress", port_number, data, NORMAL, None, 0), result)
         if work:
-            self._run(work, result)
+            item = work[0]
+            if len(work) == 1 and item[0] == "egress" and self.pfc is None:
+                # The common case: one unicast packet for one port (what _run would do with it).
+                port = self.ports.get(item[1])
+                if port is None:
+                    self._drop(f"no port {item[1]}")
+                else:
+                    port.enqueue(item, item[5].packet_length)
+            else:
+                self._run(work, result)
         if result.drops:
             for reason in result.drops:
                 self._drop(reason)
@@ -94,15 +103,6 @@ class SwitchNode(Node):
 
     def _run(self, work: list[tuple], result: PacketResult) -> None:
         """Queue egress work on its ports; run ingress work (resubmits, recirculations) in order."""
-        if len(work) == 1 and self.pfc is None:
-            item = work[0]
-            if item[0] == "egress":        # the common case: one unicast packet for one port
-                port = self.ports.get(item[1])
-                if port is None:
-                    self._drop(f"no port {item[1]}")
-                else:
-                    port.enqueue(item, item[5].packet_length)
-                return
         dp = self.dp
         work = list(work)
         while work:
