@@ -24,6 +24,7 @@ from dataplane.ir import types as T
 NORMAL, INGRESS_CLONE, EGRESS_CLONE, COALESCED, RECIRC, REPLICATION, RESUBMIT = 0, 1, 2, 3, 4, 5, 6
 MAX_RECIRCULATIONS = 16
 _EGRESS_SPEC_IN_EGRESS = (DROP_PORT + 1) & 0x1FF
+_new_object = object.__new__
 
 
 class P4AssertionFailed(DataplaneError):
@@ -158,12 +159,27 @@ class V1ModelSwitch(Device):
         now = self.now_us
         sm = self.sm_class()
         sm.ingress_port = port
-        sm.packet_length = len(buf)
+        sm.packet_length = n = len(buf)
         if itype == NORMAL:
             sm.ingress_global_timestamp = now
         else:
             sm.instance_type = itype
-        ctx = PacketContext(buf, sm, self, trace, now)
+        # PacketContext(buf, sm, self, trace, now), slot by slot: no __init__ frame, no defaults
+        # (about 0.1 us of a 4 us pass). Every slot is set: tests/arch checks against __slots__.
+        ctx = _new_object(PacketContext)
+        ctx.buf = buf
+        ctx.pos = 0
+        ctx.sm = sm
+        ctx.trace = trace
+        ctx.packet_length = n
+        ctx.direct_meter_color = 0
+        ctx.switch = self
+        ctx.now_us = now
+        ctx.clone_request = None
+        ctx.resubmit_request = None
+        ctx.recirculate_request = None
+        ctx.truncate_length = None
+        ctx.log = None
         hdr = self.headers_class()
         meta = self.metadata_class()
         if preserved is not None:

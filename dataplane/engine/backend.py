@@ -20,7 +20,7 @@ from dataplane.ir.node import walk
 from dataplane.engine import runtime
 from dataplane.engine.codegen_block import BlockGen, ident
 from dataplane.engine.codegen_expr import is_scalar
-from dataplane.engine.codegen_layout import struct_format, struct_units
+from dataplane.engine.codegen_layout import struct_format, struct_units, unpack_format
 from dataplane.engine.codegen_stmt import Names, StmtGen
 from dataplane.engine.structgen import class_name, default_value, py_name, struct_classes
 
@@ -74,9 +74,8 @@ def generate(program: P.Program) -> str:
     for name, layout in program.headers.items():
         units = struct_units(layout)
         if units is not None:
-            fmt = struct_format(units)
-            out.append(f"_unpack_{name} = _Struct({fmt!r}).unpack_from")
-            out.append(f"_pack_{name} = _Struct({fmt!r}).pack")
+            out.append(f"_unpack_{name} = _Struct({unpack_format(units)!r}).unpack_from")
+            out.append(f"_pack_{name} = _Struct({struct_format(units)!r}).pack")
     out.append("")
     for block in list(program.parsers.values()) + list(program.controls.values()):
         out.append(_locals_class(block))

@@ -97,12 +97,27 @@ class ParserGen:
                 targets.append(f"{h}.{py_name(f0.name)}")
                 continue
             tmp = f"_u{i}"
-            targets.append(tmp)
-            if not u.is_int:
+            pieces = u.pieces
+            if len(pieces) > 1:
+                # Split into struct integers: join them back, most significant first.
+                names = [f"{tmp}_{j}" for j in range(len(pieces))]
+                targets += names
+                joined, below = [], u.nbytes * 8
+                for name, nb in zip(names, pieces):
+                    below -= nb * 8
+                    joined.append(f"({name} << {below})" if below else name)
+                value = f"({' | '.join(joined)})"
                 if len(u.fields) == 1:
-                    after.append(f"{h}.{py_name(f0.name)} = {convert(f0, f'int.from_bytes({tmp}, {chr(39)}big{chr(39)})')}")
+                    after.append(f"{h}.{py_name(f0.name)} = {convert(f0, value)}")
                     continue
-                after.append(f"{tmp} = int.from_bytes({tmp}, 'big')")
+                after.append(f"{tmp} = {value}")
+            else:
+                targets.append(tmp)
+                if not u.is_int:
+                    if len(u.fields) == 1:
+                        after.append(f"{h}.{py_name(f0.name)} = {convert(f0, f'int.from_bytes({tmp}, {chr(39)}big{chr(39)})')}")
+                        continue
+                    after.append(f"{tmp} = int.from_bytes({tmp}, 'big')")
             for f in u.fields:
                 shift = u.shift(f)
                 value = f"({tmp} >> {shift})" if shift else tmp
