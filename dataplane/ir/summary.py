@@ -5,8 +5,19 @@ from dataplane.ir import expr as E
 from dataplane.ir import program as P
 
 
-def format_expr(e: E.Expr | None) -> str:
-    """Short P4-like text for an expression (keys, keysets, action arguments)."""
+def format_expr(e: E.Expr | None, key_name: bool = False) -> str:
+    """Short P4-like text for an expression (keys, keysets, action arguments).
+
+    ``key_name`` gives a table key's control-plane name instead (``hdr.ipv4.dstAddr``,
+    ``meta.x[7:0]``): constants in decimal, casts dropped, calls without arguments.
+    """
+    if key_name:
+        if isinstance(e, E.Cast) and e.expr is not None:
+            return format_expr(e.expr, True)
+        if isinstance(e, E.Constant):
+            return str(e.value)
+        if isinstance(e, E.Call):
+            return f"{format_expr(e.target, True)}()"
     if e is None:
         return "_"
     if isinstance(e, E.Constant):
@@ -16,27 +27,27 @@ def format_expr(e: E.Expr | None) -> str:
     if isinstance(e, E.PathExpr):
         return e.name
     if isinstance(e, E.Member):
-        return f"{format_expr(e.expr)}.{e.member}"
+        return f"{format_expr(e.expr, key_name)}.{e.member}"
     if isinstance(e, E.Index):
-        return f"{format_expr(e.expr)}[{format_expr(e.index)}]"
+        return f"{format_expr(e.expr, key_name)}[{format_expr(e.index, key_name)}]"
     if isinstance(e, E.Slice):
-        return f"{format_expr(e.expr)}[{format_expr(e.hi)}:{format_expr(e.lo)}]"
+        return f"{format_expr(e.expr, key_name)}[{format_expr(e.hi, key_name)}:{format_expr(e.lo, key_name)}]"
     if isinstance(e, E.TypeMember):
         return f"{e.type_name}.{e.member}"
     if isinstance(e, E.Mask):
-        return f"{format_expr(e.value)} &&& {format_expr(e.mask)}"
+        return f"{format_expr(e.value, key_name)} &&& {format_expr(e.mask, key_name)}"
     if isinstance(e, E.Range):
-        return f"{format_expr(e.lo)} .. {format_expr(e.hi)}"
+        return f"{format_expr(e.lo, key_name)} .. {format_expr(e.hi, key_name)}"
     if isinstance(e, E.DefaultKeyset):
         return "default"
     if isinstance(e, E.Cast):
-        return f"({e.type}){format_expr(e.expr)}"
+        return f"({e.type}){format_expr(e.expr, key_name)}"
     if isinstance(e, E.Call):
-        return f"{format_expr(e.target)}({', '.join(format_expr(a.value) for a in e.args)})"
+        return f"{format_expr(e.target, key_name)}({', '.join(format_expr(a.value, key_name) for a in e.args)})"
     if isinstance(e, E.Binary):
-        return f"({format_expr(e.left)} {e.op} {format_expr(e.right)})"
+        return f"({format_expr(e.left, key_name)} {e.op} {format_expr(e.right, key_name)})"
     if isinstance(e, E.ListExpr):
-        return "{" + ", ".join(format_expr(x) for x in e.elements) + "}"
+        return "{" + ", ".join(format_expr(x, key_name) for x in e.elements) + "}"
     return type(e).__name__
 
 

@@ -6,29 +6,11 @@ from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
 from dataplane.ir.node import annotation
+from dataplane.ir.summary import format_expr
 from dataplane.lang.check_types import UNKNOWN, is_unknown
 
 _KEY_TYPES = (T.Bits, T.Bool, T.Enum, T.ErrorType)
 _WILDCARD_KINDS = {"ternary", "lpm", "range", "optional", "selector"}
-
-
-def expr_text(e: E.Expr) -> str:
-    """A key expression as the control plane names it (``hdr.ipv4.dstAddr``, ``meta.x[7:0]``)."""
-    if isinstance(e, E.PathExpr):
-        return e.name
-    if isinstance(e, E.Member):
-        return f"{expr_text(e.expr)}.{e.member}"
-    if isinstance(e, E.Index):
-        return f"{expr_text(e.expr)}[{expr_text(e.index)}]"
-    if isinstance(e, E.Slice):
-        return f"{expr_text(e.expr)}[{expr_text(e.hi)}:{expr_text(e.lo)}]"
-    if isinstance(e, E.Constant):
-        return str(e.value)
-    if isinstance(e, E.Call):
-        return f"{expr_text(e.target)}()"
-    if isinstance(e, E.Cast) and e.expr is not None:
-        return expr_text(e.expr)
-    return type(e).__name__
 
 
 class TableMixin:
@@ -116,7 +98,7 @@ class TableMixin:
         elif not is_unknown(expr.type) and not isinstance(T.strip_newtype(expr.type), _KEY_TYPES):
             self.error(f"a table key cannot have type {expr.type}", k.expr.span)
         named = annotation(k.annotations, "name")
-        return P.TableKey(expr, k.match_kind, named.string_value if named else expr_text(k.expr), k.span)
+        return P.TableKey(expr, k.match_kind, named.string_value if named else format_expr(k.expr, key_name=True), k.span)
 
     def _check_action_ref(self, ref: D.ActionRef, table: str) -> P.ActionCall | None:
         sym = self.scope.lookup(ref.name)

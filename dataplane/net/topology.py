@@ -49,7 +49,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from dataplane.control.config_errors import ConfigError
 from dataplane.net.addresses import check_host_mac, format_ipv4, format_mac, parse_interface, parse_ipv4, parse_mac
@@ -295,6 +295,24 @@ def _pfc(r: Reader, value: Any, line: int, field: str) -> dict | None:
     return None if cfg is None else asdict(cfg)
 
 
+def _host_field(r: Reader, body: dict, key: str, field: str, parse: Callable[[Any], Any]) -> Any:
+    """``parse(body[key])``, a ValueError becoming an error at that key's line."""
+    try:
+        return parse(body[key])
+    except ValueError as e:
+        raise r.err(r.line_of(body, key), f"{field}.{key}", str(e), body[key]) from None
+
+
+def _claim(r: Reader, body: dict, key: str, field: str, seen: dict, value: Any, what: str, name: str,
+           line: int) -> None:
+    """Record ``value`` as host ``name``'s, or fail if another host has it already."""
+    if value in seen:
+        other, oline = seen[value]
+        raise r.err(r.line_of(body, key), f"{field}.{key}",
+                    f"{what} is already used by host '{other}' (line {oline})", body[key])
+    seen[value] = (name, line)
+
+
 def _yaml_hosts(r: Reader, spec: TopologySpec, pending: list[tuple[str, dict, int]]) -> None:
     ips: dict[int, tuple[str, int]] = {}
     macs: dict[int, tuple[str, int]] = {}
@@ -303,30 +321,13 @@ def _yaml_hosts(r: Reader, spec: TopologySpec, pending: list[tuple[str, dict, in
         field = f"topology.nodes.{name}"
         ip = plen = mac = gateway = None
         if body.get("ip") is not None:
-            try:
-                ip, plen = parse_interface(body["ip"])
-            except ValueError as e:
-                raise r.err(r.line_of(body, "ip"), f"{field}.ip", str(e), body["ip"]) from None
-            if ip in ips:
-                other, oline = ips[ip]
-                raise r.err(r.line_of(body, "ip"), f"{field}.ip",
-                            f"IPv4 address {format_ipv4(ip)} is already used by host '{other}' (line {oline})", body["ip"])
-            ips[ip] = (name, line)
+            ip, plen = _host_field(r, body, "ip", field, parse_interface)
+            _claim(r, body, "ip", field, ips, ip, f"IPv4 address {format_ipv4(ip)}", name, line)
         if body.get("mac") is not None:
-            try:
-                mac = check_host_mac(parse_mac(body["mac"]), body["mac"])
-            except ValueError as e:
-                raise r.err(r.line_of(body, "mac"), f"{field}.mac", str(e), body["mac"]) from None
-            if mac in macs:
-                other, oline = macs[mac]
-                raise r.err(r.line_of(body, "mac"), f"{field}.mac",
-                            f"MAC address {format_mac(mac)} is already used by host '{other}' (line {oline})", body["mac"])
-            macs[mac] = (name, line)
+            mac = _host_field(r, body, "mac", field, lambda v: check_host_mac(parse_mac(v), v))
+            _claim(r, body, "mac", field, macs, mac, f"MAC address {format_mac(mac)}", name, line)
         if body.get("gateway") is not None:
-            try:
-                gateway = parse_ipv4(body["gateway"])
-            except ValueError as e:
-                raise r.err(r.line_of(body, "gateway"), f"{field}.gateway", str(e), body["gateway"]) from None
+            gateway = _host_field(r, body, "gateway", field, parse_ipv4)
         arp: dict[int, int] = {}
         if body.get("arp") is not None:
             table = r.mapping(body["arp"], f"{field}.arp", r.line_of(body, "arp"))

@@ -71,10 +71,7 @@ def load_tutorials_topology(text: str, path: str | Path = "<topology.json>",
         if not isinstance(body, dict):
             raise r.err(switches.line, field, f"must be a JSON object, got {show(body)}")
         line = getattr(body, "line", 0) or switches.line
-        for k in body:
-            if k not in _TUT_SWITCH_FIELDS:
-                raise r.err(line, f"{field}.{k}", f"unknown field '{k}' (known: {', '.join(sorted(_TUT_SWITCH_FIELDS))})"
-                                                  f"{suggest(k, _TUT_SWITCH_FIELDS)}", k)
+        r.unknown(body, _TUT_SWITCH_FIELDS, field)
         if body.get("program"):
             prog = r.program(body["program"], line, f"{field}.program", extra)
         elif default_program is not None:
@@ -104,10 +101,7 @@ def load_tutorials_topology(text: str, path: str | Path = "<topology.json>",
         if not isinstance(body, dict):
             raise r.err(hosts.line, field, f"must be a JSON object, got {show(body)}")
         line = getattr(body, "line", 0) or hosts.line
-        for k in body:
-            if k not in _TUT_HOST_FIELDS:
-                raise r.err(line, f"{field}.{k}", f"unknown field '{k}' (known: commands, ip, mac)"
-                                                  f"{suggest(k, _TUT_HOST_FIELDS)}", k)
+        r.unknown(body, _TUT_HOST_FIELDS, field)
         if "ip" not in body:
             raise r.err(line, f"{field}.ip", "missing 'ip' (e.g. \"10.0.1.1/24\")")
         try:

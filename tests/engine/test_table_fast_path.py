@@ -18,18 +18,13 @@ from dataplane.control.switch import Switch
 from dataplane.engine.table_runtime import RuntimeTable
 from dataplane.engine.trace import Trace
 from dataplane.lang.frontend import compile_source
+from dataplane.testing.skeleton import v1model_program
 
-SOURCE = """
-#include <core.p4>
-#include <v1model.p4>
-header h_t { bit<8> a; bit<16> b; bit<8> res; bit<8> hits; }
-struct headers { h_t h; }
-struct metadata { }
-parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.h); transition accept; }
-}
-control VC(inout headers hdr, inout metadata meta) { apply { } }
-control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+SOURCE = v1model_program(
+    decls="header t_t { bit<8> a; bit<16> b; bit<8> res; bit<8> hits; }",
+    headers="t_t h;",
+    parser="state start { pkt.extract(hdr.h); transition accept; }",
+    ingress_locals="""
     direct_counter(CounterType.packets_and_bytes) cnt;
     action set(bit<8> v) { hdr.h.res = v; }
     action add(bit<8> v) { hdr.h.res = hdr.h.res + v; }
@@ -38,7 +33,8 @@ control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) 
     table lpm_t { key = { hdr.h.b: lpm; } actions = { set; add; none; } default_action = add(100); }
     table stmt_t { key = { hdr.h.b: exact; hdr.h.a: exact; } actions = { set; add; none; } default_action = add(1); }
     table counted { key = { hdr.h.a: exact; } actions = { add; none; } default_action = none(); counters = cnt; }
-    apply {
+""",
+    ingress="""
         sm.egress_spec = 1;
         stmt_t.apply();
         if (exact_t.apply().hit) { hdr.h.hits = hdr.h.hits + 1; }
@@ -47,13 +43,8 @@ control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) 
             add: { hdr.h.hits = hdr.h.hits + 20; }
         }
         if (counted.apply().miss) { hdr.h.hits = hdr.h.hits + 100; }
-    }
-}
-control E(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) { apply { } }
-control CC(inout headers hdr, inout metadata meta) { apply { } }
-control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } }
-V1Switch(P(), VC(), I(), E(), CC(), D()) main;
-"""
+""",
+)
 
 
 @pytest.fixture(scope="module")
@@ -79,10 +70,10 @@ def build(program, fast: bool, monkeypatch) -> Switch:
 def test_plain_lookup_flags(program):
     sw = Switch(program)
     flags = {name: t.plain_lookup for name, t in sw.dp.tables.items()}
-    assert flags == {"I.exact_t": True, "I.lpm_t": True, "I.stmt_t": True, "I.counted": False}
+    assert flags == {"IG.exact_t": True, "IG.lpm_t": True, "IG.stmt_t": True, "IG.counted": False}
     # A statement-level apply runs the fast path inline in the control, the T_ function otherwise.
-    control = sw.dp.pipeline.source.split("def C_I(")[1]
-    assert "if pl_T_I_stmt_t:" in control and "T_I_stmt_t(v_hdr" in control
+    control = sw.dp.pipeline.source.split("def C_IG(")[1]
+    assert "if pl_T_IG_stmt_t:" in control and "T_IG_stmt_t(v_hdr" in control
 
 
 def test_fast_and_general_paths_agree(program, monkeypatch):
