@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from dataplane.records import record
 
-@dataclass(frozen=True, slots=True)
+
+@record(frozen=True, slots=True)
 class Span:
     """A position in an original (not preprocessed) source file; lines and columns are 1-based."""
 
@@ -27,7 +29,7 @@ class Span:
 NO_SPAN = Span("<unknown>", 0, 0)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Diagnostic:
     """One message about a program: an error or a warning at a span."""
 

@@ -7,7 +7,6 @@ switch's clock (``now_us``), which the network layer drives; alone, it stays at 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from dataplane.errors import DataplaneError
@@ -20,6 +19,7 @@ from dataplane.engine.structgen import py_name
 from dataplane.engine.table_runtime import RuntimeTable
 from dataplane.ir import program as P
 from dataplane.ir import types as T
+from dataplane.records import record
 
 NORMAL, INGRESS_CLONE, EGRESS_CLONE, COALESCED, RECIRC, REPLICATION, RESUBMIT = 0, 1, 2, 3, 4, 5, 6
 MAX_RECIRCULATIONS = 16
@@ -31,7 +31,7 @@ class P4AssertionFailed(DataplaneError):
     """A program's assert() or assume() was false for a packet."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Output:
     """One packet leaving the switch."""
 

@@ -5,9 +5,9 @@ to the offending line; line 0 means the position is unknown and is left out.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from dataplane.errors import DataplaneError
+from dataplane.records import record
 
 
 def _where(file: str, line: int) -> str:
@@ -27,7 +27,7 @@ class ConfigError(DataplaneError):
         super().__init__(f"{_where(file, line)}: error: {message}")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ConfigWarning:
     """Something in a file that was accepted but ignored (e.g. a read-only CLI command)."""
 

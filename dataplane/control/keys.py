@@ -5,10 +5,13 @@ conversion and by the STF helpers; the switch checks widths and installs them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+from typing import Union
+
+from dataplane.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ExactKey:
     """Match when the field equals ``value``."""
 
@@ -20,7 +23,7 @@ class ExactKey:
         return "exact"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class LpmKey:
     """Match when the top ``prefix_len`` bits of the field equal those of ``value``."""
 
@@ -33,7 +36,7 @@ class LpmKey:
         return "lpm"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TernaryKey:
     """Match when ``field & mask == value & mask``."""
 
@@ -46,7 +49,7 @@ class TernaryKey:
         return "ternary"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RangeKey:
     """Match when ``low <= field <= high``."""
 
@@ -59,7 +62,7 @@ class RangeKey:
         return "range"
 
 
-KeySpec = ExactKey | LpmKey | TernaryKey | RangeKey
+KeySpec = Union[ExactKey, LpmKey, TernaryKey, RangeKey]
 
 # Key kinds that make an entry need a priority (BMv2's CLI, P4Runtime's validateTableEntry).
 PRIORITY_KINDS = frozenset({"ternary", "range", "optional"})

@@ -5,16 +5,17 @@ ints wherever the syntax determines them. ``source`` is ``(file, line)`` for err
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from dataplane.control.config_errors import ConfigError
 from dataplane.control.keys import KeySpec, RangeKey, TernaryKey
+from dataplane.records import record
 
 Source = tuple[str, int]
 _NOWHERE: Source = ("<input>", 0)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Op:
     """Base of every operation; carries where it was written."""
 
@@ -26,7 +27,7 @@ class Op:
         return self.source[1]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class TableAdd(Op):
     """``table_add T A K1 K2 ... => P1 P2 ... [priority]``; priority is smallest-wins (BMv2)."""
 
@@ -59,7 +60,7 @@ class TableAdd(Op):
         return any(isinstance(k, (TernaryKey, RangeKey)) for k in self.keys)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class SetDefault(Op):
     """``table_set_default T A P1 P2 ...``."""
 
@@ -68,14 +69,14 @@ class SetDefault(Op):
     params: list[int]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class TableResetDefault(Op):
     """``table_reset_default T``: back to the program's default action."""
 
     table: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class TableModify(Op):
     """``table_modify T A HANDLE [=>] P1 ...``: new action data for an existing entry."""
 
@@ -85,7 +86,7 @@ class TableModify(Op):
     params: list[int]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class TableDelete(Op):
     """``table_delete T HANDLE``."""
 
@@ -93,28 +94,28 @@ class TableDelete(Op):
     handle: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class TableClear(Op):
     """``table_clear T``: remove every entry, keep the default action."""
 
     table: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class McGroupCreate(Op):
     """``mc_mgrp_create GROUP``."""
 
     group: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class McGroupDestroy(Op):
     """``mc_mgrp_destroy GROUP``."""
 
     group: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class McNodeCreate(Op):
     """``mc_node_create RID PORT... [| LAG...]``; BMv2 hands out node handles 0, 1, 2, ..."""
 
@@ -123,7 +124,7 @@ class McNodeCreate(Op):
     lags: list[int] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class McNodeUpdate(Op):
     """``mc_node_update HANDLE PORT... [| LAG...]``."""
 
@@ -132,7 +133,7 @@ class McNodeUpdate(Op):
     lags: list[int] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class McNodeAssociate(Op):
     """``mc_node_associate GROUP HANDLE``."""
 
@@ -140,7 +141,7 @@ class McNodeAssociate(Op):
     handle: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class McNodeDissociate(Op):
     """``mc_node_dissociate GROUP HANDLE``."""
 
@@ -148,14 +149,14 @@ class McNodeDissociate(Op):
     handle: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class McNodeDestroy(Op):
     """``mc_node_destroy HANDLE``."""
 
     handle: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class MirroringAdd(Op):
     """``mirroring_add SESSION PORT``: clones of ``session`` leave on ``port``."""
 
@@ -163,7 +164,7 @@ class MirroringAdd(Op):
     port: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class MirroringAddMc(Op):
     """``mirroring_add_mc SESSION GROUP``: clones of ``session`` go to a multicast group."""
 
@@ -171,21 +172,21 @@ class MirroringAddMc(Op):
     group: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class MirroringDelete(Op):
     """``mirroring_delete SESSION``."""
 
     session: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class MirroringGet(Op):
     """``mirroring_get SESSION``. Changes nothing."""
 
     session: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class RegisterRead(Op):
     """``register_read R [I]``; no index reads the whole array. Changes nothing."""
 
@@ -193,7 +194,7 @@ class RegisterRead(Op):
     index: int | None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class RegisterWrite(Op):
     """``register_write R I V``."""
 
@@ -202,14 +203,14 @@ class RegisterWrite(Op):
     value: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class RegisterReset(Op):
     """``register_reset R``: every cell to 0."""
 
     register: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class CounterRead(Op):
     """``counter_read C I``; for a direct counter I is the entry handle. Changes nothing."""
 
@@ -217,7 +218,7 @@ class CounterRead(Op):
     index: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class CounterWrite(Op):
     """``counter_write C I PACKETS BYTES``."""
 
@@ -227,14 +228,14 @@ class CounterWrite(Op):
     bytes: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class CounterReset(Op):
     """``counter_reset C``."""
 
     counter: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class MeterGetRates(Op):
     """``meter_get_rates M I``. Changes nothing."""
 
@@ -242,7 +243,7 @@ class MeterGetRates(Op):
     index: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class MeterSetRates(Op):
     """``meter_set_rates M I R1:B1 R2:B2``; rates are units per microsecond, bursts in units."""
 
@@ -251,7 +252,7 @@ class MeterSetRates(Op):
     rates: list[tuple[float, int]]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class MeterArraySetRates(Op):
     """``meter_array_set_rates M R1:B1 R2:B2``: the same rates for every cell."""
 

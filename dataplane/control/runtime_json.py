@@ -24,6 +24,7 @@ from typing import Any
 from dataplane.control.config_errors import ConfigError, ConfigWarning
 from dataplane.control.keys import ExactKey, KeySpec, LpmKey, RangeKey, TernaryKey
 from dataplane.control.values import ValueSyntaxError, parse_value
+from dataplane.records import record
 
 __all__ = ["RuntimeMatch", "RuntimeTableEntry", "Replica", "McGroupEntry", "CloneSessionEntry",
            "RuntimeConfig", "parse_runtime_json"]
@@ -31,7 +32,7 @@ __all__ = ["RuntimeMatch", "RuntimeTableEntry", "Replica", "McGroupEntry", "Clon
 Source = tuple[str, int]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RuntimeMatch:
     """One ``"field": value`` of an entry's ``match``; ``values`` has one or two ints."""
 
@@ -60,7 +61,7 @@ class RuntimeMatch:
         return cls(*self.values)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RuntimeTableEntry:
     """An element of ``table_entries``; ``is_default`` entries set the default action."""
 
@@ -73,7 +74,7 @@ class RuntimeTableEntry:
     source: Source = ("<input>", 0)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Replica:
     """One copy of a multicast group or clone session: an egress port and an instance (rid)."""
 
@@ -81,7 +82,7 @@ class Replica:
     instance: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class McGroupEntry:
     """An element of ``multicast_group_entries``."""
 
@@ -90,7 +91,7 @@ class McGroupEntry:
     source: Source = ("<input>", 0)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class CloneSessionEntry:
     """An element of ``clone_session_entries``; ``packet_length_bytes`` 0 means no truncation."""
 

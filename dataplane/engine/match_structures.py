@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import heapq
 import operator
-from bisect import insort
 from typing import Any, Callable, Sequence
 
 __all__ = ["Entry", "ExactStructure", "LpmStructure", "PriorityStructure"]
@@ -373,7 +372,7 @@ class PriorityStructure:
         if bucket is None:
             group.buckets[bkey] = [entry]
         else:
-            insort(bucket, entry, key=_order_of)
+            _insort_by_order(bucket, entry)
         p = entry.priority
         group.prio_count[p] = group.prio_count.get(p, 0) + 1
         self._by_key[(entry.key, p)] = entry
@@ -414,5 +413,14 @@ class PriorityStructure:
         self._next_slot = 0
 
 
-def _order_of(entry: Entry) -> tuple[int, int]:
-    return entry._order
+def _insort_by_order(bucket: list, entry: Entry) -> None:
+    """Insert ``entry`` after every entry of equal or smaller ``_order`` (bisect's insort_right;
+    its ``key=`` argument needs Python 3.10)."""
+    order, lo, hi = entry._order, 0, len(bucket)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if order < bucket[mid]._order:
+            hi = mid
+        else:
+            lo = mid + 1
+    bucket.insert(lo, entry)

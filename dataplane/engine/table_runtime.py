@@ -6,7 +6,6 @@ updated here, on hits, as in BMv2.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable
 
 from dataplane.engine.runtime import pack_fields
@@ -16,9 +15,10 @@ from dataplane.errors import DataplaneError
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
+from dataplane.records import record
 
 
-@dataclass(eq=False, slots=True)
+@record(eq=False, slots=True)
 class ActionEntry:
     """What a lookup returns: the action function, its data arguments, and whether it was a hit."""
 

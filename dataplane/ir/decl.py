@@ -1,26 +1,26 @@
 """Declaration nodes: types, externs, parsers, controls, actions, tables, instances."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from dataplane.ir.expr import Argument, Call, Expr, TypeRef
 from dataplane.ir.node import Node
 from dataplane.ir.stmt import BlockStmt, ConstDecl, Stmt, VarDecl
+from dataplane.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Decl(Node):
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FieldDecl(Node):
     type_ref: TypeRef
     name: str
     annotations: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StructTypeDecl(Decl):
     """``header``, ``header_union`` or ``struct`` (``kind`` says which)."""
 
@@ -30,7 +30,7 @@ class StructTypeDecl(Decl):
     annotations: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class EnumDecl(Decl):
     name: str
     members: tuple[str, ...]
@@ -39,7 +39,7 @@ class EnumDecl(Decl):
     annotations: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TypedefDecl(Decl):
     """``typedef`` (``is_new=False``) or ``type`` (``is_new=True``)."""
 
@@ -49,17 +49,17 @@ class TypedefDecl(Decl):
     annotations: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ErrorDecl(Decl):
     members: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class MatchKindDecl(Decl):
     members: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ParamDecl(Node):
     direction: str
     type_ref: TypeRef
@@ -68,7 +68,7 @@ class ParamDecl(Node):
     annotations: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class MethodDecl(Decl):
     """A function prototype: an extern function, an extern method or an extern constructor (``ret`` is None)."""
 
@@ -80,7 +80,7 @@ class MethodDecl(Decl):
     is_abstract: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ExternDecl(Decl):
     name: str
     type_params: tuple[str, ...]
@@ -88,7 +88,7 @@ class ExternDecl(Decl):
     annotations: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FunctionDecl(Decl):
     name: str
     ret: TypeRef
@@ -98,7 +98,7 @@ class FunctionDecl(Decl):
     annotations: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ActionDecl(Decl):
     name: str
     params: tuple[ParamDecl, ...]
@@ -106,7 +106,7 @@ class ActionDecl(Decl):
     annotations: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Instantiation(Decl):
     """``Type<args>(ctor args) name;``."""
 
@@ -118,14 +118,14 @@ class Instantiation(Decl):
 
 # ---- tables ---------------------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class KeyElement(Node):
     expr: Expr
     match_kind: str
     annotations: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ActionRef(Node):
     """An entry of a table's ``actions`` list: a name with arguments for its directional parameters."""
 
@@ -134,7 +134,7 @@ class ActionRef(Node):
     annotations: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class EntryDecl(Node):
     """A ``const entries`` element: keyset, action call and optional priority."""
 
@@ -144,7 +144,7 @@ class EntryDecl(Node):
     annotations: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TableProperty(Node):
     """One table property: ``key``, ``actions``, ``default_action``, ``entries`` or any ``name = expr``."""
 
@@ -154,7 +154,7 @@ class TableProperty(Node):
     annotations: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TableDecl(Decl):
     name: str
     properties: tuple[TableProperty, ...]
@@ -169,13 +169,13 @@ class TableDecl(Decl):
 
 # ---- parsers ----------------------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SelectCase(Node):
     keyset: Expr
     state: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Transition(Node):
     """``transition s;`` (``select`` empty, ``state`` set) or ``transition select(...) {...}``."""
 
@@ -184,7 +184,7 @@ class Transition(Node):
     cases: tuple[SelectCase, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StateDecl(Decl):
     name: str
     stmts: tuple[Stmt, ...]
@@ -192,7 +192,7 @@ class StateDecl(Decl):
     annotations: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ParserDecl(Decl):
     name: str
     type_params: tuple[str, ...]
@@ -203,7 +203,7 @@ class ParserDecl(Decl):
     annotations: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ControlDecl(Decl):
     name: str
     type_params: tuple[str, ...]
@@ -214,7 +214,7 @@ class ControlDecl(Decl):
     annotations: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class BlockTypeDecl(Decl):
     """A ``parser``/``control`` prototype or a ``package`` declaration (ends with ``;``)."""
 
@@ -225,14 +225,14 @@ class BlockTypeDecl(Decl):
     annotations: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Unsupported(Decl):
     """A valid P4 construct this front end does not implement; the checker reports it."""
 
     what: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class P4Program(Node):
     """The parsed translation unit, prelude included, in source order."""
 

@@ -5,63 +5,63 @@ The front end builds these with ``type=None``; the type checker returns copies w
 """
 from __future__ import annotations
 
-from dataclasses import KW_ONLY, dataclass
 
 from dataplane.ir.node import Node
 from dataplane.ir.types import Type
+from dataplane.records import KW_ONLY, record
 
 
 # ---- type references as written in the source ----------------------------------------
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TypeRef(Node):
     """Base of syntactic types; the checker resolves them to ``dataplane.ir.types`` values."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class BitsRef(TypeRef):
     width: "Expr"
     signed: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class VarbitRef(TypeRef):
     width: "Expr"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class BaseTypeRef(TypeRef):
     """``bool``, ``error``, ``string``, ``void``, ``int``, ``match_kind`` or ``_``."""
 
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class NamedTypeRef(TypeRef):
     name: str
     args: tuple[TypeRef, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StackRef(TypeRef):
     element: TypeRef
     size: "Expr"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TupleRef(TypeRef):
     elements: tuple[TypeRef, ...]
 
 
 # ---- expressions -------------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Expr(Node):
     _: KW_ONLY
     type: Type | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Constant(Expr):
     """An integer; ``type`` is ``bit<W>``/``int<W>`` for width-prefixed literals, else ``int``."""
 
@@ -69,17 +69,17 @@ class Constant(Expr):
     base: int = 10
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class BoolLiteral(Expr):
     value: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StringLiteral(Expr):
     value: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class PathExpr(Expr):
     """A name; ``ref`` says what it resolved to (``local``, ``param``, ``const``, ``instance``, ``action``, ``table``, ...)."""
 
@@ -87,13 +87,13 @@ class PathExpr(Expr):
     ref: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Member(Expr):
     expr: Expr | None
     member: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TypeMember(Expr):
     """``error.X``, ``MyEnum.A`` or ``HashAlgorithm.crc16``: a member of a named type."""
 
@@ -101,33 +101,33 @@ class TypeMember(Expr):
     member: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Index(Expr):
     expr: Expr | None
     index: Expr | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Slice(Expr):
     expr: Expr | None
     hi: Expr | None
     lo: Expr | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Unary(Expr):
     op: str  # "!", "~", "-", "+"
     operand: Expr | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Binary(Expr):
     op: str  # "+", "-", "*", "/", "%", "|+|", "|-|", "&", "|", "^", "<<", ">>", "++", "==", "!=", "<", ">", "<=", ">=", "&&", "||"
     left: Expr | None
     right: Expr | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Mux(Expr):
     """``cond ? then : otherwise``."""
 
@@ -136,13 +136,13 @@ class Mux(Expr):
     otherwise: Expr | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Cast(Expr):
     to: TypeRef | None
     expr: Expr | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Argument(Node):
     """A call argument, optionally named (``f(x = 1)``); ``None`` value means ``_`` (don't care)."""
 
@@ -150,14 +150,14 @@ class Argument(Node):
     name: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Call(Expr):
     target: Expr | None
     type_args: tuple[TypeRef, ...] = ()
     args: tuple[Argument, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ConstructorCall(Expr):
     """``TypeName<args>(ctor args)`` used as an expression (package arguments, ``implementation = ...``)."""
 
@@ -165,20 +165,20 @@ class ConstructorCall(Expr):
     args: tuple[Argument, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ListExpr(Expr):
     """``{a, b, c}``: a tuple/list value (field lists for hash and checksum)."""
 
     elements: tuple[Expr, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class NamedField(Node):
     name: str
     value: Expr
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StructInit(Expr):
     """``{ f1 = e1, f2 = e2 }``, optionally with a trailing ``...``."""
 
@@ -186,40 +186,40 @@ class StructInit(Expr):
     has_rest: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class InvalidHeader(Expr):
     """``{#}``: an invalid header of the type the context expects."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DefaultValue(Expr):
     """``...`` as a value."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DontCareExpr(Expr):
     """``_`` as an expression (out argument that is ignored, or a keyset wildcard)."""
 
 
 # ---- keysets (select cases and table entries) ----------------------------------------------
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Mask(Expr):
     value: Expr | None
     mask: Expr | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Range(Expr):
     lo: Expr | None
     hi: Expr | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DefaultKeyset(Expr):
     """``default`` or ``_`` in a keyset."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TupleKeyset(Expr):
     elements: tuple[Expr, ...]

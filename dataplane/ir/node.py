@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import KW_ONLY, dataclass
 from typing import Any, Iterator
 
 from dataplane.errors import NO_SPAN, Span
+from dataplane.records import KW_ONLY, record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Node:
     """Every node carries the span of the source text it came from."""
 
@@ -16,7 +16,7 @@ class Node:
     span: Span = NO_SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Annotation(Node):
     """``@name``, ``@name(body)`` or ``@name[body]``; ``body`` is the raw text between the brackets."""
 

@@ -7,15 +7,16 @@ Expressions and statements inside are the checker's typed nodes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from dataplane.errors import NO_SPAN, Span
 from dataplane.ir.expr import Expr
 from dataplane.ir.stmt import BlockStmt, Stmt
 from dataplane.ir.types import Param, StructLike, Type
+from dataplane.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FieldLayout:
     name: str
     width: int
@@ -24,7 +25,7 @@ class FieldLayout:
     varbit: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class HeaderLayout:
     """A header type's wire format; ``width`` excludes varbit fields' variable part."""
 
@@ -44,7 +45,7 @@ class HeaderLayout:
         raise KeyError(name)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Variable:
     name: str
     type: Type
@@ -52,7 +53,7 @@ class Variable:
     span: Span = NO_SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Constant:
     name: str
     type: Type
@@ -60,7 +61,7 @@ class Constant:
     span: Span = NO_SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ExternInstance:
     """An instantiated extern object: ``register<bit<32>>(1024) r;``."""
 
@@ -72,7 +73,7 @@ class ExternInstance:
     span: Span = NO_SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Action:
     name: str
     params: tuple[Param, ...]
@@ -86,7 +87,7 @@ class Action:
         return tuple(p for p in self.params if not p.direction)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Function:
     name: str
     params: tuple[Param, ...]
@@ -95,7 +96,7 @@ class Function:
     span: Span = NO_SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ActionCall:
     """An action with its argument values: a table's action-list item, default action or entry action."""
 
@@ -104,7 +105,7 @@ class ActionCall:
     annotations: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TableKey:
     expr: Expr
     match_kind: str
@@ -112,7 +113,7 @@ class TableKey:
     span: Span = NO_SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Entry:
     """A ``const entries`` element; each key is a typed Constant, Mask, Range or DefaultKeyset."""
 
@@ -122,7 +123,7 @@ class Entry:
     span: Span = NO_SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Table:
     name: str
     keys: tuple[TableKey, ...]
@@ -140,13 +141,13 @@ class Table:
     span: Span = NO_SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SelectCase:
     keysets: tuple[Expr, ...]  # one per select key: Constant, Mask, Range or DefaultKeyset
     next_state: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ParserState:
     name: str
     stmts: tuple[Stmt, ...]
@@ -162,7 +163,7 @@ class ParserState:
         return (self.next_state,)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Parser:
     name: str
     params: tuple[Param, ...]
@@ -173,7 +174,7 @@ class Parser:
     span: Span = NO_SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Control:
     name: str
     params: tuple[Param, ...]
@@ -186,7 +187,7 @@ class Control:
     span: Span = NO_SPAN
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Package:
     """The ``main`` package instance: which declared block fills each slot."""
 
@@ -195,7 +196,7 @@ class Package:
     blocks: tuple[tuple[str, str], ...]  # (slot parameter name, parser/control name) in order
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Program:
     source: str
     architecture: str

@@ -1,19 +1,19 @@
 """Statement nodes of parser states, actions, functions and control ``apply`` blocks."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from dataplane.ir.expr import Call, Expr, TypeRef
 from dataplane.ir.node import Node
 from dataplane.ir.types import Type
+from dataplane.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Stmt(Node):
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Assign(Stmt):
     """``lhs = rhs``; compound forms (``+=`` ...) are kept as ``op`` by the parser and expanded by the checker."""
 
@@ -22,40 +22,40 @@ class Assign(Stmt):
     op: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class CallStmt(Stmt):
     call: Call
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class If(Stmt):
     cond: Expr
     then: Stmt
     otherwise: Stmt | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class BlockStmt(Stmt):
     stmts: tuple[Stmt, ...] = ()
     annotations: tuple = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Exit(Stmt):
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Return(Stmt):
     value: Expr | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Empty(Stmt):
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SwitchCase(Node):
     """One label (an expression, an action name as ``PathExpr``, or ``DefaultKeyset``) and its block; ``None`` falls through."""
 
@@ -63,13 +63,13 @@ class SwitchCase(Node):
     body: BlockStmt | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Switch(Stmt):
     expr: Expr
     cases: tuple[SwitchCase, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class VarDecl(Stmt):
     """A local variable (``T x [= e];``); also used for control/parser-level variables."""
 
@@ -80,7 +80,7 @@ class VarDecl(Stmt):
     resolved: Type | None = None  # filled in by the type checker
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ConstDecl(Stmt):
     """``const T x = e;`` at any level; it is both a statement and a declaration."""
 

@@ -1,7 +1,9 @@
 """P4_16 types as frozen data; typedefs are resolved away before these exist."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from dataplane.records import record
 
 
 class Type:
@@ -18,7 +20,7 @@ class Type:
         raise TypeError(f"type {self} has no fixed width")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Bits(Type):
     """``bit<W>`` (unsigned) or ``int<W>`` (signed, two's complement)."""
 
@@ -32,7 +34,7 @@ class Bits(Type):
         return self.width
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class VarBits(Type):
     max_width: int
 
@@ -43,7 +45,7 @@ class VarBits(Type):
         return self.max_width
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class InfInt(Type):
     """The arbitrary-precision compile-time ``int`` type of untyped literals."""
 
@@ -51,7 +53,7 @@ class InfInt(Type):
         return "int"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Bool(Type):
     def __str__(self) -> str:
         return "bool"
@@ -60,19 +62,19 @@ class Bool(Type):
         return 1
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class String(Type):
     def __str__(self) -> str:
         return "string"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Void(Type):
     def __str__(self) -> str:
         return "void"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DontCare(Type):
     """Type of ``_`` in a type position (an unconstrained type argument)."""
 
@@ -80,7 +82,7 @@ class DontCare(Type):
         return "_"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ErrorType(Type):
     members: tuple[str, ...] = ()
 
@@ -88,20 +90,20 @@ class ErrorType(Type):
         return "error"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class MatchKind(Type):
     def __str__(self) -> str:
         return "match_kind"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StructField:
     name: str
     type: Type
     annotations: tuple = field(default=(), compare=False)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StructLike(Type):
     """Common base of struct, header and header_union types (nominal: compared by name)."""
 
@@ -122,22 +124,22 @@ class StructLike(Type):
         return sum(f.type.bit_width() for f in self.fields)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Struct(StructLike):
     kind = "struct"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Header(StructLike):
     kind = "header"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class HeaderUnion(StructLike):
     kind = "header_union"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Stack(Type):
     """Header stack ``H[size]``."""
 
@@ -151,7 +153,7 @@ class Stack(Type):
         return self.element.bit_width() * self.size
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Enum(Type):
     """An enum; serializable when ``underlying`` is set (then ``values`` holds each member's value)."""
 
@@ -169,7 +171,7 @@ class Enum(Type):
         return self.underlying.width
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class NewType(Type):
     """A ``type T N;`` declaration: a distinct type with the representation of ``base``."""
 
@@ -183,7 +185,7 @@ class NewType(Type):
         return self.base.bit_width()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Tuple(Type):
     """Type of a list expression ``{a, b}`` and of ``tuple<...>``."""
 
@@ -193,7 +195,7 @@ class Tuple(Type):
         return "tuple<" + ", ".join(map(str, self.elements)) + ">"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TypeVar(Type):
     """A generic type parameter such as ``T`` in ``extern register<T>``."""
 
@@ -204,7 +206,7 @@ class TypeVar(Type):
         return self.name
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Param:
     direction: str  # "in", "out", "inout" or "" (directionless)
     type: Type
@@ -212,7 +214,7 @@ class Param:
     has_default: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Method(Type):
     """Signature of a function, extern method, action or block constructor."""
 
@@ -227,7 +229,7 @@ class Method(Type):
         return f"{self.ret} {self.name}{tp}({ps})"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Extern(Type):
     """An extern object type; ``type_args`` are filled in for an instantiation."""
 
@@ -243,7 +245,7 @@ class Extern(Type):
         return self.name
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Block(Type):
     """A parser, control or package type (declared or prototyped)."""
 
@@ -257,7 +259,7 @@ class Block(Type):
         return self.name
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Table(Type):
     name: str
 
@@ -265,7 +267,7 @@ class Table(Type):
         return f"table {self.name}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ApplyResult(Type):
     """The struct that ``t.apply()`` returns: ``hit``, ``miss`` and ``action_run``."""
 
@@ -275,7 +277,7 @@ class ApplyResult(Type):
         return f"apply_result({self.table})"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ActionEnum(Type):
     """Type of ``t.apply().action_run``: the enumeration of a table's actions."""
 

@@ -2,16 +2,16 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
 from dataplane.errors import Span
 from dataplane.ir import decl as D
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
 from dataplane.lang.literals import wrap
+from dataplane.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Unknown(T.Type):
     """The type of an expression that already produced an error; it silences follow-on errors."""
 

@@ -7,13 +7,13 @@ still unknown after macro expansion count as 0, as in C.
 from __future__ import annotations
 
 import re
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Union
 
 _TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|[0-9]+)[uUlL]*(?![A-Za-z0-9_])|([A-Za-z_][A-Za-z0-9_]*)"
                     r"|(&&|\|\||==|!=|<=|>=|[-+*/%()!<>~])|(\S+))")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-Token = int | str
+Token = Union[int, str]
 
 
 class ExprError(Exception):

@@ -1,14 +1,15 @@
 """Symbol tables for the type checker: nested scopes of values and a global table of types."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from dataplane.errors import NO_SPAN, Span
 from dataplane.ir.types import Type
+from dataplane.records import record
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Symbol:
     """A name visible to expressions.
 

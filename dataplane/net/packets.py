@@ -12,7 +12,8 @@ the fabric can corrupt bits (link corruption) and a host must survive whatever a
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+
+from dataplane.records import record
 
 ETH_HEADER_LEN = 14
 ETH_MIN_FRAME = 60            # minimum frame without FCS; NICs pad shorter frames to this
@@ -214,7 +215,7 @@ def udp_frame_len(payload_len: int) -> int:
 
 # --------------------------------------------------------------------------- parsed forms
 
-@dataclass(slots=True)
+@record(slots=True)
 class Ethernet:
     dst: int
     src: int
@@ -223,7 +224,7 @@ class Ethernet:
     vlan: int | None = None      # the VLAN id if one 802.1Q tag was present
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Arp:
     op: int
     sender_mac: int
@@ -232,7 +233,7 @@ class Arp:
     target_ip: int
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class IPv4:
     tos: int
     total_length: int
@@ -257,7 +258,7 @@ class IPv4:
         return self.tos >> 2
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Udp:
     src_port: int
     dst_port: int
@@ -266,7 +267,7 @@ class Udp:
     payload: bytes
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Icmp:
     type: int
     code: int
@@ -277,7 +278,7 @@ class Icmp:
     checksum_ok: bool
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Packet:
     """All layers found in one frame; absent layers are None."""
     eth: Ethernet

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from typing import Union
 
 from dataplane.control import ops
 from dataplane.control.config_errors import ConfigError
+from dataplane.records import record
 from dataplane.testing.stf_expect import describe_mismatch, expect_matches
 from dataplane.testing.stf_keys import (
     order_action_args, resolve_key_name, resolve_suffix, stf_default_key, stf_key_to_match, stf_number,
@@ -36,12 +37,12 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class _Cmd:
     line: int = 0
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Add(_Cmd):
     """``add TABLE [PRIO] KEY:VALUE... ACTION(ARG:VALUE, ...) [= ID]``.
 
@@ -57,7 +58,7 @@ class Add(_Cmd):
     entry_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class SetDefault(_Cmd):
     """``setdefault TABLE ACTION(ARG:VALUE, ...)``."""
 
@@ -66,7 +67,7 @@ class SetDefault(_Cmd):
     args: list[tuple[str, str]]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Packet(_Cmd):
     """``packet PORT HEX...``: send ``data`` into ``port``."""
 
@@ -74,7 +75,7 @@ class Packet(_Cmd):
     data: bytes
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Expect(_Cmd):
     """``expect PORT [HEX/*...][$]``: the next packet out of ``port`` must match.
 
@@ -88,24 +89,24 @@ class Expect(_Cmd):
     exact_end: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class NoPacket(_Cmd):
     """``no_packet`` (p4c parses it as an expect without a port; the BMv2 driver cannot run it)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Wait(_Cmd):
     """``wait`` (ignored by the BMv2 driver)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class Remove(_Cmd):
     """``remove all`` (ignored by the BMv2 driver)."""
 
     what: str = "all"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class CheckCounter(_Cmd):
     """``check_counter C(INDEX) [packets|bytes OP N]``; without a check, p4c means (None, "==", 0).
 
@@ -119,7 +120,7 @@ class CheckCounter(_Cmd):
     value: int = 0
 
 
-StfCommand = Add | SetDefault | Packet | Expect | NoPacket | Wait | Remove | CheckCounter | ops.Op
+StfCommand = Union[Add, SetDefault, Packet, Expect, NoPacket, Wait, Remove, CheckCounter, ops.Op]
 
 _NUMBER_KINDS = ("DEC", "TERN", "BIN")
 _COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")

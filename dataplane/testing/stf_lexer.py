@@ -14,9 +14,9 @@ counts as a blank (p4c stops with a lexer error on either).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from dataplane.control.config_errors import ConfigError
+from dataplane.records import record
 
 # Core STF commands (stf_lexer.py) and the BMv2 driver's pass-through ones (bmv2stf.py).
 KEYWORDS = frozenset("""
@@ -40,7 +40,7 @@ _DATA = re.compile(r"(?P<DATA_DEC>[0-9]+)|(?P<DATA_HEX>[0-9a-fA-F]+)|(?P<DATA_TE
 _BLANK = " \t\r"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Token:
     """A token: ``kind`` is KEYWORD, ID, TERN, BIN, DEC, an operator's text, or a DATA_* kind.
 

@@ -56,56 +56,55 @@ def errors(src: str) -> list:
 
 def show(n) -> str:
     """A compact, fully parenthesised rendering of an expression, to check the tree's shape."""
-    match n:
-        case E.Binary():
-            return f"({show(n.left)} {n.op} {show(n.right)})"
-        case E.Unary():
-            return f"{n.op}{show(n.operand)}"
-        case E.Mux():
-            return f"({show(n.cond)} ? {show(n.then)} : {show(n.otherwise)})"
-        case E.Cast():
-            return f"({show(n.to)}){show(n.expr)}"
-        case E.PathExpr():
-            return ("." if n.ref == "top" else "") + n.name
-        case E.Constant():
-            return str(n.value)
-        case E.BoolLiteral():
-            return str(n.value).lower()
-        case E.Member():
-            return f"{show(n.expr)}.{n.member}"
-        case E.TypeMember():
-            return f"{n.type_name}.{n.member}"
-        case E.Index():
-            return f"{show(n.expr)}[{show(n.index)}]"
-        case E.Slice():
-            return f"{show(n.expr)}[{show(n.hi)}:{show(n.lo)}]"
-        case E.Call():
-            targs = f"<{', '.join(show(t) for t in n.type_args)}>" if n.type_args else ""
-            return f"{show(n.target)}{targs}({', '.join(show(a.value) for a in n.args)})"
-        case E.ListExpr():
-            return "{" + ", ".join(show(e) for e in n.elements) + "}"
-        case E.BitsRef():
-            return f"{'int' if n.signed else 'bit'}<{show(n.width)}>"
-        case E.VarbitRef():
-            return f"varbit<{show(n.width)}>"
-        case E.NamedTypeRef():
-            return n.name + (f"<{', '.join(show(a) for a in n.args)}>" if n.args else "")
-        case E.BaseTypeRef():
-            return n.name
-        case E.StackRef():
-            return f"{show(n.element)}[{show(n.size)}]"
-        case E.TupleRef():
-            return f"tuple<{', '.join(show(e) for e in n.elements)}>"
-        case E.Mask():
-            return f"{show(n.value)} &&& {show(n.mask)}"
-        case E.Range():
-            return f"{show(n.lo)} .. {show(n.hi)}"
-        case E.DefaultKeyset():
-            return "default"
-        case E.TupleKeyset():
-            return "(" + ", ".join(show(e) for e in n.elements) + ")"
-        case E.DontCareExpr():
-            return "_"
+    if isinstance(n, E.Binary):
+        return f"({show(n.left)} {n.op} {show(n.right)})"
+    if isinstance(n, E.Unary):
+        return f"{n.op}{show(n.operand)}"
+    if isinstance(n, E.Mux):
+        return f"({show(n.cond)} ? {show(n.then)} : {show(n.otherwise)})"
+    if isinstance(n, E.Cast):
+        return f"({show(n.to)}){show(n.expr)}"
+    if isinstance(n, E.PathExpr):
+        return ("." if n.ref == "top" else "") + n.name
+    if isinstance(n, E.Constant):
+        return str(n.value)
+    if isinstance(n, E.BoolLiteral):
+        return str(n.value).lower()
+    if isinstance(n, E.Member):
+        return f"{show(n.expr)}.{n.member}"
+    if isinstance(n, E.TypeMember):
+        return f"{n.type_name}.{n.member}"
+    if isinstance(n, E.Index):
+        return f"{show(n.expr)}[{show(n.index)}]"
+    if isinstance(n, E.Slice):
+        return f"{show(n.expr)}[{show(n.hi)}:{show(n.lo)}]"
+    if isinstance(n, E.Call):
+        targs = f"<{', '.join(show(t) for t in n.type_args)}>" if n.type_args else ""
+        return f"{show(n.target)}{targs}({', '.join(show(a.value) for a in n.args)})"
+    if isinstance(n, E.ListExpr):
+        return "{" + ", ".join(show(e) for e in n.elements) + "}"
+    if isinstance(n, E.BitsRef):
+        return f"{'int' if n.signed else 'bit'}<{show(n.width)}>"
+    if isinstance(n, E.VarbitRef):
+        return f"varbit<{show(n.width)}>"
+    if isinstance(n, E.NamedTypeRef):
+        return n.name + (f"<{', '.join(show(a) for a in n.args)}>" if n.args else "")
+    if isinstance(n, E.BaseTypeRef):
+        return n.name
+    if isinstance(n, E.StackRef):
+        return f"{show(n.element)}[{show(n.size)}]"
+    if isinstance(n, E.TupleRef):
+        return f"tuple<{', '.join(show(e) for e in n.elements)}>"
+    if isinstance(n, E.Mask):
+        return f"{show(n.value)} &&& {show(n.mask)}"
+    if isinstance(n, E.Range):
+        return f"{show(n.lo)} .. {show(n.hi)}"
+    if isinstance(n, E.DefaultKeyset):
+        return "default"
+    if isinstance(n, E.TupleKeyset):
+        return "(" + ", ".join(show(e) for e in n.elements) + ")"
+    if isinstance(n, E.DontCareExpr):
+        return "_"
     raise AssertionError(f"show() does not know {n!r}")
 
 

@@ -1,0 +1,104 @@
+"""``record``: ``dataclasses.dataclass`` that also runs on Python 3.9 (PyPy).
+
+The package's data classes use two options that arrived in Python 3.10, ``slots=True``
+and keyword-only fields (``kw_only=True`` or a ``_: KW_ONLY`` marker). On 3.10 and newer
+``record`` is ``dataclass`` itself. On 3.9, the version of the PyPy that Debian ships
+(several times faster than CPython on long simulations), it builds the same class
+without slots, and writes the ``__init__`` itself so keyword-only fields stay
+keyword-only and may follow fields without defaults, as on 3.10.
+"""
+from __future__ import annotations
+
+import dataclasses
+import sys
+from typing import Any, Callable
+
+NATIVE = sys.version_info >= (3, 10)
+
+if NATIVE:
+    from dataclasses import KW_ONLY
+else:
+    class KW_ONLY:  # noqa: N801 - the name dataclasses gives it on 3.10+
+        """Marker annotation: the fields after ``_: KW_ONLY`` are keyword-only."""
+
+_KW_ATTR = "__record_kw_only__"
+
+
+def record(cls: type | None = None, /, **options: Any) -> Any:
+    """``@record(frozen=True, slots=True, kw_only=True, ...)``: a dataclass on every supported Python."""
+    def wrap(c: type) -> type:
+        if NATIVE:
+            return dataclasses.dataclass(**options)(c)
+        return _emulate(c, **options)
+    return wrap if cls is None else wrap(cls)
+
+
+def _emulate(cls: type, *, slots: bool = False, kw_only: bool = False, init: bool = True,
+             **options: Any) -> type:
+    annotations = cls.__dict__.get("__annotations__", {})
+    names = list(annotations)
+    keyword: set[str] = set()
+    for base in cls.__mro__[1:]:
+        keyword |= getattr(base, _KW_ATTR, set())
+    if kw_only:
+        keyword |= set(names)
+    for i, name in enumerate(names):
+        if annotations[name] in ("KW_ONLY", KW_ONLY):
+            keyword |= set(names[i + 1:])
+            del annotations[name]
+            if name in cls.__dict__:
+                delattr(cls, name)
+    cls = dataclasses.dataclass(init=False, **options)(cls)
+    setattr(cls, _KW_ATTR, frozenset(keyword))
+    if init:
+        cls.__init__ = _make_init(cls, keyword, options.get("frozen", False))
+    return cls
+
+
+def _make_init(cls: type, keyword: set[str], frozen: bool) -> Callable[..., None]:
+    """Source for ``__init__``: positional fields in order, then ``*``, then keyword-only ones."""
+    env: dict[str, Any] = {"_setattr": object.__setattr__, "_MISSING": dataclasses.MISSING}
+    positional: list[str] = []
+    kwonly: list[str] = []
+    body: list[str] = []
+    seen_default = False
+    for f in dataclasses.fields(cls):
+        has_default = f.default is not dataclasses.MISSING
+        has_factory = f.default_factory is not dataclasses.MISSING  # type: ignore[misc]
+        if has_factory:
+            env[f"_factory_{f.name}"] = f.default_factory  # type: ignore[misc]
+        if not f.init:
+            if has_default:
+                env[f"_default_{f.name}"] = f.default
+                body.append(_assign(f.name, f"_default_{f.name}", frozen))
+            elif has_factory:
+                body.append(_assign(f.name, f"_factory_{f.name}()", frozen))
+            continue
+        if has_default:
+            env[f"_default_{f.name}"] = f.default
+            param = f"{f.name}=_default_{f.name}"
+        elif has_factory:
+            param = f"{f.name}=_MISSING"
+        else:
+            param = f.name
+        if f.name in keyword:
+            kwonly.append(param)
+        else:
+            if not (has_default or has_factory) and seen_default:
+                raise TypeError(f"non-default argument {f.name!r} follows default argument")
+            seen_default = seen_default or has_default or has_factory
+            positional.append(param)
+        value = f"_factory_{f.name}() if {f.name} is _MISSING else {f.name}" if has_factory else f.name
+        body.append(_assign(f.name, value, frozen))
+    if hasattr(cls, "__post_init__"):
+        body.append("self.__post_init__()")
+    params = ["self", *positional] + (["*", *kwonly] if kwonly else [])
+    source = f"def __init__({', '.join(params)}):\n" + "".join(f"    {line}\n" for line in body or ["pass"])
+    exec(source, env)  # noqa: S102 - the same technique dataclasses uses for __init__
+    init = env["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init
+
+
+def _assign(name: str, value: str, frozen: bool) -> str:
+    return f"_setattr(self, {name!r}, {value})" if frozen else f"self.{name} = {value}"
