@@ -57,8 +57,12 @@ def compile_pipeline(program: P.Program) -> CompiledPipeline:
     source = generate(program)
     key = hashlib.sha256(f"{GENERATOR_VERSION}\0{source}".encode()).hexdigest()
     cached = _CACHE.get(key)
-    if cached is not None and cached.program is program:
-        return cached
+    if cached is not None:
+        if cached.program is program:
+            return cached
+        # The same source from another compile of the program: reuse the module, so a JIT
+        # (PyPy) keeps what it compiled for it across runs in one process.
+        return CompiledPipeline(program, source, cached.filename, cached.namespace)
     filename = f"<p4:{Path(program.source).name}:{key[:8]}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace: dict[str, Any] = {"__name__": f"p4_{key[:8]}"}

@@ -1,0 +1,41 @@
+"""The generated module is compiled once per source, and every switch still gets its own state."""
+from __future__ import annotations
+
+from dataplane.control.switch import Switch
+from dataplane.engine.backend import compile_pipeline
+from dataplane.lang.frontend import compile_source
+from dataplane.testing.skeleton import v1model_program
+
+SOURCE = v1model_program(
+    decls="header t_t { bit<8> a; bit<8> res; }",
+    headers="t_t h;",
+    parser="state start { pkt.extract(hdr.h); transition accept; }",
+    ingress_locals="""
+    register<bit<8>>(1) seen;
+    action set(bit<8> v) { hdr.h.res = v; }
+    table t { key = { hdr.h.a : exact; } actions = { set; NoAction; } default_action = NoAction(); }""",
+    ingress="""
+    bit<8> n; seen.read(n, 0); seen.write(0, n + 1);
+    t.apply(); sm.egress_spec = 1;""",
+)
+
+
+def test_recompiling_the_same_source_reuses_the_generated_module():
+    first = compile_pipeline(compile_source(SOURCE).program)
+    program = compile_source(SOURCE).program
+    second = compile_pipeline(program)
+    assert second.program is program
+    assert second.namespace is first.namespace     # one set of code objects for a JIT to warm
+
+
+def test_switches_of_a_shared_module_keep_their_own_tables_and_registers():
+    a = Switch(compile_source(SOURCE).program)
+    b = Switch(compile_source(SOURCE).program)
+    assert a.dp.pipeline.namespace is b.dp.pipeline.namespace
+    a.table_add("t", "set", [7], [42])
+    out_a = a.send(0, bytes([7, 0]))
+    out_b = b.send(0, bytes([7, 0]))
+    assert out_a[0].data == bytes([7, 42])
+    assert out_b[0].data == bytes([7, 0])
+    a.send(0, bytes([1, 0]))
+    assert (a.register_read("seen", 0), b.register_read("seen", 0)) == (2, 1)
