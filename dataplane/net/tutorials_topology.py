@@ -66,12 +66,16 @@ def load_tutorials_topology(text: str, path: str | Path = "<topology.json>",
             raise r.err(getattr(switches, "line", 0), f"switches.{name}",
                         f"duplicate node name '{name}' (also a host)", name)
 
+    def node(body: Any, parent: JsonObject, field: str, known: set[str]) -> int:
+        """Check one node's object and its keys; return the line it starts on."""
+        if not isinstance(body, dict):
+            raise r.err(parent.line, field, f"must be a JSON object, got {show(body)}")
+        r.unknown(body, known, field)
+        return getattr(body, "line", 0) or parent.line
+
     for name, body in switches.items():
         field = f"switches.{name}"
-        if not isinstance(body, dict):
-            raise r.err(switches.line, field, f"must be a JSON object, got {show(body)}")
-        line = getattr(body, "line", 0) or switches.line
-        r.unknown(body, _TUT_SWITCH_FIELDS, field)
+        line = node(body, switches, field, _TUT_SWITCH_FIELDS)
         if body.get("program"):
             prog = r.program(body["program"], line, f"{field}.program", extra)
         elif default_program is not None:
@@ -98,10 +102,7 @@ def load_tutorials_topology(text: str, path: str | Path = "<topology.json>",
     macs: dict[int, str] = {}
     for name, body in hosts.items():
         field = f"hosts.{name}"
-        if not isinstance(body, dict):
-            raise r.err(hosts.line, field, f"must be a JSON object, got {show(body)}")
-        line = getattr(body, "line", 0) or hosts.line
-        r.unknown(body, _TUT_HOST_FIELDS, field)
+        line = node(body, hosts, field, _TUT_HOST_FIELDS)
         if "ip" not in body:
             raise r.err(line, f"{field}.ip", "missing 'ip' (e.g. \"10.0.1.1/24\")")
         try:

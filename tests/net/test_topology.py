@@ -577,6 +577,18 @@ def test_tutorial_bad_values(tmp_path):
     assert "links[2][2]: unknown time unit 'weeks' in '5 weeks'" in err.message
 
 
+def test_tutorial_node_must_be_an_object_with_known_keys(tmp_path):
+    topo = json.loads(json.dumps(TUTORIAL))
+    topo["switches"]["s2"] = "pod-topo/s2-runtime.json"
+    assert "switches.s2: must be a JSON object, got 'pod-topo/s2-runtime.json'" in \
+        tutorial_error(tmp_path, topo, program="ipv4_router").message
+    topo = json.loads(json.dumps(TUTORIAL))
+    topo["hosts"]["h3"]["gateway"] = "10.0.3.30"
+    err = tutorial_error(tmp_path, topo, program="ipv4_router")
+    assert "hosts.h3.gateway: unknown field 'gateway'" in err.message
+    assert err.line == json_line(tmp_path / "pod-topo/topology.json", '"h3": {')
+
+
 def test_tutorial_duplicate_node(tmp_path):
     topo = json.loads(json.dumps(TUTORIAL))
     topo["switches"]["h1"] = {}
