@@ -1,4 +1,5 @@
-"""Errors and warnings about control-plane and test files (runtime JSON, CLI command files, STF).
+"""Errors of the control plane: a refused call (``ControlPlaneError``), and errors and warnings
+about control-plane and test files (runtime JSON, CLI command files, STF).
 
 They print the way compiler diagnostics do, ``FILE:LINE: error: message``, so a user can jump
 to the offending line; line 0 means the position is unknown and is left out.
@@ -12,6 +13,12 @@ from dataplane.records import record
 
 def _where(file: str, line: int) -> str:
     return f"{file}:{line}" if line else file
+
+
+class ControlPlaneError(DataplaneError):
+    """A control-plane call was refused; the message names what and where."""
+
+    code = "control_plane"
 
 
 class ConfigError(DataplaneError):

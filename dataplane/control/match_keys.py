@@ -10,19 +10,13 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from dataplane.control.config_errors import ControlPlaneError
 from dataplane.control.keys import ExactKey, LpmKey, RangeKey, TernaryKey
 from dataplane.control.values import parse_value
 from dataplane.engine.table_runtime import RuntimeTable
 from dataplane.ir import types as T
 
 __all__ = ["parse_number", "type_width", "match_key", "key_value", "action_args"]
-
-
-def _error(message: str) -> Exception:
-    """A ``ControlPlaneError``; imported here because switch.py, which defines it, imports this module."""
-    from dataplane.control.switch import ControlPlaneError
-
-    return ControlPlaneError(message)
 
 
 def parse_number(text: Any, what: str) -> int:
@@ -34,7 +28,7 @@ def parse_number(text: Any, what: str) -> int:
     try:
         return parse_value(str(text).strip())
     except Exception:
-        raise _error(f"{what}: cannot read {text!r} as a number or address") from None
+        raise ControlPlaneError(f"{what}: cannot read {text!r} as a number or address") from None
 
 
 def type_width(t: T.Type) -> int:
@@ -50,18 +44,18 @@ def action_args(t: RuntimeTable, name: str, data: Sequence[Any], params: Any) ->
     if isinstance(params, Mapping):
         unknown = set(params) - {p.name for p in data}
         if unknown:
-            raise _error(f"table '{t.qualified_name}': action '{name}' has no parameter(s) "
+            raise ControlPlaneError(f"table '{t.qualified_name}': action '{name}' has no parameter(s) "
                          f"{', '.join(sorted(unknown))} "
                          f"(it takes {', '.join(p.name for p in data) or 'none'})")
         missing = [p.name for p in data if p.name not in params]
         if missing:
-            raise _error(f"table '{t.qualified_name}': action '{name}': "
+            raise ControlPlaneError(f"table '{t.qualified_name}': action '{name}': "
                          f"missing parameter(s) {', '.join(missing)}")
         values = [params[p.name] for p in data]
     else:
         values = list(params)
         if len(values) != len(data):
-            raise _error(f"table '{t.qualified_name}': action '{name}' takes {len(data)} "
+            raise ControlPlaneError(f"table '{t.qualified_name}': action '{name}' takes {len(data)} "
                          f"parameter(s), got {len(values)}")
     args = []
     for p, v in zip(data, values):
@@ -69,7 +63,7 @@ def action_args(t: RuntimeTable, name: str, data: Sequence[Any], params: Any) ->
         what = f"table '{t.qualified_name}': action '{name}' parameter '{p.name}'"
         iv = parse_number(v, what)
         if not 0 <= iv < (1 << width):
-            raise _error(f"{what}: value {v!r} does not fit in {width} bits")
+            raise ControlPlaneError(f"{what}: value {v!r} does not fit in {width} bits")
         args.append(T.strip_newtype(p.type) == T.BOOL and bool(iv) or iv)
     return tuple(args)
 
@@ -83,7 +77,7 @@ def match_key(t: RuntimeTable, match: Any) -> tuple:
         names = [k.name for k in keys]
         unknown = [g for g in given if not any(n == g or n.endswith("." + g) or n.endswith(g) for n in names)]
         if unknown:
-            raise _error(f"table '{t.qualified_name}' has no key(s) {', '.join(map(str, unknown))} "
+            raise ControlPlaneError(f"table '{t.qualified_name}' has no key(s) {', '.join(map(str, unknown))} "
                          f"(its keys: {', '.join(names)})")
         for k in keys:
             found = [g for g in given if g == k.name or k.name.endswith("." + g) or k.name.endswith(g)]
@@ -93,16 +87,16 @@ def match_key(t: RuntimeTable, match: Any) -> tuple:
                 values.append(_WILDCARDS[k.match_kind])  # P4Runtime: an omitted field matches anything
                 continue
             if len(found) != 1:
-                raise _error(f"table '{t.qualified_name}': no value for key '{k.name}'"
+                raise ControlPlaneError(f"table '{t.qualified_name}': no value for key '{k.name}'"
                              if not found else
                              f"table '{t.qualified_name}': key '{k.name}' is named twice: {found}")
             values.append(given.pop(found[0]))
         if given:
-            raise _error(f"table '{t.qualified_name}' has no key(s) {', '.join(given)}")
+            raise ControlPlaneError(f"table '{t.qualified_name}' has no key(s) {', '.join(given)}")
     else:
         values = list(match) if isinstance(match, (list, tuple)) and not _is_pair(match, keys) else [match]
     if len(values) != len(keys):
-        raise _error(f"table '{t.qualified_name}' has {len(keys)} key field(s), got {len(values)} value(s)")
+        raise ControlPlaneError(f"table '{t.qualified_name}' has {len(keys)} key field(s), got {len(values)} value(s)")
     return tuple(key_value(t, k, v, w) for k, v, (_, w) in zip(keys, values, t.key_layout))
 
 
@@ -117,20 +111,20 @@ def key_value(t: RuntimeTable, key, v: Any, width: int):
 
     def fit(x: int) -> int:
         if not 0 <= x <= top:
-            raise _error(f"{what}: value {x:#x} does not fit in {width} bits")
+            raise ControlPlaneError(f"{what}: value {x:#x} does not fit in {width} bits")
         return x
 
     if kind in ("exact", "selector"):
         if not isinstance(spec, ExactKey):
-            raise _error(f"{what} is exact; got {v!r}")
+            raise ControlPlaneError(f"{what} is exact; got {v!r}")
         return fit(spec.value)
     if kind == "lpm":
         if isinstance(spec, ExactKey):
             return (fit(spec.value), width)
         if not isinstance(spec, LpmKey):
-            raise _error(f"{what} is lpm; give value/prefix_len, got {v!r}")
+            raise ControlPlaneError(f"{what} is lpm; give value/prefix_len, got {v!r}")
         if not 0 <= spec.prefix_len <= width:
-            raise _error(f"{what}: prefix length {spec.prefix_len} is out of range 0..{width}")
+            raise ControlPlaneError(f"{what}: prefix length {spec.prefix_len} is out of range 0..{width}")
         return (fit(spec.value), spec.prefix_len)
     if kind == "ternary":
         if isinstance(spec, ExactKey):
@@ -138,23 +132,23 @@ def key_value(t: RuntimeTable, key, v: Any, width: int):
         if isinstance(spec, LpmKey):
             return (fit(spec.value), (top << (width - spec.prefix_len)) & top)
         if not isinstance(spec, TernaryKey):
-            raise _error(f"{what} is ternary; give value &&& mask, got {v!r}")
+            raise ControlPlaneError(f"{what} is ternary; give value &&& mask, got {v!r}")
         return (fit(spec.value), fit(spec.mask))
     if kind == "range":
         if isinstance(spec, ExactKey):
             return (fit(spec.value), fit(spec.value))
         if not isinstance(spec, RangeKey):
-            raise _error(f"{what} is range; give lo..hi, got {v!r}")
+            raise ControlPlaneError(f"{what} is range; give lo..hi, got {v!r}")
         if spec.low > spec.high:
-            raise _error(f"{what}: range {spec.low}..{spec.high} is empty")
+            raise ControlPlaneError(f"{what}: range {spec.low}..{spec.high} is empty")
         return (fit(spec.low), fit(spec.high))
     if kind == "optional":
         if isinstance(spec, TernaryKey) and spec.mask == 0:
             return None
         if not isinstance(spec, ExactKey):
-            raise _error(f"{what} is optional; give a value or '*', got {v!r}")
+            raise ControlPlaneError(f"{what} is optional; give a value or '*', got {v!r}")
         return fit(spec.value)
-    raise _error(f"{what}: unsupported match kind {kind}")
+    raise ControlPlaneError(f"{what}: unsupported match kind {kind}")
 
 
 # What an omitted non-exact field of a dict-form key means (P4Runtime's don't-care).
@@ -179,7 +173,7 @@ def _spec(v: Any, kind: str, what: str):
             a, b = s.split("/", 1)
             return LpmKey(parse_number(a, what), parse_number(b, what))
     if v is None:
-        raise _error(f"{what}: a value is required")
+        raise ControlPlaneError(f"{what}: a value is required")
     return ExactKey(parse_number(v, what))
 
 

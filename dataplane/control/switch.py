@@ -11,17 +11,12 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from dataplane.arch.v1model import Output, PacketResult, V1ModelSwitch
+from dataplane.control.config_errors import ControlPlaneError
 from dataplane.control.match_keys import action_args, key_value, match_key, parse_number
 from dataplane.engine.table_errors import TableError
 from dataplane.engine.table_runtime import ActionEntry, RuntimeTable
 from dataplane.errors import DataplaneError
 from dataplane.ir.node import annotation
-
-
-class ControlPlaneError(DataplaneError):
-    """A control-plane call was refused; the message names what and where."""
-
-    code = "control_plane"
 
 
 class Switch:
@@ -197,6 +192,11 @@ class Switch:
             return self._extern_call(c.cp_read, index)
         entry = self._direct_entry(c, index)
         return entry.packets, entry.bytes
+
+    def counter_totals(self) -> dict[str, tuple[int, int]]:
+        """(packets, bytes) of every indexed counter, summed over its cells, by full name."""
+        return {q: (sum(o.packets), sum(o.bytes)) for q, o in self.dp.instances.items()
+                if _extern_name(o) == "counter"}
 
     def counter_write(self, name: str, index: int, packets: int, nbytes: int) -> None:
         """Set one counter cell; for a direct counter ``index`` is the entry handle (as in BMv2)."""
