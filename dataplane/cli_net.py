@@ -44,12 +44,12 @@ def _resolve_topology(name: str | None) -> Path:
 def run_command(topology: str | None, program: Path | None, duration: str, traffic: str, events: Path | None,
                 seed: int, out: Path | None, as_json: bool) -> None:
     """Run TOPOLOGY (YAML or tutorials topology.json; a built-in leaf-spine if omitted) in simulated time."""
-    from dataplane.net import metrics, plots
-    from dataplane.net.events import load_events
-    from dataplane.net.network import Network
-    from dataplane.net.topology import load_topology
-    from dataplane.net.traffic import PATTERNS, Traffic
-    from dataplane.net.units import parse_time
+    from dataplane.net.capture import metrics, plots
+    from dataplane.net.topology.events import load_events
+    from dataplane.net.fabric.network import Network
+    from dataplane.net.topology.load import load_topology
+    from dataplane.net.apps.traffic import PATTERNS, Traffic
+    from dataplane.net.core.units import parse_time
 
     with reported_errors():
         path = _resolve_topology(topology)
@@ -116,7 +116,7 @@ def _write(make, out: Path) -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("leaf-spine"), show_default=True)
 def leaf_spine_cmd(leaves: int, spines: int, hosts_per_leaf: int, out: Path) -> None:
     """A two-tier leaf-spine fabric with ECMP over the spines."""
-    from dataplane.net.generators import leaf_spine
+    from dataplane.net.topology.generators import leaf_spine
 
     _write(lambda: leaf_spine(leaves, spines, hosts_per_leaf), out)
 
@@ -126,7 +126,7 @@ def leaf_spine_cmd(leaves: int, spines: int, hosts_per_leaf: int, out: Path) -> 
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("fat-tree"), show_default=True)
 def fat_tree_cmd(k: int, out: Path) -> None:
     """A k-ary fat tree: k pods, (k/2)^2 cores, k^3/4 hosts."""
-    from dataplane.net.generators import fat_tree
+    from dataplane.net.topology.generators import fat_tree
 
     _write(lambda: fat_tree(k), out)
 
@@ -140,6 +140,6 @@ def fat_tree_cmd(k: int, out: Path) -> None:
 def dragonfly_cmd(groups: int | None, routers_per_group: int, hosts_per_router: int, global_links_per_router: int,
                   out: Path) -> None:
     """A dragonfly: all-to-all routers inside each group, global links between groups."""
-    from dataplane.net.generators import dragonfly
+    from dataplane.net.topology.generators import dragonfly
 
     _write(lambda: dragonfly(groups, routers_per_group, hosts_per_router, global_links_per_router), out)

@@ -22,7 +22,7 @@ import bench_pps  # noqa: E402
 import bench_sim  # noqa: E402
 
 from dataplane.control.switch import Switch  # noqa: E402
-from dataplane.net.units import parse_time  # noqa: E402
+from dataplane.net.core.units import parse_time  # noqa: E402
 from dataplane.resources import builtin_program  # noqa: E402
 
 clock = time.process_time

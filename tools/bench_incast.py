@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from dataplane.net.units import parse_queue
+from dataplane.net.core.units import parse_queue
 from dataplane.scenarios.incast import MODES, IncastConfig, format_row, plot_queue, plot_rates, run_incast
 
 

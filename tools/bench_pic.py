@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from dataplane.net.units import parse_time
+from dataplane.net.core.units import parse_time
 from dataplane.scenarios.pic import MODES, format_table, plot_pic, run_pic_sweep
 
 

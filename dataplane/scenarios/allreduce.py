@@ -30,11 +30,11 @@ import click
 import numpy as np
 
 from dataplane.resources import builtin_program
-from dataplane.net.allreduce_apps import (
+from dataplane.net.apps.allreduce import (
     InaWorker, RingWorker, make_scale, quantisation_bound,
 )
-from dataplane.net.network import Network
-from dataplane.net.spec import HostSpec, LinkSpec, SwitchSpec, TopologySpec
+from dataplane.net.fabric.network import Network
+from dataplane.net.topology.spec import HostSpec, LinkSpec, SwitchSpec, TopologySpec
 
 __all__ = ["AllreduceResult", "run_allreduce", "build_network", "command", "MODES", "JSON_KEYS", "PROGRAM"]
 

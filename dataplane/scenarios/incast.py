@@ -1,23 +1,23 @@
 """``dataplane scenario incast``: N senders to one receiver through a leaf-spine, drop-tail vs
 ECN marking (``programs/ecn.p4``) with DCQCN senders vs PFC, alone or with ECN.
 
-The fabric (``dataplane.net.generators.leaf_spine``): the receiver is h1 on leaf1; the
+The fabric (``dataplane.net.topology.generators.leaf_spine``): the receiver is h1 on leaf1; the
 senders fill leaves 2.. (``hosts_per_leaf`` each); hosts have 100 Gb/s links; leaf-spine
 links run at ``fabric_bandwidth`` (400 Gb/s by default, so the last hop, leaf1 port 1 to the
 receiver, is the bottleneck); every switch port has a byte buffer of ``buffer_bytes`` (a host
 NIC's send queue is unbounded: RDMA leaves the message in host memory until the port can
 send, so a paused sender waits instead of dropping). Every switch
 runs ``programs/ecn.p4`` with the generator's routes (ECMP over the spines) and
-``dataplane.net.queue_bytes.attach_queue_bytes`` publishing the egress byte depth to it.
+``dataplane.net.devices.queue_bytes.attach_queue_bytes`` publishing the egress byte depth to it.
 
-Each sender moves ``transfer_bytes`` in RoCEv2-like UDP packets (``dataplane.net.dcqcn``),
+Each sender moves ``transfer_bytes`` in RoCEv2-like UDP packets (``dataplane.net.apps.dcqcn``),
 all starting at t = 0 (a synchronized incast):
 
 * ``droptail``: no marking (ecn_profile default ecn_off), senders Not-ECT at line rate with
   no congestion control: the bottleneck queue fills to the buffer and drops;
 * ``ecn``: ecn_profile default ``ecn_red(kmin, kmax, pmax)`` on every port, senders ECT(0)
   with DCQCN reaction points; the receiver's notification point returns CNPs;
-* ``pfc``: as droptail, with PFC (``dataplane.net.pfc``) on every switch: XOFF at
+* ``pfc``: as droptail, with PFC (``dataplane.net.devices.pfc``) on every switch: XOFF at
   ``pfc_xoff_bytes`` queued per ingress port, XON at ``pfc_xon_bytes``;
 * ``ecn+pfc``: both; XOFF sits above the marking band so ECN acts first and PFC only
   absorbs what DCQCN has not yet slowed (the opening burst).
@@ -47,9 +47,9 @@ from typing import Any
 
 import click
 
-from dataplane.net.dcqcn import DcqcnParams, DcqcnReceiver, DcqcnSender, data_frame_len
-from dataplane.net.pfc import lossless_problems
-from dataplane.net.queue_bytes import QueueSampler, attach_queue_bytes, percentile
+from dataplane.net.apps.dcqcn import DcqcnParams, DcqcnReceiver, DcqcnSender, data_frame_len
+from dataplane.net.devices.pfc import lossless_problems
+from dataplane.net.devices.queue_bytes import QueueSampler, attach_queue_bytes, percentile
 from dataplane.scenarios.incast_plots import plot_queue, plot_rates
 
 MODES = ("droptail", "ecn", "pfc", "ecn+pfc")
@@ -120,10 +120,10 @@ def build_network(cfg: IncastConfig):
     """The leaf-spine (as a Network), the receiver host, the sender hosts, the bottleneck port."""
     from dataplane.control.loader import apply_runtime_config
     from dataplane.control.runtime_json import parse_runtime_json
-    from dataplane.net.generators import leaf_spine, runtime_json_text
-    from dataplane.net.network import Network
-    from dataplane.net.spec import HostSpec, LinkSpec, SwitchSpec, TopologySpec
-    from dataplane.net.units import parse_rate, parse_time
+    from dataplane.net.topology.generators import leaf_spine, runtime_json_text
+    from dataplane.net.fabric.network import Network
+    from dataplane.net.topology.spec import HostSpec, LinkSpec, SwitchSpec, TopologySpec
+    from dataplane.net.core.units import parse_rate, parse_time
     from dataplane.resources import builtin_program
 
     h = cfg.hosts_per_leaf
@@ -274,7 +274,7 @@ def _after_burst(sampler: QueueSampler, last: int, frame: int) -> list[int]:
 
 def _size(text: str) -> int:
     from dataplane.errors import DataplaneError
-    from dataplane.net.units import parse_queue
+    from dataplane.net.core.units import parse_queue
 
     try:
         amount, kind = parse_queue(text if any(c.isalpha() for c in str(text)) else f"{text}B")

@@ -42,10 +42,10 @@ from typing import Any, Sequence
 import click
 
 from dataplane.errors import DataplaneError
-from dataplane.net.apps import UdpFlow
-from dataplane.net.network import Network
-from dataplane.net.spec import HostSpec, LinkSpec, SwitchSpec, TopologySpec
-from dataplane.net.units import UnitError, parse_time
+from dataplane.net.apps.basic import UdpFlow
+from dataplane.net.fabric.network import Network
+from dataplane.net.topology.spec import HostSpec, LinkSpec, SwitchSpec, TopologySpec
+from dataplane.net.core.units import UnitError, parse_time
 from dataplane.resources import builtin_program
 from dataplane.scenarios.pic_controllers import (
     BFD_DETECTION_NS, CONTROLLERS, DEFAULT_DETECTION_NS, DEFAULT_WRITE_RATE, MODE_PROGRAMS, Fib, NextHop, Path as

@@ -41,7 +41,7 @@ from typing import Callable, Sequence
 
 from dataplane.control.bulk_load import action_entry, add_entries, add_lpm, entry_like
 from dataplane.errors import DataplaneError
-from dataplane.net.controller import Controller, ControllerHandle
+from dataplane.net.devices.controller import Controller, ControllerHandle
 
 __all__ = ["NextHop", "Path", "Fib", "TimedWrites", "FlatController", "PicController", "DataplaneController",
            "CONTROLLERS", "MODE_PROGRAMS", "DEFAULT_DETECTION_NS", "BFD_DETECTION_NS", "DEFAULT_WRITE_RATE",

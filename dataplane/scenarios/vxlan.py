@@ -1,7 +1,7 @@
 """``dataplane scenario vxlan``: tenants with overlapping addresses on a VXLAN overlay across a
 leaf-spine, with the VTEP on a DPU (``programs/vxlan_dpu.p4``) or in the host's software.
 
-The fabric (built in code from ``dataplane.net.generators.leaf_spine``, every switch running
+The fabric (built in code from ``dataplane.net.topology.generators.leaf_spine``, every switch running
 ``programs/ecmp_router.p4`` with the generator's routes, ECMP over the spines by CRC-32 of
 the outer 5-tuple): ``--hosts`` servers in blocks over the leaves (server i on leaf
 i // ceil(H/L) + 1), each with its own underlay address (the generator's host address,
@@ -16,7 +16,7 @@ Modes (the same servers, addresses and traffic):
   vxlan_dpu.p4 as the server's VTEP, at the DPU node's cost model (``DpuSpec`` defaults:
   400 Gb/s, 150 Mpps, 2 us);
 * ``software``: the server is a host on the leaf whose software VTEP
-  (``dataplane.net.vxlan_apps.SoftwareVtep``) encapsulates and decapsulates in the same way,
+  (``dataplane.net.apps.vxlan.SoftwareVtep``) encapsulates and decapsulates in the same way,
   charging ``host_ns_per_packet`` of CPU per packet it handles.
 
 Traffic: every VM sends UDP to every other VM of its tenant, ``flows_per_pair`` flows per pair
@@ -40,8 +40,8 @@ from typing import Any
 
 import click
 
-from dataplane.net import vxlan_apps as vx
-from dataplane.net.pcap import PcapWriter
+from dataplane.net.apps import vxlan as vx
+from dataplane.net.capture.pcap import PcapWriter
 from dataplane.resources import builtin_program
 
 __all__ = ["VxlanConfig", "run_mode", "run_vxlan", "build_fabric", "format_rows", "command", "JSON_KEYS", "MODES"]
@@ -141,9 +141,9 @@ def build_fabric(cfg: VxlanConfig, mode: str, capture_dir: Path | None = None) -
     port to leaf1, server 1's link and (offload) DPU 1's uplink."""
     from dataplane.control.loader import apply_runtime_config
     from dataplane.control.runtime_json import parse_runtime_json
-    from dataplane.net.generators import leaf_spine, runtime_json_text
-    from dataplane.net.network import Network
-    from dataplane.net.spec import DpuSpec, HostSpec, LinkSpec, SwitchSpec, TopologySpec
+    from dataplane.net.topology.generators import leaf_spine, runtime_json_text
+    from dataplane.net.fabric.network import Network
+    from dataplane.net.topology.spec import DpuSpec, HostSpec, LinkSpec, SwitchSpec, TopologySpec
 
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})")
@@ -385,7 +385,7 @@ def command(tenants: str, hosts: int, rate: str, duration: str, size: int, flows
     against DPU offload, with the DPUs' utilisation.
     """
     from dataplane.errors import DataplaneError
-    from dataplane.net.units import parse_rate, parse_time
+    from dataplane.net.core.units import parse_rate, parse_time
 
     try:
         configs = [VxlanConfig(tenants=t, hosts=hosts, rate_bps=parse_rate(rate), duration_ns=parse_time(duration),

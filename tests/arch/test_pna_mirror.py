@@ -14,8 +14,8 @@ from dataplane.arch.v1model import NORMAL
 from dataplane.control.cli_parser import parse_cli_commands
 from dataplane.control.loader import apply_cli_commands
 from dataplane.control.switch import ControlPlaneError, Switch
-from dataplane.net.network import Network
-from dataplane.net.topology import load_topology
+from dataplane.net.fabric.network import Network
+from dataplane.net.topology.load import load_topology
 
 HERE = Path(__file__).parent
 V07 = HERE / "pna_v07.p4"

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from dataplane.net.host import Host
-from dataplane.net.link import Link
-from dataplane.net.node import Node
-from dataplane.net.packets import parse_ip
-from dataplane.net.sim import Simulator
-from dataplane.net.spec import HostSpec
+from dataplane.net.hosts.host import Host
+from dataplane.net.devices.link import Link
+from dataplane.net.devices.node import Node
+from dataplane.net.hosts.packets import parse_ip
+from dataplane.net.core.sim import Simulator
+from dataplane.net.topology.spec import HostSpec
 
 MAC1, MAC2 = 0x0800_0000_0101, 0x0800_0000_0202
 IP1, IP2 = parse_ip("10.0.0.1"), parse_ip("10.0.0.2")

@@ -1,4 +1,4 @@
-"""In-network allreduce scenario (programs/allreduce.p4 + dataplane.net.allreduce_apps) at small sizes."""
+"""In-network allreduce scenario (programs/allreduce.p4 + dataplane.net.apps.allreduce) at small sizes."""
 from __future__ import annotations
 
 import json
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from dataplane.net.allreduce_apps import dequantise, make_scale, quantisation_bound, quantise
+from dataplane.net.apps.allreduce import dequantise, make_scale, quantisation_bound, quantise
 from dataplane.scenarios.allreduce import JSON_KEYS, command, make_data, run_allreduce
 
 
@@ -36,7 +36,7 @@ def test_ring_equals_numpy_sum():
 
 
 def test_every_worker_gets_the_same_result_as_numpy():
-    from dataplane.net.allreduce_apps import InaWorker
+    from dataplane.net.apps.allreduce import InaWorker
     from dataplane.scenarios.allreduce import SWITCH_IP, build_network
     data = make_data(3, 500, seed=5)
     scale = make_scale(3, max(float(np.abs(d).max()) for d in data))

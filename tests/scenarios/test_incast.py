@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from dataplane.cli import main
-from dataplane.net.pfc import headroom_bytes
+from dataplane.net.devices.pfc import headroom_bytes
 from dataplane.scenarios.incast import JSON_KEYS, MODES, IncastConfig, jain, run_incast
 
 # 4 senders x 16 MB in 4 KB RoCE packets (16k packets): long enough for DCQCN to get past the

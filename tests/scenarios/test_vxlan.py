@@ -1,4 +1,4 @@
-"""``dataplane scenario vxlan`` (dataplane/scenarios/vxlan.py + dataplane/net/vxlan_apps.py) at small sizes.
+"""``dataplane scenario vxlan`` (dataplane/scenarios/vxlan.py + dataplane/net/apps/vxlan.py) at small sizes.
 
 Servers as the scenario lays them out: with 4 hosts and 2 tenants, servers 1-2 sit on leaf1
 and 3-4 on leaf2; tenant 0 is servers 1 and 3, tenant 1 servers 2 and 4, and both tenants'
@@ -23,11 +23,11 @@ from scapy.utils import rdpcap
 
 from dataplane.control.switch import Switch
 from dataplane.lang.frontend import compile_file
-from dataplane.net import vxlan_apps as vx
-from dataplane.net.host import Host
-from dataplane.net.pcap import read_pcap
-from dataplane.net.sim import Simulator
-from dataplane.net.spec import HostSpec
+from dataplane.net.apps import vxlan as vx
+from dataplane.net.hosts.host import Host
+from dataplane.net.capture.pcap import read_pcap
+from dataplane.net.core.sim import Simulator
+from dataplane.net.topology.spec import HostSpec
 from dataplane.resources import builtin_program
 from dataplane.scenarios.vxlan import JSON_KEYS, VNI_BASE, VxlanConfig, build_fabric, command, run_mode, run_vxlan
 

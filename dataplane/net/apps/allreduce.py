@@ -1,0 +1,221 @@
+"""Allreduce apps for hosts: in-network aggregation (``InaWorker``, for ``programs/allreduce.p4``)
+and the host-only ring baseline (``RingWorker``).
+
+Both move K int32/float32 elements per packet behind the same 12-byte header, so on the same
+links their frames are the same size and the comparison is about bytes on the wire, not framing.
+
+Quantisation (``quantise``/``dequantise``): float32 -> int32 fixed point, ``q = rint(x * scale)``
+with ``scale = (2^31 - 1 - n) / (n * max_abs)``, so a sum of n quantised values stays inside
+int32 (each |q| <= max_abs * scale + 1/2). ``max_abs`` must bound |x| on every worker (in a real
+system one max-allreduce of a scalar first; the scenario passes the global value). The error
+of the dequantised sum against the exact sum is at most n / (2 * scale) (``quantisation_bound``)
+plus float32 rounding of the result.
+
+Wire format (UDP port 0xBEE0 both ways, see allreduce.p4)::
+
+    job(8) flags(8) slot(16) worker(8) count(8) reserved(16) offset(32) | K x int32 (big-endian)
+"""
+from __future__ import annotations
+
+import struct
+from collections import deque
+from typing import Callable
+
+import numpy as np
+
+from dataplane.net.hosts.host import Host
+
+AR_PORT = 0xBEE0
+RING_PORT = 0xBEE1
+HDR = struct.Struct("!BBHBBHI")       # 12 bytes
+FLAG_RESULT, FLAG_SATURATED, FLAG_RETX_REPLY = 0x01, 0x02, 0x04
+INT32_MAX = 2**31 - 1
+FRAME_OVERHEAD = 14 + 20 + 8          # Ethernet + IPv4 + UDP
+
+
+def make_scale(n_workers: int, max_abs: float) -> float:
+    """Fixed-point scale so that n quantised values of magnitude <= max_abs sum inside int32."""
+    max_abs = float(max_abs) if max_abs > 0 else 1.0
+    return (INT32_MAX - n_workers) / (n_workers * max_abs)
+
+
+def quantise(x: np.ndarray, scale: float) -> np.ndarray:
+    return np.rint(np.asarray(x, dtype=np.float64) * scale).astype(np.int32)
+
+
+def dequantise(q: np.ndarray, scale: float) -> np.ndarray:
+    return (np.asarray(q, dtype=np.float64) / scale).astype(np.float32)
+
+
+def quantisation_bound(n_workers: int, scale: float, max_sum: float = 0.0) -> float:
+    """Largest |dequantised sum - exact sum|: n half-steps of rounding plus float32 rounding."""
+    return n_workers * 0.5 / scale + abs(max_sum) * 2.0**-23
+
+
+def frame_bytes(k: int) -> int:
+    return FRAME_OVERHEAD + HDR.size + 4 * k
+
+
+class InaWorker:
+    """One worker of a SwitchML-style in-network allreduce.
+
+    The vector is cut into chunks of K elements; chunk c uses pool slot ``c % window`` (so all
+    workers agree), the slot's two copies alternate (pool index = slot * 2 + set). A worker
+    sends ``window`` chunks, then reuses a slot only when that slot's result arrived (the
+    self-clocking of SwitchML). A chunk with no result after ``timeout_ns`` is sent again
+    (same slot, same set); the switch either counts it (the first copy was lost) or answers
+    with the stored result (the result was lost). ``on_done(worker)`` runs at completion.
+    """
+
+    def __init__(self, host: Host, worker_id: int, n_workers: int, data: np.ndarray, scale: float,
+                 switch_ip: int | str, k: int = 32, window: int = 128, timeout_ns: int = 100_000,
+                 job: int = 1, start_ns: int = 0, on_done: Callable[["InaWorker"], None] | None = None):
+        self.host, self.sim = host, host.sim
+        self.worker_id, self.n, self.k, self.job = worker_id, n_workers, k, job
+        self.scale, self.switch_ip = scale, switch_ip
+        self.size = len(data)
+        self.chunks = -(-self.size // k)
+        q = np.zeros(self.chunks * k, dtype=np.int32)
+        q[:self.size] = quantise(data, scale)
+        self._payload = q.astype(">i4").reshape(self.chunks, k)
+        self.result_q = np.zeros((self.chunks, k), dtype=np.int64)
+        self.window = max(1, min(window, self.chunks))
+        self.timeout_ns = timeout_ns
+        self.on_done = on_done
+        self._slot_chunk: list[int] = [-1] * self.window     # chunk outstanding in each slot
+        self._slot_set: list[int] = [1] * self.window        # flipped before each use
+        self._timers: list = [None] * self.window
+        self.received = 0
+        self.retransmissions = 0
+        self.saturated = False
+        self.start_ns = start_ns
+        self.done_ns: int | None = None
+        host.bind_udp(AR_PORT, self._on_result)
+        self.sim.at(start_ns, self._start)
+
+    def _start(self) -> None:
+        for slot in range(self.window):
+            self._use_slot(slot, slot)
+
+    def _use_slot(self, slot: int, chunk: int) -> None:
+        self._slot_chunk[slot] = chunk
+        self._slot_set[slot] ^= 1
+        self._send(slot)
+
+    def _send(self, slot: int) -> None:
+        chunk = self._slot_chunk[slot]
+        pool = slot * 2 + self._slot_set[slot]
+        msg = HDR.pack(self.job, 0, pool, self.worker_id, 0, 0, chunk) + self._payload[chunk].tobytes()
+        self.host.send_udp(self.switch_ip, AR_PORT, AR_PORT, msg)
+        self._timers[slot] = self.host.timer(self.timeout_ns, self._timeout, slot, chunk)
+
+    def _timeout(self, slot: int, chunk: int) -> None:
+        if self._slot_chunk[slot] != chunk:
+            return
+        self.retransmissions += 1
+        self._send(slot)
+
+    def _on_result(self, src_ip: int, src_port: int, payload: bytes, tos: int, now: int) -> None:
+        job, flags, pool, _w, _count, _r, chunk = HDR.unpack_from(payload)
+        if job != self.job or not flags & FLAG_RESULT:
+            return
+        slot, which = pool >> 1, pool & 1
+        if slot >= self.window or self._slot_chunk[slot] != chunk or self._slot_set[slot] != which:
+            return                                          # a stale or duplicate result
+        self.result_q[chunk] = np.frombuffer(payload, dtype=">i4", count=self.k, offset=HDR.size)
+        if flags & FLAG_SATURATED:
+            self.saturated = True
+        t = self._timers[slot]
+        if t is not None:
+            t.cancel()
+        self.received += 1
+        nxt = chunk + self.window
+        if nxt < self.chunks:
+            self._use_slot(slot, nxt)
+        else:
+            self._slot_chunk[slot] = -1
+            if self.received == self.chunks:
+                self.done_ns = now
+                if self.on_done is not None:
+                    self.on_done(self)
+
+    def result(self) -> np.ndarray:
+        return dequantise(self.result_q.reshape(-1)[:self.size], self.scale)
+
+
+class RingWorker:
+    """One rank of a pipelined ring allreduce (reduce-scatter, then all-gather) in float32.
+
+    The vector is cut into n segments, each into packets of K elements. In step s (0..2n-3)
+    rank r sends segment (r - s) mod n (reduce-scatter, s < n-1) or (r + 1 - (s - n + 1)) mod n
+    (all-gather) to rank r+1. A packet of step s arriving from rank r-1 is added to the local
+    copy (reduce-scatter) or stored (all-gather) and, unless s is the last step, forwarded at
+    once as step s+1: the pipeline runs at packet granularity. Sends are paced at the link
+    rate so the host queue never overflows. Needs lossless links (no retransmission).
+    """
+
+    def __init__(self, host: Host, rank: int, n_workers: int, data: np.ndarray, next_ip: int | str,
+                 link_bps: int, k: int = 32, start_ns: int = 0,
+                 on_done: Callable[["RingWorker"], None] | None = None):
+        self.host, self.sim = host, host.sim
+        self.rank, self.n, self.k, self.next_ip = rank, n_workers, k, next_ip
+        self.size = len(data)
+        n = n_workers
+        self.seg_pkts = max(1, -(-self.size // (n * k)))          # packets per segment
+        total = n * self.seg_pkts * k
+        buf = np.zeros(total, dtype=np.float32)
+        buf[:self.size] = data
+        self.buf = buf.reshape(n, self.seg_pkts, k)
+        self.expected = (2 * n - 2) * self.seg_pkts               # packets to receive
+        self.got = 0
+        self.retransmissions = 0
+        self.tick_ns = (frame_bytes(k) * 8 * 1_000_000_000) // link_bps
+        self._q: deque[bytes] = deque()
+        self._pumping = False
+        self.on_done = on_done
+        self.start_ns = start_ns
+        self.done_ns: int | None = None
+        host.bind_udp(RING_PORT, self._on_packet)
+        self.sim.at(start_ns, self._start)
+
+    def _msg(self, step: int, seg: int, j: int) -> bytes:
+        return HDR.pack(0, step, seg, self.rank, 0, 0, j) + self.buf[seg, j].astype(">f4").tobytes()
+
+    def _start(self) -> None:
+        if self.n == 1:
+            self._finish(self.sim.now)
+            return
+        for j in range(self.seg_pkts):
+            self._q.append(self._msg(0, self.rank, j))
+        self._pump()
+
+    def _pump(self) -> None:
+        if not self._q:
+            self._pumping = False
+            return
+        self._pumping = True
+        self.host.send_udp(self.next_ip, RING_PORT, RING_PORT, self._q.popleft())
+        self.host.timer(self.tick_ns, self._pump)
+
+    def _on_packet(self, src_ip: int, src_port: int, payload: bytes, tos: int, now: int) -> None:
+        _job, step, seg, _w, _c, _r, j = HDR.unpack_from(payload)
+        vals = np.frombuffer(payload, dtype=">f4", count=self.k, offset=HDR.size)
+        if step < self.n - 1:
+            self.buf[seg, j] += vals                              # reduce-scatter: accumulate
+        else:
+            self.buf[seg, j] = vals                               # all-gather: final values
+        self.got += 1
+        if step < 2 * self.n - 3:
+            self._q.append(self._msg(step + 1, seg, j))
+            if not self._pumping:
+                self._pump()
+        if self.got == self.expected:
+            self._finish(now)
+
+    def _finish(self, now: int) -> None:
+        self.done_ns = now
+        if self.on_done is not None:
+            self.on_done(self)
+
+    def result(self) -> np.ndarray:
+        return self.buf.reshape(-1)[:self.size].copy()

@@ -1,0 +1,160 @@
+"""Traffic for ``dataplane run``: built-in patterns by name, or a YAML list of apps.
+
+A traffic file is a list of apps::
+
+    - {app: ping, from: h1, to: h2, count: 5, interval: 100us}
+    - {app: udp, from: h1, to: h3, rate: 1Gbps, size: 1000, start: 0, duration: 1ms}
+    - {app: incast, senders: [h1, h2, h3], to: h4, bytes: 64KB}
+    - {app: bulk, from: h1, to: h2, bytes: 1MB, window: 16}
+
+Built-in patterns: ``pingall`` (every host pings every other), ``incast`` (every host but
+the last sends to the last), ``all-to-all`` (a CBR flow between every ordered pair).
+Per-host results count what each host sent as a source: requests or packets sent,
+replies or packets that arrived, and the rest lost.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from dataplane.control.config_errors import ConfigError
+from dataplane.net.apps.basic import BulkReceiver, BulkTransfer, Ping, UdpFlow, UdpSink, incast
+from dataplane.net.core.units import UnitError, parse_queue, parse_rate, parse_time
+
+PATTERNS = ("pingall", "incast", "all-to-all")
+
+
+class Traffic:
+    """The apps of one run and how to report them per host."""
+
+    def __init__(self, net: Any):
+        self.net = net
+        self.pings: list[tuple[str, Ping]] = []
+        self.flows: list[tuple[str, UdpFlow, UdpSink, str]] = []
+        self.bulks: list[tuple[str, BulkTransfer]] = []
+        self.incasts: list[tuple[list[str], Any]] = []
+        self._sinks: dict[tuple[str, int], UdpSink] = {}
+        self._next_port = 6000
+
+    # ---- adding apps ---------------------------------------------------------------------------
+    def ping(self, src: str, dst: str, count: int = 3, interval_ns: int = 100_000, start_ns: int = 0) -> Ping:
+        p = Ping(self.net.host(src), self.net.host(dst).ip, count=count, interval_ns=interval_ns, start_ns=start_ns)
+        self.pings.append((src, p))
+        return p
+
+    def udp(self, src: str, dst: str, rate_bps: int, size: int = 1000, start_ns: int = 0,
+            duration_ns: int = 1_000_000) -> UdpFlow:
+        port = self._port()
+        sink = UdpSink(self.net.host(dst), port)
+        flow = UdpFlow(self.net.host(src), self.net.host(dst).ip, rate_bps, size_bytes=size, start_ns=start_ns,
+                       duration_ns=duration_ns, dst_port=port)
+        self.flows.append((src, flow, sink, f"{src}->{dst}"))
+        return flow
+
+    def bulk(self, src: str, dst: str, nbytes: int, window: int = 16, start_ns: int = 0) -> BulkTransfer:
+        port = self._port()
+        BulkReceiver(self.net.host(dst), port)
+        b = BulkTransfer(self.net.host(src), self.net.host(dst).ip, nbytes, window_packets=window,
+                         start_ns=start_ns, dst_port=port)
+        self.bulks.append((src, b))
+        return b
+
+    def incast(self, senders: list[str], dst: str, nbytes: int, start_ns: int = 0) -> Any:
+        inc = incast([self.net.host(s) for s in senders], self.net.host(dst), nbytes, start_ns,
+                     dst_port=self._port())
+        self.incasts.append((senders, inc))
+        return inc
+
+    def _port(self) -> int:
+        self._next_port += 1
+        return self._next_port
+
+    # ---- patterns and files ------------------------------------------------------------------------
+    def pattern(self, name: str, duration_ns: int) -> None:
+        hosts = sorted(self.net.hosts)
+        if name == "pingall":
+            for i, a in enumerate(hosts):
+                for j, b in enumerate(hosts):
+                    if a != b:
+                        self.ping(a, b, count=1, start_ns=(i * len(hosts) + j) * 1000)
+        elif name == "incast":
+            if len(hosts) < 2:
+                raise ConfigError("the incast pattern needs at least two hosts", "<traffic>", 0)
+            self.incast(hosts[:-1], hosts[-1], 64_000)
+        elif name == "all-to-all":
+            for a in hosts:
+                for b in hosts:
+                    if a != b:
+                        self.udp(a, b, rate_bps=100_000_000, size=1000, duration_ns=max(duration_ns // 2, 1000))
+        else:
+            raise ConfigError(f"unknown traffic pattern '{name}' (built-in: {', '.join(PATTERNS)})", "<traffic>", 0)
+
+    def load(self, path: Path) -> None:
+        try:
+            items = yaml.safe_load(path.read_text())
+        except (OSError, yaml.YAMLError) as err:
+            raise ConfigError(f"cannot read traffic file: {err}", str(path), 0) from None
+        if not isinstance(items, list):
+            raise ConfigError("a traffic file is a list of apps", str(path), 1)
+        for i, item in enumerate(items, 1):
+            try:
+                self._add(item)
+            except (KeyError, TypeError) as err:
+                raise ConfigError(f"traffic entry {i}: missing or bad field {err}", str(path), 0) from None
+            except UnitError as err:
+                raise ConfigError(f"traffic entry {i}: {err}", str(path), 0) from None
+            except Exception as err:
+                if isinstance(err, ConfigError):
+                    raise
+                raise ConfigError(f"traffic entry {i}: {err}", str(path), 0) from None
+
+    def _add(self, item: dict) -> None:
+        app = item["app"]
+        start = parse_time(item.get("start", 0))
+        if app == "ping":
+            self.ping(item["from"], item["to"], int(item.get("count", 3)), parse_time(item.get("interval", "100us")), start)
+        elif app == "udp":
+            self.udp(item["from"], item["to"], parse_rate(item.get("rate", "1Gbps")), int(item.get("size", 1000)),
+                     start, parse_time(item.get("duration", "1ms")))
+        elif app == "bulk":
+            self.bulk(item["from"], item["to"], parse_queue(item.get("bytes", "1MB"))[0], int(item.get("window", 16)),
+                      start)
+        elif app == "incast":
+            self.incast(list(item["senders"]), item["to"], parse_queue(item.get("bytes", "64KB"))[0], start)
+        else:
+            raise ConfigError(f"unknown app '{app}' (use ping, udp, bulk, incast)", "<traffic>", 0)
+
+    # ---- results ------------------------------------------------------------------------------------
+    def host_results(self) -> dict[str, dict[str, int]]:
+        out = {name: {"sent": 0, "received": 0, "lost": 0} for name in sorted(self.net.hosts)}
+        for src, p in self.pings:
+            self._count(out, src, p.stats["sent"], p.stats["received"])
+        for src, flow, sink, _ in self.flows:
+            got = sum(f.packets for f in sink.flows.values())
+            self._count(out, src, flow.stats["sent"], got)
+        for src, b in self.bulks:
+            self._count(out, src, b.stats["sent"], b.stats["sent"] - b.stats.get("retransmits", 0))
+        for senders, inc in self.incasts:
+            for s, flow in zip(senders, inc.flows):
+                sent = flow.stats["sent"]
+                got = sent - flow.stats.get("retransmits", 0) if "retransmits" in flow.stats else None
+                if got is None:
+                    src_ip = self.net.host(s).ip
+                    got = sum(f.packets for k, f in inc.sink.flows.items() if k[0] == src_ip) if inc.sink else 0
+                self._count(out, s, sent, got)
+        return out
+
+    @staticmethod
+    def _count(out: dict, host: str, sent: int, received: int) -> None:
+        out[host]["sent"] += sent
+        out[host]["received"] += received
+        out[host]["lost"] += max(sent - received, 0)
+
+    def throughput_series(self) -> dict[str, list[tuple[int, float]]]:
+        series = {}
+        for _, _, sink, name in self.flows:
+            points = sink.throughput_series()
+            series[name] = [(t, bps / 1e9) for t, bps in points]
+        return series

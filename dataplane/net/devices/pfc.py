@@ -1,0 +1,238 @@
+"""Priority-based flow control (IEEE 802.1Qbb) for the traffic manager: pause frames, and
+per-port ingress accounting with XOFF/XON thresholds at switches.
+
+Wire format (a MAC control frame; Wireshark decodes it as "PFC"):
+
+    dst 01:80:c2:00:00:01, src (the sending port's MAC), ethertype 0x8808,
+    opcode 0x0101, class-enable vector (16 bits, bit i = priority i),
+    8 x 16-bit pause times (priority 0 first), zero padding to the 60-byte minimum frame.
+
+A pause time is in quanta of 512 bit times at the receiving port's rate (65535 quanta =
+335.5 us at 100 Gb/s, 83.9 us at 400 Gb/s); 0 means resume now (XON). An 802.3x PAUSE
+(opcode 0x0001, one pause time for the whole link) is understood as well.
+
+**Receiving** (``Port.receive_control`` in ``dataplane.net.devices.link``): a port that receives a
+pause frame stops starting new transmissions until the pause expires or a quanta-0 frame
+arrives; the frame in service finishes (802.3). MAC control frames are consumed by the
+port: they never reach the P4 pipeline or the host stack. Any node honours pause, hosts
+included (their port stops; what the host sends meanwhile waits in the port queue).
+
+**Per port, not per priority.** A port here has one egress queue, so a pause frame that
+enables any class stops the whole port (for the longest pause time among the enabled
+classes), and a switch pauses its upstream with the class of ``PfcConfig.priority``
+(3 by default, RoCE's usual lossless class). Per-priority PFC would need 8 queues per port,
+a priority mapping and an egress scheduler; that is left for later.
+
+**Generating** (:class:`SwitchPfc`, enabled per switch with ``params["pfc"]``): every byte a
+switch queues on an egress port is accounted to the port it came in on until it leaves the
+egress queue. When the bytes of ingress port P reach ``xoff``, the switch sends a PAUSE
+(``quanta``, 0xFFFF by default) out of P, refreshed every ``refresh`` x the pause time while
+P stays above ``xon``; when P's bytes fall to ``xon`` or below, it sends a quanta-0 frame.
+Pause frames bypass the egress queue: they go out as soon as the frame in service ends.
+
+**Headroom.** After the XOFF threshold is crossed, bytes keep arriving on P until the pause
+takes effect upstream: the frame in service on P ahead of the pause frame, the pause frame,
+the propagation delay, the frame in service upstream, and what was already on the wire.
+``headroom_bytes`` = 2 x latency x rate / 8 + 2 x max frame + pause frame (bytes).
+Every egress queue that ingress ports feed stays loss-free if its capacity is at least the
+sum, over those ingress ports, of ``xoff + max frame + headroom`` (the packet that crosses
+XOFF may itself be a full frame): :func:`lossless_problems` checks this for a network.
+"""
+from __future__ import annotations
+
+import struct
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+from dataplane.net.topology.spec import MAX_QUANTA, PfcConfig
+
+__all__ = ["PAUSE_DST", "ETHERTYPE_MAC_CONTROL", "OPCODE_PAUSE", "OPCODE_PFC", "QUANTUM_BITS", "MAX_QUANTA",
+           "PAUSE_FRAME_LEN", "pfc_frame", "pause_frame", "parse_pause", "is_mac_control", "quanta_ns",
+           "PfcConfig", "SwitchPfc", "enable_pfc", "headroom_bytes", "link_headroom", "lossless_problems", "port_mac"]
+
+PAUSE_DST = 0x0180_C200_0001
+ETHERTYPE_MAC_CONTROL = 0x8808
+OPCODE_PAUSE = 0x0001          # IEEE 802.3x: pause the whole link
+OPCODE_PFC = 0x0101            # IEEE 802.1Qbb: per-priority pause
+QUANTUM_BITS = 512
+PAUSE_FRAME_LEN = 60           # the minimum Ethernet frame without FCS (this model carries no FCS)
+
+_DST = PAUSE_DST.to_bytes(6, "big")
+_TYPE = ETHERTYPE_MAC_CONTROL.to_bytes(2, "big")
+_PFC = struct.Struct("!HH8H")
+_PAUSE = struct.Struct("!HH")
+
+
+def port_mac(node_name: str, port: int) -> int:
+    """A stable, locally administered MAC for a switch port (switch ports have no configured MAC)."""
+    return (0x02 << 40) | ((zlib.crc32(node_name.encode()) & 0xFFFFFF) << 16) | (port & 0xFFFF)
+
+
+def pfc_frame(src_mac: int, quanta: int | list[int], classes: int = 1 << 3) -> bytes:
+    """An 802.1Qbb PFC frame enabling ``classes`` (bit i = priority i) with ``quanta`` for every
+    enabled class (one value), or the 8 per-priority values (a list)."""
+    times = list(quanta) if isinstance(quanta, (list, tuple)) else \
+        [quanta if classes >> i & 1 else 0 for i in range(8)]
+    if len(times) != 8 or not all(0 <= q <= MAX_QUANTA for q in times):
+        raise ValueError("PFC needs 8 pause times in 0..65535")
+    body = _DST + src_mac.to_bytes(6, "big") + _TYPE + _PFC.pack(OPCODE_PFC, classes & 0xFF, *times)
+    return body + bytes(PAUSE_FRAME_LEN - len(body))
+
+
+def pause_frame(src_mac: int, quanta: int) -> bytes:
+    """An 802.3x PAUSE frame (the whole link) for ``quanta``."""
+    body = _DST + src_mac.to_bytes(6, "big") + _TYPE + _PAUSE.pack(OPCODE_PAUSE, quanta & 0xFFFF)
+    return body + bytes(PAUSE_FRAME_LEN - len(body))
+
+
+def is_mac_control(frame: bytes) -> bool:
+    return len(frame) >= 16 and frame[12:14] == _TYPE
+
+
+def parse_pause(frame: bytes) -> int | None:
+    """The pause time in quanta a port takes from ``frame`` (the longest among the enabled
+    classes of a PFC frame; 0 = resume), or None if it is not a pause frame."""
+    if len(frame) < 16 or frame[12:14] != _TYPE:
+        return None
+    opcode = int.from_bytes(frame[14:16], "big")
+    if opcode == OPCODE_PFC and len(frame) >= 14 + _PFC.size:
+        _, enable, *times = _PFC.unpack_from(frame, 14)
+        enabled = [q for i, q in enumerate(times) if enable >> i & 1]
+        return max(enabled) if enabled else None
+    if opcode == OPCODE_PAUSE and len(frame) >= 14 + _PAUSE.size:
+        return _PAUSE.unpack_from(frame, 14)[1]
+    return None
+
+
+def quanta_ns(quanta: int, rate_bps: int) -> int:
+    """How long ``quanta`` x 512 bit times last at ``rate_bps``, in ns (rounded up)."""
+    return -(-quanta * QUANTUM_BITS * 1_000_000_000 // rate_bps)
+
+
+class SwitchPfc:
+    """Ingress accounting and pause generation for one switch (``SwitchNode.pfc``).
+
+    ``SwitchNode`` hands egress work to :meth:`enqueue` instead of the port, and every item
+    leaving an egress queue to :meth:`dequeued`; the accounted (ingress port, bytes) ride in
+    the queued item. Counters: ``xoff_sent``, ``xon_sent``, ``refresh_sent``; per ingress
+    port ``bytes`` (now) and ``peak`` (the most ever accounted).
+    """
+
+    def __init__(self, node: Any, config: PfcConfig):
+        self.node, self.config, self.sim = node, config, node.sim
+        self.bytes: dict[int, int] = {}
+        self.peak: dict[int, int] = {}
+        self.paused: dict[int, int] = {}       # ingress port -> generation while it is held off (XOFF sent)
+        self._gen = 0
+        self.xoff_sent = self.xon_sent = self.refresh_sent = 0
+
+    @property
+    def frames_sent(self) -> int:
+        return self.xoff_sent + self.xon_sent + self.refresh_sent
+
+    def enqueue(self, port: Any, item: tuple) -> bool:
+        size = item[5].packet_length
+        inp = item[4].ingress_port
+        if inp not in self.node.ports:
+            inp = -1                           # CPU, recirculation: nothing upstream to pause
+            return port.enqueue(item + (inp, size), size)
+        # Accounted first: an idle port dequeues (and releases) the packet inside enqueue.
+        bytes_ = self.bytes
+        b = bytes_[inp] = bytes_.get(inp, 0) + size
+        if not port.enqueue(item + (inp, size), size):
+            bytes_[inp] -= size
+            return False
+        if b > self.peak.get(inp, 0):
+            self.peak[inp] = b
+        if bytes_[inp] >= self.config.xoff and inp not in self.paused:
+            self._xoff(inp)
+        return True
+
+    def dequeued(self, item: tuple) -> tuple:
+        inp, size = item[8], item[9]
+        if inp >= 0:
+            b = self.bytes[inp] = self.bytes[inp] - size
+            if b <= self.config.xon and inp in self.paused:
+                del self.paused[inp]
+                self.xon_sent += 1
+                self._send(inp, 0)
+        return item[:8]
+
+    def _xoff(self, inp: int) -> None:
+        self._gen += 1
+        self.paused[inp] = self._gen
+        self.xoff_sent += 1
+        self._send(inp, self.config.quanta)
+        self._schedule_refresh(inp, self._gen)
+
+    def _schedule_refresh(self, inp: int, gen: int) -> None:
+        port = self.node.ports[inp]
+        if port.link is None:
+            return
+        every = max(1, int(quanta_ns(self.config.quanta, port.link.rate_bps) * self.config.refresh))
+        self.sim.schedule(every, self._refresh, inp, gen)
+
+    def _refresh(self, inp: int, gen: int) -> None:
+        if self.paused.get(inp) != gen:
+            return                             # XON was sent (and maybe a new XOFF) since
+        self.refresh_sent += 1
+        self._send(inp, self.config.quanta)
+        self._schedule_refresh(inp, gen)
+
+    def _send(self, inp: int, quanta: int) -> None:
+        port = self.node.ports[inp]
+        port.send_control(pfc_frame(port_mac(self.node.name, inp), quanta, 1 << self.config.priority))
+
+    def stats(self) -> dict[str, Any]:
+        return {"xoff_sent": self.xoff_sent, "xon_sent": self.xon_sent, "refresh_sent": self.refresh_sent,
+                "peak_ingress_bytes": dict(sorted(self.peak.items())),
+                "paused_ports": sorted(self.paused)}
+
+
+def enable_pfc(node: Any, config: PfcConfig | dict | bool = True) -> SwitchPfc | None:
+    """Turn PFC on (or off with None/False) for a ``SwitchNode`` built without it; its egress
+    queues must be empty (queued items carry the accounting only when PFC was on)."""
+    if any(p.queue for p in node.ports.values()):
+        raise ValueError(f"{node.name}: enable PFC before traffic (its egress queues are not empty)")
+    cfg = PfcConfig.from_value(config)
+    node.pfc = SwitchPfc(node, cfg) if cfg is not None else None
+    return node.pfc
+
+
+def headroom_bytes(rate_bps: int, latency_ns: int, max_frame: int) -> int:
+    """Bytes that can still arrive on a port after it decides to send XOFF: 2 x latency x rate
+    (the wire both ways) + 2 max frames (ours in service ahead of the pause frame, the upstream
+    one in service when it arrives) + the pause frame."""
+    return -(-2 * latency_ns * rate_bps // 8_000_000_000) + 2 * max_frame + PAUSE_FRAME_LEN
+
+
+def link_headroom(link: Any) -> int:
+    """``headroom_bytes`` of a link, its max frame being its MTU plus the Ethernet header."""
+    return headroom_bytes(link.rate_bps, link.latency_ns, link.mtu + 14)
+
+
+def lossless_problems(net: Any) -> list[str]:
+    """Egress queues of PFC switches whose byte capacity is below the sum, over the switch's
+    other ports, of xoff + max frame + headroom (so a tail drop is possible); [] if none."""
+    problems = []
+    for node in net.switches.values():
+        pfc = getattr(node, "pfc", None)
+        if pfc is None:
+            continue
+        need_of = {}
+        for n, p in node.ports.items():
+            if p.link is not None:
+                frame = p.link.mtu + 14
+                need_of[n] = pfc.config.xoff + frame + link_headroom(p.link)
+        for n, p in sorted(node.ports.items()):
+            if p.link is None:
+                continue
+            need = sum(v for m, v in need_of.items() if m != n)
+            if p.capacity_kind != "bytes":
+                problems.append(f"{p.name}: queue is {p.capacity} packets; PFC headroom needs a byte buffer "
+                                f"of at least {need} bytes")
+            elif p.capacity < need:
+                problems.append(f"{p.name}: buffer {p.capacity} bytes < {need} bytes "
+                                f"(sum of xoff + frame + headroom over the other ports)")
+    return problems

@@ -1,0 +1,158 @@
+"""A P4 switch in the network: the v1model pipeline with real egress queues and a clock.
+
+Ingress runs when a packet arrives (after the configured processing latency); what it
+sends to a port waits in that port's queue; the egress pipeline runs when the packet
+reaches the head of the queue, so ``enq_qdepth``, ``deq_qdepth``, ``enq_timestamp``,
+``deq_timedelta`` and both global timestamps come from the simulated queue and clock.
+
+Two registers, if the program declares them (any control, indexed by port), are kept by
+the emulator, because v1model has no field for what they carry:
+
+* ``port_status``: 1 for ports whose link is up, 0 for ports the switch has detected down
+  (after its detection delay), for data-plane failover;
+* ``queue_bytes``: written just before egress runs, the bytes still waiting in that
+  packet's egress queue (not counting the packet), for byte-based ECN/RED marking.
+
+PFC (``params["pfc"]``, e.g. ``{"xoff": 64_000, "xon": 32_000}``; off by default) makes the
+traffic manager account queued bytes per ingress port and pause upstream ports
+(``dataplane.net.devices.pfc.SwitchPfc``, in ``self.pfc``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from dataplane.arch.v1model import NORMAL, PacketResult
+from dataplane.control.switch import Switch
+from dataplane.net.devices.link import Port
+from dataplane.net.devices.node import Node
+from dataplane.net.devices.pfc import PfcConfig, SwitchPfc
+from dataplane.net.core.sim import Simulator
+from dataplane.net.topology.spec import SwitchSpec
+
+_MASK32 = 0xFFFFFFFF
+_MASK48 = (1 << 48) - 1
+_QDEPTH_MAX = (1 << 19) - 1     # enq_qdepth/deq_qdepth are bit<19>
+
+
+class SwitchNode(Node):
+    kind = "switch"
+
+    def __init__(self, sim: Simulator, spec: SwitchSpec, api: Switch):
+        super().__init__(sim, spec.name)
+        self.spec = spec
+        self.api = api
+        self.dp = api.dp
+        self.processing_ns = spec.processing_ns
+        self.controller = None  # a ControllerHandle, when one is attached
+        self.drops: dict[str, int] = {}
+        self.packets_in = 0
+        self.port_status = self._find_register("port_status")
+        self._queue_bytes_register = self._find_register("queue_bytes")
+        config = PfcConfig.from_value(spec.params.get("pfc"))
+        self.pfc: SwitchPfc | None = SwitchPfc(self, config) if config is not None else None
+
+    def _find_register(self, name: str):
+        for full, inst in self.dp.instances.items():
+            if full.split(".")[-1] == name and hasattr(inst, "values") and hasattr(inst, "width"):
+                return inst
+        return None
+
+    def set_port_status(self, port: int, up: bool) -> None:
+        if self.port_status is not None and 0 <= port < self.port_status.size:
+            self.port_status.values[port] = 1 if up else 0
+
+    # ---- the packet path ---------------------------------------------------------------------
+    def receive(self, port: Port, data: bytes) -> None:
+        if not self.up:
+            return
+        self.packets_in += 1
+        if self.processing_ns:
+            self.sim.schedule(self.processing_ns, self._ingress, port.number, data)
+            return
+        self._ingress(port.number, data)
+
+    def _ingress(self, port_number: int, data: bytes) -> None:
+        if not self.up:
+            return
+        dp = self.dp
+        dp.now_us = self.sim.now // 1000
+        result = PacketResult()
+        work = dp.run_work(("ingress", port_number, data, NORMAL, None, 0), result)
+        if work:
+            item = work[0]
+            if len(work) == 1 and item[0] == "egress" and self.pfc is None:
+                # The common case: one unicast packet for one port (what _run would do with it).
+                port = self.ports.get(item[1])
+                if port is None:
+                    self._drop(f"no port {item[1]}")
+                else:
+                    port.enqueue(item, item[5].packet_length)
+            else:
+                self._run(work, result)
+        if result.drops:
+            for reason in result.drops:
+                self._drop(reason)
+        if dp.digests:
+            self._deliver_digests()
+
+    def _deliver_digests(self) -> None:
+        dp = self.dp
+        if self.controller is not None:
+            self.controller.deliver_digests(list(dp.digests))
+            dp.digests.clear()
+
+    def _run(self, work: list[tuple], result: PacketResult) -> None:
+        """Queue egress work on its ports; run ingress work (resubmits, recirculations) in order."""
+        dp = self.dp
+        work = list(work)
+        while work:
+            item = work.pop(0)
+            if item[0] == "egress":
+                port = self.ports.get(item[1])
+                if port is None:
+                    self._drop(f"no port {item[1]}")
+                elif self.pfc is None:
+                    port.enqueue(item, item[5].packet_length)
+                else:
+                    self.pfc.enqueue(port, item)
+            else:
+                work.extend(dp.run_work(item, result))
+
+    def dequeue(self, port: Port, item: Any, enq_time: int, enq_depth: int) -> bytes | None:
+        if self.pfc is not None:
+            item = self.pfc.dequeued(item)
+        if not self.up:
+            return None
+        sm = item[4]
+        now = self.sim.now
+        sm.enq_timestamp = (enq_time // 1000) & _MASK32
+        sm.enq_qdepth = enq_depth if enq_depth < _QDEPTH_MAX else _QDEPTH_MAX
+        sm.deq_timedelta = ((now - enq_time) // 1000) & _MASK32
+        depth = len(port.queue)
+        sm.deq_qdepth = depth if depth < _QDEPTH_MAX else _QDEPTH_MAX
+        dp = self.dp
+        dp.now_us = (now // 1000) & _MASK48
+        qb = self._queue_bytes_register
+        if qb is not None and port.number < qb.size:
+            qb.values[port.number] = min(port.queue_bytes, (1 << qb.width) - 1)
+        result = PacketResult()
+        more = dp.run_work(item, result)
+        if more:
+            self._run(more, result)
+            if dp.digests:
+                self._deliver_digests()
+        if result.drops:
+            for reason in result.drops:
+                self._drop(reason)
+        outputs = result.outputs
+        if len(outputs) == 1:
+            out = outputs[0]
+            return out.data if out.port == port.number else None
+        number = port.number
+        for out in outputs:
+            if out.port == number:
+                return out.data
+        return None
+
+    def _drop(self, reason: str) -> None:
+        self.drops[reason] = self.drops.get(reason, 0) + 1

@@ -1,0 +1,394 @@
+"""A host: one Ethernet port and a minimal IPv4 stack (ARP, IPv4, UDP, ICMP echo) with a Python API.
+
+What it does, in the order a frame meets it:
+- raw receive callbacks see every arriving frame first (like a sniffer); one returning True
+  consumes the frame, which lets apps speak their own protocols (probe headers, source routing);
+- ARP requests for the host's address are answered, and replies (or requests aimed at us)
+  teach the ARP cache; static entries from the topology are never overwritten;
+- IPv4 addressed to the host (or broadcast) with a good header checksum is accepted: echo
+  requests are answered, echo replies go to the ping app that owns the ICMP id, UDP goes to the
+  callback bound to its port. Everything else is dropped and counted in ``stats``.
+
+Sending picks the next hop (the destination when on-link, otherwise the gateway), resolves it
+through the ARP cache, or queues the packet and asks with ARP requests, retrying on a timer
+and dropping the queue if nobody answers. Frames then go through a host transmit queue
+(``txqueuelen``, like Linux's qdisc) into the port, so an app that bursts faster than the link
+is held back instead of losing packets at its own NIC.
+
+The NIC honours PAUSE/PFC frames (``dataplane.net.devices.pfc``; consumed by the port, unseen by the
+stack): sends wait in the queues meanwhile. ``send_raw`` of one sends it ahead of the queue.
+"""
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Callable
+
+from dataplane.net.hosts import packets as pk
+from dataplane.net.hosts.arp import ArpResolver, _Pending
+from dataplane.net.hosts.host_stats import HostStats
+from dataplane.net.devices.link import Port
+from dataplane.net.devices.node import Node
+from dataplane.net.devices.pfc import is_mac_control
+from dataplane.net.core.sim import Simulator
+from dataplane.net.topology.spec import HostSpec
+
+UdpHandler = Callable[[int, int, bytes, int, int], None]      # (src_ip, src_port, payload, tos, time_ns)
+EchoHandler = Callable[[int, int, int, bytes, int], None]     # (src_ip, ident, seq, payload, time_ns)
+RawHandler = Callable[[bytes, int], Any]                      # (frame, time_ns) -> True to consume
+
+_ETH_IPV4 = b"\x08\x00"
+_IPV4 = pk._IPV4
+_UDP = pk._UDP
+_MIN_IP_PAYLOAD = pk.ETH_MIN_FRAME - pk.ETH_HEADER_LEN - pk.IPV4_HEADER_LEN   # shorter IP packets get padded
+_BCAST_BYTES = pk.BROADCAST_MAC.to_bytes(6, "big")
+
+
+class Timer:
+    """A handle for ``Host.timer``; the simulator cannot remove events, so cancelling just
+    makes the callback a no-op when its time comes."""
+    __slots__ = ("fn", "args", "cancelled")
+
+    def __init__(self, fn: Callable, args: tuple):
+        self.fn, self.args, self.cancelled = fn, args, False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+    def _fire(self) -> None:
+        if not self.cancelled:
+            self.fn(*self.args)
+
+
+class Host(ArpResolver, Node):
+    """An end host built from a :class:`HostSpec`; its port 0 is added by the network builder."""
+
+    kind = "host"
+
+    # Tunables (class defaults; override per instance). Linux uses 1 s between ARP retries;
+    # in a simulated data centre that would dwarf every other timescale, so 1 ms is used.
+    arp_timeout_ns = 1_000_000
+    arp_retries = 3               # requests sent before giving up (Linux mcast_solicit = 3)
+    arp_queue_len = 100           # packets held per unresolved next hop (Linux unres_qlen ~ 101)
+    txqueuelen = 1000             # host transmit queue in packets (Linux default)
+    ttl = 64
+    udp_checksum = False          # compute UDP checksums on send (costs ~2 us per KB); verified on receive if non-zero
+
+    def __init__(self, sim: Simulator, spec: HostSpec):
+        super().__init__(sim, spec.name)
+        self.spec = spec
+        self.mac, self.ip, self.prefix_len, self.gateway = spec.mac, spec.ip, spec.prefix_len, spec.gateway
+        self.netmask = (0xFFFF_FFFF << (32 - spec.prefix_len)) & 0xFFFF_FFFF
+        self.subnet = spec.ip & self.netmask
+        # The directed broadcast only exists for real subnets (/31 and /32 have none).
+        self.subnet_broadcast = (self.subnet | (~self.netmask & 0xFFFF_FFFF)) if spec.prefix_len < 31 else None
+        self.arp_table: dict[int, int] = dict(spec.static_arp)
+        self._static = frozenset(spec.static_arp)
+        self._pending: dict[int, _Pending] = {}
+        self._mac_bytes = spec.mac.to_bytes(6, "big")
+        self._eth_cache: dict[int, bytes] = {}       # next-hop MAC -> the 14-byte IPv4 Ethernet header
+        self._udp: dict[int, UdpHandler] = {}
+        self._echo: dict[int, EchoHandler] = {}
+        self._raw: list[RawHandler] = []
+        self._backlog: deque[bytes] = deque()
+        self._refill_scheduled = False
+        self._ident = 0
+        self._next_port = 49152                     # ephemeral ports handed out in order (deterministic)
+        self._next_echo_id = 1
+        self.stats = HostStats()
+        # receive() reads plain UDP straight from the frame unless a subclass changed the IP/UDP path.
+        self._fast_udp = type(self)._receive_ip is Host._receive_ip and type(self)._receive_udp is Host._receive_udp
+
+    # ------------------------------------------------------------------ app API
+
+    @property
+    def port(self) -> Port | None:
+        return self.ports.get(0)
+
+    def bind_udp(self, port: int, callback: UdpHandler) -> None:
+        """Deliver UDP to ``port`` as ``callback(src_ip, src_port, payload, tos, time_ns)``."""
+        if port in self._udp:
+            raise ValueError(f"{self.name}: UDP port {port} is already bound")
+        self._udp[port] = callback
+
+    def unbind_udp(self, port: int) -> None:
+        self._udp.pop(port, None)
+
+    def ephemeral_port(self) -> int:
+        """A free UDP port from 49152 up, in allocation order so runs repeat exactly."""
+        while self._next_port in self._udp:
+            self._next_port += 1
+        port = self._next_port
+        self._next_port = 49152 if port >= 65535 else port + 1
+        return port
+
+    def bind_echo(self, callback: EchoHandler, ident: int | None = None) -> int:
+        """Deliver echo replies carrying ICMP ``ident`` (allocated if None) as
+        ``callback(src_ip, ident, seq, payload, time_ns)``; returns the ident."""
+        if ident is None:
+            while self._next_echo_id in self._echo:
+                self._next_echo_id = self._next_echo_id % 0xFFFF + 1
+            ident = self._next_echo_id
+            self._next_echo_id = ident % 0xFFFF + 1
+        self._echo[ident] = callback
+        return ident
+
+    def unbind_echo(self, ident: int) -> None:
+        self._echo.pop(ident, None)
+
+    def on_receive(self, callback: RawHandler) -> None:
+        """Call ``callback(frame_bytes, time_ns)`` for every frame arriving at the port, before
+        the stack; if it returns True the stack does not process the frame."""
+        self._raw.append(callback)
+
+    def timer(self, delay_ns: int, fn: Callable, *args: Any) -> Timer:
+        """Run ``fn(*args)`` after ``delay_ns``; the returned handle can ``cancel()`` it."""
+        t = Timer(fn, args)
+        self.sim.schedule(delay_ns, t._fire)
+        return t
+
+    def send_udp(self, dst_ip: int | str, src_port: int, dst_port: int, payload: bytes, tos: int = 0) -> bool:
+        """Send one UDP datagram; False if it was dropped at once (no route, host down, queue full)."""
+        dst = dst_ip if type(dst_ip) is int else pk.parse_ip(dst_ip)
+        if self.udp_checksum:
+            seg = pk.udp(src_port, dst_port, payload, self.ip, dst)
+        else:
+            seg = _UDP.pack(src_port, dst_port, pk.UDP_HEADER_LEN + len(payload), 0) + payload
+        return self.send_ip(dst, pk.PROTO_UDP, seg, tos)
+
+    def send_echo_request(self, dst_ip: int | str, ident: int, seq: int, payload: bytes = b"", tos: int = 0) -> bool:
+        """Send an ICMP echo request (replies reach the callback bound with ``bind_echo``)."""
+        return self.send_ip(_ip(dst_ip), pk.PROTO_ICMP, pk.icmp_echo_request(ident, seq, payload), tos)
+
+    def send_ip(self, dst_ip: int | str, protocol: int, payload: bytes, tos: int = 0) -> bool:
+        """Wrap ``payload`` in IPv4 from this host and send it toward ``dst_ip``."""
+        if not self.up:
+            self.stats.dropped_down += 1
+            return False
+        dst = dst_ip if type(dst_ip) is int else pk.parse_ip(dst_ip)
+        if type(payload) is not bytes:
+            payload = bytes(payload)
+        self._ident = ident = (self._ident + 1) & 0xFFFF
+        header = pk.ipv4_header(self.ip, dst, protocol, len(payload), self.ttl, ident, tos)
+        if dst == self.ip:
+            # Loopback: delivered in a fresh event so the caller is not re-entered.
+            self.stats.sent += 1
+            self.sim.schedule(0, self._receive_ip, header + payload)
+            return True
+        if dst == pk.BROADCAST_IP or dst == self.subnet_broadcast:
+            return self._send_frame(pk.BROADCAST_MAC, header + payload)
+        if (dst & self.netmask) == self.subnet:
+            hop = dst
+        elif self.gateway is not None:
+            hop = self.gateway
+        else:
+            self.stats.dropped_no_route += 1
+            return False
+        mac = self.arp_table.get(hop)
+        if mac is None:
+            return self._queue_for_arp(hop, header + payload)
+        # _send_frame, without building the IP packet on its own first.
+        head = self._eth_cache.get(mac)
+        if head is None:
+            head = self._eth_cache[mac] = mac.to_bytes(6, "big") + self._mac_bytes + _ETH_IPV4
+        frame = head + header + payload
+        if len(payload) < _MIN_IP_PAYLOAD:
+            frame += bytes(_MIN_IP_PAYLOAD - len(payload))   # NICs pad short frames; it costs wire time
+        if self._tx(frame):
+            self.stats.sent += 1
+            return True
+        return False
+
+    def send_raw(self, frame: Any) -> bool:
+        """Put a whole frame on the wire as is: bytes, bytearray, or a scapy packet."""
+        if not self.up:
+            self.stats.dropped_down += 1
+            return False
+        data = frame if type(frame) is bytes else bytes(frame)
+        if is_mac_control(data):
+            port = self.ports.get(0)
+            return port is not None and port.send_control(data)
+        return self._tx(data)
+
+    # ------------------------------------------------------------------ transmit path
+
+    def _send_frame(self, dst_mac: int, packet: bytes) -> bool:
+        head = self._eth_cache.get(dst_mac)
+        if head is None:
+            head = self._eth_cache[dst_mac] = dst_mac.to_bytes(6, "big") + self._mac_bytes + _ETH_IPV4
+        frame = head + packet
+        if len(frame) < pk.ETH_MIN_FRAME:
+            frame += bytes(pk.ETH_MIN_FRAME - len(frame))   # NICs pad short frames; it costs wire time
+        if self._tx(frame):
+            self.stats.sent += 1
+            return True
+        return False
+
+    def _tx(self, frame: bytes) -> bool:
+        port = self.ports.get(0)
+        if port is None or port.link is None:
+            self.stats.dropped_down += 1
+            return False
+        size = len(frame)
+        backlog = self._backlog
+        # _full(port, size), inline
+        if backlog or (len(port.queue) >= port.capacity if port.capacity_kind == "packets"
+                       else port.queue_bytes + size > port.capacity):
+            if len(backlog) >= self.txqueuelen:
+                self.stats.dropped_txqueue += 1
+                return False
+            backlog.append(frame)
+        elif not port.enqueue(frame, size):
+            return False
+        stats = self.stats
+        stats.tx_frames += 1
+        stats.tx_bytes += size
+        return True
+
+    def dequeue(self, port: Port, item: Any, enq_time: int, enq_depth: int) -> bytes | None:
+        # A slot just freed in the port queue. Refill from the backlog in a new event: enqueueing
+        # here would re-enter the port while it is between dequeue and starting transmission.
+        if self._backlog and not self._refill_scheduled:
+            self._refill_scheduled = True
+            self.sim.schedule(0, self._refill)
+        return item
+
+    def _refill(self) -> None:
+        self._refill_scheduled = False
+        port = self.ports.get(0)
+        backlog = self._backlog
+        while port is not None and backlog and not _full(port, len(backlog[0])):
+            frame = backlog.popleft()
+            port.enqueue(frame, len(frame))
+
+    # ------------------------------------------------------------------ receive path
+
+    def receive(self, port: Port, data: bytes) -> None:
+        stats = self.stats
+        if not self.up:
+            stats.dropped_down += 1
+            return
+        stats.rx_frames += 1
+        stats.rx_bytes += len(data)
+        if self._raw:
+            now = self.sim.now
+            consumed = False
+            for cb in self._raw:
+                if cb(data, now):
+                    consumed = True
+            if consumed:
+                return
+        if len(data) < pk.ETH_HEADER_LEN:
+            stats.dropped_malformed += 1
+            return
+        dst = data[0:6]
+        if dst != self._mac_bytes and dst != _BCAST_BYTES:
+            stats.dropped_not_for_us += 1
+            return
+        ethertype = data[12:14]
+        if ethertype == _ETH_IPV4:
+            if self._fast_udp and len(data) >= 42:
+                # The common case read straight from the frame: a UDP datagram without options,
+                # fragments or a UDP checksum. What _receive_ip and _receive_udp would count and
+                # deliver; anything else goes the general way (nothing is counted before that).
+                vihl, tos, total, ident, frag, ttl, proto, csum, src, dst_ip = _IPV4.unpack_from(data, 14)
+                if vihl == 0x45 and proto == 17 and 28 <= total <= len(data) - 14 and not frag & 0x3FFF:
+                    sport, dport, ulen, ucsum = _UDP.unpack_from(data, 34)
+                    if not ucsum and 8 <= ulen <= total - 20:
+                        if (0x4500 + tos + total + ident + frag + (ttl << 8) + 17 + csum + src + dst_ip) % 0xFFFF:
+                            stats.dropped_bad_checksum += 1      # pk.parse_ipv4's checksum_ok, as in ipv4_header
+                            return
+                        if dst_ip != self.ip and dst_ip != pk.BROADCAST_IP and dst_ip != self.subnet_broadcast:
+                            stats.dropped_not_for_us += 1
+                            return
+                        stats.received += 1
+                        cb = self._udp.get(dport)
+                        if cb is None:
+                            stats.dropped_no_listener += 1
+                            return
+                        stats.udp_delivered += 1
+                        cb(src, sport, data[42:34 + ulen], tos, self.sim.now)
+                        return
+            self._receive_ip(data[14:])
+        elif ethertype == b"\x08\x06":
+            self._receive_arp(data[14:])
+        else:
+            stats.dropped_unsupported += 1
+
+    def _receive_ip(self, data: bytes) -> None:
+        stats = self.stats
+        ip = pk.parse_ipv4(data)
+        if ip is None:
+            stats.dropped_malformed += 1
+            return
+        if not ip.checksum_ok:
+            stats.dropped_bad_checksum += 1
+            return
+        dst = ip.dst
+        if dst != self.ip and dst != pk.BROADCAST_IP and dst != self.subnet_broadcast:
+            stats.dropped_not_for_us += 1
+            return
+        if ip.flags & 1 or ip.frag_offset:
+            stats.dropped_unsupported += 1   # no reassembly in this stack
+            return
+        stats.received += 1
+        proto = ip.protocol
+        if proto == pk.PROTO_UDP:
+            self._receive_udp(ip)
+        elif proto == pk.PROTO_ICMP:
+            self._receive_icmp(ip)
+        else:
+            stats.dropped_unsupported += 1
+
+    def _receive_udp(self, ip: pk.IPv4) -> None:
+        u = pk.parse_udp(ip.payload)
+        if u is None:
+            self.stats.dropped_malformed += 1
+            return
+        if u.checksum and pk.checksum(pk._pseudo_header(ip.src, ip.dst, pk.PROTO_UDP, u.length)
+                                      + ip.payload[:u.length]) != 0:
+            self.stats.dropped_bad_checksum += 1
+            return
+        cb = self._udp.get(u.dst_port)
+        if cb is None:
+            self.stats.dropped_no_listener += 1
+            return
+        self.stats.udp_delivered += 1
+        cb(ip.src, u.src_port, u.payload, ip.tos, self.sim.now)
+
+    def _receive_icmp(self, ip: pk.IPv4) -> None:
+        m = pk.parse_icmp(ip.payload)
+        if m is None:
+            self.stats.dropped_malformed += 1
+            return
+        if not m.checksum_ok:
+            self.stats.dropped_bad_checksum += 1
+            return
+        if m.type == pk.ICMP_ECHO_REQUEST and m.code == 0:
+            if ip.dst != self.ip:
+                return                        # like Linux (icmp_echo_ignore_broadcasts): no smurf replies
+            # Keep the DSCP, clear ECN: a CE mark belongs to the request's path, not the reply's.
+            if self.send_ip(ip.src, pk.PROTO_ICMP, pk.icmp_echo_reply(m.ident, m.seq, m.payload), ip.tos & 0xFC):
+                self.stats.echo_replies_sent += 1
+        elif m.type == pk.ICMP_ECHO_REPLY:
+            cb = self._echo.get(m.ident)
+            if cb is None:
+                self.stats.dropped_no_listener += 1
+                return
+            cb(ip.src, m.ident, m.seq, m.payload, self.sim.now)
+        else:
+            self.stats.dropped_unsupported += 1
+
+    def __repr__(self) -> str:
+        return f"Host({self.name}, {pk.ip_str(self.ip)}/{self.prefix_len}, {pk.mac_str(self.mac)})"
+
+
+def _full(port: Port, size: int) -> bool:
+    """Whether ``port.enqueue`` would tail-drop; checked first so host backpressure does not
+    show up as drops in the port's statistics."""
+    if port.capacity_kind == "packets":
+        return len(port.queue) >= port.capacity
+    return port.queue_bytes + size > port.capacity
+
+
+def _ip(addr: int | str) -> int:
+    return addr if type(addr) is int else pk.parse_ip(addr)

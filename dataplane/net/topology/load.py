@@ -1,0 +1,420 @@
+"""Read topology files into a ``TopologySpec``.
+
+Two formats:
+
+* YAML in the shape of containerlab (``name``, ``topology.nodes``, ``topology.links`` with
+  ``endpoints: ["s1:p1", "h1:eth0"]``), with an optional ``defaults:`` section (top level
+  or under ``topology:``) for link, switch and program defaults::
+
+      name: basic
+      defaults: {bandwidth: 10Gbps, latency: 1us, queue: 64p}
+      topology:
+        nodes:
+          s1: {kind: switch, program: ipv4_router, entries: basic/s1-runtime.json}
+          h1: {kind: host, ip: 10.0.1.1/24, mac: "08:00:00:00:01:11", gateway: 10.0.1.10,
+               arp: {10.0.1.10: "08:00:00:00:01:00"}}
+        links:
+          - endpoints: ["s1:p1", "h1:eth0"]
+            bandwidth: 1Gbps
+
+  Node fields: ``kind`` (``switch`` | ``dpu`` | ``host``); switches: ``program`` (a .p4 path relative
+  to the YAML file, or a built-in program name), ``entries`` (runtime JSON or
+  simple_switch_CLI file, relative path), ``controller`` (``file.py:Class`` or
+  ``module:Class``), ``processing_latency``, ``detection_delay``, ``write_latency``,
+  ``params`` (free-form mapping), ``cpu_port``, ``pfc`` (``{xoff: 64KB, xon: 32KB}`` or
+  ``true``: see ``dataplane.net.devices.pfc``; stored as ``params["pfc"]``); DPUs (a PNA program behind
+  the cost model of ``dataplane.net.devices.dpu_node``): ``program`` (required), ``entries``, ``rate``
+  (400Gbps), ``packet_rate`` (150Mpps), ``latency`` (2us), ``queue`` (1024p, or bytes),
+  ``host_ports`` / ``net_ports`` (lists of ports; by default ports linked to a host are host
+  ports, the rest net ports; one list makes the other the rest); hosts: ``mac``, ``ip`` (``a.b.c.d/len``,
+  /24 when the length is left out), ``gateway``, ``arp`` (``{ip: mac}``). Link fields:
+  ``endpoints`` plus ``bandwidth``, ``latency``, ``queue``, ``mtu``, ``loss``,
+  ``corruption``. ``defaults`` takes ``bandwidth``, ``latency``, ``queue``, ``mtu``,
+  ``loss``, ``corruption``, ``processing``, ``detection``, ``write_latency``, ``program``,
+  ``kind`` and ``pfc`` (for every switch that does not set its own).
+
+  Switch and DPU ports are written ``pN``, ``ethN``, ``portN`` or ``N`` (port N, 0..510; BMv2's
+  511 is the drop port); a host has one interface, ``eth0`` (port 0), which may be left
+  out (``"h1"``). Hosts without ``ip`` get the lowest free 10.0.0.N/24 in file order;
+  hosts without ``mac`` get ``02:00:`` followed by the four bytes of their IPv4 address.
+
+* The P4 tutorials' ``topology.json`` (``hosts`` / ``switches`` / ``links``), read by
+  ``dataplane.net.topology.tutorials`` (its docstring describes the format).
+
+Every problem raises ``ConfigError`` naming the file, the line and the field, e.g.
+``topo.yaml:14: error: topology.links[2].endpoints: unknown node 'h9'``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Callable
+
+from dataplane.control.config_errors import ConfigError
+from dataplane.net.topology.addresses import check_host_mac, format_ipv4, format_mac, parse_interface, parse_ipv4, parse_mac
+from dataplane.net.topology.spec import PfcConfig
+from dataplane.net.topology.spec import (
+    DEFAULT_BANDWIDTH_BPS, DEFAULT_LATENCY_NS, DEFAULT_MTU, DEFAULT_QUEUE, DpuSpec, HostSpec, LinkSpec, SwitchSpec,
+    TopologySpec,
+)
+from dataplane.net.topology.reader import (
+    MAX_PORT, PORT_RE, PortBook, Reader, YamlSeq, known_nodes, load_yaml_text, resolve_program_arg, show,
+)
+from dataplane.net.topology.tutorials import load_tutorials_topology
+from dataplane.net.core.units import parse_packet_rate, parse_probability, parse_queue, parse_rate, parse_time
+
+__all__ = ["load_topology", "load_yaml_topology", "load_tutorials_topology", "parse_mac", "format_mac",
+           "parse_ipv4", "format_ipv4", "MAX_PORT"]
+
+DEFAULT_DETECTION_NS = SwitchSpec.__dataclass_fields__["detection_ns"].default
+
+_SWITCH_KINDS = {"switch"}
+_HOST_KINDS = {"host"}
+# Worded so that messages written before DPUs existed ("use switch or host") still read true.
+_KINDS = "(use switch or host), or dpu for a PNA NIC"
+_SWITCH_FIELDS = {"kind", "program", "entries", "controller", "processing_latency", "detection_delay",
+                  "write_latency", "params", "cpu_port", "pfc"}
+_HOST_FIELDS = {"kind", "mac", "ip", "gateway", "arp"}
+_DPU_FIELDS = {"kind", "program", "entries", "rate", "packet_rate", "latency", "queue", "host_ports", "net_ports"}
+_LINK_FIELDS = {"endpoints", "bandwidth", "latency", "queue", "mtu", "loss", "corruption"}
+_DEFAULT_FIELDS = {"bandwidth", "latency", "queue", "mtu", "loss", "corruption", "processing", "detection",
+                   "write_latency", "program", "kind", "pfc"}
+_TOP_FIELDS = {"name", "defaults", "topology"}
+_TOPOLOGY_FIELDS = {"nodes", "links", "defaults"}
+# containerlab keys that mean nothing to an emulated node; accepted and ignored.
+_IGNORED_NODE_FIELDS = {"image", "labels", "group"}
+_IGNORED_TOP_FIELDS = {"mgmt", "prefix"}
+
+_HOST_IF_RE = re.compile(r"^(?:eth)?([0-9]+)$", re.IGNORECASE)
+
+
+# ---- entry point --------------------------------------------------------------------------------------
+
+def load_topology(path: str | Path, program: str | Path | None = None) -> TopologySpec:
+    """Read a topology file: ``.json`` as the tutorials' topology.json, anything else as YAML.
+
+    ``program`` (a .p4 path or a built-in program name) is the program of every switch that
+    does not name its own; the tutorials' format never names one, so it needs ``program``.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"cannot read topology file: {e.strerror}", str(path)) from None
+    if path.suffix.lower() == ".json":
+        return load_tutorials_topology(text, path, program)
+    return load_yaml_topology(text, path, program)
+
+
+# ---- YAML -----------------------------------------------------------------------------------------------
+
+def load_yaml_topology(text: str, path: str | Path = "<topology.yaml>",
+                       program: str | Path | None = None) -> TopologySpec:
+    """Parse containerlab-style YAML (see the module docstring); paths resolve next to ``path``."""
+    path = Path(path)
+    r = Reader(path)
+    top = load_yaml_text(text, r.file)
+    if top is None:
+        raise ConfigError("the topology file is empty", r.file, 1)
+    if not isinstance(top, dict):
+        raise ConfigError(f"the topology file must be a mapping with 'name' and 'topology', got {show(top)}",
+                          r.file, getattr(top, "line", 1))
+    r.no_duplicates(top, "")
+    r.unknown(top, _TOP_FIELDS, "", _IGNORED_TOP_FIELDS)
+    name = top.get("name", path.stem)
+    if not isinstance(name, str) or not name:
+        raise r.err(r.line_of(top, "name"), "name", f"must be a non-empty string, got {show(name)}")
+    if "topology" not in top:
+        raise r.err(top.line, "topology", "missing 'topology' (with 'nodes' and 'links')")
+    topo = r.mapping(top["topology"], "topology", r.line_of(top, "topology"))
+    r.no_duplicates(topo, "topology")
+    r.unknown(topo, _TOPOLOGY_FIELDS, "topology")
+
+    defaults: dict[str, tuple[Any, int, str]] = {}     # key -> (value, line, field)
+    for where, m in (("defaults", top), ("topology.defaults", topo)):
+        if "defaults" in m:
+            d = r.mapping(m["defaults"], where, r.line_of(m, "defaults"))
+            r.no_duplicates(d, where)
+            r.unknown(d, _DEFAULT_FIELDS, where)
+            for k, v in d.items():
+                defaults[k] = (v, r.line_of(d, k), f"{where}.{k}")
+    dflt = _Defaults(r, defaults, program)
+
+    spec = TopologySpec(name=name, source=path)
+    if "nodes" not in topo:
+        raise r.err(topo.line, "topology.nodes", "missing 'nodes'")
+    nodes = r.mapping(topo["nodes"], "topology.nodes", r.line_of(topo, "nodes"))
+    r.no_duplicates(nodes, "topology.nodes", "node name")
+    if not nodes:
+        raise r.err(r.line_of(topo, "nodes"), "topology.nodes", "no nodes defined")
+    pending_hosts: list[tuple[str, dict, int]] = []
+    for node_name, body in nodes.items():
+        field = f"topology.nodes.{node_name}"
+        line = r.line_of(nodes, node_name)
+        if not node_name or any(c in node_name for c in ": \t"):
+            raise r.err(line, field, f"bad node name {node_name!r} (no spaces or ':')", node_name)
+        body = r.mapping(body, field, line)
+        r.no_duplicates(body, field)
+        kind = body.get("kind", dflt.kind)
+        kline = r.line_of(body, "kind") if "kind" in body else line
+        if kind is None:
+            raise r.err(line, f"{field}.kind", f"missing 'kind' {_KINDS}")
+        if kind in _SWITCH_KINDS:
+            r.unknown(body, _SWITCH_FIELDS, field, _IGNORED_NODE_FIELDS)
+            spec.switches[node_name] = _yaml_switch(r, dflt, node_name, body, line)
+        elif kind in _HOST_KINDS:
+            r.unknown(body, _HOST_FIELDS, field, _IGNORED_NODE_FIELDS)
+            pending_hosts.append((node_name, body, line))
+        elif kind == "dpu":
+            r.unknown(body, _DPU_FIELDS, field, _IGNORED_NODE_FIELDS)
+            spec.dpus[node_name] = _yaml_dpu(r, node_name, body, line)
+        else:
+            raise r.err(kline, f"{field}.kind", f"unknown kind {show(kind)} {_KINDS}", kind)
+    _yaml_hosts(r, spec, pending_hosts)
+
+    links = topo.get("links", YamlSeq())
+    lline = r.line_of(topo, "links")
+    if links is None:
+        links = YamlSeq()
+    if not isinstance(links, list):
+        raise r.err(lline, "topology.links", f"must be a list of links, got {show(links)}")
+    ports = PortBook(r, spec)
+    for i, body in enumerate(links):
+        field = f"topology.links[{i}]"
+        if not isinstance(body, dict):
+            raise r.err(getattr(body, "line", 0) or lline, field,
+                        f"must be a mapping with 'endpoints', got {show(body)}")
+        r.no_duplicates(body, field)
+        r.unknown(body, _LINK_FIELDS, field)
+        spec.links.append(_yaml_link(r, dflt, ports, body, field))
+    for name in spec.dpus:      # port lists name linked ports, so they are checked after the links
+        problem = spec.dpu_port_problem(name)
+        if problem is not None:
+            key, port, message = problem
+            raise r.err(r.line_of(nodes[name], key), f"topology.nodes.{name}.{key}", message, port)
+    return spec
+
+
+class _Defaults:
+    """Values from ``defaults:``, already checked, with the built-in fallbacks."""
+
+    def __init__(self, r: Reader, d: dict[str, tuple[Any, int, str]], program: str | Path | None):
+        def get(k, parse, fallback):
+            return r.unit(parse, *d[k]) if k in d else fallback
+
+        self.bandwidth = get("bandwidth", parse_rate, DEFAULT_BANDWIDTH_BPS)
+        self.latency = get("latency", parse_time, DEFAULT_LATENCY_NS)
+        self.queue = get("queue", parse_queue, DEFAULT_QUEUE)
+        self.mtu = r.positive_int(*d["mtu"], 68, 65535) if "mtu" in d else DEFAULT_MTU
+        self.loss = get("loss", parse_probability, 0.0)
+        self.corruption = get("corruption", parse_probability, 0.0)
+        self.processing = get("processing", parse_time, 0)
+        self.detection = get("detection", parse_time, DEFAULT_DETECTION_NS)
+        self.write_latency = get("write_latency", parse_time, 0)
+        self.kind = d["kind"][0] if "kind" in d else None
+        if self.kind is not None and self.kind not in _SWITCH_KINDS | _HOST_KINDS | {"dpu"}:
+            raise r.err(d["kind"][1], d["kind"][2], f"unknown kind {show(self.kind)} {_KINDS}")
+        self.program = r.program(*d["program"]) if "program" in d else resolve_program_arg(program, r)
+        self.pfc = _pfc(r, *d["pfc"]) if "pfc" in d else None
+
+
+def _yaml_switch(r: Reader, dflt: _Defaults, name: str, body: dict, line: int) -> SwitchSpec:
+    field = f"topology.nodes.{name}"
+
+    def at(k):
+        return r.line_of(body, k)
+
+    program, entries = _program_entries(r, name, body, line, "switch", dflt.program)
+    controller = None
+    if body.get("controller") is not None:
+        controller = r.controller(body["controller"], at("controller"), f"{field}.controller")
+
+    def t(k, fallback):
+        return r.unit(parse_time, body[k], at(k), f"{field}.{k}") if k in body else fallback
+
+    params = {}
+    if "params" in body:
+        params = dict(r.mapping(body["params"], f"{field}.params", at("params")))
+    if "cpu_port" in body:
+        params["cpu_port"] = r.positive_int(body["cpu_port"], at("cpu_port"), f"{field}.cpu_port", 0, MAX_PORT)
+    if "pfc" in body:
+        params["pfc"] = _pfc(r, body["pfc"], at("pfc"), f"{field}.pfc")
+    elif "pfc" in params:
+        params["pfc"] = _pfc(r, params["pfc"], r.line_of(body["params"], "pfc"), f"{field}.params.pfc")
+    elif dflt.pfc is not None:
+        params["pfc"] = dict(dflt.pfc)
+    return SwitchSpec(name=name, program=program, entries=entries, controller=controller,
+                      processing_ns=t("processing_latency", dflt.processing),
+                      detection_ns=t("detection_delay", dflt.detection),
+                      write_latency_ns=t("write_latency", dflt.write_latency),
+                      params=params, line=line)
+
+
+def _program_entries(r: Reader, name: str, body: dict, line: int, kind: str,
+                     fallback: Path | None) -> tuple[Path, Path | None]:
+    """A switch's or DPU's ``program`` (checked against its kind) and ``entries`` file."""
+    field = f"topology.nodes.{name}"
+    if "program" in body:
+        pline = r.line_of(body, "program")
+        program = r.program(body["program"], pline, f"{field}.program")
+    elif fallback is not None:
+        program, pline = fallback, line
+    else:
+        example = "a PNA .p4 file" if kind == "dpu" else "a .p4 file or a built-in name such as ipv4_router"
+        raise r.err(line, f"{field}.program", f"{kind} '{name}' has no program (give 'program:' with {example})",
+                    name)
+    r.check_architecture(program, kind, pline, f"{field}.program")
+    entries = None
+    if body.get("entries") is not None:
+        entries = r.find_file(body["entries"], r.line_of(body, "entries"), f"{field}.entries", "entries file")
+    return program, entries
+
+
+def _yaml_dpu(r: Reader, name: str, body: dict, line: int) -> DpuSpec:
+    """A ``kind: dpu`` node; its port lists are checked against the links later."""
+    field = f"topology.nodes.{name}"
+    program, entries = _program_entries(r, name, body, line, "dpu", None)   # defaults.program is for switches
+    d = DpuSpec(name=name, program=program, entries=entries, line=line)
+    for key, attr, parse in (("rate", "rate_bps", parse_rate), ("packet_rate", "packet_rate_pps", parse_packet_rate),
+                             ("latency", "latency_ns", parse_time), ("queue", "queue", parse_queue)):
+        if key in body:
+            setattr(d, attr, r.unit(parse, body[key], r.line_of(body, key), f"{field}.{key}"))
+    for key in ("host_ports", "net_ports"):
+        if body.get(key) is not None:
+            setattr(d, key, r.port_list(body[key], r.line_of(body, key), f"{field}.{key}"))
+    return d
+
+
+def _pfc(r: Reader, value: Any, line: int, field: str) -> dict | None:
+    """A switch's PFC setting, checked, as plain data (None when off)."""
+    try:
+        cfg = PfcConfig.from_value(value)
+    except ValueError as err:
+        raise r.err(line, field, str(err)) from None
+    return None if cfg is None else asdict(cfg)
+
+
+def _host_field(r: Reader, body: dict, key: str, field: str, parse: Callable[[Any], Any]) -> Any:
+    """``parse(body[key])``, a ValueError becoming an error at that key's line."""
+    try:
+        return parse(body[key])
+    except ValueError as e:
+        raise r.err(r.line_of(body, key), f"{field}.{key}", str(e), body[key]) from None
+
+
+def _claim(r: Reader, body: dict, key: str, field: str, seen: dict, value: Any, what: str, name: str,
+           line: int) -> None:
+    """Record ``value`` as host ``name``'s, or fail if another host has it already."""
+    if value in seen:
+        other, oline = seen[value]
+        raise r.err(r.line_of(body, key), f"{field}.{key}",
+                    f"{what} is already used by host '{other}' (line {oline})", body[key])
+    seen[value] = (name, line)
+
+
+def _yaml_hosts(r: Reader, spec: TopologySpec, pending: list[tuple[str, dict, int]]) -> None:
+    ips: dict[int, tuple[str, int]] = {}
+    macs: dict[int, tuple[str, int]] = {}
+    parsed = []
+    for name, body, line in pending:
+        field = f"topology.nodes.{name}"
+        ip = plen = mac = gateway = None
+        if body.get("ip") is not None:
+            ip, plen = _host_field(r, body, "ip", field, parse_interface)
+            _claim(r, body, "ip", field, ips, ip, f"IPv4 address {format_ipv4(ip)}", name, line)
+        if body.get("mac") is not None:
+            mac = _host_field(r, body, "mac", field, lambda v: check_host_mac(parse_mac(v), v))
+            _claim(r, body, "mac", field, macs, mac, f"MAC address {format_mac(mac)}", name, line)
+        if body.get("gateway") is not None:
+            gateway = _host_field(r, body, "gateway", field, parse_ipv4)
+        arp: dict[int, int] = {}
+        if body.get("arp") is not None:
+            table = r.mapping(body["arp"], f"{field}.arp", r.line_of(body, "arp"))
+            r.no_duplicates(table, f"{field}.arp")
+            for k, v in table.items():
+                kl = r.line_of(table, k) or r.line_of(body, "arp")
+                try:
+                    arp[parse_ipv4(k)] = parse_mac(v)
+                except ValueError as e:
+                    raise r.err(kl, f"{field}.arp.{k}", str(e), v) from None
+        parsed.append([name, line, ip, plen, mac, gateway, arp])
+    # Deterministic defaults, in file order, avoiding addresses given explicitly.
+    next_n = 1
+    for item in parsed:
+        name, line, ip, plen, mac, gateway, arp = item
+        if ip is None:
+            while (0x0A000000 | next_n) in ips:
+                next_n += 1
+            if next_n > 254:
+                raise r.err(line, f"topology.nodes.{name}.ip", "ran out of default addresses in 10.0.0.0/24; "
+                                                               "give this host an 'ip'")
+            ip, plen = 0x0A000000 | next_n, 24
+            ips[ip] = (name, line)
+        if mac is None:
+            mac = 0x020000000000 | ip
+            while mac in macs:
+                mac += 1 << 32
+            macs[mac] = (name, line)
+        spec.hosts[name] = HostSpec(name=name, mac=mac, ip=ip, prefix_len=plen, gateway=gateway,
+                                    static_arp=arp, line=line)
+
+def _parse_endpoint(r: Reader, spec: TopologySpec, text: Any, line: int, field: str) -> tuple[str, int]:
+    if not isinstance(text, str) or not text.strip():
+        raise r.err(line, field, f"an endpoint must be written \"node:interface\", got {show(text)}", text)
+    node, sep, iface = text.strip().partition(":")
+    known = list(spec.switches) + list(spec.dpus) + list(spec.hosts)
+    if node not in known:
+        raise r.err(line, field, f"unknown node '{node}'{known_nodes(node, known)}", node)
+    if node in spec.hosts:
+        if not sep:
+            return node, 0
+        m = _HOST_IF_RE.match(iface)
+        if not m or int(m.group(1)) != 0:
+            raise r.err(line, field, f"host '{node}' has one interface, eth0; got '{iface}'", text)
+        return node, 0
+    if not sep or not iface:
+        raise r.err(line, field, f"{'DPU' if node in spec.dpus else 'switch'} endpoint '{text}' needs a port, "
+                                 f"e.g. \"{node}:p1\"", text)
+    m = PORT_RE.match(iface)
+    if not m:
+        raise r.err(line, field, f"bad switch port '{iface}' in '{text}' (write pN or N, e.g. \"{node}:p1\")", text)
+    port = int(m.group(1))
+    if port > MAX_PORT:
+        raise r.err(line, field, f"port {port} of '{node}' is out of range 0..{MAX_PORT} (511 is the drop port)", text)
+    return node, port
+
+
+def _yaml_link(r: Reader, dflt: _Defaults, ports: PortBook, body: dict, field: str) -> LinkSpec:
+    line = getattr(body, "line", 0)
+
+    def at(k):
+        return r.line_of(body, k) or line
+
+    if "endpoints" not in body:
+        raise r.err(line, f"{field}.endpoints", "missing 'endpoints' (e.g. [\"s1:p1\", \"h1:eth0\"])")
+    eps = body["endpoints"]
+    if not isinstance(eps, list) or len(eps) != 2:
+        raise r.err(at("endpoints"), f"{field}.endpoints",
+                    f"must list two endpoints, e.g. [\"s1:p1\", \"h1:eth0\"], got {show(eps)}")
+    ends = []
+    for text in eps:
+        node, port = _parse_endpoint(r, ports.spec, text, at("endpoints"), f"{field}.endpoints")
+        ends.append((node, port, text))
+    if ends[0][:2] == ends[1][:2]:
+        raise r.err(at("endpoints"), f"{field}.endpoints", f"both endpoints are '{eps[0]}'", eps[0])
+    for node, port, text in ends:
+        ports.claim(node, port, at("endpoints"), f"{field}.endpoints", text)
+
+    def get(k, parse, fallback):
+        return r.unit(parse, body[k], at(k), f"{field}.{k}") if k in body else fallback
+
+    mtu = r.positive_int(body["mtu"], at("mtu"), f"{field}.mtu", 68, 65535) if "mtu" in body else dflt.mtu
+    return LinkSpec(a=ends[0][:2], b=ends[1][:2],
+                    bandwidth_bps=get("bandwidth", parse_rate, dflt.bandwidth),
+                    latency_ns=get("latency", parse_time, dflt.latency),
+                    queue=get("queue", parse_queue, dflt.queue), mtu=mtu,
+                    loss=get("loss", parse_probability, dflt.loss),
+                    corruption=get("corruption", parse_probability, dflt.corruption),
+                    line=line)
+

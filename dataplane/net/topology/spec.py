@@ -1,0 +1,199 @@
+"""What a topology file describes, as plain data (units already converted).
+
+``dataplane.net.topology.load`` reads YAML (containerlab-style) and the P4 tutorials'
+``topology.json`` into a ``TopologySpec``; ``dataplane.net.fabric.network`` builds the running
+network from it. Defaults cover everything a small run does not care about.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dataplane.net.core.units import UnitError, parse_queue
+
+DEFAULT_BANDWIDTH_BPS = 10_000_000_000   # 10 Gbps
+DEFAULT_LATENCY_NS = 1_000               # 1 us
+DEFAULT_QUEUE = (64, "packets")
+DEFAULT_MTU = 1500
+
+# DPU cost model defaults (dataplane.net.devices.dpu_node explains the model). The class is the
+# 400 Gb/s DPU of /work/shared/docs/FABRIC-REFERENCE.md section 3.3: BlueField-3 (400 GbE),
+# Pensando Salina (2x400G), Intel E2200 (400G). Vendors publish no packet rate, so the
+# default is chosen: 150 Mpps, about 100 GbE line rate at 64-byte frames (148.8 Mpps) and a
+# quarter of 400 GbE's (595.2 Mpps), so frames of 334 bytes and more go at the 400 Gb/s
+# ceiling and small frames are packet-rate bound (XenoFlow, arXiv 2509.21656, saw the
+# BlueField-3 eSwitch miss line rate). The 2 us latency and the 1024-packet queue in front
+# of the pipeline are likewise chosen (an eSwitch hop, on-chip buffering), not published.
+DEFAULT_DPU_RATE_BPS = 400_000_000_000
+DEFAULT_DPU_PACKET_RATE = 150_000_000
+DEFAULT_DPU_LATENCY_NS = 2_000
+DEFAULT_DPU_QUEUE = (1024, "packets")
+
+MAX_QUANTA = 0xFFFF   # the largest 802.1Qbb pause time (dataplane.net.devices.pfc writes the frames)
+
+
+@dataclass
+class SwitchSpec:
+    name: str
+    program: Path                          # the .p4 file
+    entries: Path | None = None            # runtime JSON or simple_switch_CLI commands
+    controller: str | None = None          # "path/file.py:ClassName" or "module:ClassName"
+    processing_ns: int = 0                 # per-packet pipeline latency
+    detection_ns: int = 1_000_000          # link-down detection delay before port status flips
+    write_latency_ns: int = 0              # control-plane cost of one table write
+    params: dict[str, Any] = field(default_factory=dict)   # free-form; "pfc" enables PFC (dataplane.net.devices.pfc)
+    line: int = 0                          # where it was written, for messages
+
+
+@dataclass
+class DpuSpec:
+    """A DPU: a PNA program plus the pipeline's cost (``dataplane.net.devices.dpu_node``).
+
+    ``host_ports`` / ``net_ports`` left as None: ports linked to a host are host ports and
+    every other linked port is a net port; give one list and the other is the rest.
+    """
+    name: str
+    program: Path                          # a PNA .p4 file
+    entries: Path | None = None            # runtime JSON or simple_switch_CLI commands
+    rate_bps: int = DEFAULT_DPU_RATE_BPS   # throughput ceiling of the pipeline
+    packet_rate_pps: int = DEFAULT_DPU_PACKET_RATE
+    latency_ns: int = DEFAULT_DPU_LATENCY_NS   # from the end of a packet's pipeline slot to its output
+    queue: tuple[int, str] = DEFAULT_DPU_QUEUE  # FIFO in front of the pipeline: (capacity, "packets" | "bytes")
+    host_ports: tuple[int, ...] | None = None
+    net_ports: tuple[int, ...] | None = None
+    line: int = 0
+
+
+@dataclass
+class HostSpec:
+    name: str
+    mac: int
+    ip: int
+    prefix_len: int = 24
+    gateway: int | None = None
+    static_arp: dict[int, int] = field(default_factory=dict)  # ip -> mac
+    line: int = 0
+
+
+@dataclass
+class LinkSpec:
+    a: tuple[str, int]                     # (node, port number)
+    b: tuple[str, int]
+    bandwidth_bps: int = DEFAULT_BANDWIDTH_BPS
+    latency_ns: int = DEFAULT_LATENCY_NS
+    queue: tuple[int, str] = DEFAULT_QUEUE  # (capacity, "packets" | "bytes"), per direction
+    mtu: int = DEFAULT_MTU
+    loss: float = 0.0
+    corruption: float = 0.0
+    line: int = 0
+
+
+@dataclass
+class TopologySpec:
+    name: str
+    source: Path | None = None
+    switches: dict[str, SwitchSpec] = field(default_factory=dict)
+    hosts: dict[str, HostSpec] = field(default_factory=dict)
+    links: list[LinkSpec] = field(default_factory=list)
+    dpus: dict[str, DpuSpec] = field(default_factory=dict)
+
+    def linked_ports(self, node: str) -> dict[int, str]:
+        """The ports of ``node`` that links use, each with the node at the other end."""
+        out = {}
+        for ls in self.links:
+            for (n, port), (peer, _) in ((ls.a, ls.b), (ls.b, ls.a)):
+                if n == node:
+                    out[port] = peer
+        return out
+
+    def dpu_port_problem(self, name: str) -> tuple[str, int, str] | None:
+        """What is wrong with DPU ``name``'s explicit ``host_ports`` / ``net_ports``, as
+        (field, port, message), or None: they must name linked ports, not overlap, and, when
+        both are given, cover every linked port."""
+        d = self.dpus[name]
+        linked = sorted(self.linked_ports(name))
+        for key in ("host_ports", "net_ports"):
+            for port in getattr(d, key) or ():
+                if port not in linked:
+                    return key, port, (f"unknown port {port}: no link uses port {port} of '{name}' "
+                                       f"(linked ports: {', '.join(map(str, linked)) or 'none'})")
+        if d.host_ports is not None and d.net_ports is not None:
+            both = sorted(set(d.host_ports) & set(d.net_ports))
+            if both:
+                return "host_ports", both[0], f"port {both[0]} is in both host_ports and net_ports"
+            left = [p for p in linked if p not in d.host_ports and p not in d.net_ports]
+            if left:
+                return "host_ports", left[0], (f"linked port {left[0]} is in neither host_ports nor net_ports "
+                                               f"(give one list and the other is the rest)")
+        return None
+
+    def dpu_net_ports(self, name: str) -> frozenset[int]:
+        """The network-facing ports of DPU ``name``; the PNA program sees every other port as a host port."""
+        d = self.dpus[name]
+        if d.net_ports is not None:
+            return frozenset(d.net_ports)
+        linked = self.linked_ports(name)
+        if d.host_ports is not None:
+            return frozenset(linked) - frozenset(d.host_ports)
+        return frozenset(port for port, peer in linked.items() if peer not in self.hosts)
+
+
+def _size(value: Any, what: str) -> int:
+    if isinstance(value, bool):
+        raise ValueError(f"pfc {what} must be a size in bytes, got {value!r}")
+    if isinstance(value, int):
+        amount = value
+    else:
+        try:
+            amount, kind = parse_queue(str(value) if any(c.isalpha() for c in str(value)) else f"{value}B")
+        except UnitError as err:
+            raise ValueError(f"pfc {what}: {err}") from None
+        if kind != "bytes":
+            raise ValueError(f"pfc {what} must be a size in bytes (e.g. 64KB), got {value!r}")
+    if amount < 0:
+        raise ValueError(f"pfc {what} must not be negative, got {value!r}")
+    return amount
+
+
+@dataclass(frozen=True)
+class PfcConfig:
+    """PFC thresholds of one switch (bytes per ingress port)."""
+    xoff: int = 64_000
+    xon: int = 32_000
+    priority: int = 3              # the class named in the pause frames
+    quanta: int = MAX_QUANTA       # pause time of an XOFF frame
+    refresh: float = 0.5           # re-send XOFF after this fraction of the pause time while above XON
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.xon <= self.xoff or self.xoff <= 0:
+            raise ValueError(f"pfc needs 0 <= xon <= xoff and xoff > 0, got xoff={self.xoff} xon={self.xon}")
+        if not 0 <= self.priority <= 7:
+            raise ValueError(f"pfc priority must be 0..7, got {self.priority}")
+        if not 1 <= self.quanta <= MAX_QUANTA:
+            raise ValueError(f"pfc quanta must be 1..65535, got {self.quanta}")
+        if not 0 < self.refresh <= 1:
+            raise ValueError(f"pfc refresh must be in (0, 1], got {self.refresh}")
+
+    @classmethod
+    def from_value(cls, value: Any) -> "PfcConfig | None":
+        """From a switch's ``params["pfc"]``: a mapping (``xoff``, ``xon`` as bytes or sizes such
+        as ``64KB``, ``priority``, ``quanta``, ``refresh``), True (defaults), or None/False (off)."""
+        if value is None or value is False:
+            return None
+        if isinstance(value, cls):
+            return value
+        if value is True:
+            return cls()
+        if not isinstance(value, dict):
+            raise ValueError(f"pfc must be a mapping such as {{xoff: 64KB, xon: 32KB}} or true, got {value!r}")
+        unknown = set(value) - {"xoff", "xon", "priority", "quanta", "refresh", "enabled"}
+        if unknown:
+            raise ValueError(f"unknown pfc setting(s) {', '.join(sorted(unknown))} "
+                             f"(use xoff, xon, priority, quanta, refresh)")
+        if value.get("enabled", True) is False:
+            return None
+        xoff = _size(value.get("xoff", cls.xoff), "xoff")
+        xon = _size(value["xon"], "xon") if "xon" in value else min(cls.xon, xoff // 2)
+        return cls(xoff=xoff, xon=xon, priority=int(value.get("priority", cls.priority)),
+                   quanta=int(value.get("quanta", cls.quanta)), refresh=float(value.get("refresh", cls.refresh)))

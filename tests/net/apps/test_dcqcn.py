@@ -1,0 +1,237 @@
+"""DCQCN: the reaction point's rate arithmetic, and the RP/NP on real hosts (CNP pacing,
+CNP format, rate cuts applied to the sender's pacing)."""
+from __future__ import annotations
+
+import pytest
+
+from dataplane.net.hosts import packets as pk
+from dataplane.net.apps.dcqcn import (
+    CNP_TOS, OP_CNP, OP_SEND_ONLY, ROCE_PORT, DcqcnParams, DcqcnRateControl, DcqcnReceiver, DcqcnSender,
+    RoceEndpoint, cnp_payload, data_frame_len, parse_bth,
+)
+
+LINE = 100e9
+G = 1 / 256
+
+
+def rc(**kw) -> DcqcnRateControl:
+    return DcqcnRateControl(LINE, DcqcnParams(**kw))
+
+
+# ---- rate control arithmetic -------------------------------------------------------------------
+
+def test_defaults_are_htsims():
+    p = DcqcnParams()
+    assert (p.g, p.alpha_init, p.rate_timer_ns, p.alpha_timer_ns) == (1 / 256, 1.0, 55_000, 55_000)
+    assert (p.byte_counter, p.fast_recovery_steps, p.cnp_interval_ns) == (10_000_000, 5, 50_000)
+    c = rc()
+    assert (c.rc, c.rt, c.alpha) == (LINE, LINE, 1.0)
+    assert (c.rai, c.rhai) == (LINE / 20, LINE / 10)
+
+
+def test_cnp_cuts_by_half_alpha_and_raises_alpha():
+    c = rc()
+    c.on_cnp()
+    assert c.rt == LINE and c.rc == LINE / 2           # RC * (1 - 1/2)
+    assert c.alpha == pytest.approx((1 - G) * 1.0 + G)  # = 1.0
+    c.alpha = 0.5
+    c.on_cnp()
+    assert c.rt == LINE / 2 and c.rc == pytest.approx(LINE / 2 * 0.75)
+    assert c.alpha == pytest.approx(0.5 * (1 - G) + G)
+    assert (c.t, c.bc, c.byte_acc, c.cnps) == (0, 0, 0, 2)
+
+
+def test_alpha_decays_by_one_minus_g_per_timer():
+    c = rc()
+    for _ in range(256):
+        c.on_alpha_timer()
+    assert c.alpha == pytest.approx((1 - G) ** 256)     # ~ 1/e after 256 periods
+    assert c.rc == LINE                                 # the alpha timer never changes the rate
+
+
+def test_fast_recovery_then_additive_increase():
+    c = rc()
+    c.on_cnp()                                           # RT 100G, RC 50G
+    for k in range(1, 6):                                # F = 5 fast-recovery steps: halve the gap to RT
+        c.on_rate_timer()
+        assert c.rt == LINE
+        assert c.rc == pytest.approx(LINE - (LINE / 2) / 2 ** k)
+    assert c.events == {"fast_recovery": 5, "additive": 0, "hyper": 0}
+    c.on_cnp()                                           # from RC = 98.4375G
+    rt, rc0 = c.rt, c.rc
+    for _ in range(5):
+        c.on_rate_timer()
+    before = c.rc
+    c.on_rate_timer()                                    # T = 6 > F, BC = 0: additive
+    assert c.rt == pytest.approx(min(LINE, rt + LINE / 20))
+    assert c.rc == pytest.approx(min(LINE, (c.rt + before) / 2))
+    assert c.events["additive"] == 1 and rc0 < before
+
+
+def test_additive_increase_from_a_low_rate():
+    c = rc(rai_bps=1e9)
+    c.rc, c.rt = 10e9, 12e9
+    c.t = 5
+    c.on_rate_timer()                                    # T = 6: RT += 1G, RC = (RT + RC) / 2
+    assert c.rt == pytest.approx(13e9) and c.rc == pytest.approx(11.5e9)
+
+
+def test_hyper_increase_needs_both_counters_past_f():
+    c = rc(byte_counter=1000, rhai_bps=2e9)
+    c.rc, c.rt = 10e9, 10e9
+    c.t = 7
+    fired = c.on_bytes_sent(7 * 1000)                    # BC 1..7; each event increases
+    assert fired == 7
+    # BC 1..5: max(T, BC) = 7 > F and min <= F: additive (RT += 5G each);
+    # BC 6, 7: min(T=7, BC) > F: hyper with (min - F) * R_HAI = 1 * 2G, then 2 * 2G.
+    assert c.events == {"fast_recovery": 0, "additive": 5, "hyper": 2}
+    assert c.rt == pytest.approx(10e9 + 5 * 5e9 + 1 * 2e9 + 2 * 2e9)
+    rc_expected, rt = 10e9, 10e9
+    for step in [5e9] * 5 + [2e9, 4e9]:
+        rt += step
+        rc_expected = (rt + rc_expected) / 2
+    assert c.rc == pytest.approx(rc_expected)
+
+
+def test_byte_counter_counts_bytes_between_events():
+    c = rc(byte_counter=10_000)
+    c.on_cnp()
+    assert c.on_bytes_sent(9_999) == 0 and c.bc == 0
+    assert c.on_bytes_sent(1) == 1 and c.bc == 1 and c.byte_acc == 0
+    assert c.on_bytes_sent(25_000) == 2 and c.bc == 3 and c.byte_acc == 5_000
+    c.on_cnp()
+    assert c.bc == 0 and c.byte_acc == 0
+
+
+def test_rate_is_capped_at_line_rate_and_floored_at_min_rate():
+    c = rc(min_rate_bps=1e9)
+    for _ in range(20):
+        c.on_cnp()
+    assert c.rc == 1e9
+    c.alpha = 0.0
+    for _ in range(200):
+        c.on_rate_timer()
+    assert c.rc == LINE and c.rt == LINE
+    before = dict(c.events)
+    c.on_rate_timer()                                    # at line rate nothing more happens
+    assert c.events == before and c.rc == LINE
+
+
+def test_initial_rate_and_overrides():
+    c = rc(initial_rate_bps=25e9, rai_bps=123.0, rhai_bps=456.0)
+    assert (c.rc, c.rt, c.rai, c.rhai) == (25e9, 25e9, 123.0, 456.0)
+    assert DcqcnParams().with_(g=1 / 16).g == 1 / 16
+    with pytest.raises(ValueError):
+        DcqcnRateControl(0)
+
+
+# ---- on hosts ----------------------------------------------------------------------------------
+
+def data_payload(qp: int, psn: int = 0, size: int = 64) -> bytes:
+    import struct
+    return struct.pack("!BBHII", OP_SEND_ONLY, 0, 0xFFFF, qp, psn) + bytes(size) + bytes(4)
+
+
+def test_cnp_wire_format():
+    p = cnp_payload(0x123456)
+    assert len(p) == 12 + 16 + 4
+    assert parse_bth(p) == (OP_CNP, 0x123456, 0)
+    assert parse_bth(b"\x81") is None
+    assert data_frame_len(1024) == 14 + 20 + 8 + 12 + 1024 + 4
+
+
+def test_np_sends_at_most_one_cnp_per_interval_per_flow(pair):
+    sim, h1, h2, _ = pair(static_arp=True, rate_bps=100_000_000_000)
+    rx = DcqcnReceiver(h2, qpn=1)
+    frames = []
+    h1.on_receive(lambda f, t: frames.append((t, f)) and False)
+    RoceEndpoint.of(h1)
+    # CE-marked packets from two flows (source ports 5000, 5001) every 10 us for 200 us.
+    for i in range(21):
+        for sport in (5000, 5001):
+            sim.at(i * 10_000, h1.send_udp, h2.ip, sport, ROCE_PORT, data_payload(1, i), pk.ECN_CE)
+    sim.run(1_000_000)
+    assert rx.stats["ce_marked"] == 42
+    # One CNP at the first mark, then one whenever a mark arrives >= 50 us after the last CNP.
+    assert [f.cnps_sent for f in rx.flows.values()] == [5, 5]
+    cnps = [(t, f) for t, f in frames if f[12:14] == b"\x08\x00"]
+    assert len(cnps) == 10
+    ip = pk.parse_ipv4(cnps[0][1][14:])
+    udp = pk.parse_udp(ip.payload)
+    assert ip.tos == CNP_TOS and ip.tos & 3 == pk.ECN_NOT_ECT
+    assert (udp.dst_port, parse_bth(udp.payload)[:2]) == (ROCE_PORT, (OP_CNP, 5000))
+    times = sorted(t for t, f in cnps if parse_bth(pk.parse_udp(pk.parse_ipv4(f[14:]).payload).payload)[1] == 5000)
+    assert all(b - a >= 50_000 for a, b in zip(times, times[1:]))
+
+
+def test_np_deferred_cnp_mode(pair):
+    """With cnp_defer (htsim's sink), marks inside the interval send one CNP when it ends."""
+    sim, h1, h2, _ = pair(static_arp=True, rate_bps=100_000_000_000)
+    rx = DcqcnReceiver(h2, qpn=1, params=DcqcnParams(cnp_defer=True))
+    RoceEndpoint.of(h1)
+    for t in (0, 10_000, 20_000):
+        sim.at(t, h1.send_udp, h2.ip, 5000, ROCE_PORT, data_payload(1), pk.ECN_CE)
+    sim.run(1_000_000)
+    assert rx.stats["cnps_sent"] == 2                    # at the first mark, and at +50 us for the others
+
+
+def test_no_cnp_without_ce_or_when_notification_is_off(pair):
+    sim, h1, h2, _ = pair(static_arp=True)
+    rx = DcqcnReceiver(h2, qpn=1, notify=False)
+    for tos in (pk.ECN_ECT0, pk.ECN_CE):
+        h1.send_udp(h2.ip, 5000, ROCE_PORT, data_payload(1), tos)
+    sim.run(1_000_000)
+    assert rx.stats["received"] == 2 and rx.stats["ce_marked"] == 1 and rx.stats["cnps_sent"] == 0
+
+
+def test_sender_paces_at_line_rate_and_delivers_everything(pair):
+    sim, h1, h2, _ = pair(static_arp=True, rate_bps=100_000_000_000, capacity=1000)
+    rx = DcqcnReceiver(h2)
+    tx = DcqcnSender(h1, h2.ip, 1_000_000, payload_bytes=1000)
+    sim.run(10_000_000)
+    flow = rx.flows[tx.key]
+    assert tx.done and flow.packets == tx.n_packets == 1000 and flow.bytes == 1_000_000
+    assert flow.max_psn == 999 and flow.lost == 0
+    # Back to back: 1000 frames of data_frame_len(1000) bytes at 100 Gb/s.
+    wire_ns = data_frame_len(1000) * 8 / 100
+    assert flow.last_ns - flow.first_ns == pytest.approx(999 * wire_ns, rel=0.01)
+    assert tx.rate_log == [(0, 100e9)]
+
+
+def test_cnps_cut_the_senders_pacing_and_rate_recovers(pair):
+    sim, h1, h2, _ = pair(static_arp=True, rate_bps=100_000_000_000, capacity=1000)
+    rx = DcqcnReceiver(h2)
+    tx = DcqcnSender(h1, h2.ip, 5_000_000, payload_bytes=1000)
+    # Two CNPs from the receiver host (as its NP would send them) at 10 us and 12 us.
+    for t in (10_000, 12_000):
+        sim.at(t, h2.send_udp, h1.ip, ROCE_PORT, ROCE_PORT, cnp_payload(tx.qpn), CNP_TOS)
+    sim.run(60_000)
+    assert tx.stats["cnps"] == 2 and tx.cc.cnps == 2
+    assert tx.rate_bps == pytest.approx(25e9, rel=0.01)  # 100 -> 50 -> 25 Gb/s (alpha stays ~1)
+    arrivals = rx.flows[tx.key].arrivals
+    late = [b - a for a, b in zip(arrivals, arrivals[1:]) if a > 30_000]
+    assert sum(late) / len(late) == pytest.approx(data_frame_len(1000) * 8 / 25, rel=0.02)
+    sim.run(2_000_000)                                   # 55 us timers: fast recovery, then additive
+    assert tx.cc.events["fast_recovery"] == 5 and tx.cc.events["additive"] >= 1
+    assert tx.rate_log[-1][1] > 50e9
+
+
+def test_fixed_rate_sender_ignores_cnps(pair):
+    sim, h1, h2, _ = pair(static_arp=True, rate_bps=100_000_000_000, capacity=1000)
+    DcqcnReceiver(h2)
+    tx = DcqcnSender(h1, h2.ip, 100_000, payload_bytes=1000, cc=False, ect=False)
+    sim.at(1_000, h2.send_udp, h1.ip, ROCE_PORT, ROCE_PORT, cnp_payload(tx.qpn), CNP_TOS)
+    sim.run(1_000_000)
+    assert tx.stats["ignored_cnps"] == 1 and tx.rate_bps == 100e9 and tx.tos == pk.ECN_NOT_ECT
+
+
+def test_unknown_qp_is_counted(pair):
+    sim, h1, h2, _ = pair(static_arp=True)
+    DcqcnReceiver(h2, qpn=7)
+    h1.send_udp(h2.ip, 5000, ROCE_PORT, data_payload(8), pk.ECN_ECT0)
+    h1.send_udp(h2.ip, 5000, ROCE_PORT, b"\x04", pk.ECN_ECT0)
+    sim.run(1_000_000)
+    ep = RoceEndpoint.of(h2)
+    assert ep.stats["unknown_qp"] == 1 and ep.stats["malformed"] == 1
+    with pytest.raises(ValueError):
+        DcqcnReceiver(h2, qpn=7)

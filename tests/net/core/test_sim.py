@@ -1,0 +1,52 @@
+"""The event core: time order, ties in scheduling order, stop, limits and the event count."""
+from dataplane.net.core.sim import Simulator
+
+
+def test_ties_run_in_scheduling_order_and_at_clamps_to_now():
+    sim = Simulator()
+    seen = []
+    sim.schedule(5, seen.append, "a")
+    sim.at(5, seen.append, "b")
+    sim.schedule(1, lambda: sim.at(0, seen.append, "late"))   # not before now: runs at 1
+    sim.schedule(5, seen.append, "c")
+    sim.run()
+    assert seen == ["late", "a", "b", "c"]
+    assert sim.events_run == 5 and sim.now == 5 and sim.pending == 0
+
+
+def test_until_leaves_later_events_in_place_and_counts_only_those_run():
+    sim = Simulator()
+    seen = []
+    for t in (10, 20, 30, 30, 40):
+        sim.at(t, seen.append, t)
+    sim.run(until_ns=30)
+    assert seen == [10, 20, 30, 30] and sim.events_run == 4 and sim.pending == 1 and sim.now == 30
+    sim.run(until_ns=35)
+    assert sim.events_run == 4 and sim.now == 35
+    sim.at(35, seen.append, 35)          # scheduled after the first run: still before 40
+    sim.run()
+    assert seen == [10, 20, 30, 30, 35, 40] and sim.events_run == 6 and sim.now == 40
+
+
+def test_stop_ends_the_run_after_the_current_event():
+    sim = Simulator()
+    seen = []
+
+    def tick(i):
+        seen.append(i)
+        sim.schedule(1, tick, i + 1)
+        if i == 3:
+            sim.stop()
+
+    sim.schedule(0, tick, 0)
+    sim.run(until_ns=100)
+    assert seen == [0, 1, 2, 3] and sim.now == 3 and sim.events_run == 4 and sim.pending == 1
+
+
+def test_progress_reports_every_n_events_with_the_same_count():
+    sim = Simulator()
+    for t in range(10):
+        sim.at(t, lambda: None)
+    reports = []
+    sim.run(until_ns=8, on_progress=lambda t: reports.append((t, sim.events_run)), progress_every=3)
+    assert reports == [(2, 3), (5, 6), (8, 9)] and sim.events_run == 9 and sim.pending == 1
