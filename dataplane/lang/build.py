@@ -60,6 +60,9 @@ class BuildIR(BuildExprMixin, Transformer):
         return _Annots(out)
 
     def name(self, children):
+        return str(children[0])  # a str already when it came through path_name
+
+    def path_name(self, children):
         return str(children[0])
 
     def member_name(self, children):

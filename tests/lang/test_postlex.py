@@ -170,3 +170,44 @@ def test_retype_keeps_token_positions(raw):
     out = list(retype(raw("h_t x;\ny = a >> b;"), {"h_t"}))
     assert [(t.type, t.line, t.column) for t in out if t.type in ("TYPE_IDENTIFIER", "SHR")] == [
         ("TYPE_IDENTIFIER", 1, 1), ("SHR", 2, 7)]
+
+
+# --- scopes: declaration order and shadowing ------------------------------------------------------
+
+def test_a_type_declared_later_does_not_reach_earlier_code(kinds):
+    """core.p4's `extract<T>(out T hdr)` comes before a program's `header hdr`: there hdr is a name."""
+    out = kinds("extern E { void extract<T>(out T hdr); } header hdr { bit<8> f; } hdr x;", only="hdr")
+    assert out == [("IDENTIFIER", "hdr"), ("TYPE_IDENTIFIER", "hdr"), ("TYPE_IDENTIFIER", "hdr")]
+
+
+def test_a_local_shadows_a_type_for_the_rest_of_its_block(kinds):
+    """`bit<8> h;` inside a block makes `h` a value there, and only there."""
+    src = "header h { bit<8> f; } control c() { apply { { bit<8> h; h = 1; } h y; } }"
+    assert kinds(src, only="h") == [("TYPE_IDENTIFIER", "h"), ("IDENTIFIER", "h"), ("IDENTIFIER", "h"),
+                                     ("TYPE_IDENTIFIER", "h")]
+
+
+def test_a_parameter_shadows_a_type_in_the_body_after_its_list(kinds):
+    """A parameter named like a type is a value through the body that follows its list (and the
+    constructor parameters between), and a type again after that body."""
+    src = "header p { bit<8> f; } control c(in bit<8> p)(bit<8> q) { apply { x = p; } } p z;"
+    assert kinds(src, only="p") == [("TYPE_IDENTIFIER", "p"), ("IDENTIFIER", "p"), ("IDENTIFIER", "p"),
+                                     ("TYPE_IDENTIFIER", "p")]
+
+
+def test_a_parameter_of_a_prototype_shadows_nothing_after_it(kinds):
+    """In `package K(P p); ... p q;` the parameter's scope ends with the prototype's list."""
+    out = kinds("parser p(); package K(p p); p q;", only="p")
+    assert out == [("TYPE_IDENTIFIER", "p"), ("TYPE_IDENTIFIER", "p"), ("IDENTIFIER", "p"), ("TYPE_IDENTIFIER", "p")]
+
+
+@pytest.mark.parametrize("decl", ["action t() {}", "table t { key = {} }", "bit<8> t = 1;", "E() t;"])
+def test_actions_tables_variables_and_instances_shadow_a_type(kinds, decl):
+    """An action, table, variable or instance named like a type is a value in its block."""
+    out = kinds(f"header t {{ bit<8> f; }} control c() {{ {decl} apply {{ t.apply(); }} }}", known={"E"}, only="t")
+    assert out[0] == ("TYPE_IDENTIFIER", "t") and out[-1] == ("IDENTIFIER", "t")
+
+
+def test_a_type_declaration_is_no_shadow(kinds):
+    """`typedef bit<8> T;` ends like a variable declaration but declares a type."""
+    assert kinds("typedef bit<8> T; T x;", only="T") == [("TYPE_IDENTIFIER", "T"), ("TYPE_IDENTIFIER", "T")]

@@ -1,0 +1,320 @@
+"""Conformance against p4c's own test corpus: its STF samples, its sample programs, its error programs.
+
+Give it a checkout of p4c (``github:p4lang/p4c``); nothing of it is copied here. Three suites:
+
+- ``stf``: every ``testdata/p4_16_samples/*-bmv2.stf`` with its ``.p4``, compiled and run through
+  the STF runner as ``dataplane test`` runs it;
+- ``compile``: every ``testdata/p4_16_samples/*.p4`` through the front end (``compile --check``);
+- ``errors``: every ``testdata/p4_16_errors/*.p4``, which p4c rejects: it passes when the front
+  end rejects it too with a located error; an acceptance is listed with p4c's own message.
+
+Programs are grouped by the architecture they include (v1model, psa, pna, ebpf, ...). Each
+program runs in a worker process with a time limit, so a hang or a crash is a result, not
+the end of the run. It prints a table per suite and architecture, the failures by
+category, and a closing ``N passed, M failed``.
+
+    python tools/conformance.py P4C_DIR [--suite stf,compile,errors] [--only GLOB] [--json OUT]
+                                        [--jobs N] [--timeout S] [--list-failures]
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import fnmatch
+import json
+import multiprocessing as mp
+import os
+import re
+import sys
+import time
+import traceback
+from pathlib import Path
+
+ARCH_INCLUDES = [  # (pattern in an #include <...>, architecture)
+    (re.compile(r"^v1model\.p4$"), "v1model"),
+    (re.compile(r"^(bmv2/)?psa\.p4$"), "psa"),
+    (re.compile(r"^(dpdk/|tc/)?pna\.p4$"), "pna"),
+    (re.compile(r"^ebpf_model\.p4$"), "ebpf"),
+    (re.compile(r"^xdp_model\.p4$"), "xdp"),
+    (re.compile(r"^ubpf_model\.p4$"), "ubpf"),
+]
+_INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
+
+
+def architecture(path: Path, seen: set | None = None) -> str:
+    """The architecture a program includes, following its quoted includes; ``core`` if none."""
+    seen = set() if seen is None else seen
+    if path in seen or not path.is_file():
+        return "core"
+    seen.add(path)
+    text = path.read_text(errors="replace")
+    for kind, name in _INCLUDE.findall(text):
+        if kind == "<":
+            for pattern, arch in ARCH_INCLUDES:
+                if pattern.match(name):
+                    return arch
+        elif (path.parent / name).is_file():
+            arch = architecture(path.parent / name, seen)
+            if arch != "core":
+                return arch
+        else:   # a quoted include of an architecture file the search path finds
+            for pattern, arch in ARCH_INCLUDES:
+                if pattern.match(name):
+                    return arch
+    return "core"
+
+
+# ---- one job, in a worker process -----------------------------------------------------------
+
+def _diagnostic(err) -> tuple[str, bool]:
+    """The first error of a CompileError as one line, and whether it names a file position."""
+    first = next((d for d in err.diagnostics if d.severity == "error"), err.diagnostics[0])
+    return first.message, bool(first.span.line)
+
+
+def run_job(job: tuple[str, str]) -> dict:
+    """Run one (suite, path) job; never raises."""
+    suite, path = job
+    from dataplane.errors import CompileError, DataplaneError, InternalError
+
+    out: dict = {"suite": suite, "path": path}
+    try:
+        if suite == "errors":
+            from dataplane.lang.frontend import compile_file
+
+            try:
+                compile_file(path)
+            except CompileError as err:
+                message, located = _diagnostic(err)
+                out.update(status="pass" if located else "fail", message=message,
+                           category="pass" if located else "rejected without a location")
+                return out
+            out.update(status="fail", category="accepted", message="")
+            return out
+        from dataplane.lang.frontend import compile_file
+
+        t = time.perf_counter()
+        result = compile_file(path)
+        out["compile_s"] = round(time.perf_counter() - t, 3)
+        if suite == "compile":
+            out.update(status="pass")
+            return out
+        from dataplane.control.switch import Switch
+        from dataplane.testing.stf import load_stf
+        from dataplane.testing.stf_runner import run_stf
+
+        stf = str(Path(path).with_suffix(".stf"))
+        sw = Switch(result.program, name="s1")
+        res = run_stf(sw, load_stf(stf), stf)
+        if res.passed:
+            out.update(status="pass")
+        else:
+            out.update(status="fail", category="packet mismatch", message=res.failures[0].splitlines()[0])
+    except CompileError as err:
+        message, _ = _diagnostic(err)
+        out.update(status="fail", category="compile: " + _category(message), message=message)
+    except InternalError as err:
+        out.update(status="fail", category="internal error", message=str(err))
+    except DataplaneError as err:
+        stage = "stf" if suite == "stf" else "compile"
+        out.update(status="fail", category=f"{stage}: " + _category(str(err)), message=str(err))
+    except RecursionError as err:
+        out.update(status="fail", category="traceback: RecursionError", message=str(err)[:200])
+    except Exception as err:  # a traceback a user would see: exactly what this suite hunts
+        tb = traceback.extract_tb(err.__traceback__)[-1]
+        where = f"{Path(tb.filename).name}:{tb.lineno}"
+        out.update(status="fail", category=f"traceback: {type(err).__name__}", message=f"{err!s:.200} ({where})")
+    return out
+
+
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
+_NUMBER = re.compile(r"\b\d+\b")
+_LOCATION = re.compile(r"^\S+:\d+(:\d+)?: (error: )?")
+
+
+def _category(message: str) -> str:
+    """A message with names and numbers taken out, so that alike failures group together."""
+    first = _LOCATION.sub("", message.splitlines()[0] if message else "")
+    return _NUMBER.sub("N", _QUOTED.sub("'…'", first))[:90]
+
+
+# ---- a pool whose workers can be killed ----------------------------------------------------------
+
+def _worker(conn) -> None:
+    sys.setrecursionlimit(10_000)
+    while True:
+        job = conn.recv()
+        if job is None:
+            return
+        conn.send(run_job(job))
+
+
+class Pool:
+    """N worker processes fed one job at a time; a worker past the time limit is killed and replaced."""
+
+    def __init__(self, jobs: int, timeout: float):
+        self.timeout = timeout
+        self.ctx = mp.get_context("fork" if hasattr(os, "fork") else "spawn")
+        self.slots = [self._start() for _ in range(jobs)]
+
+    def _start(self):
+        parent, child = self.ctx.Pipe()
+        proc = self.ctx.Process(target=_worker, args=(child,), daemon=True)
+        proc.start()
+        return [proc, parent, None, 0.0]   # process, pipe, job, started
+
+    def run(self, jobs: list, progress) -> list[dict]:
+        pending = collections.deque(jobs)
+        results = []
+        while pending or any(s[2] is not None for s in self.slots):
+            for i, slot in enumerate(self.slots):
+                proc, conn, job, started = slot
+                if job is None and pending:
+                    job = pending.popleft()
+                    conn.send(job)
+                    slot[2], slot[3] = job, time.monotonic()
+                    continue
+                if job is None:
+                    continue
+                if conn.poll(0.01):
+                    try:
+                        results.append(conn.recv())
+                    except EOFError:   # the worker died (a crash in C, an abort)
+                        results.append({"suite": job[0], "path": job[1], "status": "fail",
+                                        "category": "crash", "message": f"worker exit code {proc.exitcode}"})
+                        self.slots[i] = self._start()
+                        progress(results[-1])
+                        continue
+                    slot[2] = None
+                    progress(results[-1])
+                elif not proc.is_alive() or time.monotonic() - started > self.timeout:
+                    proc.kill()
+                    proc.join()
+                    cat = "timeout" if proc.exitcode in (-9, None) else "crash"
+                    results.append({"suite": job[0], "path": job[1], "status": "fail", "category": cat,
+                                    "message": f"no result after {self.timeout:.0f} s" if cat == "timeout"
+                                    else f"worker exit code {proc.exitcode}"})
+                    self.slots[i] = self._start()
+                    progress(results[-1])
+        for proc, conn, _, _ in self.slots:
+            conn.send(None)
+            proc.join(timeout=1)
+        return results
+
+
+# ---- the corpus ----------------------------------------------------------------------------------
+
+def collect(p4c: Path, suites: list[str], only: str | None) -> list[tuple[str, str]]:
+    samples = p4c / "testdata" / "p4_16_samples"
+    jobs = []
+    if "stf" in suites:
+        jobs += [("stf", str(p.with_suffix(".p4"))) for p in sorted(samples.glob("*-bmv2.stf"))
+                 if p.with_suffix(".p4").is_file()]
+    if "compile" in suites:
+        jobs += [("compile", str(p)) for p in sorted(samples.glob("*.p4"))]
+    if "errors" in suites:
+        jobs += [("errors", str(p)) for p in sorted((p4c / "testdata" / "p4_16_errors").glob("*.p4"))]
+    if only:
+        jobs = [j for j in jobs if fnmatch.fnmatch(Path(j[1]).name, only)]
+    return jobs
+
+
+def p4c_reason(p4c: Path, path: str) -> str:
+    """The first error p4c prints for an error program (its expected stderr), as one line."""
+    stderr = p4c / "testdata" / "p4_16_errors_outputs" / (Path(path).name + "-stderr")
+    if not stderr.is_file():
+        return "(no expected stderr)"
+    for line in stderr.read_text(errors="replace").splitlines():
+        if "error" in line.lower():
+            return _LOCATION.sub("", line.strip())[:120]
+    return "(p4c's expected output names no error)"
+
+
+def report(results: list[dict], p4c: Path, list_failures: bool) -> str:
+    lines = []
+    by_suite = collections.defaultdict(list)
+    for r in results:
+        by_suite[r["suite"]].append(r)
+    for suite in ("stf", "compile", "errors"):
+        rs = by_suite.get(suite)
+        if not rs:
+            continue
+        lines.append(f"\n== {suite} ==")
+        lines.append(f"{'architecture':<14}{'passed':>8}{'failed':>8}{'total':>8}{'rate':>8}")
+        by_arch = collections.defaultdict(list)
+        for r in rs:
+            by_arch[r["arch"]].append(r)
+        for arch in sorted(by_arch, key=lambda a: (-len(by_arch[a]), a)):
+            ok = sum(r["status"] == "pass" for r in by_arch[arch])
+            n = len(by_arch[arch])
+            lines.append(f"{arch:<14}{ok:>8}{n - ok:>8}{n:>8}{ok / n:>8.1%}")
+        for arch in sorted(by_arch, key=lambda a: (-len(by_arch[a]), a)):
+            fails = [r for r in by_arch[arch] if r["status"] != "pass"]
+            if not fails:
+                continue
+            lines.append(f"-- {suite}/{arch} failures by category --")
+            cats = collections.Counter(r["category"] for r in fails)
+            for cat, n in cats.most_common():
+                lines.append(f"{n:>6}  {cat}")
+                if list_failures:
+                    for r in fails:
+                        if r["category"] == cat:
+                            extra = f"  [p4c: {p4c_reason(p4c, r['path'])}]" if suite == "errors" else ""
+                            lines.append(f"          {Path(r['path']).name}: {r.get('message', '')[:140]}{extra}")
+    ok = sum(r["status"] == "pass" for r in results)
+    lines.append(f"\n{ok} passed, {len(results) - ok} failed")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("p4c", type=Path, help="a checkout of github.com/p4lang/p4c")
+    ap.add_argument("--suite", default="stf,compile,errors", help="comma-separated: stf, compile, errors")
+    ap.add_argument("--only", help="only programs whose file name matches this glob")
+    ap.add_argument("--arch", help="only programs of this architecture (v1model, psa, pna, ...)")
+    ap.add_argument("--json", type=Path, help="write every result here")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per program")
+    ap.add_argument("--list-failures", action="store_true", help="name every failing program under its category")
+    args = ap.parse_args(argv)
+    if not (args.p4c / "testdata" / "p4_16_samples").is_dir():
+        print(f"error: {args.p4c} has no testdata/p4_16_samples: give a checkout of p4lang/p4c", file=sys.stderr)
+        return 2
+    suites = [s.strip() for s in args.suite.split(",") if s.strip()]
+    bad = set(suites) - {"stf", "compile", "errors"}
+    if bad:
+        print(f"error: unknown suite(s) {', '.join(sorted(bad))}", file=sys.stderr)
+        return 2
+    jobs = collect(args.p4c, suites, args.only)
+    arch = {path: architecture(Path(path)) for _, path in jobs}
+    if args.arch:
+        jobs = [j for j in jobs if arch[j[1]] == args.arch]
+    start = time.monotonic()
+    done = [0]
+
+    def progress(_r: dict) -> None:
+        done[0] += 1
+        if sys.stderr.isatty():
+            print(f"\r{done[0]}/{len(jobs)}", end="", file=sys.stderr, flush=True)
+
+    results = Pool(max(1, args.jobs), args.timeout).run(jobs, progress)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    for r in results:
+        r["arch"] = arch[r["path"]]
+        if r["suite"] == "stf" and r["arch"] != "psa":
+            r["arch"] = "v1model"    # every other BMv2 STF sample runs on simple_switch
+    results.sort(key=lambda r: (r["suite"], r["path"]))
+    print(report(results, args.p4c, args.list_failures))
+    print(f"({time.monotonic() - start:.0f} s)")
+    if args.json:
+        for r in results:
+            r["name"] = Path(r["path"]).name
+            if r["suite"] == "errors" and r["status"] != "pass":
+                r["p4c"] = p4c_reason(args.p4c, r["path"])
+        args.json.write_text(json.dumps(results, indent=1) + "\n")
+    return 0 if all(r["status"] == "pass" for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
