@@ -287,6 +287,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     jobs = collect(args.p4c, suites, args.only)
     arch = {path: architecture(Path(path)) for _, path in jobs}
+    for suite, path in jobs:
+        if suite == "stf" and arch[path] != "psa":
+            arch[path] = "v1model"    # every other BMv2 STF sample runs on simple_switch
     if args.arch:
         jobs = [j for j in jobs if arch[j[1]] == args.arch]
     start = time.monotonic()
@@ -302,8 +305,6 @@ def main(argv: list[str] | None = None) -> int:
         print(file=sys.stderr)
     for r in results:
         r["arch"] = arch[r["path"]]
-        if r["suite"] == "stf" and r["arch"] != "psa":
-            r["arch"] = "v1model"    # every other BMv2 STF sample runs on simple_switch
     results.sort(key=lambda r: (r["suite"], r["path"]))
     print(report(results, args.p4c, args.list_failures))
     print(f"({time.monotonic() - start:.0f} s)")
