@@ -7,6 +7,7 @@ from dataplane.ir import stmt as S
 from dataplane.ir import types as T
 from dataplane.engine.codegen_expr import ExprGen, is_scalar, mask, wrap
 from dataplane.engine.codegen_inline import InlineExterns, _width
+from dataplane.engine.codegen_loops import LoopGen
 from dataplane.engine.structgen import default_value, py_name
 
 _FIELD_LIST_FUNCTIONS = {"hash", "verify_checksum", "update_checksum", "verify_checksum_with_payload",
@@ -48,7 +49,7 @@ class Names:
         self.frames.pop()
 
 
-class StmtGen(InlineExterns):
+class StmtGen(LoopGen, InlineExterns):
     """Emits indented Python lines for statements; subclasses supply the block context."""
 
     def __init__(self, program, names: Names):

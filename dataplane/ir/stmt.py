@@ -70,6 +70,38 @@ class Switch(Stmt):
 
 
 @record(frozen=True, slots=True)
+class For(Stmt):
+    """``for (init, ...; cond; update, ...) body``; ``cond`` None loops until ``break``."""
+
+    init: tuple[Stmt, ...]
+    cond: Expr | None
+    updates: tuple[Stmt, ...]
+    body: Stmt
+    annotations: tuple = ()
+
+
+@record(frozen=True, slots=True)
+class ForIn(Stmt):
+    """``for (T x in collection) body``: ``collection`` is a ``Range`` (both ends included), a
+    header stack (every element, in order, as a copy) or a list."""
+
+    var: "VarDecl"
+    collection: Expr
+    body: Stmt
+    annotations: tuple = ()
+
+
+@record(frozen=True, slots=True)
+class Break(Stmt):
+    pass
+
+
+@record(frozen=True, slots=True)
+class Continue(Stmt):
+    pass
+
+
+@record(frozen=True, slots=True)
 class VarDecl(Stmt):
     """A local variable (``T x [= e];``); also used for control/parser-level variables."""
 

@@ -74,6 +74,38 @@ class BuildExprMixin:
         return S.Empty(span=self._span(meta))
 
     @v_args(meta=True)
+    def for_stmt(self, meta, c):
+        annots, (init, cond, updates, body) = split_annotations(c)
+        return S.For(init, cond, updates, body, annots, span=self._span(meta))
+
+    def for_inits(self, c):
+        return tuple(c)
+
+    def for_cond(self, c):
+        return c[0] if c else None
+
+    def for_updates(self, c):
+        return tuple(c)
+
+    @v_args(meta=True)
+    def for_in_stmt(self, meta, c):
+        annots, (var, collection, body) = split_annotations(c)
+        return S.ForIn(var, collection, body, annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def for_in_var(self, meta, c):
+        annots, (type_ref, name) = split_annotations(c)
+        return S.VarDecl(type_ref, name, None, annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def break_stmt(self, meta, c):
+        return S.Break(span=self._span(meta))
+
+    @v_args(meta=True)
+    def continue_stmt(self, meta, c):
+        return S.Continue(span=self._span(meta))
+
+    @v_args(meta=True)
     def switch_stmt(self, meta, c):
         return S.Switch(c[0], tuple(c[1:]), span=self._span(meta))
 

@@ -138,6 +138,77 @@ class StmtMixin:
     def _case_body(self, case: S.SwitchCase):
         return self.check_block(case.body) if case.body is not None else None
 
+    # ---- loops (spec 1.2.5 "for statements") ------------------------------------------------------
+    def stmt_For(self, s):
+        outer = self.scope
+        self.scope = outer.child()
+        try:
+            init = tuple(self._loop_clause(x) for x in s.init)
+            cond = self.check_bool(s.cond, "a 'for' condition") if s.cond is not None else None
+            updates = tuple(self._loop_clause(x) for x in s.updates)
+            with self.context("loop"):
+                body = self.check_scoped(s.body)
+        finally:
+            self.scope = outer
+        return S.For(init, cond, updates, body, s.annotations, span=s.span)
+
+    def _loop_clause(self, s: S.Stmt) -> S.Stmt:
+        if isinstance(s, S.CallStmt) and not isinstance(s.call, E.Call):
+            self.error("this has no effect; a 'for' clause must be an assignment, a call or a declaration", s.span)
+            return S.Empty(span=s.span)
+        return self.check_stmt(s)
+
+    def stmt_ForIn(self, s):
+        outer = self.scope
+        self.scope = outer.child()
+        try:
+            t = self.resolve(s.var.type_ref)
+            collection = self._loop_collection(s.collection, t, s.var.name)
+            self.declare_value(Symbol(s.var.name, "local", t, span=s.var.span))
+            var = S.VarDecl(s.var.type_ref, s.var.name, None, s.var.annotations, t, span=s.var.span)
+            with self.context("loop"):
+                body = self.check_scoped(s.body)
+        finally:
+            self.scope = outer
+        return S.ForIn(var, collection, body, s.annotations, span=s.span)
+
+    def _loop_collection(self, c: E.Expr, t: T.Type, name: str) -> E.Expr:
+        """A range converted to the loop variable's type, or a stack or list of its element type."""
+        if isinstance(c, E.Range):
+            lo = self.convert(self.check_expr(c.lo, t), t, f"start of the range of '{name}'")
+            hi = self.convert(self.check_expr(c.hi, t), t, f"end of the range of '{name}'")
+            if not is_unknown(t) and not isinstance(T.strip_newtype(t), T.Bits):
+                self.error(f"a range loop needs a bit<W> or int<W> variable, not {t}", c.span)
+            return E.Range(lo, hi, type=t, span=c.span)
+        checked = self.check_expr(c)
+        ct = T.strip_newtype(checked.type) if checked.type is not None else UNKNOWN
+        if is_unknown(ct, t):
+            return checked
+        if isinstance(checked, E.ListExpr):
+            elements = tuple(self.convert(x, t, f"element of the list of '{name}'") for x in checked.elements)
+            return E.ListExpr(elements, type=T.Tuple((t,) * len(elements)), span=checked.span)
+        if isinstance(ct, T.Stack):
+            elements = (ct.element,)
+        elif isinstance(ct, T.Tuple):
+            elements = ct.elements
+        else:
+            self.error(f"a 'for ... in' loop iterates over a range (a .. b), a header stack or a list, not {ct}",
+                       c.span)
+            return checked
+        if any(e != t for e in elements):
+            self.error(f"loop variable '{name}' has type {t}, but the elements are {ct}", c.span)
+        return checked
+
+    def stmt_Break(self, s):
+        if not self.in_context("loop"):
+            self.error("'break' can only be used inside a 'for' loop", s.span)
+        return s
+
+    def stmt_Continue(self, s):
+        if not self.in_context("loop"):
+            self.error("'continue' can only be used inside a 'for' loop", s.span)
+        return s
+
     def stmt_VarDecl(self, s):
         t = self.resolve(s.type_ref)
         init = None

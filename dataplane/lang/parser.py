@@ -119,7 +119,7 @@ def _skip_construct(tokens: list[Token], i: int) -> int:
             depth -= 1
             if depth <= 0:
                 return k + 1
-        elif kind == "SEMICOLON" and depth == 0 and tokens[i].type == "UNSUPPORTED" and str(tokens[i]) != "for":
+        elif kind == "SEMICOLON" and depth == 0 and tokens[i].type == "UNSUPPORTED":
             return k + 1
     return len(tokens)
 

@@ -26,8 +26,7 @@ _TYPE_DECL_KEYWORDS = {"HEADER", "STRUCT", "HEADER_UNION", "PARSER", "CONTROL", 
 _ALWAYS_GENERIC = {"BIT", "INT", "VARBIT", "TUPLE", "VALUE_SET"}
 _TYPE_START = {"BIT", "INT", "VARBIT", "BOOL", "ERROR", "STRING", "VOID", "TUPLE", "UNDERSCORE", "MATCH_KIND", "TYPE_IDENTIFIER"}
 # P4_16 keywords this front end does not implement; the parser reports them as unsupported.
-UNSUPPORTED_KEYWORDS = {"for": "'for' loops", "break": "'break'", "continue": "'continue'",
-                        "list": "the 'list' type", "this": "'this'"}
+UNSUPPORTED_KEYWORDS = {"list": "the 'list' type", "this": "'this'"}
 _DECL_START = {"SEMICOLON", "RBRACE", "LBRACE", "ANNOTATION"}
 # What may follow `typedef`/`type` in a declaration, before names are retyped.
 _TYPEDEF_TARGET = {"BIT", "INT", "VARBIT", "BOOL", "ERROR", "STRING", "TUPLE", "MATCH_KIND", "IDENTIFIER"}
@@ -159,9 +158,22 @@ def collect_shadows(tokens: list[Token], names: Mapping[str, int] | Iterable[str
                     or (prev in _TYPE_END and nxt in _NAME_FOLLOW
                         and not (i >= 2 and tokens[i - 2].type == "DOT"))
                     or (prev == "RPAR" and nxt == "SEMICOLON"))        # `Type(args) name;`
-        if declared:
+        if declared and not _in_type_body(tokens, parent[i]):
             out.append((i, _shadow_end(tokens, i, match, parent), str(tok)))
     return out
+
+
+def _in_type_body(tokens: list[Token], b: int) -> bool:
+    """True when the brace at ``b`` opens a header, struct or union body: its fields declare no
+    objects (``t1 t1;`` is a field named like its type)."""
+    if b < 0 or tokens[b].type != "LBRACE":
+        return False
+    k = b - 1
+    while k >= 0 and tokens[k].type not in ("SEMICOLON", "LBRACE", "RBRACE", "RPAR"):
+        if tokens[k].type in ("STRUCT", "HEADER", "HEADER_UNION"):
+            return True
+        k -= 1
+    return False
 
 
 def _shadow_end(tokens: list[Token], i: int, match: list[int], parent: list[int]) -> int:
@@ -266,7 +278,7 @@ def retype(tokens: list[Token], type_names: Mapping[str, int] | Iterable[str], s
             elif text in shadow_map and any(s <= k < e for s, e in shadow_map[text]):
                 pass
             elif (k in scoped or type_names.get(text, n) <= k
-                  or (k + 1 < n and tokens[k + 1].type == "IDENTIFIER" and text != "for")):
+                  or (k + 1 < n and tokens[k + 1].type == "IDENTIFIER")):
                 # Two adjacent names only occur as `Type name`: an undeclared first one is taken as
                 # a type so that the checker can say "unknown type" instead of a bare syntax error.
                 tok = Token.new_borrow_pos("TYPE_IDENTIFIER", text, tok)

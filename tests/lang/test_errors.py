@@ -402,3 +402,30 @@ def test_several_errors_are_reported_together():
                    ("struct 'meta_t' has no field 'q'", *where(src, "meta.q")),
                    ("an 'if' condition must be a bool, got bit<8> (write 'x == 1' to test a bit)",
                     *where(src, "meta.y)"))]
+
+
+# ---- loops ----------------------------------------------------------------------------------------
+
+def test_break_outside_a_loop():
+    src = v1model(ingress="if (meta.x == 1) { break; }")
+    assert_error(src, "'break' can only be used inside a 'for' loop", "break;")
+
+
+def test_continue_outside_a_loop():
+    src = v1model(ingress="continue;")
+    assert_error(src, "'continue' can only be used inside a 'for' loop", "continue;")
+
+
+def test_for_in_over_a_scalar():
+    src = v1model(ingress="for (bit<8> i in meta.x) { }")
+    assert_error(src, "iterates over a range (a .. b), a header stack or a list, not bit<8>", "meta.x)")
+
+
+def test_for_in_with_a_variable_of_the_wrong_element_type():
+    src = v1model(headers="h_t[2] hs;", ingress="for (bit<8> e in hdr.hs) { }")
+    assert_error(src, "loop variable 'e' has type bit<8>, but the elements are h_t[2]", "hdr.hs)")
+
+
+def test_a_for_condition_must_be_bool():
+    src = v1model(ingress="for (bit<8> i = 0; i; i = i + 1) { }")
+    assert_error(src, "a 'for' condition", "i; i")

@@ -211,3 +211,9 @@ def test_actions_tables_variables_and_instances_shadow_a_type(kinds, decl):
 def test_a_type_declaration_is_no_shadow(kinds):
     """`typedef bit<8> T;` ends like a variable declaration but declares a type."""
     assert kinds("typedef bit<8> T; T x;", only="T") == [("TYPE_IDENTIFIER", "T"), ("TYPE_IDENTIFIER", "T")]
+
+
+def test_a_field_named_like_its_type_shadows_nothing(kinds):
+    """`t1 t1;` in a struct declares a field, not an object: t1 stays a type after the struct."""
+    out = kinds("header t1 { bit<8> x; } struct s { t1 t1; t1 t2; } t1 y;", only="t1")
+    assert [k for k, _ in out] == ["TYPE_IDENTIFIER"] * 5   # the field name too: the grammar takes it
