@@ -130,7 +130,13 @@ def _apply(sw: Switch, op: O.Op) -> str | None:
             sw.meter_set_rates(op.meter, None, op.rates)
         for i in range(getattr(m, "size", 0)):
             sw.meter_set_rates(op.meter, i, op.rates)
-    elif isinstance(op, (O.RegisterRead, O.CounterRead, O.MirroringGet, O.MeterGetRates)):
+    elif isinstance(op, O.PvsAdd):
+        sw.pvs_add(op.value_set, op.value)
+    elif isinstance(op, O.PvsRemove):
+        sw.pvs_remove(op.value_set, op.value)
+    elif isinstance(op, O.PvsClear):
+        sw.pvs_clear(op.value_set)
+    elif isinstance(op, (O.RegisterRead, O.CounterRead, O.MirroringGet, O.MeterGetRates, O.PvsGet)):
         return None  # reads print in the CLI; nothing to apply
     else:
         return f"'{type(op).__name__}' is not applied by this emulator"

@@ -258,3 +258,33 @@ class MeterArraySetRates(Op):
 
     meter: str
     rates: list[tuple[float, int]]
+
+
+@record(frozen=True, slots=True, kw_only=True)
+class PvsAdd(Op):
+    """``pvs_add VS VALUE``: a member of a parser value set (the keys concatenated)."""
+
+    value_set: str
+    value: int
+
+
+@record(frozen=True, slots=True, kw_only=True)
+class PvsRemove(Op):
+    """``pvs_remove VS VALUE``."""
+
+    value_set: str
+    value: int
+
+
+@record(frozen=True, slots=True, kw_only=True)
+class PvsClear(Op):
+    """``pvs_clear VS``."""
+
+    value_set: str
+
+
+@record(frozen=True, slots=True, kw_only=True)
+class PvsGet(Op):
+    """``pvs_get VS``. Changes nothing."""
+
+    value_set: str

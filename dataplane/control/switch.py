@@ -12,6 +12,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from dataplane.arch.v1model import Output, PacketResult, V1ModelSwitch
 from dataplane.control.config_errors import ControlPlaneError
+from dataplane.control.value_sets import ValueSetApi
 from dataplane.control.match_keys import action_args, key_value, match_key, parse_number
 from dataplane.engine.table_errors import TableError
 from dataplane.engine.table_runtime import ActionEntry, RuntimeTable
@@ -19,7 +20,7 @@ from dataplane.errors import DataplaneError
 from dataplane.ir.node import annotation
 
 
-class Switch:
+class Switch(ValueSetApi):
     """A loaded switch: the v1model pipeline plus the control-plane operations on it."""
 
     def __init__(self, program, *, name: str = "s1", seed: int = 0, net_ports: Iterable[int] | None = None):

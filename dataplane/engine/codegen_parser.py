@@ -195,7 +195,10 @@ class ParserGen:
             keys.append((v, k.type))
         first = True
         for case in st.cases:
-            conds = [c for c in (self.keyset_cond(v, ks) for (v, _), ks in zip(keys, case.keysets)) if c != "True"]
+            if len(case.keysets) == 1 and isinstance(case.keysets[0], E.PathExpr):   # a value set
+                conds = [f"{self.expr(case.keysets[0])}.matches(({''.join(v + ', ' for v, _ in keys)}))"]
+            else:
+                conds = [c for c in (self.keyset_cond(v, ks) for (v, _), ks in zip(keys, case.keysets)) if c != "True"]
             if not conds:
                 # A default (or all-wildcard) case: the cases after it can never match.
                 self.emit(goto(case.next_state) if first else "else:")

@@ -213,3 +213,46 @@ class ActionSelector:
 
     def reset(self) -> None:
         pass
+
+
+@register_extern("value_set")
+class ValueSet:
+    """A parser value set: at most ``size`` members, each a (value, mask) over the select keys
+    concatenated most significant first, as BMv2 keeps a ``parse_vset``. ``widths`` are the
+    widths of the keys (the element type's fields, flattened)."""
+
+    def __init__(self, name: str, size: int, widths: tuple[int, ...] = (32,)):
+        self.name, self.size, self.widths = name, size, tuple(widths)
+        self.width = sum(self.widths)
+        self.members: list[tuple[int, int]] = []
+
+    def matches(self, keys: tuple) -> bool:
+        key = 0
+        for value, width in zip(keys, self.widths):
+            key = (key << width) | (int(value) & ((1 << width) - 1))
+        return any(key & mask == value for value, mask in self.members)
+
+    def reset(self) -> None:
+        self.members = []
+
+    # control plane
+    def cp_add(self, value: int, mask: int | None = None) -> None:
+        member = self._member(value, mask)
+        if member in self.members:
+            return
+        if len(self.members) >= self.size:
+            raise ExternError(f"value_set '{self.name}' is full ({self.size} members)")
+        self.members.append(member)
+
+    def cp_remove(self, value: int, mask: int | None = None) -> None:
+        member = self._member(value, mask)
+        if member not in self.members:
+            raise ExternError(f"value_set '{self.name}' has no member {value:#x}")
+        self.members.remove(member)
+
+    def _member(self, value: int, mask: int | None) -> tuple[int, int]:
+        full = (1 << self.width) - 1
+        mask = full if mask is None else mask
+        if not 0 <= value <= full or not 0 <= mask <= full:
+            raise ExternError(f"value_set '{self.name}': {value:#x} does not fit in {self.width} bits")
+        return value & mask, mask

@@ -32,7 +32,19 @@ def constructor_args(inst: P.ExternInstance, width_externs: frozenset[str]) -> l
             args.append(a.member)
     if inst.extern in width_externs and inst.type_args:
         args.append(value_width(inst.type_args[0]))
+    if inst.extern == "value_set" and inst.type_args:
+        args.append(tuple(value_width(t) for t in _leaves(inst.type_args[0])))
     return args
+
+
+def _leaves(t: T.Type) -> list[T.Type]:
+    """The scalar fields of a struct or tuple, flattened in order (a value set's select keys)."""
+    t = T.strip_newtype(t)
+    if isinstance(t, T.Struct):
+        return [leaf for f in t.fields for leaf in _leaves(f.type)]
+    if isinstance(t, T.Tuple):
+        return [leaf for e in t.elements for leaf in _leaves(e)]
+    return [t]
 
 
 def make_instances(program: P.Program, width_externs: frozenset[str], error: type[DataplaneError],

@@ -116,6 +116,16 @@ class Instantiation(Decl):
     annotations: tuple = ()
 
 
+@record(frozen=True, slots=True)
+class ValueSetDecl(Decl):
+    """``value_set<T>(size) name;`` in a parser: a set the control plane fills, used as a select case."""
+
+    type_ref: TypeRef
+    size: Expr
+    name: str
+    annotations: tuple = ()
+
+
 # ---- tables ---------------------------------------------------------------------------------
 
 @record(frozen=True, slots=True)

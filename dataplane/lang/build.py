@@ -321,7 +321,9 @@ class BuildIR(BuildExprMixin, Transformer):
 
     @v_args(meta=True)
     def value_set_decl(self, meta, c):
-        return D.Unsupported("value_set", span=self._span(meta))
+        annots, rest = _split(c)
+        type_ref, size, name = (x for x in rest if not isinstance(x, Token))
+        return D.ValueSetDecl(type_ref, size, name, annots, span=self._span(meta))
 
     @v_args(meta=True)
     def parser_state(self, meta, c):

@@ -20,12 +20,13 @@ from dataplane.lang.check_expr import ExprMixin
 from dataplane.lang.check_stmt import StmtMixin
 from dataplane.lang.check_table import TableMixin
 from dataplane.lang.check_types import UNKNOWN, TypeMixin, is_unknown
+from dataplane.lang.check_value_set import ValueSetMixin
 from dataplane.lang.scope import Scope, Symbol
 
 _ARCHITECTURES = {"V1Switch": "v1model", "PNA_NIC": "pna"}
 
 
-class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin):
+class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMixin):
     def __init__(self, sink: DiagnosticSink, source: str = "<input>"):
         self.sink = sink
         self.types: dict[str, T.Type] = {}
@@ -146,6 +147,10 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin):
             inst = self.check_instantiation(item, top=False)
             if inst is not None:
                 instances.append(inst)
+        elif isinstance(item, D.ValueSetDecl):
+            inst = self.check_value_set(item)
+            if inst is not None:
+                instances.append(inst)
         elif isinstance(item, D.Unsupported):
             self.error(f"unsupported: {item.what}", item.span, code="unsupported")
         else:
@@ -197,6 +202,10 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin):
             self.scope = outer
 
     def _select_keysets(self, keyset: E.Expr, keys: tuple[E.Expr, ...]) -> tuple[E.Expr, ...]:
+        if isinstance(keyset, E.PathExpr):
+            sym = self.scope.lookup(keyset.name)
+            if sym is not None and sym.kind == "value_set":
+                return (self.value_set_keyset(keyset, sym, keys),)
         if isinstance(keyset, E.DefaultKeyset):
             return tuple(E.DefaultKeyset(type=k.type, span=keyset.span) for k in keys)
         parts = keyset.elements if isinstance(keyset, E.TupleKeyset) else (keyset,)

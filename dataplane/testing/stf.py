@@ -358,6 +358,9 @@ _DIRECT: dict[str, tuple[type, tuple[tuple[str, str], ...]]] = {
                                            ("value", "a value"))),
     "register_reset": (ops.RegisterReset, (("register", "a register name"),)),
     "meter_get_rates": (ops.MeterGetRates, (("meter", "a meter name"), ("index", "an index"))),
+    "pvs_add": (ops.PvsAdd, (("value_set", "a value set name"), ("value", "a value"))),
+    "pvs_remove": (ops.PvsRemove, (("value_set", "a value set name"), ("value", "a value"))),
+    "pvs_clear": (ops.PvsClear, (("value_set", "a value set name"),)),
 }
 
 

@@ -23,7 +23,7 @@ KEYWORDS = frozenset("""
     add setdefault packet expect wait remove check_counter no_packet
     mirroring_add mirroring_add_mc mirroring_delete mirroring_get mc_mgrp_create mc_node_create
     mc_node_update mc_node_associate counter_read counter_write register_read register_write
-    register_reset meter_get_rates meter_set_rates meter_array_set_rates
+    register_reset meter_get_rates meter_set_rates meter_array_set_rates pvs_add pvs_remove pvs_clear
 """.split())
 
 # Same order as p4c's rules: ply tries function rules in definition order, then string

@@ -177,12 +177,6 @@ def test_instantiating_a_non_extern_type():
     assert_error(src, "'bit<8>' cannot be instantiated", at="bit<8>(4) r;")
 
 
-def test_value_set_is_unsupported():
-    """A parser value_set is reported as unsupported, not as a syntax error."""
-    src = v1model(parser_locals="value_set<bit<16>>(4) vs;")
-    assert_error(src, "unsupported: value_set", at="value_set")
-
-
 def test_missing_main_package():
     """A program without `main` is reported at its last declaration."""
     src = v1model(main=False)

@@ -412,10 +412,11 @@ def test_direct_transition_and_if_in_a_state(parser_decl):
     assert s4.transition.state == "accept" and s4.transition.select == ()
 
 
-def test_value_set_is_kept_as_unsupported():
-    """A parser value_set parses but becomes an Unsupported node for the checker to report."""
+def test_value_set_declaration():
+    """`value_set<T>(size) name;` in a parser becomes a ValueSetDecl with its type, size and name."""
     p = parse(PRELUDE + "parser Q() { value_set<bit<8>>(4) vs; state start { transition accept; } }").decls[-1]
-    assert isinstance(p.locals[0], D.Unsupported) and p.locals[0].what == "value_set"
+    vs = p.locals[0]
+    assert isinstance(vs, D.ValueSetDecl) and vs.name == "vs" and vs.size.value == 4
 
 
 # --- controls -----------------------------------------------------------------------------
