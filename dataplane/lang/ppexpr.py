@@ -60,7 +60,7 @@ def expand(expr: str, macros: Mapping[str, str], active: frozenset[str] = frozen
             i += 1 + 2 * paren
         elif isinstance(tok, str) and _NAME.fullmatch(tok):
             out.extend(expand(macros[tok], macros, active | {tok})
-                       if tok in macros and tok not in active else [0])
+                       if tok in macros and tok not in active and isinstance(macros[tok], str) else [0])
         else:
             out.append(tok)
     return out

@@ -1,4 +1,4 @@
-"""The P4 preprocessor: includes, object-like macros, conditionals and comment removal.
+"""The P4 preprocessor: includes, macros (``dataplane.lang.macros``), conditionals, comment removal.
 
 p4c pipes programs through the system C preprocessor; we cannot rely on one
 being installed, so this module implements the subset the P4_16 spec asks for.
@@ -16,14 +16,13 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from dataplane.errors import CompileError, Diagnostic, Span
+from dataplane.lang.macros import Macro, MacroError, Unterminated, expand, parse_define
 from dataplane.lang.ppexpr import ExprError, evaluate_condition
 from dataplane.resources import include_dir
 
 MAX_INCLUDE_DEPTH = 50
 PREDEFINED = {"__TARGET_BMV2__": "1"}  # p4c-bm2-ss passes -D__TARGET_BMV2__
 
-# A pp-number (``8w0xFF``) is one token so its letters are never taken for macro names.
-_TOKEN = re.compile(r'(?P<str>"(?:\\.|[^"\\])*"?)|(?P<num>[0-9][A-Za-z0-9_]*)|(?P<id>[A-Za-z_][A-Za-z0-9_]*)')
 _COMMENT_OR_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"?|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
 _DIRECTIVE = re.compile(r"[ \t\f\v]*#[ \t]*([A-Za-z_][A-Za-z0-9_]*|[0-9]+)?")
 _NAME = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)")
@@ -139,7 +138,7 @@ _Include = tuple[str, str, Path, int]  # text, display name, real path, depth
 class _Preprocessor:
     """Runs one translation unit; macros and output are shared across the files it includes."""
 
-    def __init__(self, include_dirs: list[Path], macros: dict[str, str]):
+    def __init__(self, include_dirs: list[Path], macros: dict[str, Macro]):
         self.include_dirs = include_dirs
         self.macros = macros
         self.lines: list[str] = []
@@ -166,8 +165,23 @@ class _Preprocessor:
             col = unterminated - code.rfind("\n", 0, unterminated)
             self.error("unterminated comment", (name, logical[index][1] + 1, col))
         state = _FileState(name, real, depth, name)
-        for (_, first, count), line in zip(logical, code.split("\n")):
-            self._line(state, line, first, count)
+        rows = [(first, count, line) for (_, first, count), line in zip(logical, code.split("\n"))]
+        i = 0
+        while i < len(rows):
+            first, count, line = rows[i]
+            while True:
+                try:
+                    self._line(state, line, first, count)
+                    break
+                except Unterminated as err:
+                    # A macro's arguments may run over several lines: join the next one and retry.
+                    if i + 1 >= len(rows) or _DIRECTIVE.match(rows[i + 1][2]):
+                        self.error(str(err), (state.line_name, first + 1 + state.delta, err.col))
+                        self._line(state, "", first, count)
+                        break
+                    i += 1
+                    line, count = line + " " + rows[i][2], count + rows[i][1]
+            i += 1
         for cond in state.conds:
             self.error(f"unterminated #{cond.directive} (missing #endif)", cond.loc)
 
@@ -180,7 +194,13 @@ class _Preprocessor:
             loc = (line_name, line_no, code.index("#") + 1)
             pending = self._directive(st, directive.group(1), code[directive.end():], loc, first + count)
         elif st.active:
-            text, breaks = self._substitute(code.rstrip(), frozenset())
+            try:
+                text, breaks = expand(code.rstrip(), self.macros)
+            except Unterminated:
+                raise
+            except MacroError as err:
+                self.error(str(err), (line_name, line_no, err.col or 1))
+                text, breaks = "", []
             if breaks:
                 self.col_maps[len(self.lines)] = breaks
         for k in range(count):  # continuation lines of a splice stay as empty lines
@@ -246,18 +266,15 @@ class _Preprocessor:
             return False
 
     def _define(self, rest: str, loc: tuple[str, int, int]) -> None:
-        m = _NAME.match(rest)
-        if m is None:
-            self.error("#define expects a macro name", loc)
-        elif rest[m.end():].startswith("("):
-            self.error("unsupported: function-like macro", loc)
-        elif m.group(1) == "defined":
-            self.error("'defined' cannot be used as a macro name", loc)
-        else:
-            self.macros[m.group(1)] = rest[m.end():].strip()
+        try:
+            name, macro = parse_define(rest)
+        except MacroError as err:
+            self.error(str(err), loc)
+            return
+        self.macros[name] = macro
 
     def _include(self, st: _FileState, rest: str, loc: tuple[str, int, int]) -> _Include | None:
-        m = _INCLUDE_ARG.match(rest) or _INCLUDE_ARG.match(self._substitute(rest, frozenset())[0])
+        m = _INCLUDE_ARG.match(rest) or _INCLUDE_ARG.match(self._expand_quietly(rest))
         if m is None:
             self.error('#include expects "FILE" or <FILE>', loc)
             return None
@@ -295,30 +312,11 @@ class _Preprocessor:
         if m.group(2) is not None:
             st.line_name = m.group(2)
 
-    def _substitute(self, text: str, active: frozenset[str]) -> tuple[str, list[tuple[int, int]]]:
-        """Expand macro names in ``text`` (not inside strings); ``active`` stops self-reference.
-
-        Also returns column breakpoints (out_col, src_col), empty when no expansion changed a length.
-        """
-        parts: list[str] = []
-        breaks: list[tuple[int, int]] = []
-        pos = out_len = 0
-        shifted = False
-        for m in _TOKEN.finditer(text):
-            name = m.group("id")
-            if name is None or name in active or name not in self.macros:
-                continue
-            body = self._substitute(self.macros[name], active | {name})[0]
-            parts.append(text[pos:m.start()])
-            out_len += m.start() - pos
-            breaks.append((out_len + 1, m.start() + 1))
-            parts.append(body)
-            out_len += len(body)
-            breaks.append((out_len + 1, m.end() + 1))
-            shifted = shifted or len(body) != m.end() - m.start()
-            pos = m.end()
-        parts.append(text[pos:])
-        return "".join(parts), (breaks if shifted else [])
+    def _expand_quietly(self, text: str) -> str:
+        try:
+            return expand(text, self.macros)[0]
+        except MacroError:
+            return text
 
 
 def _splice(lines: list[str]) -> list[tuple[str, int, int]]:

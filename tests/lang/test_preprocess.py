@@ -239,11 +239,35 @@ def test_undef_removes_macro():
     assert "yes" not in result.text
 
 
-def test_function_like_macro_is_rejected():
-    """Function-like macros are not supported and say so at the directive."""
-    [diag] = errors_of("\n#define F(x) x\n")
-    assert diag.message == "unsupported: function-like macro"
-    assert (diag.span.line, diag.span.col) == (2, 1)
+def test_function_like_macros_expand_their_arguments():
+    """Arguments are expanded before they replace the parameters; a function-like macro name
+    without '(' is left alone; nested invocations work."""
+    out = lines(pp("#define ONE 1\n#define ADD(a, b) ((a) + (b))\nx = ADD(ONE, ADD(2, 3)) + ADD;\n"))
+    assert out[2] == "x = ((1) + (((2) + (3)))) + ADD;"
+
+
+def test_stringify_paste_and_variadic_macros():
+    """`#x` quotes the argument as written, `a ## b` pastes, `...` collects `__VA_ARGS__`."""
+    src = ("#define S(x) #x\n#define CAT(a, b) a ## b\n#define CALL(f, ...) f(__VA_ARGS__)\n"
+           "a = S(hello  \"w\");\nb = CAT(in, 8);\nc = CALL(g, 1, 2);\nd = CALL(h);\n")
+    assert lines(pp(src))[3:7] == ['a = "hello \\"w\\"";', "b = in8;", "c = g(1, 2);", "d = h();"]
+
+
+def test_a_macro_invocation_may_span_lines():
+    """Arguments may continue on the next lines; the expansion stays on the first, the line count is kept."""
+    out = lines(pp("#define ADD(a, b) ((a) + (b))\nx = ADD(1,\n  2);\ny;\n"))
+    assert out[1:4] == ["x = ((1) + (2));", "", "y;"]
+
+
+@pytest.mark.parametrize("src, message, col", [
+    ("#define F(a, b) a\nx = F(1);\n", "macro 'F' takes 2 argument(s), got 1", 5),
+    ("#define F(a) a\nx = F(1;\n", "unterminated argument list invoking macro 'F'", 5),
+    ("#define F(a, a) a\n", "duplicate parameter in the definition of macro 'F'", 1),
+    ("#define F(a b) a\n", "invalid parameter list in the definition of macro 'F'", 1),
+])
+def test_bad_macro_definitions_and_invocations_are_located(src, message, col):
+    [diag] = errors_of(src)
+    assert diag.message == message and diag.span.col == col
 
 
 def test_target_bmv2_is_predefined_and_defines_override():
@@ -399,7 +423,7 @@ def test_line_directive_renumbers_following_lines():
 
 def test_all_errors_are_reported_together():
     """Preprocessing continues after an error so one run reports every problem."""
-    diags = errors_of("#include <nope.p4>\n#pragma x\n#define F(a) a\n#bogus\n")
+    diags = errors_of("#include <nope.p4>\n#pragma x\n#define F(a a) a\n#bogus\n")
     assert len(diags) == 4
     assert "cannot find include file 'nope.p4'" in str(CompileError(diags))
 

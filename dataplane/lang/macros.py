@@ -1,0 +1,181 @@
+"""Preprocessor macros: definitions and expansion, object-like and function-like, by C's rules.
+
+A function-like macro's arguments are split at top-level commas and macro-expanded before
+they replace the parameters, except where the body stringifies one (``#x``) or pastes it
+(``a ## b``), which take the argument as written; the result is scanned again with the
+macro itself disabled, so a macro never expands inside its own expansion. A function-like
+macro name not followed by ``(`` is left alone, as in C.
+"""
+from __future__ import annotations
+
+import re
+from typing import Mapping, Union
+
+from dataplane.records import record
+
+# A pp-number (``8w0xFF``) is one token so its letters are never taken for macro names.
+TOKEN = re.compile(r'(?P<str>"(?:\\.|[^"\\])*"?)|(?P<num>[0-9][A-Za-z0-9_]*)|(?P<id>[A-Za-z_][A-Za-z0-9_]*)')
+_NAME = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)")
+_PARAMS = re.compile(r"\(\s*((?:[A-Za-z_][A-Za-z0-9_]*\s*,\s*)*(?:[A-Za-z_][A-Za-z0-9_]*|\.\.\.)?)\s*\)")
+_BODY_TOKEN = re.compile(r'##|#|"(?:\\.|[^"\\])*"?|[0-9][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*|\s+|.')
+
+
+@record(frozen=True, slots=True)
+class FunctionMacro:
+    """``#define NAME(params) body``; a trailing ``...`` collects the rest as ``__VA_ARGS__``."""
+
+    params: tuple[str, ...]
+    body: str
+    variadic: bool = False
+
+
+Macro = Union[str, FunctionMacro]
+
+
+class MacroError(Exception):
+    """A bad definition or invocation; ``col`` is 1-based in the text being expanded (0 if unknown)."""
+
+    def __init__(self, message: str, col: int = 0):
+        super().__init__(message)
+        self.col = col
+
+
+class Unterminated(MacroError):
+    """A function-like macro's argument list does not close on this line: join the next one."""
+
+
+def parse_define(rest: str) -> tuple[str, Macro]:
+    """The name and definition of ``#define`` whose text after the keyword is ``rest``."""
+    m = _NAME.match(rest)
+    if m is None:
+        raise MacroError("#define expects a macro name")
+    name = m.group(1)
+    if name == "defined":
+        raise MacroError("'defined' cannot be used as a macro name")
+    after = rest[m.end():]
+    if not after.startswith("("):       # a blank before '(' makes an object-like macro
+        return name, after.strip()
+    p = _PARAMS.match(after)
+    if p is None:
+        raise MacroError(f"invalid parameter list in the definition of macro '{name}'")
+    params = [x.strip() for x in p.group(1).split(",") if x.strip()]
+    variadic = bool(params) and params[-1] == "..."
+    if variadic:
+        params[-1] = "__VA_ARGS__"
+    if len(set(params)) != len(params):
+        raise MacroError(f"duplicate parameter in the definition of macro '{name}'")
+    return name, FunctionMacro(tuple(params), after[p.end():].strip(), variadic)
+
+
+def expand(text: str, macros: Mapping[str, Macro], active: frozenset[str] = frozenset()
+           ) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` with its macros expanded (not inside strings), and column breakpoints
+    (out_col, src_col) for mapping positions back, empty when no length changed."""
+    parts: list[str] = []
+    breaks: list[tuple[int, int]] = []
+    pos = out_len = 0
+    shifted = False
+    scan = 0
+    while (m := TOKEN.search(text, scan)) is not None:
+        scan = m.end()
+        name = m.group("id")
+        if name is None or name in active or name not in macros:
+            continue
+        macro = macros[name]
+        if isinstance(macro, FunctionMacro):
+            call = _arguments(text, m.end(), name)
+            if call is None:
+                continue
+            args, end = call
+            body = _fill(name, macro, args, macros, active, m.start() + 1)
+        else:
+            body, end = macro, m.end()
+        body = expand(body, macros, active | {name})[0]
+        parts.append(text[pos:m.start()])
+        out_len += m.start() - pos
+        breaks.append((out_len + 1, m.start() + 1))
+        parts.append(body)
+        out_len += len(body)
+        breaks.append((out_len + 1, end + 1))
+        shifted = shifted or len(body) != end - m.start()
+        pos = scan = end
+    parts.append(text[pos:])
+    return "".join(parts), (breaks if shifted else [])
+
+
+def _arguments(text: str, i: int, name: str) -> tuple[list[str], int] | None:
+    """The arguments of an invocation whose name ends at ``i``, and where it ends; None if no
+    ``(`` follows. Raises ``Unterminated`` if the list does not close in ``text``."""
+    j = i
+    while j < len(text) and text[j] in " \t":
+        j += 1
+    if j >= len(text) or text[j] != "(":
+        return None
+    args: list[str] = []
+    depth, start, k = 0, j + 1, j
+    while k < len(text):
+        ch = text[k]
+        if ch == '"':
+            s = TOKEN.match(text, k)
+            k = s.end() if s is not None else k + 1
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                args.append(text[start:k].strip())
+                return args, k + 1
+        elif ch == "," and depth == 1:
+            args.append(text[start:k].strip())
+            start = k + 1
+        k += 1
+    raise Unterminated(f"unterminated argument list invoking macro '{name}'", i - len(name) + 1)
+
+
+def _fill(name: str, macro: FunctionMacro, args: list[str], macros: Mapping[str, Macro],
+          active: frozenset[str], col: int) -> str:
+    """The body of ``macro`` with its parameters replaced by ``args``."""
+    params = macro.params
+    if args == [""] and not params:
+        args = []
+    if macro.variadic and len(args) >= len(params) - 1:
+        args = args[:len(params) - 1] + [", ".join(args[len(params) - 1:])]
+    if len(args) != len(params):
+        raise MacroError(f"macro '{name}' takes {len(params)} argument(s), got {len(args)}", col)
+    raw = dict(zip(params, args))
+    tokens = _BODY_TOKEN.findall(macro.body)
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        nxt = _next_solid(tokens, i + 1)
+        if tok == "#" and nxt is not None and tokens[nxt] in raw:
+            out.append(_stringify(raw[tokens[nxt]]))
+            i = nxt + 1
+        elif tok == "##":
+            while out and out[-1].isspace():
+                out.pop()
+            if nxt is not None:
+                out.append(raw.get(tokens[nxt], tokens[nxt]))
+                i = nxt + 1
+            else:
+                i += 1
+        elif tok in raw:
+            pasted = nxt is not None and tokens[nxt] == "##"
+            out.append(raw[tok] if pasted else expand(raw[tok], macros, active)[0])
+            i += 1
+        else:
+            out.append(tok)
+            i += 1
+    return "".join(out)
+
+
+def _next_solid(tokens: list[str], i: int) -> int | None:
+    while i < len(tokens) and tokens[i].isspace():
+        i += 1
+    return i if i < len(tokens) else None
+
+
+def _stringify(arg: str) -> str:
+    return '"' + " ".join(arg.split()).replace("\\", "\\\\").replace('"', '\\"') + '"'
