@@ -25,6 +25,13 @@ class Switch(ValueSetApi):
 
     def __init__(self, program, *, name: str = "s1", seed: int = 0, net_ports: Iterable[int] | None = None):
         """Load ``program``; ``net_ports`` (PNA programs only) are the NIC's network-facing ports."""
+        if getattr(program, "package", True) is None:
+            raise ControlPlaneError(f"'{program.source}' has no 'main' package instance "
+                                    "(e.g. V1Switch(...) main;): there is nothing to run")
+        arch = getattr(program, "architecture", "v1model")
+        if arch not in ("v1model", "pna"):
+            raise ControlPlaneError(f"'{program.source}' instantiates package '{arch}'; "
+                                    "this emulator runs V1Switch (v1model) and PNA_NIC (pna) programs")
         if getattr(program, "architecture", None) == "pna":
             from dataplane.arch.pna import PnaNic
 

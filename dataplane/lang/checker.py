@@ -81,7 +81,9 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             p.headers = {n: P.header_layout(t) for n, t in p.types.items() if isinstance(t, T.Header) and n == t.name}
         if p.package is None and not self.sink.has_errors():
             last = prog.decls[-1].span if prog.decls else Span(p.source, 1, 1)
-            self.error("the program has no 'main' package instance (e.g. V1Switch(...) main;)", last)
+            # p4c checks such a program and only warns; running it is what needs a package.
+            self.sink.warning("the program has no 'main' package instance (e.g. V1Switch(...) main;): "
+                              "it can be checked but not run", last)
         return p
 
     def check_top(self, d) -> None:

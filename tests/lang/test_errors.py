@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from dataplane.control.switch import ControlPlaneError, Switch
 from dataplane.errors import CompileError, Diagnostic
 from dataplane.lang.frontend import compile_source
 from dataplane.testing.skeleton import v1model_program
@@ -177,10 +178,22 @@ def test_instantiating_a_non_extern_type():
     assert_error(src, "'bit<8>' cannot be instantiated", at="bit<8>(4) r;")
 
 
-def test_missing_main_package():
-    """A program without `main` is reported at its last declaration."""
+def test_missing_main_package_is_a_warning_and_running_it_an_error():
+    """A program without `main` checks with a warning at its last declaration (p4c only warns
+    too); loading it into a switch says there is nothing to run."""
     src = v1model(main=False)
-    assert_error(src, "the program has no 'main' package instance", at="control DP(")
+    result = compile_source(src, FILE)
+    (w,) = result.warnings
+    assert "the program has no 'main' package instance" in w.message and w.severity == "warning"
+    assert (w.span.line, w.span.col) == where(src, "control DP(")
+    with pytest.raises(ControlPlaneError, match="has no 'main' package instance"):
+        Switch(result.program)
+
+
+def test_a_program_of_another_architecture_does_not_load():
+    src = v1model(main=False) + "package top(Parser<headers_t, meta_t> p);\ntop(P()) main;\n"
+    with pytest.raises(ControlPlaneError, match="instantiates package 'top'"):
+        Switch(compile_source(src, FILE).program)
 
 
 def test_unknown_block_in_package_suggests_a_declared_one():
