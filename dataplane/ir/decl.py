@@ -146,12 +146,14 @@ class ActionRef(Node):
 
 @record(frozen=True, slots=True)
 class EntryDecl(Node):
-    """A ``const entries`` element: keyset, action call and optional priority."""
+    """An ``entries`` element: keyset, action call, optional priority; ``is_const`` when written
+    ``const`` in a table whose entries are not all constant."""
 
     keys: tuple[Expr, ...]
     action: ActionRef
     priority: Expr | None = None
     annotations: tuple = ()
+    is_const: bool = False
 
 
 @record(frozen=True, slots=True)

@@ -115,6 +115,15 @@ class Slice(Expr):
 
 
 @record(frozen=True, slots=True)
+class PlusSlice(Expr):
+    """``x[lo +: width]`` as written; the checker lowers it to a ``Slice`` or a shift and cast."""
+
+    expr: Expr | None
+    lo: Expr | None
+    width: Expr | None
+
+
+@record(frozen=True, slots=True)
 class Unary(Expr):
     op: str  # "!", "~", "-", "+"
     operand: Expr | None

@@ -121,6 +121,7 @@ class Entry:
     action: ActionCall
     priority: int | None = None
     span: Span = NO_SPAN
+    is_const: bool = False
 
 
 @record(frozen=True, slots=True)

@@ -444,10 +444,11 @@ class BuildIR(BuildExprMixin, Transformer):
     @v_args(meta=True)
     def entry(self, meta, c):
         annots, rest = _split(c)
+        is_const, rest = self._const_split(rest)
         priority = rest[0] if len(rest) == 3 else None
         keyset, action = rest[-2], rest[-1]
         keys = keyset.elements if isinstance(keyset, E.TupleKeyset) else (keyset,)
-        return D.EntryDecl(keys, action, priority, annots, span=self._span(meta))
+        return D.EntryDecl(keys, action, priority, annots, is_const, span=self._span(meta))
 
     def __default__(self, data, children, meta):
         raise AssertionError(f"grammar rule {data!r} has no builder")

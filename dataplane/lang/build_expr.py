@@ -161,6 +161,10 @@ class BuildExprMixin:
         return E.Slice(c[0], c[1], c[2], span=self._span(meta))
 
     @v_args(meta=True)
+    def plus_slice(self, meta, c):
+        return E.PlusSlice(c[0], c[1], c[3], span=self._span(meta))
+
+    @v_args(meta=True)
     def call(self, meta, c):
         type_args = c[1] if len(c) == 3 else ()
         return E.Call(c[0], type_args, c[-1], span=self._span(meta))

@@ -207,6 +207,19 @@ class ExprMixin:
             return _const(slice_bits(base.value, hi, lo), rt, e.span)
         return E.Slice(base, _const(hi, T.INT, e.hi.span), _const(lo, T.INT, e.lo.span), type=rt, span=e.span)
 
+    def expr_PlusSlice(self, e, expected):
+        """``x[lo +: w]``: the slice ``[lo + w - 1 : lo]`` when ``lo`` is a constant, else
+        ``(bit<w>)(x >> lo)``, as p4c lowers it."""
+        width = self.const_int(e.width, "the width of a '+:' slice")
+        lo = self.check_expr(e.lo)
+        if width is None or is_unknown(lo.type):
+            return E.Slice(self.check_expr(e.expr), e.lo, e.lo, type=UNKNOWN, span=e.span)
+        if isinstance(lo, E.Constant):
+            hi = E.Constant(lo.value + width - 1, span=e.width.span)
+            return self.expr_Slice(E.Slice(e.expr, hi, lo, span=e.span), expected)
+        shifted = E.Binary(">>", e.expr, e.lo, span=e.span)
+        return self.check_expr(E.Cast(E.BitsRef(E.Constant(width), False, span=e.span), shifted, span=e.span))
+
     # ---- operators ----------------------------------------------------------------------------------
     def expr_Unary(self, e, expected):
         x = self.check_expr(e.operand, expected)

@@ -159,7 +159,7 @@ class TableMixin:
                     priority = int(prio.body.strip(), 0)
                 except ValueError:
                     self.error(f"@priority needs an integer, got '{prio.body}'", prio.span)
-        return P.Entry(values, call or P.ActionCall(e.action.name), priority, e.span)
+        return P.Entry(values, call or P.ActionCall(e.action.name), priority, e.span, e.is_const)
 
     def _instance_ref(self, value: E.Expr, table: str, kinds: tuple[str, ...]) -> str | None:
         if isinstance(value, E.ConstructorCall):

@@ -188,7 +188,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             tr = st.transition
             if tr is None:
                 return P.ParserState(st.name, stmts, next_state="reject", span=st.span)
-            if not tr.select:
+            if tr.state:
                 self._check_state_name(tr.state, names, tr.span)
                 return P.ParserState(st.name, stmts, next_state=tr.state, span=st.span)
             keys = tuple(self.check_expr(k) for k in tr.select)
@@ -199,6 +199,9 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             for case in tr.cases:
                 self._check_state_name(case.state, names, case.span)
                 cases.append(P.SelectCase(self._select_keysets(case.keyset, keys), case.state))
+            if not keys:   # `select () { default: s; }`: the first case always matches
+                return P.ParserState(st.name, stmts, next_state=cases[0].next_state if cases else "reject",
+                                     span=st.span)
             return P.ParserState(st.name, stmts, keys, tuple(cases), "reject", st.span)
         finally:
             self.scope = outer

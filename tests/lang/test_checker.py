@@ -508,3 +508,18 @@ def test_control_locals_and_actions_are_recorded():
     assert lv.name == "lv" and lv.type == BIT8 and lv.init.value == 3
     assert [p.name for p in ig.actions["a"].data_params] == ["v"]
     assert [a.value.type for a in ig.body.stmts[0].call.args] == [BIT8, BIT8]
+
+
+def test_an_entry_written_const_is_marked_in_a_mutable_entries_list():
+    """`entries = { const k : a; k2 : b; }` (p4c's per-entry const) keeps which entries are constant."""
+    locals_ = """action a() {} table t { key = { meta.x: exact; } actions = { a; NoAction; }
+                 entries = { const 1 : a(); 2 : a(); } }"""
+    t = ingress(ingress_locals=locals_).tables["t"]
+    assert not t.entries_const and [e.is_const for e in t.entries] == [True, False]
+
+
+def test_a_select_without_keys_takes_its_first_case():
+    """`transition select () { default: s; }` is a plain transition to s."""
+    parser = "state start { transition select() { default: next; } } state next { transition accept; }"
+    st = compile_ok(parser=parser).parsers["P"].states["start"]
+    assert st.select == () and st.next_state == "next"
