@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dataplane.errors import InternalError
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
@@ -66,7 +67,12 @@ def compile_pipeline(program: P.Program) -> CompiledPipeline:
     filename = f"<p4:{Path(program.source).name}:{key[:8]}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace: dict[str, Any] = {"__name__": f"p4_{key[:8]}"}
-    exec(compile(source, filename, "exec"), namespace)
+    try:
+        code = compile(source, filename, "exec")
+    except SyntaxError as err:   # a generator bug: say so, rather than show a traceback
+        raise InternalError(f"the code generated for {program.source} does not compile: {err.msg} "
+                            f"at line {err.lineno}: {(err.text or '').strip()}") from err
+    exec(code, namespace)
     pipeline = CompiledPipeline(program, source, filename, namespace)
     _CACHE[key] = pipeline
     return pipeline

@@ -22,12 +22,13 @@ class FieldDecl(Node):
 
 @record(frozen=True, slots=True)
 class StructTypeDecl(Decl):
-    """``header``, ``header_union`` or ``struct`` (``kind`` says which)."""
+    """``header``, ``header_union`` or ``struct`` (``kind`` says which); generic when it has ``type_params``."""
 
     kind: str
     name: str
     fields: tuple[FieldDecl, ...]
     annotations: tuple = ()
+    type_params: tuple[str, ...] = ()
 
 
 @record(frozen=True, slots=True)

@@ -153,7 +153,9 @@ class BuildIR(BuildExprMixin, Transformer):
 
     def _struct(self, kind, meta, c):
         annots, rest = _split(c)
-        return D.StructTypeDecl(kind, rest[0], tuple(rest[1:]), annots, span=self._span(meta))
+        tparams = rest[1] if len(rest) > 1 and isinstance(rest[1], tuple) else ()
+        fields = tuple(x for x in rest[1:] if isinstance(x, D.FieldDecl))
+        return D.StructTypeDecl(kind, rest[0], fields, annots, tparams, span=self._span(meta))
 
     @v_args(meta=True)
     def header_decl(self, meta, c):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from dataplane.errors import Span
 from dataplane.ir import decl as D
@@ -78,6 +79,13 @@ class TypeMixin:
         for frame in reversed(self.type_vars):
             if ref.name in frame:
                 return frame[ref.name]
+        if ref.name in self.generic_structs:
+            if not ref.args:
+                d = self.generic_structs[ref.name]
+                self.error(f"{d.kind} '{ref.name}' is generic: give its type arguments, "
+                           f"e.g. {ref.name}<{', '.join(d.type_params)}>", ref.span)
+                return UNKNOWN
+            return self.specialize_struct(ref)
         t = self.types.get(ref.name)
         if t is None:
             self.error(f"unknown type '{ref.name}'", ref.span)
@@ -103,6 +111,40 @@ class TypeMixin:
         self.types[name] = t
 
     def declare_struct(self, d: D.StructTypeDecl) -> None:
+        if d.type_params:
+            # A generic struct or header is a template: each use with type arguments makes a type.
+            if d.name in self.types:
+                self.error(f"'{d.name}' is already declared as a type", d.span)
+                return
+            self.generic_structs[d.name] = d
+            self.types[d.name] = UNKNOWN
+            return
+        self.declare_type(d.name, self._struct_type(d, d.name), d.span)
+
+    def specialize_struct(self, ref: E.NamedTypeRef) -> T.Type:
+        """``S<T1, ...>`` of a generic struct or header ``S``: its fields with the arguments bound;
+        the same arguments give the same type."""
+        d = self.generic_structs[ref.name]
+        args = tuple(self.resolve(a) for a in ref.args)
+        if len(args) != len(d.type_params):
+            self.error(f"{d.kind} '{d.name}' takes {len(d.type_params)} type argument(s), got {len(args)}", ref.span)
+            return UNKNOWN
+        if is_unknown(*args):
+            return UNKNOWN
+        key = (d.name, args)
+        if key not in self.specialized:
+            # The name must serve the backend as an identifier too: S<bit<8>> becomes S_bit_8.
+            name = re.sub(r"\W+", "_", f"{d.name}<{', '.join(map(str, args))}>").strip("_")
+            while name in self.types:
+                name += "_"
+            self.type_vars.append(dict(zip(d.type_params, args)))
+            try:
+                self.types[name] = self.specialized[key] = self._struct_type(d, name)
+            finally:
+                self.type_vars.pop()
+        return self.specialized[key]
+
+    def _struct_type(self, d: D.StructTypeDecl, name: str) -> T.Type:
         fields = []
         seen: set[str] = set()
         for f in d.fields:
@@ -116,7 +158,7 @@ class TypeMixin:
                 self.error(f"header_union field '{f.name}' must be a header, not {ft}", f.span)
             fields.append(T.StructField(f.name, ft, f.annotations))
         cls = {"header": T.Header, "struct": T.Struct, "header_union": T.HeaderUnion}[d.kind]
-        self.declare_type(d.name, cls(d.name, tuple(fields)), d.span)
+        return cls(name, tuple(fields))
 
     def declare_enum(self, d: D.EnumDecl) -> None:
         if len(set(d.members)) != len(d.members):

@@ -31,6 +31,8 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         self.sink = sink
         self.types: dict[str, T.Type] = {}
         self.type_vars: list[dict[str, T.Type]] = []
+        self.generic_structs: dict[str, D.StructTypeDecl] = {}
+        self.specialized: dict[tuple, T.Type] = {}   # (generic name, type arguments) -> the type
         self.error_members: list[str] = []
         self.match_kinds: list[str] = []
         self.scope = Scope(kind="global")

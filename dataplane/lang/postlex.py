@@ -241,13 +241,16 @@ def _skip_angle(tokens: list[Token], j: int) -> int:
     return j
 
 
+_DECLARING = {"IDENTIFIER", "MORETHAN", "VOID", "BOOL", "EXTERN", "PARSER", "CONTROL", "STRUCT", "HEADER",
+              "HEADER_UNION", "PACKAGE", "BIT", "INT", "ERROR", "STRING", "RSQB"}
+
+
 def _is_declaration_context(tokens: list[Token], name_index: int) -> bool:
     """True when the name at ``name_index`` is being declared (after a type or a declaring keyword)."""
     if name_index == 0:
         return False
     prev = tokens[name_index - 1]
-    return prev.type in ("IDENTIFIER", "MORETHAN", "VOID", "BOOL", "EXTERN", "PARSER", "CONTROL",
-                         "PACKAGE", "BIT", "INT", "ERROR", "STRING", "RSQB") and tokens[name_index - 2].type != "DOT" if name_index >= 2 else True
+    return prev.type in _DECLARING and tokens[name_index - 2].type != "DOT" if name_index >= 2 else True
 
 
 def retype(tokens: list[Token], type_names: Mapping[str, int] | Iterable[str], scopes: Iterable[Scope] = (),

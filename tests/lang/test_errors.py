@@ -436,3 +436,15 @@ def test_for_in_with_a_variable_of_the_wrong_element_type():
 def test_a_for_condition_must_be_bool():
     src = v1model(ingress="for (bit<8> i = 0; i; i = i + 1) { }")
     assert_error(src, "a 'for' condition", "i; i")
+
+
+# ---- generic structs --------------------------------------------------------------------------------
+
+def test_a_generic_struct_needs_its_type_arguments():
+    src = v1model(decls="struct g<T> { T v; }", ingress="g x;")
+    assert_error(src, "struct 'g' is generic: give its type arguments, e.g. g<T>", "g x;")
+
+
+def test_a_generic_struct_takes_as_many_type_arguments_as_it_declares():
+    src = v1model(decls="struct g<T> { T v; }", ingress="g<bit<8>, bool> x;")
+    assert_error(src, "struct 'g' takes 1 type argument(s), got 2", "g<bit<8>, bool> x;")
