@@ -323,9 +323,12 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             counts = " or ".join(str(n) for n in sorted({len(p.params) for p in overloads}))
             self.error(f"package '{overloads[0].name}' takes {counts} block(s), got {len(d.args)}", d.span)
             return
+        args = self._package_args(d, pkg)
+        if args is None:
+            return
         bindings: dict[str, T.Type] = {}
         blocks = []
-        for param, arg in zip(pkg.params, d.args):
+        for param, arg in zip(pkg.params, args):
             value = arg.value
             if not isinstance(value, E.ConstructorCall):
                 name = value.target.name if isinstance(value, E.Call) and isinstance(value.target, E.PathExpr) else ""
@@ -351,6 +354,24 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             blocks.append((param.name, block.name))
         self.program.package = P.Package(d.name, pkg.name, tuple(blocks))
         self.program.architecture = _ARCHITECTURES.get(pkg.name, pkg.name)
+
+    def _package_args(self, d: D.Instantiation, pkg: T.Block) -> list[E.Argument] | None:
+        """The arguments in parameter order: named ones (``V1Switch(p = P(), ...)``) by name."""
+        if not any(a.name for a in d.args):
+            return list(d.args)
+        if not all(a.name for a in d.args):
+            self.error(f"package '{pkg.name}': give every argument by name or none", d.span)
+            return None
+        by_name = {}
+        for a in d.args:
+            if a.name not in {p.name for p in pkg.params}:
+                self.error(f"package '{pkg.name}' has no parameter '{a.name}'", a.span)
+                return None
+            if a.name in by_name:
+                self.error(f"package argument '{a.name}' is given twice", a.span)
+                return None
+            by_name[a.name] = a
+        return [by_name[p.name] for p in pkg.params]
 
     def _match_block(self, block: T.Block, proto: T.Block, bindings: dict, span: Span, pkg: str) -> None:
         if len(block.params) != len(proto.params):

@@ -448,3 +448,20 @@ def test_a_generic_struct_needs_its_type_arguments():
 def test_a_generic_struct_takes_as_many_type_arguments_as_it_declares():
     src = v1model(decls="struct g<T> { T v; }", ingress="g<bit<8>, bool> x;")
     assert_error(src, "struct 'g' takes 1 type argument(s), got 2", "g<bit<8>, bool> x;")
+
+
+# ---- package arguments by name ------------------------------------------------------------------------
+
+def test_package_arguments_may_be_named_in_any_order():
+    src = v1model(main=False) + "V1Switch(ig = IG(), p = P(), vr = VC(), eg = EG(), ck = CC(), dep = DP()) main;\n"
+    assert compile_source(src, FILE).program.package.blocks[0] == ("p", "P")
+
+
+@pytest.mark.parametrize("args, message, at", [
+    ("p = P(), VC(), IG(), EG(), CC(), DP()", "give every argument by name or none", "V1Switch("),
+    ("p = P(), vr = VC(), ig = IG(), eg = EG(), ck = CC(), dx = DP()", "has no parameter 'dx'", "dx = DP()"),
+    ("p = P(), vr = VC(), ig = IG(), eg = EG(), ck = CC(), p = DP()", "'p' is given twice", "p = DP()"),
+])
+def test_bad_named_package_arguments(args, message, at):
+    src = v1model(main=False) + f"V1Switch({args}) main;\n"
+    assert_error(src, message, at)
