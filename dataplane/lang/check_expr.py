@@ -90,6 +90,8 @@ class ExprMixin:
 
     def expr_PathExpr(self, e, expected):
         sym = self.scope.lookup(e.name)
+        if sym is None and e.name in self.match_kinds:   # `exact` as a value of type match_kind
+            return E.TypeMember("match_kind", e.name, type=T.MATCH_KIND, span=e.span)
         if sym is None:
             hint = difflib.get_close_matches(e.name, self.scope.visible_names(), n=1)
             self.error(f"unknown name '{e.name}'" + (f"; did you mean '{hint[0]}'?" if hint else ""), e.span)

@@ -523,3 +523,10 @@ def test_a_select_without_keys_takes_its_first_case():
     parser = "state start { transition select() { default: next; } } state next { transition accept; }"
     st = compile_ok(parser=parser).parsers["P"].states["start"]
     assert st.select == () and st.next_state == "next"
+
+
+def test_a_match_kind_member_is_a_value_of_type_match_kind():
+    """`exact` used as a value (a constant list of match kinds for a generic table extern)."""
+    p = compile_ok(decls="const tuple<match_kind, match_kind> kinds = {exact, ternary};")
+    kinds = p.constants["kinds"].value
+    assert [(m.member, m.type) for m in kinds.elements] == [("exact", T.MATCH_KIND), ("ternary", T.MATCH_KIND)]
