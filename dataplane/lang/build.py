@@ -17,6 +17,14 @@ Locate = Callable[[int, int], Span]
 
 
 
+class BuildError(Exception):
+    """Text the grammar accepts but the IR cannot hold (a syntax error found while building)."""
+
+    def __init__(self, message: str, span: Span):
+        super().__init__(message)
+        self.span = span
+
+
 class _Dir(str):
     """Marks the result of the ``direction`` rule."""
 
@@ -52,6 +60,12 @@ class BuildIR(BuildExprMixin, Transformer):
         for tok in children:
             text = str(tok)[1:]
             name, body = text, ""
+            if text.startswith("pragma") and text[6:7] in (" ", "\t"):
+                # `@pragma name body...` is `@name(body...)`
+                name, _, body = text[7:].strip().partition(" ")
+                body = body.strip()
+                out.append(Annotation(name, body, span=self._tok_span(tok)))
+                continue
             for i, ch in enumerate(text):
                 if ch in "([":
                     name, body = text[:i].rstrip(), text[i + 1:-1]  # `@name ("x")` may have blanks
@@ -212,9 +226,11 @@ class BuildIR(BuildExprMixin, Transformer):
     def extern_object(self, meta, c):
         annots, rest = _split(c)
         name = rest[0]
-        tparams = rest[1] if len(rest) > 1 and isinstance(rest[1], tuple) else ()
+        targs = rest[1] if len(rest) > 1 and isinstance(rest[1], tuple) else ()
+        if any(not isinstance(a, E.NamedTypeRef) or a.args for a in targs):
+            raise BuildError("an extern's type parameters must be plain names", self._span(meta))
         methods = tuple(m for m in rest[1:] if isinstance(m, D.MethodDecl))
-        return D.ExternDecl(name, tparams, methods, annots, span=self._span(meta))
+        return D.ExternDecl(name, tuple(a.name for a in targs), methods, annots, span=self._span(meta))
 
     @v_args(meta=True)
     def extern_function(self, meta, c):
@@ -266,6 +282,10 @@ class BuildIR(BuildExprMixin, Transformer):
     @v_args(meta=True)
     def named_arg(self, meta, c):
         return E.Argument(c[1], c[0], span=self._span(meta))
+
+    @v_args(meta=True)
+    def named_dontcare_arg(self, meta, c):
+        return E.Argument(E.DontCareExpr(span=self._span(meta)), c[0], span=self._span(meta))
 
     @v_args(meta=True)
     def dontcare_arg(self, meta, c):

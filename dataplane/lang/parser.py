@@ -14,7 +14,7 @@ from lark.exceptions import VisitError
 
 from dataplane.errors import CompileError, Diagnostic, InternalError, Span
 from dataplane.ir.decl import P4Program
-from dataplane.lang.build import BuildIR
+from dataplane.lang.build import BuildError, BuildIR
 from dataplane.lang.postlex import UNSUPPORTED_KEYWORDS, P4PostLex
 from dataplane.resources import data_dir
 
@@ -56,6 +56,10 @@ def parse_text(text: str, locate: Callable[[int, int], Span], source_line: Calla
     try:
         return BuildIR(locate).transform(tree)
     except VisitError as err:
+        if isinstance(err.orig_exc, BuildError):
+            span = err.orig_exc.span
+            raise CompileError([Diagnostic(f"syntax error: {err.orig_exc}", span, code="syntax",
+                                           source_line=source_line(span))]) from None
         raise InternalError(f"building IR failed in rule {err.rule!r}: {err.orig_exc!r}") from err.orig_exc
 
 

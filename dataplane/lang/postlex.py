@@ -53,6 +53,8 @@ def collect_type_decls(tokens: list[Token], known: Iterable[str] = ()) -> dict[s
             j = i + 1
             while j < n and tokens[j].type != "IDENTIFIER" and tokens[j].type != "LBRACE":
                 j += 1
+            if kind == "ENUM" and j + 1 < n and tokens[j + 1].type == "IDENTIFIER":
+                j += 1      # `enum Base Name {`: a serializable enum over a typedef'd type
             if j < n and tokens[j].type == "IDENTIFIER":
                 add(str(tokens[j]), j)
         elif kind == "EXTERN":

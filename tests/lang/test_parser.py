@@ -924,3 +924,58 @@ def test_error_in_a_table_key_does_not_hide_later_errors():
     diags = errors("control C() {\n  table t { key = { x exact; } actions = { a; } }\n"
                    "  apply { t.apply(); x = ; }\n}\n")
     assert [d.span.line for d in diags] == [2, 3]
+
+
+# --- less common forms p4c accepts ------------------------------------------------------------------
+
+def test_a_dot_names_a_top_level_type_or_action():
+    """`.T` is the top-level T (an instance, a constructor, a type); `.a` in an actions list."""
+    d = last_decl("control c() { action a() {} table t { actions = { .a; } } apply {} } const .E x = .E.A;")
+    assert isinstance(d, S.ConstDecl) and d.type_ref.name == "E"
+    t = parse(PRELUDE + "control c() { action a() {} table t { actions = { .a; } } apply {} }").decls[-1]
+    assert t.locals[1].properties[0].value[0].name == "a"
+
+
+def test_a_width_may_be_an_expression_without_parentheses():
+    d = last_decl("const bit<W + 2> x = 1;")
+    assert isinstance(d.type_ref.width, E.Binary) and d.type_ref.width.op == "+"
+
+
+def test_an_empty_tuple_type():
+    assert last_decl("typedef tuple<> none_t;").type_ref.elements == ()
+
+
+def test_an_extern_function_may_return_a_generic_extern():
+    """`extern E<T> f<T>(...)` is a function; `extern E<T> { ... }` an object with parameter T."""
+    src = "extern E<T> { E(); } extern E<T> make<T>(in T x);"
+    obj, fn = parse(PRELUDE + src).decls[-2:]
+    assert isinstance(obj, D.ExternDecl) and obj.type_params == ("T",)
+    assert isinstance(fn, D.MethodDecl) and fn.name == "make" and fn.ret.name == "E"
+
+
+def test_an_extern_object_with_a_non_name_type_parameter_is_a_syntax_error():
+    with pytest.raises(CompileError, match="an extern's type parameters must be plain names"):
+        parse(PRELUDE + "extern X<bit<8>> { X(); }")
+
+
+def test_parenthesized_keysets_lvalues_and_named_dont_care_arguments():
+    src = """parser p(in bit<8> k) { state start { transition select(k) {
+                 (0x10 &&& 0xF0): accept; (_): reject; } } }
+             control c(inout bit<8> x) { apply { (x) = 1; f(x = _); } }"""
+    par, ctl = parse(PRELUDE + src).decls[-2:]
+    cases = par.states[0].transition.cases
+    assert isinstance(cases[0].keyset, E.Mask) and isinstance(cases[1].keyset, E.DefaultKeyset)
+    assign, call = ctl.body.stmts
+    assert isinstance(assign, S.Assign) and assign.lhs.name == "x"
+    assert call.call.args[0].name == "x" and isinstance(call.call.args[0].value, E.DontCareExpr)
+
+
+def test_pragma_annotations_and_strings_over_several_lines():
+    """`@pragma name body` is `@name(body)`; a string literal may hold a line break."""
+    d = last_decl('@pragma deprecated "use f"\n@name("two\nlines") const bit<8> x = 1;')
+    assert [(a.name, a.body) for a in d.annotations] == [("deprecated", '"use f"'), ("name", '"two\nlines"')]
+
+
+def test_a_serializable_enum_over_a_typedef():
+    d = last_decl("typedef bit<8> B; enum B Kind { X = 1, Y = 2 }")
+    assert d.name == "Kind" and d.underlying.name == "B"
