@@ -115,6 +115,7 @@ class Instantiation(Decl):
     args: tuple[Argument, ...]
     name: str
     annotations: tuple = ()
+    initializer: tuple | None = None   # ``= { ... }``: functions implementing abstract methods, instances they use
 
 
 @record(frozen=True, slots=True)

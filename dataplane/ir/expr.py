@@ -88,6 +88,11 @@ class PathExpr(Expr):
 
 
 @record(frozen=True, slots=True)
+class This(Expr):
+    """``this``: the instance whose abstract methods an initializer implements."""
+
+
+@record(frozen=True, slots=True)
 class Member(Expr):
     expr: Expr | None
     member: str

@@ -71,6 +71,7 @@ class ExternInstance:
     args: tuple[Expr, ...]
     annotations: tuple = ()
     span: Span = NO_SPAN
+    methods: tuple = ()   # Functions implementing the extern's abstract methods (an initializer)
 
 
 @record(frozen=True, slots=True)

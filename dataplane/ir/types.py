@@ -238,6 +238,7 @@ class Extern(Type):
     constructors: tuple[Method, ...] = field(default=(), compare=False)
     methods: tuple[Method, ...] = field(default=(), compare=False)
     type_args: tuple[Type, ...] = ()
+    abstract: tuple[str, ...] = field(default=(), compare=False)   # methods an instance implements
 
     def __str__(self) -> str:
         if self.type_args:

@@ -294,7 +294,11 @@ class BuildIR(BuildExprMixin, Transformer):
     @v_args(meta=True)
     def instantiation(self, meta, c):
         annots, rest = _split(c)
-        return D.Instantiation(rest[0], rest[1], rest[2], annots, span=self._span(meta))
+        init = rest[3] if len(rest) > 3 else None
+        return D.Instantiation(rest[0], rest[1], rest[2], annots, init, span=self._span(meta))
+
+    def obj_initializer(self, c):
+        return tuple(c)
 
     # ---- parsers ----------------------------------------------------------------------------------
     def _block_type(self, kind, meta, c):

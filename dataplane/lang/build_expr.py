@@ -195,6 +195,10 @@ class BuildExprMixin:
         return E.PathExpr(c[0], span=self._span(meta))
 
     @v_args(meta=True)
+    def this_expr(self, meta, c):
+        return E.This(span=self._span(meta))
+
+    @v_args(meta=True)
     def top_path(self, meta, c):
         return E.PathExpr(c[0], "top", span=self._span(meta))
 

@@ -215,7 +215,8 @@ class TypeMixin:
                     methods.append(self.method_type(m))
         finally:
             self.type_vars.pop()
-        self.declare_type(d.name, T.Extern(d.name, d.type_params, tuple(ctors), tuple(methods)), d.span)
+        abstract = tuple(m.name for m in d.methods if m.is_abstract)
+        self.declare_type(d.name, T.Extern(d.name, d.type_params, tuple(ctors), tuple(methods), (), abstract), d.span)
 
     def declare_block_type(self, kind: str, name: str, type_params: tuple[str, ...],
                            params: tuple[D.ParamDecl, ...], ctor_params: tuple[D.ParamDecl, ...] = (),

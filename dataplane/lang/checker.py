@@ -20,13 +20,15 @@ from dataplane.lang.check_expr import ExprMixin
 from dataplane.lang.check_stmt import StmtMixin
 from dataplane.lang.check_table import TableMixin
 from dataplane.lang.check_types import UNKNOWN, TypeMixin, is_unknown
+from dataplane.lang.check_initializer import InitializerMixin
 from dataplane.lang.check_value_set import ValueSetMixin
 from dataplane.lang.scope import Scope, Symbol
 
 _ARCHITECTURES = {"V1Switch": "v1model", "PNA_NIC": "pna"}
+_BLOCK_CONTEXTS = ("parser", "control", "action", "function")
 
 
-class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMixin):
+class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMixin, InitializerMixin):
     def __init__(self, sink: DiagnosticSink, source: str = "<input>"):
         self.sink = sink
         self.types: dict[str, T.Type] = {}
@@ -48,6 +50,11 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         self.sink.error(message, span, code)
 
     def in_context(self, kind: str) -> bool:
+        """Whether checking is inside ``kind``; for a block kind (parser, control, action,
+        function) only the innermost one counts: a function in an instance initializer
+        inside a parser is a function, not a parser."""
+        if kind in _BLOCK_CONTEXTS:
+            return next((k for k in reversed(self.contexts) if k in _BLOCK_CONTEXTS), None) == kind
         return kind in self.contexts
 
     @contextmanager
@@ -296,7 +303,9 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         if not isinstance(t, T.Extern):  # a parser/control instance, or an error already reported
             return None
         args = tuple(a.value for a in getattr(checked, "args", ()))
-        return P.ExternInstance(d.name, t.name, getattr(checked.type, "type_args", ()), args, d.annotations, d.span)
+        methods = self.check_initializer(d, checked.type) if not is_unknown(checked.type) else ()
+        return P.ExternInstance(d.name, t.name, getattr(checked.type, "type_args", ()), args, d.annotations, d.span,
+                                methods)
 
     def declare_package(self, d: D.BlockTypeDecl) -> None:
         """A package type. A name may be declared again with a different number of parameters.

@@ -465,3 +465,37 @@ def test_package_arguments_may_be_named_in_any_order():
 def test_bad_named_package_arguments(args, message, at):
     src = v1model(main=False) + f"V1Switch({args}) main;\n"
     assert_error(src, message, at)
+
+
+# ---- instance initializers (abstract methods) ---------------------------------------------------------
+
+ABSTRACT = """extern Hooked { Hooked(); void run(); abstract bit<8> pick(in bit<8> x); }
+extern Plain { Plain(); }"""
+
+
+def test_an_initializer_implements_the_abstract_methods():
+    src = v1model(decls=ABSTRACT, ingress_locals="Hooked() h = { bit<8> pick(in bit<8> x) { return this.k(x); } "
+                  "bit<8> k(in bit<8> x) { return x; } };")
+    with pytest.raises(CompileError):   # k is no abstract method
+        compile_source(src, FILE)
+    src = v1model(decls=ABSTRACT, ingress_locals="Hooked() h = { bit<8> pick(in bit<8> x) { return x + 1; } };")
+    (inst,) = compile_source(src, FILE).program.controls["IG"].instances
+    assert [f.name for f in inst.methods] == ["pick"]
+
+
+@pytest.mark.parametrize("locals_, message, at", [
+    ("Hooked() h;", "instance 'h' must implement the abstract method(s) 'pick'", "Hooked() h;"),
+    ("Hooked() h = { };", "instance 'h' does not implement the abstract method(s) 'pick'", "Hooked() h ="),
+    ("Hooked() h = { bit<16> pick(in bit<8> x) { return 1; } };", "'pick' does not match the abstract method",
+     "bit<16> pick"),
+    ("Hooked() h = { bit<8> pick(in bit<8> x) { return 1; } void other() {} };",
+     "'other' is not an abstract method of extern 'Hooked'", "void other"),
+    ("Plain() p = { };", "'p' has an initializer, but Plain has no abstract methods", "Plain() p"),
+])
+def test_bad_initializers(locals_, message, at):
+    assert_error(v1model(decls=ABSTRACT, ingress_locals=locals_), message, at)
+
+
+def test_this_outside_an_initializer():
+    assert_error(v1model(ingress="this.x = 1;"), "'this' can only be used in the methods of an instance's initializer",
+                 "this.x")

@@ -1,0 +1,73 @@
+"""Type checker, part 7: instance initializers, ``E() e = { ... };``, and ``this``.
+
+An extern may declare ``abstract`` methods that each instance implements in an initializer:
+functions whose names and signatures match the abstract methods (with the extern's type
+parameters bound to the instance's type arguments), and instances those functions use.
+Inside them ``this`` is the instance. Every abstract method must be implemented, and only
+abstract methods may be.
+"""
+from __future__ import annotations
+
+from dataplane.ir import decl as D
+from dataplane.ir import expr as E
+from dataplane.ir import program as P
+from dataplane.ir import types as T
+from dataplane.lang.check_call import subst
+from dataplane.lang.check_types import UNKNOWN
+from dataplane.lang.scope import Symbol
+
+
+class InitializerMixin:
+    """Checks initializers against the extern's abstract methods; resolves ``this``."""
+
+    def check_initializer(self, d: D.Instantiation, t: T.Type) -> tuple[P.Function, ...]:
+        abstract = getattr(t, "abstract", ())
+        if d.initializer is None:
+            if abstract:
+                self.error(f"instance '{d.name}' must implement the abstract method(s) {_names(abstract)} of "
+                           f"extern '{t.name}': {t.name}(...) {d.name} = {{ ... }};", d.span)
+            return ()
+        if not isinstance(t, T.Extern) or not abstract:
+            self.error(f"'{d.name}' has an initializer, but {t} has no abstract methods to implement", d.span)
+            return ()
+        bindings = dict(zip(t.type_params, t.type_args))
+        wanted = {m.name: m for m in t.methods if m.name in abstract}
+        functions = []
+        outer = self.scope
+        self.scope = outer.child("initializer")
+        try:
+            self.declare_value(Symbol("this", "instance", t, span=d.span))
+            for item in d.initializer:
+                if isinstance(item, D.Instantiation):
+                    self.check_instantiation(item, top=False)
+                    continue
+                f = self.check_function(item)
+                functions.append(f)
+                self._match_abstract(item, f, wanted.pop(item.name, None), bindings, t)
+        finally:
+            self.scope = outer
+        if wanted:
+            self.error(f"instance '{d.name}' does not implement the abstract method(s) {_names(wanted)} "
+                       f"of extern '{t.name}'", d.span)
+        return tuple(functions)
+
+    def _match_abstract(self, d: D.FunctionDecl, f: P.Function, m: T.Method | None, bindings: dict,
+                        t: T.Extern) -> None:
+        if m is None:
+            self.error(f"'{d.name}' is not an abstract method of extern '{t.name}'", d.span)
+            return
+        want_params = [(p.direction, subst(p.type, bindings)) for p in m.params]
+        have_params = [(p.direction, p.type) for p in f.params]
+        if subst(m.ret, bindings) != f.ret or want_params != have_params:
+            self.error(f"'{d.name}' does not match the abstract method it implements: {m}", d.span)
+
+    def expr_This(self, e: E.This, expected) -> E.Expr:
+        sym = self.scope.lookup("this")
+        if sym is None:
+            self.error("'this' can only be used in the methods of an instance's initializer", e.span)
+            return E.This(type=UNKNOWN, span=e.span)
+        return E.This(type=sym.type, span=e.span)
+
+
+def _names(names) -> str:
+    return ", ".join(f"'{n}'" for n in names)
