@@ -238,7 +238,7 @@ class Extern(Type):
     constructors: tuple[Method, ...] = field(default=(), compare=False)
     methods: tuple[Method, ...] = field(default=(), compare=False)
     type_args: tuple[Type, ...] = ()
-    abstract: tuple[str, ...] = field(default=(), compare=False)   # methods an instance implements
+    abstract: tuple[tuple[str, bool], ...] = field(default=(), compare=False)   # (method, required) an instance implements
 
     def __str__(self) -> str:
         if self.type_args:

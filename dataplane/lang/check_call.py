@@ -10,12 +10,42 @@ from dataplane.lang.check_types import UNKNOWN, is_unknown
 
 
 def subst(t: T.Type, bindings: dict[str, T.Type]) -> T.Type:
-    """``t`` with bound type variables replaced."""
+    """``t`` with bound type variables replaced, also inside tuples, stacks and generic externs."""
     if isinstance(t, T.TypeVar):
         return bindings.get(t.name, t)
     if isinstance(t, T.Tuple):
         return T.Tuple(tuple(subst(x, bindings) for x in t.elements))
+    if isinstance(t, T.Stack):
+        return dataclasses.replace(t, element=subst(t.element, bindings))
+    if isinstance(t, T.Extern) and t.type_args:
+        return dataclasses.replace(t, type_args=tuple(subst(x, bindings) for x in t.type_args))
     return t
+
+
+def unify(pattern: T.Type, actual: T.Type | None, bound: dict[str, T.Type]) -> None:
+    """Bind the unbound type variables of ``pattern`` to the parts of ``actual`` they stand for
+    (``Stack<T>`` against ``Stack<bit<16>>`` binds T)."""
+    if actual is None or is_unknown(actual) or isinstance(actual, (T.InfInt, T.DontCare)):
+        return
+    if isinstance(pattern, T.TypeVar):
+        bound.setdefault(pattern.name, actual)
+    elif isinstance(pattern, T.Extern) and isinstance(actual, T.Extern) and pattern.name == actual.name:
+        for p, a in zip(pattern.type_args, actual.type_args):
+            unify(p, a, bound)
+    elif isinstance(pattern, T.Tuple) and isinstance(actual, T.Tuple):
+        for p, a in zip(pattern.elements, actual.elements):
+            unify(p, a, bound)
+    elif isinstance(pattern, T.Stack) and isinstance(actual, T.Stack):
+        unify(pattern.element, actual.element, bound)
+
+
+def _wildcards_filled(pattern: T.Type, actual: T.Type | None) -> T.Type:
+    """``E<_, _>`` as a parameter type takes any ``E<...>``: the argument's own type."""
+    if (isinstance(pattern, T.Extern) and isinstance(actual, T.Extern) and pattern.name == actual.name
+            and any(isinstance(a, T.DontCare) for a in pattern.type_args)
+            and all(isinstance(p, T.DontCare) or p == a for p, a in zip(pattern.type_args, actual.type_args))):
+        return actual
+    return pattern
 
 
 class CallMixin:
@@ -140,15 +170,13 @@ class CallMixin:
                 continue
             hint = subst(param.type, bound)
             value = self.check_expr(arg.value, None if isinstance(hint, T.TypeVar) else hint)
-            if isinstance(param.type, T.TypeVar) and param.type.name not in bound and not is_unknown(value.type) \
-                    and not isinstance(value.type, (T.InfInt, T.DontCare)) and value.type is not None:
-                bound[param.type.name] = value.type
+            unify(param.type, value.type, bound)
             checked.append((param, arg, value))
         out = []
         for param, arg, value in checked:
             if arg is None:
                 continue
-            ptype = subst(param.type, bound)
+            ptype = _wildcards_filled(subst(param.type, bound), value.type)
             if param.direction in ("out", "inout"):
                 if not isinstance(value, E.DontCareExpr):
                     writable = self.check_writable(value, f"argument '{param.name}' of {what} is '{param.direction}'; ",

@@ -21,10 +21,11 @@ class InitializerMixin:
     """Checks initializers against the extern's abstract methods; resolves ``this``."""
 
     def check_initializer(self, d: D.Instantiation, t: T.Type) -> tuple[P.Function, ...]:
-        abstract = getattr(t, "abstract", ())
+        abstract = dict(getattr(t, "abstract", ()))     # name -> required (not @optional)
+        required = [name for name, needed in abstract.items() if needed]
         if d.initializer is None:
-            if abstract:
-                self.error(f"instance '{d.name}' must implement the abstract method(s) {_names(abstract)} of "
+            if required:
+                self.error(f"instance '{d.name}' must implement the abstract method(s) {_names(required)} of "
                            f"extern '{t.name}': {t.name}(...) {d.name} = {{ ... }};", d.span)
             return ()
         if not isinstance(t, T.Extern) or not abstract:
@@ -46,8 +47,9 @@ class InitializerMixin:
                 self._match_abstract(item, f, wanted.pop(item.name, None), bindings, t)
         finally:
             self.scope = outer
-        if wanted:
-            self.error(f"instance '{d.name}' does not implement the abstract method(s) {_names(wanted)} "
+        missing = [name for name in wanted if abstract[name]]
+        if missing:
+            self.error(f"instance '{d.name}' does not implement the abstract method(s) {_names(missing)} "
                        f"of extern '{t.name}'", d.span)
         return tuple(functions)
 
@@ -56,9 +58,13 @@ class InitializerMixin:
         if m is None:
             self.error(f"'{d.name}' is not an abstract method of extern '{t.name}'", d.span)
             return
-        want_params = [(p.direction, subst(p.type, bindings)) for p in m.params]
-        have_params = [(p.direction, p.type) for p in f.params]
-        if subst(m.ret, bindings) != f.ret or want_params != have_params:
+        # The implementation may leave out the method's @optional parameters.
+        want = {p.name: p for p in m.params}
+        have = {p.name for p in f.params}
+        ok = subst(m.ret, bindings) == f.ret and all(
+            p.name in want and (p.direction, p.type) == (want[p.name].direction, subst(want[p.name].type, bindings))
+            for p in f.params) and all(p.has_default for p in m.params if p.name not in have)
+        if not ok:
             self.error(f"'{d.name}' does not match the abstract method it implements: {m}", d.span)
 
     def expr_This(self, e: E.This, expected) -> E.Expr:

@@ -8,6 +8,7 @@ from dataplane.errors import Span
 from dataplane.ir import decl as D
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
+from dataplane.ir.node import annotation
 from dataplane.lang.literals import wrap
 from dataplane.records import record
 
@@ -215,7 +216,7 @@ class TypeMixin:
                     methods.append(self.method_type(m))
         finally:
             self.type_vars.pop()
-        abstract = tuple(m.name for m in d.methods if m.is_abstract)
+        abstract = tuple((m.name, annotation(m.annotations, "optional") is None) for m in d.methods if m.is_abstract)
         self.declare_type(d.name, T.Extern(d.name, d.type_params, tuple(ctors), tuple(methods), (), abstract), d.span)
 
     def declare_block_type(self, kind: str, name: str, type_params: tuple[str, ...],

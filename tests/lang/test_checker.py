@@ -530,3 +530,21 @@ def test_a_match_kind_member_is_a_value_of_type_match_kind():
     p = compile_ok(decls="const tuple<match_kind, match_kind> kinds = {exact, ternary};")
     kinds = p.constants["kinds"].value
     assert [(m.member, m.type) for m in kinds.elements] == [("exact", T.MATCH_KIND), ("ternary", T.MATCH_KIND)]
+
+
+GENERIC_EXTERNS = """
+extern Box<T> { Box(); T get(); }
+extern Reader<T> { Reader(Box<T> box); T read(); }
+extern Peek { Peek(Box<_> any); }
+extern Box<T> wrap<T>(in T x);
+"""
+
+
+def test_type_arguments_are_inferred_through_generic_extern_types():
+    """`Reader(b)` with `b: Box<bit<16>>` is a Reader<bit<16>>; a `Box<_>` parameter takes any Box;
+    a generic function's result type is its return type with the arguments bound."""
+    locals_ = "Box<bit<16>>() b; Reader<bit<16>>(b) r; Peek(b) p;"
+    ig = ingress(decls=GENERIC_EXTERNS, ingress_locals=locals_, ingress="meta.w = r.read();")
+    assert [i.extern for i in ig.instances] == ["Box", "Reader", "Peek"]
+    v = value("meta.w = wrap(meta.w).get();", decls=GENERIC_EXTERNS)
+    assert v.type == BIT16
