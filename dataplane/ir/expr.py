@@ -53,6 +53,11 @@ class TupleRef(TypeRef):
     elements: tuple[TypeRef, ...]
 
 
+@record(frozen=True, slots=True)
+class ListRef(TypeRef):
+    element: TypeRef
+
+
 # ---- expressions -------------------------------------------------------------------------
 
 @record(frozen=True, slots=True)

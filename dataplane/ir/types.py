@@ -196,6 +196,16 @@ class Tuple(Type):
 
 
 @record(frozen=True, slots=True)
+class P4List(Type):
+    """``list<T>``: any number of compile-time values of type T (extern constructor arguments)."""
+
+    element: Type
+
+    def __str__(self) -> str:
+        return f"list<{self.element}>"
+
+
+@record(frozen=True, slots=True)
 class TypeVar(Type):
     """A generic type parameter such as ``T`` in ``extern register<T>``."""
 

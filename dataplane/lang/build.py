@@ -156,6 +156,10 @@ class BuildIR(BuildExprMixin, Transformer):
         return E.StackRef(c[0], c[1], span=self._span(meta))
 
     @v_args(meta=True)
+    def list_type(self, meta, c):
+        return E.ListRef(next(x for x in c if not isinstance(x, Token)), span=self._span(meta))
+
+    @v_args(meta=True)
     def tuple_type(self, meta, c):
         return E.TupleRef(tuple(x for x in c if not isinstance(x, Token)), span=self._span(meta))
 

@@ -17,6 +17,8 @@ def subst(t: T.Type, bindings: dict[str, T.Type]) -> T.Type:
         return T.Tuple(tuple(subst(x, bindings) for x in t.elements))
     if isinstance(t, T.Stack):
         return dataclasses.replace(t, element=subst(t.element, bindings))
+    if isinstance(t, T.P4List):
+        return T.P4List(subst(t.element, bindings))
     if isinstance(t, T.Extern) and t.type_args:
         return dataclasses.replace(t, type_args=tuple(subst(x, bindings) for x in t.type_args))
     return t
@@ -35,7 +37,7 @@ def unify(pattern: T.Type, actual: T.Type | None, bound: dict[str, T.Type]) -> N
     elif isinstance(pattern, T.Tuple) and isinstance(actual, T.Tuple):
         for p, a in zip(pattern.elements, actual.elements):
             unify(p, a, bound)
-    elif isinstance(pattern, T.Stack) and isinstance(actual, T.Stack):
+    elif isinstance(pattern, (T.Stack, T.P4List)) and type(actual) is type(pattern):
         unify(pattern.element, actual.element, bound)
 
 

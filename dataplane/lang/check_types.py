@@ -72,6 +72,8 @@ class TypeMixin:
             return T.Stack(elem, size)
         if isinstance(ref, E.TupleRef):
             return T.Tuple(tuple(self.resolve(r) for r in ref.elements))
+        if isinstance(ref, E.ListRef):
+            return T.P4List(self.resolve(ref.element))
         if isinstance(ref, E.NamedTypeRef):
             return self.resolve_named(ref)
         raise AssertionError(ref)
@@ -264,6 +266,9 @@ class TypeMixin:
             if isinstance(target, (T.Header, T.HeaderUnion)):
                 return dataclasses.replace(e, type=target)
             return None
+        if isinstance(target, T.P4List) and isinstance(e, E.ListExpr):
+            elems = tuple(self.convert(x, target.element, f"element {i} of the list") for i, x in enumerate(e.elements))
+            return E.ListExpr(elems, type=target, span=e.span)
         if not isinstance(target, (T.StructLike, T.Tuple)):
             return None
         if isinstance(e, E.ListExpr):

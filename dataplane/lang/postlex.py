@@ -23,10 +23,10 @@ from typing import Iterable, Iterator, Mapping
 from lark import Token
 
 _TYPE_DECL_KEYWORDS = {"HEADER", "STRUCT", "HEADER_UNION", "PARSER", "CONTROL", "PACKAGE"}
-_ALWAYS_GENERIC = {"BIT", "INT", "VARBIT", "TUPLE", "VALUE_SET"}
+_ALWAYS_GENERIC = {"BIT", "INT", "VARBIT", "TUPLE", "VALUE_SET", "LIST"}
 _TYPE_START = {"BIT", "INT", "VARBIT", "BOOL", "ERROR", "STRING", "VOID", "TUPLE", "UNDERSCORE", "MATCH_KIND", "TYPE_IDENTIFIER"}
 # P4_16 keywords this front end does not implement; the parser reports them as unsupported.
-UNSUPPORTED_KEYWORDS = {"list": "the 'list' type"}
+UNSUPPORTED_KEYWORDS: dict[str, str] = {}   # P4 keywords the grammar leaves out, with what to call them
 _DECL_START = {"SEMICOLON", "RBRACE", "LBRACE", "ANNOTATION"}
 # What may follow `typedef`/`type` in a declaration, before names are retyped.
 _TYPEDEF_TARGET = {"BIT", "INT", "VARBIT", "BOOL", "ERROR", "STRING", "TUPLE", "MATCH_KIND", "IDENTIFIER"}

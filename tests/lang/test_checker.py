@@ -548,3 +548,17 @@ def test_type_arguments_are_inferred_through_generic_extern_types():
     assert [i.extern for i in ig.instances] == ["Box", "Reader", "Peek"]
     v = value("meta.w = wrap(meta.w).get();", decls=GENERIC_EXTERNS)
     assert v.type == BIT16
+
+
+def test_a_list_type_takes_any_number_of_values_of_its_element_type():
+    """`list<T>` (spec 1.2.4): a list expression cast or passed to it converts every element."""
+    decls = "extern Init<T> { Init(list<T> values); } struct two_t { bit<8> a; bit<8> b; }"
+    ig = ingress(decls=decls, ingress_locals="Init<two_t>((list<two_t>){{1, 2}, {3, 4}}) i; Init<bit<8>>({5, 6, 7}) j;")
+    i, j = ig.instances
+    assert str(i.args[0].type) == "list<two_t>" and [str(e.type) for e in i.args[0].elements] == ["two_t"] * 2
+    assert [(e.value, str(e.type)) for e in j.args[0].elements] == [(5, "bit<8>"), (6, "bit<8>"), (7, "bit<8>")]
+
+
+def test_list_is_a_keyword_that_may_still_name_a_field():
+    p = compile_ok(decls="struct with_list_t { bit<8> list; }")
+    assert p.types["with_list_t"].fields[0].name == "list"
