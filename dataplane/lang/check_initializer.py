@@ -58,12 +58,18 @@ class InitializerMixin:
         if m is None:
             self.error(f"'{d.name}' is not an abstract method of extern '{t.name}'", d.span)
             return
-        # The implementation may leave out the method's @optional parameters.
-        want = {p.name: p for p in m.params}
-        have = {p.name for p in f.params}
-        ok = subst(m.ret, bindings) == f.ret and all(
-            p.name in want and (p.direction, p.type) == (want[p.name].direction, subst(want[p.name].type, bindings))
-            for p in f.params) and all(p.has_default for p in m.params if p.name not in have)
+        # Parameters pair up by name when every name is the method's, else by position; the
+        # implementation may leave out the method's @optional parameters.
+        names = {p.name: p for p in m.params}
+        if all(p.name in names for p in f.params):
+            pairs = [(names[p.name], p) for p in f.params]
+            left_out = [p for p in m.params if p.name not in {q.name for q in f.params}]
+        else:
+            pairs = list(zip(m.params, f.params))
+            left_out = list(m.params[len(f.params):])
+        ok = (subst(m.ret, bindings) == f.ret and len(f.params) <= len(m.params)
+              and all((w.direction, subst(w.type, bindings)) == (h.direction, h.type) for w, h in pairs)
+              and all(p.has_default for p in left_out))
         if not ok:
             self.error(f"'{d.name}' does not match the abstract method it implements: {m}", d.span)
 
