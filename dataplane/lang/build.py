@@ -50,7 +50,13 @@ class BuildIR(BuildExprMixin, Transformer):
     # ---- program, annotations, names ---------------------------------------------------------
     @v_args(meta=True)
     def start(self, meta, children):
-        return D.P4Program(tuple(c for c in children if c is not None), span=self._span(meta))
+        decls = []
+        for c in children:
+            if isinstance(c, tuple):      # `typedef struct S {...} T;` declares two types
+                decls.extend(c)
+            elif c is not None:
+                decls.append(c)
+        return D.P4Program(tuple(decls), span=self._span(meta))
 
     def empty_decl(self, _children):
         return None
@@ -206,6 +212,12 @@ class BuildIR(BuildExprMixin, Transformer):
     def typedef_decl(self, meta, c):
         annots, rest = _split(c)
         return D.TypedefDecl(rest[0], rest[1], False, annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def typedef_of_decl(self, meta, c):
+        annots, (inner, name) = _split(c)
+        ref = E.NamedTypeRef(inner.name, (), span=inner.span)
+        return inner, D.TypedefDecl(ref, name, False, annots, span=self._span(meta))
 
     @v_args(meta=True)
     def newtype_decl(self, meta, c):

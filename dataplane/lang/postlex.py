@@ -65,6 +65,14 @@ def collect_type_decls(tokens: list[Token], known: Iterable[str] = ()) -> dict[s
                     j = _skip_angle(tokens, j)
                 if j < n and tokens[j].type == "LBRACE":
                     add(str(tokens[i + 1]), i + 1)
+        elif kind == "TYPEDEF" and i + 1 < n and tokens[i + 1].type in ("STRUCT", "HEADER", "HEADER_UNION", "ENUM"):
+            # `typedef struct S { ... } T;`: T follows the body's closing brace
+            j, depth = i + 1, 0
+            while j < n and not (tokens[j].type == "RBRACE" and depth == 1):
+                depth += {"LBRACE": 1, "RBRACE": -1}.get(tokens[j].type, 0)
+                j += 1
+            if j + 2 < n and tokens[j + 1].type == "IDENTIFIER" and tokens[j + 2].type == "SEMICOLON":
+                add(str(tokens[j + 1]), j + 1)
         elif (kind in ("TYPEDEF", "TYPE") and (i == 0 or tokens[i - 1].type in _DECL_START)
               and i + 1 < n and tokens[i + 1].type in _TYPEDEF_TARGET):
             # `type` is also usable as a variable name: `type = x;` declares nothing.

@@ -562,3 +562,10 @@ def test_a_list_type_takes_any_number_of_values_of_its_element_type():
 def test_list_is_a_keyword_that_may_still_name_a_field():
     p = compile_ok(decls="struct with_list_t { bit<8> list; }")
     assert p.types["with_list_t"].fields[0].name == "list"
+
+
+def test_a_typedef_may_declare_the_struct_or_enum_it_names():
+    """`typedef struct S { ... } T;` declares S and T = S (also for headers, unions and enums)."""
+    p = compile_ok(decls="typedef struct point_t { bit<8> x; } pt_t; typedef enum bit<8> color_t { RED = 1 } c_t;",
+                   ingress="pt_t p = {x = 1}; c_t c = color_t.RED;")
+    assert p.types["pt_t"] is p.types["point_t"] and p.types["c_t"] is p.types["color_t"]
