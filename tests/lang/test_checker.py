@@ -569,3 +569,10 @@ def test_a_typedef_may_declare_the_struct_or_enum_it_names():
     p = compile_ok(decls="typedef struct point_t { bit<8> x; } pt_t; typedef enum bit<8> color_t { RED = 1 } c_t;",
                    ingress="pt_t p = {x = 1}; c_t c = color_t.RED;")
     assert p.types["pt_t"] is p.types["point_t"] and p.types["c_t"] is p.types["color_t"]
+
+
+def test_a_field_may_be_named_like_an_extern_type():
+    """The P4 tutorials' flowcache.p4 names a struct field `packet_in` (core.p4's extern type)."""
+    p = compile_ok(decls="header cpu_h { bit<8> reason; } struct cpu_meta_t { cpu_h packet_in; }",
+                   headers="h_t h; cpu_h packet_in;", ingress="hdr.packet_in.reason = 1;")
+    assert p.types["cpu_meta_t"].fields[0].name == "packet_in"
