@@ -18,6 +18,7 @@ from dataplane.engine.table_errors import TableError
 from dataplane.engine.table_runtime import ActionEntry, RuntimeTable
 from dataplane.errors import DataplaneError
 from dataplane.ir.node import annotation
+from dataplane.ir.program import control_plane_name
 
 
 class Switch(ValueSetApi):
@@ -72,12 +73,40 @@ class Switch(ValueSetApi):
     def table(self, name: str) -> RuntimeTable:
         return self._resolve(name, self.dp.tables, "table", _table_aliases)
 
+    def table_names(self) -> dict[str, RuntimeTable]:
+        """Every full name a table answers to: ``Block.table`` and p4c's control-plane name (``@name``)."""
+        out: dict[str, RuntimeTable] = {}
+        for q, t in self.dp.tables.items():
+            out.setdefault(q, t)
+            for alias in _table_aliases(t):
+                out.setdefault(alias, t)
+        return out
+
+    def action_names(self, table: RuntimeTable) -> dict[str, str]:
+        """Every full name of each action ``table`` can run, to the action's name in the program:
+        its own, ``Block.action`` and p4c's control-plane name (``ingress.c1.a`` for an action of
+        sub-control instance ``c1``, or its ``@name``)."""
+        t = table.table
+        control = self.program.controls[table.control]
+        out: dict[str, str] = {}
+        for ref in t.actions + (t.default_action,):
+            n = ref.action
+            local = control.actions.get(n)
+            decl = local or self.program.actions[n]
+            full = control_plane_name(table.control if local else "", n, decl.annotations)
+            alias = annotation(ref.annotations, "name")
+            for name in (full, f"{table.control}.{n}", n, alias.string_value if alias else None):
+                if name:
+                    out.setdefault(name, n)
+        return out
+
     def _resolve(self, name: str, items: Mapping[str, Any], kind: str, aliases=None) -> Any:
         if name in items:
             return items[name]
         matches = [q for q in items if q.endswith("." + name) or q == name]
         if aliases is not None:
-            matches += [q for q, obj in items.items() if name in aliases(obj) and q not in matches]
+            matches += [q for q, obj in items.items() if q not in matches
+                        and any(a == name or a.endswith("." + name) for a in aliases(obj))]
         if len(matches) == 1:
             return items[matches[0]]
         if not matches:
@@ -86,12 +115,12 @@ class Switch(ValueSetApi):
         raise ControlPlaneError(f"{kind} name '{name}' is ambiguous: {', '.join(sorted(matches))}")
 
     def _action(self, table: RuntimeTable, name: str):
-        short = name.split(".")[-1]
+        """(name in the program, Action) of ``name``: a full name (see ``action_names``), else a unique
+        ``.``-suffix of one (``MyIngress.fwd`` or ``fwd``; ``MyIngress.c1.a``, ``c1.a`` or ``a``)."""
+        names = self.action_names(table)
         allowed = {a.action for a in table.table.actions}
-        for a in table.table.actions:
-            alias = annotation(a.annotations, "name")
-            if alias is not None and alias.string_value.split(".")[-1] == short:
-                short = a.action
+        found = {names[name]} if name in names else {v for k, v in names.items() if k.endswith("." + name)}
+        short = found.pop() if len(found) == 1 else None
         if short not in allowed:
             raise ControlPlaneError(f"table '{table.qualified_name}': action '{name}' is not one of its actions "
                                     f"({', '.join(sorted(allowed))})")
@@ -184,7 +213,17 @@ class Switch(ValueSetApi):
     def _instance(self, name: str, kind: str | tuple[str, ...]):
         kinds = (kind,) if isinstance(kind, str) else kind
         items = {q: o for q, o in self.dp.instances.items() if _extern_name(o) in kinds}
-        return self._resolve(name, items, kinds[0])
+        full = self._instance_names()
+        return self._resolve(name, items, kinds[0], lambda o: {full.get(getattr(o, "name", None), "")} - {""})
+
+    def _instance_names(self) -> dict[str, str]:
+        """``Block.instance`` of each extern instance with an ``@name``, to p4c's control-plane name."""
+        out = {}
+        for block in list(self.program.parsers.values()) + list(self.program.controls.values()):
+            for inst in block.instances:
+                if annotation(inst.annotations, "name") is not None:
+                    out[f"{block.name}.{inst.name}"] = control_plane_name(block.name, inst.name, inst.annotations)
+        return out
 
     def register_read(self, name: str, index: int) -> int:
         return self._extern_call(self._instance(name, "register").cp_read, index)
@@ -408,10 +447,11 @@ class Switch(ValueSetApi):
 
 
 def _table_aliases(t: RuntimeTable) -> set[str]:
-    a = annotation(t.table.annotations, "name")
-    if a is None:
+    """p4c's control-plane name of a table with ``@name`` (``ingress.c1.t`` for one inlined from a
+    sub-control), and that name's last part, as BMv2's CLI takes it."""
+    if annotation(t.table.annotations, "name") is None:
         return set()
-    full = a.string_value.lstrip(".")
+    full = control_plane_name(t.control, t.table.name, t.table.annotations)
     return {full, full.split(".")[-1]}
 
 

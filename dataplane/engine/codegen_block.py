@@ -17,7 +17,8 @@ from dataplane.engine.structgen import default_value, py_name
 
 
 def ident(*parts: str) -> str:
-    return "_".join(p.replace(".", "_") for p in parts)
+    """A Python identifier for a block's object; inlined names (``c1.t``) keep their dots as ``__``."""
+    return "_".join(p.replace(".", "__") for p in parts)
 
 
 class BlockGen(ParserGen, StmtGen):

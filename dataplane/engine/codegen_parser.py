@@ -164,8 +164,12 @@ class ParserGen:
                 self.emit(f"{keyword} _s == {number[name]}:")
                 self.indent += 1
             self.emit(f"if _tr is not None: _tr.state({name!r})")
-            self.block(st.stmts)
+            # The select keys may read the state's own locals: one name scope for both.
+            self.names.push()
+            for s in st.stmts:
+                self.stmt(s)
             self.transition(st, number)
+            self.names.pop()
             if guarded:
                 self.indent -= 1
         if linear is not None:

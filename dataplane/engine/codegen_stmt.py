@@ -33,7 +33,7 @@ class Names:
 
     def fresh(self, name: str) -> str:
         """Bind ``name`` in the innermost scope to a new Python local (P4 allows shadowing)."""
-        base = "v_" + name
+        base = "v_" + name.replace(".", "__")
         py, i = base, 0
         while py in self.used:
             i += 1

@@ -12,7 +12,10 @@ from dataplane.ir import types as T
 
 
 def py_name(name: str) -> str:
-    """A P4 name as a Python identifier (P4 allows names that are Python keywords)."""
+    """A P4 name as a Python identifier (P4 allows names that are Python keywords; names the
+    inliner makes, ``c1.x``, have dots, written ``__``)."""
+    if "." in name:
+        return name.replace(".", "__")
     return name + "_" if keyword.iskeyword(name) or name in ("None", "True", "False") else name
 
 

@@ -75,6 +75,23 @@ class ExternInstance:
 
 
 @record(frozen=True, slots=True)
+class BlockInstance:
+    """A parser or control instantiated inside another: ``compute() c;``, or the anonymous
+    instance a direct invocation ``compute.apply(...)`` creates (p4c names it after the type).
+
+    ``args`` are the checked constructor arguments in the order of the block's constructor
+    parameters, defaults filled in. The front end's inlining pass flattens every instance
+    into the parser or control that holds it; backends never see one.
+    """
+
+    name: str
+    block: str                      # the parser or control type instantiated
+    args: tuple[Expr, ...] = ()
+    annotations: tuple = ()
+    span: Span = NO_SPAN
+
+
+@record(frozen=True, slots=True)
 class Action:
     name: str
     params: tuple[Param, ...]
@@ -174,6 +191,8 @@ class Parser:
     states: dict[str, ParserState]
     annotations: tuple = ()
     span: Span = NO_SPAN
+    subblocks: tuple[BlockInstance, ...] = ()   # sub-parser instances (none after inlining)
+    ctor_params: tuple[Param, ...] = ()
 
 
 @record(frozen=True, slots=True)
@@ -187,6 +206,8 @@ class Control:
     body: BlockStmt
     annotations: tuple = ()
     span: Span = NO_SPAN
+    subblocks: tuple[BlockInstance, ...] = ()   # sub-control instances (none after inlining)
+    ctor_params: tuple[Param, ...] = ()
 
 
 @record(frozen=True, slots=True)
@@ -196,6 +217,7 @@ class Package:
     name: str          # e.g. "main"
     type_name: str     # e.g. "V1Switch"
     blocks: tuple[tuple[str, str], ...]  # (slot parameter name, parser/control name) in order
+    block_args: tuple[tuple[Expr, ...], ...] = ()  # each block's constructor arguments, same order
 
 
 @record(slots=True)
@@ -221,6 +243,20 @@ class Program:
             if name == slot:
                 return self.parsers.get(block) or self.controls[block]
         raise KeyError(slot)
+
+
+def control_plane_name(block: str, name: str, annotations: tuple) -> str:
+    """The name p4c gives a table, action or extern instance of ``block`` in BMv2's JSON and P4Info:
+    ``block.name``, where an ``@name`` replaces ``name`` and one starting with ``.`` is absolute
+    (inlined sub-control objects carry ``@name("c1.t")``, so ``ingress.c1.t``). ``block`` is ""
+    for a top-level action."""
+    from dataplane.ir.node import annotation
+
+    alias = annotation(annotations, "name")
+    own = alias.string_value if alias is not None else name
+    if own.startswith("."):
+        return own[1:]
+    return f"{block}.{own}" if block else own
 
 
 def header_layout(t: StructLike) -> HeaderLayout:

@@ -63,6 +63,10 @@ class CallMixin:
             return self._call_path(e, target, type_args)
         if isinstance(target, E.Member):
             return self._call_member(e, target, type_args)
+        if isinstance(target, E.TypeMember):
+            call = self.direct_apply(e, target, type_args)
+            if call is not None:
+                return call
         self.error("this expression cannot be called", e.span)
         return dataclasses.replace(e, type=UNKNOWN)
 
@@ -129,8 +133,8 @@ class CallMixin:
             elif not self.in_context("apply"):
                 self.error(f"table '{bt.name}' can only be applied in a control's apply block", e.span)
             return self._finish_call(e, member, [T.Method("apply", (), T.ApplyResult(bt.name))], f"'{bt.name}.apply'", {}, type_args)
-        if isinstance(bt, T.Block) and name == "apply":
-            return self._finish_call(e, member, [T.Method("apply", bt.params)], f"'{bt.name}.apply'", {}, type_args)
+        if isinstance(bt, T.Block) and name == "apply" and bt.kind != "package":
+            return self.block_apply(e, member, bt, type_args)
         checked = self.expr_Member(target, None)
         if not is_unknown(checked.type):
             self.error(f"'{name}' is not a method of {bt}", target.span)

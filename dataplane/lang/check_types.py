@@ -258,6 +258,8 @@ class TypeMixin:
             return E.Cast(None, e, type=target, span=e.span)
         if isinstance(src, T.Tuple) and isinstance(target, T.Tuple) and len(src.elements) == len(target.elements):
             return e
+        if isinstance(src, T.Block) and isinstance(target, T.Block) and block_compatible(src, target):
+            return e  # an instance passed where a parser/control prototype is expected
         self.error(f"type mismatch in {what}: expected {target}, got {src}", e.span)
         return dataclasses.replace(e, type=UNKNOWN) if hasattr(e, "type") else e
 
@@ -293,6 +295,14 @@ class TypeMixin:
                 self.error(f"{what}: missing field(s) {', '.join(missing)} of {target.kind} '{target.name}'", e.span)
             return E.StructInit(tuple(fields), e.has_rest, type=target, span=e.span)
         return None
+
+
+def block_compatible(have: T.Block, want: T.Block) -> bool:
+    """A parser or control may be passed where a prototype with the same apply signature is expected."""
+    if have.kind != want.kind or len(have.params) != len(want.params):
+        return False
+    return all(a.direction == b.direction and (a.type == b.type or isinstance(b.type, T.TypeVar))
+               for a, b in zip(have.params, want.params))
 
 
 def _header_field_ok(t: T.Type) -> bool:

@@ -15,6 +15,7 @@ from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import stmt as S
 from dataplane.ir import types as T
+from dataplane.lang.check_blocks import BlockMixin
 from dataplane.lang.check_call import CallMixin
 from dataplane.lang.check_expr import ExprMixin
 from dataplane.lang.check_stmt import StmtMixin
@@ -28,7 +29,7 @@ _ARCHITECTURES = {"V1Switch": "v1model", "PNA_NIC": "pna"}
 _BLOCK_CONTEXTS = ("parser", "control", "action", "function")
 
 
-class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMixin, InitializerMixin):
+class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMixin, InitializerMixin, BlockMixin):
     def __init__(self, sink: DiagnosticSink, source: str = "<input>"):
         self.sink = sink
         self.types: dict[str, T.Type] = {}
@@ -43,6 +44,11 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         self.table_actions: dict[str, set[str]] = {}
         self.instances: list[P.ExternInstance] = []  # of the control being checked (tables add implicit ones)
         self.package_overloads: dict[str, list[T.Block]] = {}  # package name -> its declarations
+        # The parser or control being checked: its kind, its scope and its sub-block instances.
+        self.block_kind: str | None = None
+        self.block_scope: Scope | None = None
+        self.subblocks: list[P.BlockInstance] = []
+        self.block_decls: dict[str, D.ParserDecl | D.ControlDecl] = {}  # for default argument values
         self.program = P.Program(source=source, architecture="")
 
     # ---- shared helpers ----------------------------------------------------------------------
@@ -147,6 +153,19 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         for p, d in zip(params, decls):
             self.declare_value(Symbol(p.name, "param", p.type, direction=p.direction, span=d.span))
 
+    @contextmanager
+    def block_body(self, kind: str, d):
+        """Check parser or control ``d``'s locals and body inside; yields the list its sub-block instances go to."""
+        outer = (self.block_kind, self.block_scope, self.subblocks)
+        self.block_decls[d.name] = d
+        self.subblocks = subblocks = []
+        with self.context(kind, kind):
+            self.block_kind, self.block_scope = kind, self.scope
+            try:
+                yield subblocks
+            finally:
+                self.block_kind, self.block_scope, self.subblocks = outer
+
     def _check_local(self, item, variables: list, instances: list) -> None:
         if isinstance(item, S.VarDecl):
             checked = self.stmt_VarDecl(item)
@@ -156,7 +175,9 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             self.stmt_ConstDecl(item)
         elif isinstance(item, D.Instantiation):
             inst = self.check_instantiation(item, top=False)
-            if inst is not None:
+            if isinstance(inst, P.BlockInstance):
+                self.subblocks.append(inst)
+            elif inst is not None:
                 instances.append(inst)
         elif isinstance(item, D.ValueSetDecl):
             inst = self.check_value_set(item)
@@ -173,7 +194,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         variables: list[P.Variable] = []
         instances: list[P.ExternInstance] = []
         states: dict[str, P.ParserState] = {}
-        with self.context("parser", "parser"):
+        with self.block_body("parser", d) as subblocks:
             self._declare_params(block.params + block.constructor_params, d.params + d.ctor_params)
             for item in d.locals:
                 self._check_local(item, variables, instances)
@@ -187,7 +208,8 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
                 self.error(f"parser '{d.name}' has no 'start' state", d.span)
             for st in d.states:
                 states[st.name] = self._check_state(st, names)
-        return P.Parser(d.name, block.params, tuple(variables), tuple(instances), states, d.annotations, d.span)
+        return P.Parser(d.name, block.params, tuple(variables), tuple(instances), states, d.annotations, d.span,
+                        tuple(subblocks), block.constructor_params)
 
     def _check_state(self, st: D.StateDecl, names: set[str]) -> P.ParserState:
         outer = self.scope
@@ -240,7 +262,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         actions: dict[str, P.Action] = {}
         tables: dict[str, P.Table] = {}
         outer_instances, self.instances = self.instances, instances
-        with self.context("control", "control"):
+        with self.block_body("control", d) as subblocks:
             self._declare_params(block.params + block.constructor_params, d.params + d.ctor_params)
             for item in d.locals:
                 if isinstance(item, D.ActionDecl):
@@ -254,7 +276,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
                 body = self.check_block(d.body)
         self.instances = outer_instances
         return P.Control(d.name, block.params, tuple(variables), tuple(instances), actions, tables, body,
-                         d.annotations, d.span)
+                         d.annotations, d.span, tuple(subblocks), block.constructor_params)
 
     def check_action(self, d: D.ActionDecl) -> P.Action:
         params = self.resolve_params(d.params)
@@ -290,7 +312,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         return P.Function(d.name, params, ret, body, d.span)
 
     # ---- instantiations and the package ------------------------------------------------------------
-    def check_instantiation(self, d: D.Instantiation, top: bool) -> P.ExternInstance | None:
+    def check_instantiation(self, d: D.Instantiation, top: bool) -> P.ExternInstance | P.BlockInstance | None:
         t = self.resolve(d.type_ref)
         if is_unknown(t):
             self.declare_value(Symbol(d.name, "instance", UNKNOWN, span=d.span))
@@ -300,7 +322,9 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             return None
         checked = self.check_expr(E.ConstructorCall(d.type_ref, d.args, span=d.span))
         self.declare_value(Symbol(d.name, "instance", checked.type, span=d.span))
-        if not isinstance(t, T.Extern):  # a parser/control instance, or an error already reported
+        if isinstance(t, T.Block) and not top and not is_unknown(checked.type):
+            return self.block_instance(d, t, checked)
+        if not isinstance(t, T.Extern):  # an error already reported
             return None
         args = tuple(a.value for a in getattr(checked, "args", ()))
         methods = self.check_initializer(d, checked.type) if not is_unknown(checked.type) else ()
@@ -337,6 +361,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             return
         bindings: dict[str, T.Type] = {}
         blocks = []
+        block_args = []
         for param, arg in zip(pkg.params, args):
             value = arg.value
             if not isinstance(value, E.ConstructorCall):
@@ -361,7 +386,8 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
                 continue
             self._match_block(block, proto, bindings, arg.span, pkg.name)
             blocks.append((param.name, block.name))
-        self.program.package = P.Package(d.name, pkg.name, tuple(blocks))
+            block_args.append(self.ordered_args(block.constructor_params, checked.args, block.name, ctor=True) or ())
+        self.program.package = P.Package(d.name, pkg.name, tuple(blocks), tuple(block_args))
         self.program.architecture = _ARCHITECTURES.get(pkg.name, pkg.name)
 
     def _package_args(self, d: D.Instantiation, pkg: T.Block) -> list[E.Argument] | None:

@@ -1,4 +1,5 @@
-"""The front end as an ordered list of passes: preprocess, parse, check (which lowers to the program IR).
+"""The front end as an ordered list of passes: preprocess, parse, check (which lowers to the program IR),
+inline (sub-parsers and sub-controls into the blocks the package uses).
 
 Each pass stops the pipeline when it reports errors; every diagnostic carries the
 original file, line and column and the source line for the caret.
@@ -14,6 +15,7 @@ from dataplane.errors import CompileError, Diagnostic, DiagnosticSink
 from dataplane.ir.decl import P4Program
 from dataplane.ir.program import Program
 from dataplane.lang.checker import Checker
+from dataplane.lang.inline import inline_program
 from dataplane.lang.parser import parse_text
 from dataplane.lang.preprocess import PreprocessedSource, preprocess
 
@@ -59,6 +61,10 @@ def _compile(pre: PreprocessedSource, source: str, start: float) -> CompileResul
     sink = DiagnosticSink()
     program = Checker(sink, source).check_program(tree)
     timings["check"] = time.perf_counter() - t
+    if not sink.has_errors():
+        t = time.perf_counter()
+        program = inline_program(program, sink)
+        timings["inline"] = time.perf_counter() - t
     for d in sink.diagnostics:
         if d.source_line is None and d.span.line:
             d.source_line = pre.source_line(d.span)

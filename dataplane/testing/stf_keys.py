@@ -14,7 +14,7 @@ fail in p4c, so they are errors here; range and optional keys cannot be set from
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from dataplane.control.config_errors import ConfigError
 from dataplane.control.keys import ExactKey, KeySpec, LpmKey, TernaryKey
@@ -140,11 +140,21 @@ def resolve_key_name(given: str, key_names: Iterable[str], where: Where = _NOWHE
 
 
 def resolve_suffix(given: str, names: Iterable[str], what: str = "table", where: Where = _NOWHERE) -> str:
-    """A table or action name: exact, else the unique name ending with ``given`` (a plain suffix)."""
+    """A table or action name: exact, else the unique name ending with ``given`` (a plain suffix).
+
+    ``names`` may map several names to one object (a table's qualified and ``@name`` names):
+    hits on names of the same object are one hit.
+    """
+    objects = names if isinstance(names, Mapping) else None
     names = list(names)
     if given in names:
         return given
     hits = [n for n in names if n.endswith(given)]
+    if objects is not None:
+        first: dict = {}
+        for n in hits:
+            first.setdefault(id(objects[n]), n)
+        hits = list(first.values())
     if len(hits) == 1:
         return hits[0]
     if hits:

@@ -58,7 +58,7 @@ def run_stf(switch: Switch, commands: list, filename: str = "<stf>") -> StfResul
             elif isinstance(cmd, S.Add):
                 _add(switch, cmd, where)
             elif isinstance(cmd, S.SetDefault):
-                t = switch.table(resolve_suffix(cmd.table, switch.dp.tables, "table", where))
+                t = switch.table_names()[resolve_suffix(cmd.table, switch.table_names(), "table", where)]
                 action, params = _action_args(switch, t, cmd.action, cmd.args, where)
                 switch.table_set_default(t.qualified_name, action, params)
             elif isinstance(cmd, (S.NoPacket, S.Wait, S.Remove, S.CheckCounter)):
@@ -92,7 +92,8 @@ def run_stf_file(program: str | Path, stf_path: str | Path, *, seed: int = 0) ->
 
 
 def _add(switch: Switch, cmd: S.Add, where) -> None:
-    t = switch.table(resolve_suffix(cmd.table, switch.dp.tables, "table", where))
+    tables = switch.table_names()
+    t = tables[resolve_suffix(cmd.table, tables, "table", where)]
     keys = [t.table.keys[i] for i in t.match_fields]
     widths = [w for _, w in t.key_layout]
     given = {resolve_key_name(name, [k.name for k in keys], where): text for name, text in cmd.keys}
@@ -109,10 +110,8 @@ def _add(switch: Switch, cmd: S.Add, where) -> None:
 
 
 def _action_args(switch: Switch, t, action: str, args, where):
-    names = sorted({a.action for a in t.table.actions} | {t.table.default_action.action})
-    qualified = [f"{t.control}.{n}" for n in names]
-    full = resolve_suffix(action, qualified + names, "action", where)
-    short = full.split(".")[-1]
+    names = switch.action_names(t)
+    short = names[resolve_suffix(action, names, "action", where)]
     _, act = switch._action(t, short)
     texts = order_action_args(list(args), [p.name for p in act.data_params], short, where)
     return short, [_number(x, where) for x in texts]

@@ -476,7 +476,7 @@ def test_package_names_the_block_in_each_v1switch_slot():
     p = compile_ok()
     assert p.architecture == "v1model"
     assert p.package == P.Package("main", "V1Switch", (("p", "P"), ("vr", "VC"), ("ig", "IG"), ("eg", "EG"),
-                                                        ("ck", "CC"), ("dep", "DP")))
+                                                        ("ck", "CC"), ("dep", "DP")), ((),) * 6)
     assert p.block("ig") is p.controls["IG"] and p.block("p") is p.parsers["P"]
 
 
@@ -492,13 +492,49 @@ def test_functions_with_return_values():
     assert call.type == BIT8 and call.args[1].value == E.Constant(3, type=BIT8, span=call.args[1].value.span)
 
 
+def checked_only(**pieces) -> P.Program:
+    """The checker's program before the inlining pass (sub-block instances still recorded)."""
+    from dataplane.errors import DiagnosticSink
+    from dataplane.lang.checker import Checker
+    from dataplane.lang.parser import parse_text
+    from dataplane.lang.preprocess import preprocess
+
+    pre = preprocess(text=v1model(**pieces), filename="test.p4")
+    sink = DiagnosticSink()
+    program = Checker(sink, "test.p4").check_program(parse_text(pre.text, pre.locate, pre.source_line))
+    assert not sink.has_errors(), sink.diagnostics
+    return program
+
+
 def test_sub_control_instance_is_applied_with_its_parameters():
-    """A control instantiated in another control is applied like a method with its parameters."""
-    decls = "control Sub(inout bit<8> v) { apply { v = v + 1; } }"
-    ig = ingress(decls=decls, ingress_locals="Sub() s;", ingress="s.apply(meta.x);")
+    """A control instantiated in another control is a BlockInstance with its constructor arguments
+    in parameter order; its apply call takes every argument in parameter order, defaults filled in."""
+    decls = "control Sub(inout bit<8> v, in bit<8> d = 3)(bit<4> k, bool b = true) { apply { v = v + d; } }"
+    ig = checked_only(decls=decls, ingress_locals="Sub(b = false, k = 2) s;", ingress="s.apply(meta.x);").controls["IG"]
+    (inst,) = ig.subblocks
+    assert (inst.name, inst.block) == ("s", "Sub") and ig.instances == ()
+    assert [(a.value, a.type) for a in inst.args] == [(2, T.Bits(4)), (False, T.BOOL)]
     call = ig.body.stmts[0].call
-    assert call.target.member == "apply" and call.args[0].value.type == BIT8
-    assert ig.instances == ()  # a control instance is not an extern instance
+    assert call.target.member == "apply" and [a.value.type for a in call.args] == [BIT8, BIT8]
+    assert call.args[1].value.value == 3
+
+
+def test_direct_invocation_records_an_anonymous_instance():
+    """`Sub.apply(x)` (p4c: InstantiateDirectCalls) is an instance named after the type, @name("Sub")."""
+    decls = "control Sub(inout bit<8> v) { apply { } }"
+    ig = checked_only(decls=decls, ingress="Sub.apply(meta.x); Sub.apply(meta.y);").controls["IG"]
+    assert [(b.name, b.block) for b in ig.subblocks] == [("Sub", "Sub"), ("Sub_1", "Sub")]
+    assert ig.subblocks[0].annotations[0].string_value == "Sub"
+    assert [s.call.target.expr.name for s in ig.body.stmts] == ["Sub", "Sub_1"]
+
+
+def test_control_instance_passes_for_a_control_prototype():
+    """A constructor parameter typed by a control prototype takes any control with the same apply signature."""
+    decls = """control Proto(inout bit<8> v);
+    control Impl(inout bit<8> w) { apply { w = 1; } }
+    control User(inout bit<8> v)(Proto c) { apply { c.apply(v); } }"""
+    ig = checked_only(decls=decls, ingress_locals="Impl() i; User(i) u;", ingress="u.apply(meta.x);").controls["IG"]
+    assert [b.name for b in ig.subblocks] == ["i", "u"] and ig.subblocks[1].args[0].name == "i"
 
 
 def test_control_locals_and_actions_are_recorded():

@@ -367,6 +367,52 @@ def test_select_case_with_wrong_number_of_values():
     assert_error(src, "select case has 1 value(s) for 2 key(s)", at="1 : accept")
 
 
+# ---- sub-parsers and sub-controls ---------------------------------------------------------------------
+
+def test_control_applied_in_an_action():
+    """A control can only be applied in an apply block, not inside an action."""
+    src = v1model(decls="control S(inout bit<8> v) { apply { } }",
+                  ingress_locals="S() s; action a() { s.apply(meta.x); }", ingress="a();")
+    assert_error(src, "control 'S' can only be applied in a control's apply block", at="s.apply(meta.x)")
+
+
+def test_parser_instantiated_in_a_control():
+    src = v1model(decls="parser Q(packet_in p) { state start { transition accept; } }", ingress_locals="Q() q;")
+    assert_error(src, "a control cannot instantiate parser 'Q'", at="Q() q;")
+
+
+def test_control_applied_directly_in_a_parser():
+    src = v1model(decls="control S(inout bit<8> v) { apply { } }",
+                  parser="state start { S.apply(meta.x); transition accept; }")
+    assert_error(src, "a parser cannot instantiate control 'S'", at="S.apply(meta.x)")
+
+
+def test_direct_invocation_of_a_control_with_constructor_parameters():
+    src = v1model(decls="control S(inout bit<8> v)(bit<8> k) { apply { } }", ingress="S.apply(meta.x);")
+    assert_error(src, "control 'S' has constructor parameters; instantiate it to apply it", at="S.apply(meta.x)")
+
+
+def test_recursive_instantiation():
+    """A control that instantiates itself would inline forever: an error at the apply."""
+    src = v1model(decls="control S(inout bit<8> v) { S() again; apply { again.apply(v); } }",
+                  ingress_locals="S() s;", ingress="s.apply(meta.x);")
+    assert_error(src, "S instantiates itself (recursive instantiation)", at="again.apply(v)")
+
+
+def test_sub_parser_call_inside_a_conditional():
+    """p4c splits a state at a sub-parser call; one inside an if is not supported here."""
+    src = v1model(decls="parser Q(packet_in p) { state start { transition accept; } }", parser_locals="Q() q;",
+                  parser="state start { if (meta.x == 1) { q.apply(pkt); } transition accept; }")
+    assert_error(src, "unsupported: a sub-parser call inside a conditional or block of a state", at="q.apply(pkt)")
+
+
+def test_directionless_parameter_with_two_values():
+    """A directionless apply parameter is a compile-time value: every apply must pass the same (p4c)."""
+    src = v1model(decls="control S(bit<8> k, inout bit<8> v) { apply { v = k; } }", ingress_locals="S() s;",
+                  ingress="s.apply(1, meta.x); s.apply(2, meta.y);")
+    assert_error(src, "directionless parameter 'k' of 'S' must get the same value at every apply", at="2, meta.y")
+
+
 # ---- syntax and preprocessing -------------------------------------------------------------------
 
 def test_missing_semicolon_is_reported_at_the_next_token():
