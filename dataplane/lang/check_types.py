@@ -210,12 +210,17 @@ class TypeMixin:
         try:
             ctors, methods = [], []
             for m in d.methods:
+                mt = self.method_type(m)
+                for p, pd in zip(mt.params, m.params):
+                    if isinstance(p.type, T.Block):  # p4c: only parsers, controls and packages take blocks
+                        self.error(f"parameter '{p.name}' of extern '{d.name}' cannot have type "
+                                   f"{p.type.kind} {p.type.name}", pd.span)
                 if m.ret is None:
                     if m.name != d.name:
                         self.error(f"constructor '{m.name}' must be named like its extern '{d.name}'", m.span)
-                    ctors.append(self.method_type(m))
+                    ctors.append(mt)
                 else:
-                    methods.append(self.method_type(m))
+                    methods.append(mt)
         finally:
             self.type_vars.pop()
         abstract = tuple((m.name, annotation(m.annotations, "optional") is None) for m in d.methods if m.is_abstract)

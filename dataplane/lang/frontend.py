@@ -15,6 +15,7 @@ from dataplane.errors import CompileError, Diagnostic, DiagnosticSink
 from dataplane.ir.decl import P4Program
 from dataplane.ir.program import Program
 from dataplane.lang.checker import Checker
+from dataplane.lang.cp_names import check_action_names
 from dataplane.lang.inline import inline_program
 from dataplane.lang.parser import parse_text
 from dataplane.lang.preprocess import PreprocessedSource, preprocess
@@ -64,6 +65,7 @@ def _compile(pre: PreprocessedSource, source: str, start: float) -> CompileResul
     if not sink.has_errors():
         t = time.perf_counter()
         program = inline_program(program, sink)
+        check_action_names(program, sink)
         timings["inline"] = time.perf_counter() - t
     for d in sink.diagnostics:
         if d.source_line is None and d.span.line:

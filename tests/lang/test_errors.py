@@ -413,6 +413,20 @@ def test_directionless_parameter_with_two_values():
     assert_error(src, "directionless parameter 'k' of 'S' must get the same value at every apply", at="2, meta.y")
 
 
+def test_extern_parameter_of_control_type():
+    """Extern constructors and methods cannot take a parser or control (p4c: 'parameter cannot have type')."""
+    src = v1model(decls="control Proto(); extern Wrap { Wrap(Proto c); void run(); }")
+    assert_error(src, "parameter 'c' of extern 'Wrap' cannot have type control Proto", at="Proto c)")
+
+
+def test_actions_with_one_control_plane_name():
+    """An action of an inlined sub-control whose @name makes p4c's name of another action is an error
+    (p4c: DuplicateActionControlPlaneNameCheck)."""
+    decls = 'control S(inout bit<8> v) { @name("b") action a() { v = 1; } apply { a(); } }'
+    src = v1model(decls=decls, ingress_locals='@name("s.b") action mine() { } S() s;', ingress="s.apply(meta.x); mine();")
+    assert_error(src, "action 'a' has the control-plane name 'IG.s.b' of the action declared at", at='@name("b") action a()')
+
+
 # ---- syntax and preprocessing -------------------------------------------------------------------
 
 def test_missing_semicolon_is_reported_at_the_next_token():

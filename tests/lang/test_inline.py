@@ -80,10 +80,16 @@ def test_name_annotations_of_instances_and_their_objects():
 
 
 def test_direct_invocation_is_an_instance_named_after_the_type():
-    """`Stage.apply(...)` twice: two anonymous instances, Stage and Stage_1, each with its own table."""
-    ig = compile_ok(decls=STAGE, ingress="Stage.apply(meta.x); Stage.apply(meta.y);").controls["IG"]
-    assert list(ig.tables) == ["Stage.t", "Stage_1.t"]
-    assert cp_name(ig.tables["Stage.t"]) == "Stage.t"
+    """`Stage.apply(...)`: an anonymous instance whose objects p4c names after the type (IG.Stage.t)."""
+    ig = compile_ok(decls=STAGE, ingress="Stage.apply(meta.x);").controls["IG"]
+    assert list(ig.tables) == ["Stage.t"] and cp_name(ig.tables["Stage.t"]) == "Stage.t"
+
+
+def test_each_direct_invocation_is_its_own_instance():
+    """Two direct invocations are two instances (Plus and Plus_1), each inlined with its argument."""
+    decls = "control Plus(inout bit<8> v) { bit<8> one; apply { one = 1; v = v + one; } }"
+    ig = compile_ok(decls=decls, ingress="Plus.apply(meta.x); Plus.apply(meta.y);").controls["IG"]
+    assert [v.name for v in ig.variables] == ["Plus.one", "Plus_1.one"]
 
 
 def test_nested_instances_nest_their_names():
