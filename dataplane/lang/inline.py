@@ -164,6 +164,8 @@ class Flattener:
             names[("local", v.name)] = self.fresh(env.prefix + v.name)
         for i in decl.instances:
             names[("instance", i.name)] = self.fresh(env.prefix + i.name)
+            if i.extern == "value_set":   # select keysets name it as a value_set
+                names[("value_set", i.name)] = names[("instance", i.name)]
         for kind, items in (("action", getattr(decl, "actions", {})), ("table", getattr(decl, "tables", {}))):
             for n in items:
                 names[(kind, n)] = self.fresh(env.prefix + n)

@@ -23,7 +23,7 @@ from dataplane.lang.inline_support import fold
 if TYPE_CHECKING:
     from dataplane.lang.inline import Flattener
 
-_LOCAL_KINDS = ("local", "instance", "table", "action")
+_LOCAL_KINDS = ("local", "instance", "table", "action", "value_set")
 
 
 @dataclass

@@ -199,3 +199,19 @@ def test_sub_parser_states_are_inlined_per_call_with_a_continuation():
     assert [c.next_state for c in states["sub.start"].cases] == ["sub.one", "start_1"]
     assert states["sub.one"].next_state == "start_1" and states["start_1"].next_state == "accept"
     assert run(p, packet(0))[0] == 11
+
+
+def test_value_set_of_a_sub_parser_is_the_instance_s():
+    """A sub-parser's value_set becomes the caller's, named by instance path; its select names it."""
+    decls = """
+    parser Sub(packet_in pk, inout h_t h) {
+        value_set<bit<8>>(4) pvs;
+        state start { transition select(h.a) { pvs: hit; default: accept; } }
+        state hit { h.b = 7; transition accept; }
+    }"""
+    p = compile_ok(decls=decls, parser_locals="Sub() s;",
+                   parser="state start { pkt.extract(hdr.h); s.apply(pkt, hdr.h); transition accept; }")
+    parser = p.parsers["P"]
+    assert [i.name for i in parser.instances] == ["s.pvs"]
+    keyset = parser.states["s.start"].cases[0].keysets[0]
+    assert isinstance(keyset, E.PathExpr) and keyset.name == "s.pvs"
