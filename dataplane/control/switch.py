@@ -8,17 +8,17 @@ scapy packets or bytes and can leave as either; scapy never runs inside the pipe
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Sequence
 
 from dataplane.arch.v1model import Output, PacketResult, V1ModelSwitch
 from dataplane.control.config_errors import ControlPlaneError
 from dataplane.control.value_sets import ValueSetApi
 from dataplane.control.match_keys import action_args, key_value, match_key, parse_number
+from dataplane.control.naming import action_names, find_action, instance_names, resolve, table_aliases, table_names
 from dataplane.engine.table_errors import TableError
 from dataplane.engine.table_runtime import ActionEntry, RuntimeTable
 from dataplane.errors import DataplaneError
 from dataplane.ir.node import annotation
-from dataplane.ir.program import control_plane_name
 
 
 class Switch(ValueSetApi):
@@ -69,63 +69,20 @@ class Switch(ValueSetApi):
 
         return [(o.port, Ether(o.data)) for o in self.send(port, packet)]
 
-    # ---- name resolution ------------------------------------------------------------------------------
+    # ---- name resolution (see control.naming) ------------------------------------------------------
     def table(self, name: str) -> RuntimeTable:
-        return self._resolve(name, self.dp.tables, "table", _table_aliases)
+        return resolve(name, self.dp.tables, "table", table_aliases)
 
     def table_names(self) -> dict[str, RuntimeTable]:
         """Every full name a table answers to: ``Block.table`` and p4c's control-plane name (``@name``)."""
-        out: dict[str, RuntimeTable] = {}
-        for q, t in self.dp.tables.items():
-            out.setdefault(q, t)
-            for alias in _table_aliases(t):
-                out.setdefault(alias, t)
-        return out
+        return table_names(self.dp.tables)
 
     def action_names(self, table: RuntimeTable) -> dict[str, str]:
-        """Every full name of each action ``table`` can run, to the action's name in the program:
-        its own, ``Block.action`` and p4c's control-plane name (``ingress.c1.a`` for an action of
-        sub-control instance ``c1``, or its ``@name``)."""
-        t = table.table
-        control = self.program.controls[table.control]
-        out: dict[str, str] = {}
-        for ref in t.actions + (t.default_action,):
-            n = ref.action
-            local = control.actions.get(n)
-            decl = local or self.program.actions[n]
-            full = control_plane_name(table.control if local else "", n, decl.annotations)
-            alias = annotation(ref.annotations, "name")
-            for name in (full, f"{table.control}.{n}", n, alias.string_value if alias else None):
-                if name:
-                    out.setdefault(name, n)
-        return out
-
-    def _resolve(self, name: str, items: Mapping[str, Any], kind: str, aliases=None) -> Any:
-        if name in items:
-            return items[name]
-        matches = [q for q in items if q.endswith("." + name) or q == name]
-        if aliases is not None:
-            matches += [q for q, obj in items.items() if q not in matches
-                        and any(a == name or a.endswith("." + name) for a in aliases(obj))]
-        if len(matches) == 1:
-            return items[matches[0]]
-        if not matches:
-            known = ", ".join(sorted(items)) or "none"
-            raise ControlPlaneError(f"unknown {kind} '{name}' (known: {known})")
-        raise ControlPlaneError(f"{kind} name '{name}' is ambiguous: {', '.join(sorted(matches))}")
+        """Every full name of each action ``table`` can run, to the action's name in the program."""
+        return action_names(self.program, table)
 
     def _action(self, table: RuntimeTable, name: str):
-        """(name in the program, Action) of ``name``: a full name (see ``action_names``), else a unique
-        ``.``-suffix of one (``MyIngress.fwd`` or ``fwd``; ``MyIngress.c1.a``, ``c1.a`` or ``a``)."""
-        names = self.action_names(table)
-        allowed = {a.action for a in table.table.actions}
-        found = {names[name]} if name in names else {v for k, v in names.items() if k.endswith("." + name)}
-        short = found.pop() if len(found) == 1 else None
-        if short not in allowed:
-            raise ControlPlaneError(f"table '{table.qualified_name}': action '{name}' is not one of its actions "
-                                    f"({', '.join(sorted(allowed))})")
-        action = self.program.controls[table.control].actions.get(short) or self.program.actions[short]
-        return short, action
+        return find_action(self.program, table, name)
 
     # ---- table entries ----------------------------------------------------------------------------------
     def table_add(self, table: str, action: str, match: Any = (), params: Any = (), priority: int | None = None) -> int:
@@ -213,17 +170,8 @@ class Switch(ValueSetApi):
     def _instance(self, name: str, kind: str | tuple[str, ...]):
         kinds = (kind,) if isinstance(kind, str) else kind
         items = {q: o for q, o in self.dp.instances.items() if _extern_name(o) in kinds}
-        full = self._instance_names()
-        return self._resolve(name, items, kinds[0], lambda o: {full.get(getattr(o, "name", None), "")} - {""})
-
-    def _instance_names(self) -> dict[str, str]:
-        """``Block.instance`` of each extern instance with an ``@name``, to p4c's control-plane name."""
-        out = {}
-        for block in list(self.program.parsers.values()) + list(self.program.controls.values()):
-            for inst in block.instances:
-                if annotation(inst.annotations, "name") is not None:
-                    out[f"{block.name}.{inst.name}"] = control_plane_name(block.name, inst.name, inst.annotations)
-        return out
+        full = instance_names(self.program)
+        return resolve(name, items, kinds[0], lambda o: {full.get(getattr(o, "name", None), "")} - {""})
 
     def register_read(self, name: str, index: int) -> int:
         return self._extern_call(self._instance(name, "register").cp_read, index)
@@ -444,15 +392,6 @@ class Switch(ValueSetApi):
         if clear:
             self.dp.digests.clear()
         return out
-
-
-def _table_aliases(t: RuntimeTable) -> set[str]:
-    """p4c's control-plane name of a table with ``@name`` (``ingress.c1.t`` for one inlined from a
-    sub-control), and that name's last part, as BMv2's CLI takes it."""
-    if annotation(t.table.annotations, "name") is None:
-        return set()
-    full = control_plane_name(t.control, t.table.name, t.table.annotations)
-    return {full, full.split(".")[-1]}
 
 
 def _extern_name(obj: Any) -> str:

@@ -9,6 +9,7 @@ inlining pass (``dataplane.lang.inline``) can pair parameters and arguments by p
 from __future__ import annotations
 
 import dataclasses
+from contextlib import contextmanager
 
 from dataplane.ir import decl as D
 from dataplane.ir import expr as E
@@ -21,6 +22,19 @@ from dataplane.lang.scope import Symbol
 
 class BlockMixin:
     """Sub-parser and sub-control instances, their constructor arguments and apply calls."""
+
+    @contextmanager
+    def block_body(self, kind: str, d):
+        """Check parser or control ``d``'s locals and body inside; yields the list its sub-block instances go to."""
+        outer = (self.block_kind, self.block_scope, self.subblocks)
+        self.block_decls[d.name] = d
+        self.subblocks = subblocks = []
+        with self.context(kind, kind):
+            self.block_kind, self.block_scope = kind, self.scope
+            try:
+                yield subblocks
+            finally:
+                self.block_kind, self.block_scope, self.subblocks = outer
 
     def block_instance(self, d: D.Instantiation, t: T.Block, checked: E.Expr) -> P.BlockInstance | None:
         """The record of ``d``, an instance of parser or control ``t`` declared in a block."""

@@ -153,19 +153,6 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         for p, d in zip(params, decls):
             self.declare_value(Symbol(p.name, "param", p.type, direction=p.direction, span=d.span))
 
-    @contextmanager
-    def block_body(self, kind: str, d):
-        """Check parser or control ``d``'s locals and body inside; yields the list its sub-block instances go to."""
-        outer = (self.block_kind, self.block_scope, self.subblocks)
-        self.block_decls[d.name] = d
-        self.subblocks = subblocks = []
-        with self.context(kind, kind):
-            self.block_kind, self.block_scope = kind, self.scope
-            try:
-                yield subblocks
-            finally:
-                self.block_kind, self.block_scope, self.subblocks = outer
-
     def _check_local(self, item, variables: list, instances: list) -> None:
         if isinstance(item, S.VarDecl):
             checked = self.stmt_VarDecl(item)

@@ -18,7 +18,7 @@ from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import stmt as S
 from dataplane.ir import types as T
-from dataplane.lang.inline import Flattener
+from dataplane.lang.inline_flatten import Flattener
 from dataplane.lang.inline_rewrite import Env, Rewriter
 
 

@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import stmt as S
 from dataplane.ir import types as T
 from dataplane.lang.inline_support import fold
-
-if TYPE_CHECKING:
-    from dataplane.lang.inline import Flattener
 
 _LOCAL_KINDS = ("local", "instance", "table", "action", "value_set")
 
@@ -53,7 +50,8 @@ class Env:
 class Rewriter:
     """Applies an ``Env`` to code of its block; ``rename_decls`` for inlined (not top-level) code."""
 
-    def __init__(self, env: Env, flattener: "Flattener", rename_decls: bool):
+    def __init__(self, env: Env, flattener: Any, rename_decls: bool):
+        """``flattener`` (an ``inline_flatten.Flattener``) gives fresh names and inlines apply calls."""
         self.env = env
         self.fl = flattener
         self.rename_decls = rename_decls
