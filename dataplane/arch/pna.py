@@ -156,6 +156,11 @@ class PnaNic(Device):
         table, key, _ = applying
         if any(kind != "exact" for kind, _ in table.key_layout):
             raise ArchitectureError(f"unsupported: add_entry on table '{table.qualified_name}' (keys must be exact)")
+        # The name is written in the control that declares the table: for a table inlined from a
+        # sub-control instance (``c1.t``) that control's actions are ``c1.<name>``.
+        prefix = table.table.name.rpartition(".")[0]
+        if prefix and action_name not in table.actions:
+            action_name = f"{prefix}.{action_name}"
         fn = table.actions.get(action_name)
         if fn is None:
             raise ArchitectureError(f"add_entry: table '{table.qualified_name}' has no action '{action_name}'")

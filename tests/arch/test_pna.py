@@ -226,3 +226,27 @@ def test_add_entry_with_the_wrong_number_of_params_is_an_error(tmp_path):
     sw = Switch.from_file(path)
     with pytest.raises(ArchitectureError, match="takes 2 parameter"):
         sw.process(0, bytes.fromhex("0200000000010a0b0c0d0e0f4321"))
+
+
+def test_add_entry_in_a_sub_control_names_the_instance_s_action(tmp_path):
+    """In a table inlined from a sub-control instance, add_entry's action name is that control's action."""
+    src = HASH_AND_LEARN.replace("""control C(inout headers_t hdr, inout meta_t meta, in pna_main_input_metadata_t istd,
+          inout pna_main_output_metadata_t ostd) {""", """control Learn(inout headers_t hdr) {""")
+    src = src.replace("""    apply {
+        hdr.res.setValid();""", """    apply { flows.apply(); }
+}
+control C(inout headers_t hdr, inout meta_t meta, in pna_main_input_metadata_t istd,
+          inout pna_main_output_metadata_t ostd) {
+    Learn() l;
+    apply {
+        hdr.res.setValid();""").replace("        flows.apply();\n        send_to_port", "        l.apply(hdr);\n        send_to_port")
+    src = src.replace("    Hash<bit<16>>(PNA_HashAlgorithm_t.TARGET_DEFAULT) h16;\n    Hash<bit<32>>(PNA_HashAlgorithm_t.CRC32) h32;\n", "")
+    src = src.replace("    Learn() l;\n", "    Learn() l;\n    Hash<bit<16>>(PNA_HashAlgorithm_t.TARGET_DEFAULT) h16;\n"
+                                           "    Hash<bit<32>>(PNA_HashAlgorithm_t.CRC32) h32;\n")
+    path = tmp_path / "sub_learn.p4"
+    path.write_text(src)
+    sw = Switch.from_file(path)
+    eth = bytes.fromhex("0200000000010a0b0c0d0e0f4321")
+    sw.process(0, eth)
+    assert [(e.name, e.args) for e in sw.table_entries("C.l.flows")] == [("l.set_mark", (9, 0x4321))]
+    assert sw.process(0, eth).outputs[0].data[-3:] == b"\x09\x43\x21"
