@@ -144,8 +144,10 @@ class Flattener:
         """Each apply parameter reads as its argument (``direct``) or as a temporary (``temp``).
 
         p4c's ``GeneralInliner::inline_subst``: arguments replace parameters when every call
-        passes the same ones and no two overlap; here also only when the argument can be read
-        from the instance's actions and tables (not a statement-level local) and has no call.
+        passes the same ones and no two overlap (and, as p4c orders side effects first, have
+        no call). A parameter the instance's actions, tables or sub-instances read also needs
+        an argument they can read (not a statement-level local of the caller, which p4c would
+        have moved to the block) and that no action parameter name hides.
         """
         env = inst.env
         params = inst.decl.params
@@ -153,6 +155,7 @@ class Flattener:
                          for s in inst.sites)
         locs = [locations(a) for a in args]
         captured = _action_param_names(inst.decl, self.decls)
+        outside = _params_read_outside_body(inst.decl)
         for i, (p, a) in enumerate(zip(params, args)):
             if not p.direction:
                 env.values[p.name] = a
@@ -160,8 +163,9 @@ class Flattener:
                 continue
             aliased = any(overlap(locs[i], locs[j]) for j, q in enumerate(params) if j != i and q.direction)
             names = {n.name for n in walk(a) if isinstance(n, E.PathExpr)}
+            reachable = p.name not in outside or (self.is_block_level(a) and not names & captured)
             if same_sites and not inst.escaped and not aliased and not isinstance(a, E.DontCareExpr) \
-                    and not has_call(a) and self.is_block_level(a) and not names & captured:
+                    and not has_call(a) and reachable:
                 env.values[p.name] = a
                 inst.modes[p.name] = "direct"
                 continue
@@ -277,6 +281,20 @@ def _apply_sites(decl) -> dict[str, list[tuple[E.Expr, ...]]]:
                     and isinstance(n.target.expr, E.PathExpr) and isinstance(n.target.expr.type, T.Block):
                 sites.setdefault(n.target.expr.name, []).append(tuple(a.value for a in n.args))
     return sites
+
+
+def _params_read_outside_body(decl) -> set[str]:
+    """Names of ``decl``'s apply parameters read outside its apply body or states (in its actions,
+    tables, variable initializers), or passed on to one of its own instances."""
+    roots: list = [v.init for v in decl.variables if v.init is not None]
+    for a in getattr(decl, "actions", {}).values():
+        roots.append(a.body)
+    for t in getattr(decl, "tables", {}).values():
+        roots += [k.expr for k in t.keys] + [v for _, v in t.properties]
+        roots += [x for c in t.actions + (t.default_action,) for x in c.args]
+    for calls in _apply_sites(decl).values():
+        roots += [a for args in calls for a in args if a is not None]
+    return {n.name for root in roots for n in walk(root) if isinstance(n, E.PathExpr) and n.ref == "param"}
 
 
 def _action_param_names(decl, decls: dict) -> set[str]:

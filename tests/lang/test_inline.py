@@ -128,6 +128,19 @@ def test_different_arguments_at_two_calls_use_a_copy():
     assert isinstance(copy_out, S.Assign) and copy_out.lhs.member == "x" and copy_out.rhs.name == "c1.v"
 
 
+def test_statement_local_argument_read_by_a_table_goes_through_a_copy():
+    """A table key is read outside the apply body, where a caller's local `t` does not exist:
+    the parameter becomes a block-level copy. A local only the body reads is passed as it is."""
+    decls = STAGE + "control Inc(inout bit<8> v) { apply { v = v + 1; } }"
+    p = compile_ok(decls=decls, parser=PARSER, ingress_locals="Stage() c1; Inc() inc;",
+                   ingress="bit<8> t = meta.x; c1.apply(t); inc.apply(t); hdr.h.a = t;")
+    ig = p.controls["IG"]
+    assert [v.name for v in ig.variables] == ["c1.v", "c1.last"]   # no copy for inc
+    sw = Switch(p)
+    sw.table_add("c1.t", "set", [4], {"x": 9})
+    assert sw.send(0, packet(4))[0].data[0] == 10 and sw.send(0, packet(5))[0].data[0] == 6
+
+
 def test_overlapping_arguments_are_copied_back_in_parameter_order():
     """`two.apply(meta.x, meta.x)`: a and b are copies; b's copy-out comes last and wins."""
     decls = "control Two(inout bit<8> a, inout bit<8> b) { apply { a = a + 1; b = b + 16; } }"
