@@ -6,7 +6,6 @@ controls, actions, functions, instantiations and the ``main`` package.
 """
 from __future__ import annotations
 
-import difflib
 from contextlib import contextmanager
 
 from dataplane.errors import DiagnosticSink, Span
@@ -20,16 +19,17 @@ from dataplane.lang.check_call import CallMixin
 from dataplane.lang.check_expr import ExprMixin
 from dataplane.lang.check_stmt import StmtMixin
 from dataplane.lang.check_table import TableMixin
-from dataplane.lang.check_types import UNKNOWN, TypeMixin, is_unknown
 from dataplane.lang.check_initializer import InitializerMixin
+from dataplane.lang.check_package import PackageMixin
+from dataplane.lang.check_types import UNKNOWN, TypeMixin, is_unknown
 from dataplane.lang.check_value_set import ValueSetMixin
 from dataplane.lang.scope import Scope, Symbol
 
-_ARCHITECTURES = {"V1Switch": "v1model", "PNA_NIC": "pna"}
 _BLOCK_CONTEXTS = ("parser", "control", "action", "function")
 
 
-class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMixin, InitializerMixin, BlockMixin):
+class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMixin, InitializerMixin, BlockMixin,
+              PackageMixin):
     def __init__(self, sink: DiagnosticSink, source: str = "<input>"):
         self.sink = sink
         self.types: dict[str, T.Type] = {}
@@ -43,7 +43,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         self.return_type: T.Type | None = None
         self.table_actions: dict[str, set[str]] = {}
         self.instances: list[P.ExternInstance] = []  # of the control being checked (tables add implicit ones)
-        self.package_overloads: dict[str, list[T.Block]] = {}  # package name -> its declarations
+        self.package_overloads: dict[str, list] = {}  # package name -> [(type, declaration)]
         # The parser or control being checked: its kind, its scope and its sub-block instances.
         self.block_kind: str | None = None
         self.block_scope: Scope | None = None
@@ -305,7 +305,10 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             self.declare_value(Symbol(d.name, "instance", UNKNOWN, span=d.span))
             return None
         if isinstance(t, T.Block) and t.kind == "package":
-            self._check_package(d, t)
+            if top:
+                self.check_package_instance(d, t)
+            else:
+                self.error(f"a package ('{t.name}') can only be instantiated at the top level", d.span)
             return None
         checked = self.check_expr(E.ConstructorCall(d.type_ref, d.args, span=d.span))
         self.declare_value(Symbol(d.name, "instance", checked.type, span=d.span))
@@ -317,105 +320,6 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         methods = self.check_initializer(d, checked.type) if not is_unknown(checked.type) else ()
         return P.ExternInstance(d.name, t.name, getattr(checked.type, "type_args", ()), args, d.annotations, d.span,
                                 methods)
-
-    def declare_package(self, d: D.BlockTypeDecl) -> None:
-        """A package type. A name may be declared again with a different number of parameters.
-
-        This goes beyond the P4_16 spec, which allows overloading by arity for functions,
-        methods and constructors but not for packages (§ "Extern objects"); p4c accepts
-        non-generic packages overloaded that way (p4c issue #3379). The bundled ``pna.p4``
-        relies on it to declare both ``PNA_NIC`` forms; an instantiation picks the
-        declaration with as many parameters as it has arguments (``_check_package``).
-        """
-        earlier = self.package_overloads.get(d.name, [])
-        same = next((b for b in earlier if len(b.params) == len(d.params)), None)
-        if same is not None:
-            self.error(f"package '{d.name}' is already declared with {len(d.params)} parameter(s); "
-                       f"packages may only be overloaded by their number of parameters", d.span)
-            return
-        block = self.declare_block_type("package", d.name, d.type_params, d.params, (), d.span)
-        self.package_overloads[d.name] = earlier + [block]
-
-    def _check_package(self, d: D.Instantiation, pkg: T.Block) -> None:
-        overloads = self.package_overloads.get(pkg.name) or [pkg]
-        pkg = next((p for p in overloads if len(p.params) == len(d.args)), None)
-        if pkg is None:
-            counts = " or ".join(str(n) for n in sorted({len(p.params) for p in overloads}))
-            self.error(f"package '{overloads[0].name}' takes {counts} block(s), got {len(d.args)}", d.span)
-            return
-        args = self._package_args(d, pkg)
-        if args is None:
-            return
-        bindings: dict[str, T.Type] = {}
-        blocks = []
-        block_args = []
-        for param, arg in zip(pkg.params, args):
-            value = arg.value
-            if not isinstance(value, E.ConstructorCall):
-                name = value.target.name if isinstance(value, E.Call) and isinstance(value.target, E.PathExpr) else ""
-                if name and self.scope.lookup(name) is None:
-                    blocks_known = [n for n, t in self.types.items() if isinstance(t, T.Block) and t.kind != "package"]
-                    hint = difflib.get_close_matches(name, blocks_known, n=1)
-                    self.error(f"unknown parser or control '{name}'" + (f"; did you mean '{hint[0]}'?" if hint else ""),
-                               value.target.span)
-                else:
-                    self.error(f"argument '{param.name}' of package '{pkg.name}' must instantiate a parser or control",
-                               arg.span)
-                continue
-            checked = self.check_expr(value)
-            block = checked.type
-            proto = param.type
-            if is_unknown(block, proto):
-                continue
-            if not isinstance(block, T.Block) or not isinstance(proto, T.Block) or block.kind != proto.kind:
-                want = proto.kind if isinstance(proto, T.Block) else str(proto)
-                self.error(f"argument '{param.name}' of package '{pkg.name}' must be a {want}, got {block}", arg.span)
-                continue
-            self._match_block(block, proto, bindings, arg.span, pkg.name)
-            blocks.append((param.name, block.name))
-            block_args.append(self.ordered_args(block.constructor_params, checked.args, block.name, ctor=True) or ())
-        self.program.package = P.Package(d.name, pkg.name, tuple(blocks), tuple(block_args))
-        self.program.architecture = _ARCHITECTURES.get(pkg.name, pkg.name)
-
-    def _package_args(self, d: D.Instantiation, pkg: T.Block) -> list[E.Argument] | None:
-        """The arguments in parameter order: named ones (``V1Switch(p = P(), ...)``) by name."""
-        if not any(a.name for a in d.args):
-            return list(d.args)
-        if not all(a.name for a in d.args):
-            self.error(f"package '{pkg.name}': give every argument by name or none", d.span)
-            return None
-        by_name = {}
-        for a in d.args:
-            if a.name not in {p.name for p in pkg.params}:
-                self.error(f"package '{pkg.name}' has no parameter '{a.name}'", a.span)
-                return None
-            if a.name in by_name:
-                self.error(f"package argument '{a.name}' is given twice", a.span)
-                return None
-            by_name[a.name] = a
-        return [by_name[p.name] for p in pkg.params]
-
-    def _match_block(self, block: T.Block, proto: T.Block, bindings: dict, span: Span, pkg: str) -> None:
-        if len(block.params) != len(proto.params):
-            self.error(f"{block.kind} '{block.name}' has {len(block.params)} parameter(s); package '{pkg}' expects "
-                       f"{len(proto.params)} as in '{proto.name}'", span)
-            return
-        # One message per block: after the first mismatch the rest are usually its echoes.
-        for i, (have, want) in enumerate(zip(block.params, proto.params), 1):
-            if have.direction != want.direction:
-                self.error(f"parameter {i} of '{block.name}' ('{have.name}') must be "
-                           f"'{want.direction or 'directionless'}' as in '{proto.name}'", span)
-                return
-            wt = want.type
-            if isinstance(wt, T.TypeVar):
-                bound = bindings.setdefault(wt.name, have.type)
-                if bound != have.type and not is_unknown(bound, have.type):
-                    self.error(f"parameter {i} of '{block.name}' has type {have.type}, but other blocks of package "
-                               f"'{pkg}' use {bound} for {wt.name}", span)
-                    return
-            elif have.type != wt and not is_unknown(have.type, wt):
-                self.error(f"parameter {i} of '{block.name}' has type {have.type}, expected {wt}", span)
-                return
 
 
 def _always_returns(s: S.Stmt) -> bool:

@@ -165,7 +165,7 @@ def test_four_block_form_runs_its_pre_control_before_the_main_control():
 
 
 def test_package_with_the_wrong_number_of_blocks_names_both_forms():
-    with pytest.raises(CompileError, match=r"package 'PNA_NIC' takes 3 or 4 block\(s\), got 2"):
+    with pytest.raises(CompileError, match=r"package 'PNA_NIC' takes 3 or 4 argument\(s\), got 2"):
         compile_source(PRE_META + "PNA_NIC(P(), C()) main;\n", "two.p4")
 
 

@@ -39,7 +39,7 @@ def test_the_chosen_declaration_checks_the_block_kinds():
 
 
 def test_an_argument_count_no_declaration_has_lists_the_counts():
-    with pytest.raises(CompileError, match=r"package 'Pipe' takes 2 or 3 block\(s\), got 4"):
+    with pytest.raises(CompileError, match=r"package 'Pipe' takes 2 or 3 argument\(s\), got 4"):
         compile_source(PRELUDE + "Pipe(F(), A(), B(), A()) main;\n", "four.p4")
 
 
