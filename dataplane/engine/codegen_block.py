@@ -192,11 +192,19 @@ class BlockGen(ParserGen, StmtGen):
                 self.emit(f"_out = v_{p.name}")
         self.emit("try:")
         self.indent += 1
+        self.init_locals()
         self.block(c.body.stmts)
         self.indent -= 1
         self.emit("except ExitSignal:")
         self.emit("    pass")
         self.indent = 1
+
+    def init_locals(self) -> None:
+        """The block's variable initializers, in order, each time the block runs (p4c moves them
+        to the start of the apply block or of the start state)."""
+        for v in self.ir_block.variables:
+            if v.init is not None:
+                self.assign_to(f"_l.{py_name(v.name)}", v.type, v.init)
 
     def used_actions(self) -> set[str]:
         c: P.Control = self.ir_block
@@ -230,7 +238,16 @@ class BlockGen(ParserGen, StmtGen):
         for p, py in zip(a.params, args):
             if p.direction == "out" and is_scalar(p.type):
                 self.emit(f"{py} = {default_value(p.type)}")
+        catch_exit = bool(outs) and self.action_may_exit(a.name)
+        if catch_exit:
+            self.emit("try:")
+            self.indent += 1
         self.block(a.body.stmts)
+        if catch_exit:
+            self.indent -= 1
+            # `exit` still copies the out values back (p4c puts the copy-out before each exit).
+            self.emit("except ExitSignal:")
+            self.emit(f"    raise ExitOuts({self.returns[len('return '):]})")
         if outs:
             self.emit(self.returns)
         self.returns = "return"

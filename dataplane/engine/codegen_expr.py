@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataplane.errors import InternalError
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
-from dataplane.engine.structgen import py_name
+from dataplane.engine.structgen import class_name, default_value, py_name
 
 
 def mask(width: int) -> int:
@@ -29,6 +29,11 @@ def is_scalar(t: T.Type | None) -> bool:
     return not isinstance(t, (T.StructLike, T.Stack, T.Tuple, T.Extern))
 
 
+def is_object(t: T.Type | None) -> bool:
+    """Whether values of ``t`` are mutable objects in generated code (headers, structs, unions, stacks)."""
+    return t is not None and isinstance(T.strip_newtype(t), (T.StructLike, T.Stack))
+
+
 class ExprGen:
     """Python source for typed expressions; ``names`` maps P4 value names to Python expressions."""
 
@@ -39,11 +44,18 @@ class ExprGen:
         self._leaf_parts: list[tuple[str, str, int]] = []
         # struct format -> name of its module-level packer; set by backend.generate (None: no struct packing).
         self.packers: dict[str, str] | None = None
+        # (expression node, Python source): nodes already evaluated into a temporary (an l-value
+        # evaluated once, before the call on the right of its assignment); matched by identity.
+        self.bound: list[tuple[E.Expr, str]] = []
 
     def error_code(self, member: str) -> int:
         return self.program.errors.index(member)
 
     def __call__(self, e: E.Expr) -> str:
+        if self.bound:
+            for node, src in reversed(self.bound):
+                if node is e:
+                    return src
         method = getattr(self, "gen_" + type(e).__name__, None)
         if method is None:
             raise InternalError(f"no code generator for expression {type(e).__name__}")
@@ -102,7 +114,9 @@ class ExprGen:
         return f"{self(e.expr)}.{py_name(e.member)}"
 
     def gen_Index(self, e):
-        return f"{self(e.expr)}.elems[{self(e.index)}]"
+        if isinstance(e.index, E.Constant):
+            return f"{self(e.expr)}.elems[{e.index.value}]"
+        return f"{self(e.expr)}.at({self(e.index)})"
 
     def gen_Slice(self, e):
         return f"(({self(e.expr)} >> {e.lo.value}) & {mask(e.hi.value - e.lo.value + 1)})"
@@ -206,7 +220,34 @@ class ExprGen:
         return self.helpers.call_expr(e)
 
     def gen_ListExpr(self, e):
-        return "(" + "".join(self(x) + ", " for x in e.elements) + ")"
+        t = T.strip_newtype(e.type) if e.type is not None else None
+        if isinstance(t, T.StructLike):
+            return self.make_value(t, e.elements)
+        # A tuple holds values: headers and structs in it are copies.
+        return "(" + "".join(self.value_copy(x) + ", " for x in e.elements) + ")"
+
+    def gen_StructInit(self, e):
+        t = T.strip_newtype(e.type)
+        if not isinstance(t, T.StructLike):
+            raise InternalError(f"struct expression of type {t}")
+        given = {f.name: f.value for f in e.fields}
+        return self.make_value(t, [given.get(f.name) for f in t.fields])
+
+    def gen_InvalidHeader(self, e):
+        t = T.strip_newtype(e.type)
+        return f"{class_name(t.name)}()"
+
+    def make_value(self, t: T.StructLike, values) -> str:
+        """A new header/struct object from field values in declaration order (None: the field's default)."""
+        args = [self(v) if v is not None else default_value(f.type) for f, v in zip(t.fields, values)]
+        return f"{class_name(t.name)}._make({', '.join(args)})"
+
+    def value_copy(self, e: E.Expr) -> str:
+        """``e`` as a value that nothing else refers to: objects not made by ``e`` itself are cloned."""
+        src = self(e)
+        if not is_object(e.type) or isinstance(e, (E.ListExpr, E.StructInit, E.InvalidHeader, E.Call)):
+            return src
+        return f"{src}._clone()"
 
     # ---- field lists (hash and checksum data) ----------------------------------------------------------
     def field_list(self, e: E.Expr) -> str:

@@ -154,6 +154,7 @@ class ParserGen:
         self.emit("_s = 0")
         self.emit("try:")
         self.indent += 1
+        self.init_locals()
         self.emit("while True:")
         self.indent += 1
         for name in order:
