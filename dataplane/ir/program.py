@@ -116,13 +116,17 @@ class TableKey:
 
 @record(frozen=True, slots=True)
 class Entry:
-    """A ``const entries`` element; each key is a typed Constant, Mask, Range or DefaultKeyset."""
+    """A ``const entries`` element; each key is a typed Constant, Mask, Range or DefaultKeyset.
+
+    ``priority`` is a ``priority = N :`` prefix, ``annotated_priority`` an ``@priority(N)``.
+    """
 
     keys: tuple[Expr, ...]
     action: ActionCall
     priority: int | None = None
     span: Span = NO_SPAN
     is_const: bool = False
+    annotated_priority: int | None = None
 
 
 @record(frozen=True, slots=True)

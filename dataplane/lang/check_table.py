@@ -149,17 +149,16 @@ class TableMixin:
         if annotation(listed[e.action.name].annotations, "defaultonly"):
             self.error(f"action '{e.action.name}' is @defaultonly and cannot be used in an entry", e.action.span)
         call = self._action_call(e.action, table, "entry action")
-        priority = None
+        priority = annotated = None
         if e.priority is not None:
             priority = self.const_int(e.priority, "entry priority")
-        else:
-            prio = annotation(e.annotations, "priority")
-            if prio is not None:
-                try:
-                    priority = int(prio.body.strip(), 0)
-                except ValueError:
-                    self.error(f"@priority needs an integer, got '{prio.body}'", prio.span)
-        return P.Entry(values, call or P.ActionCall(e.action.name), priority, e.span, e.is_const)
+        prio = annotation(e.annotations, "priority")
+        if prio is not None:
+            try:
+                annotated = int(prio.body.strip(), 0)
+            except ValueError:
+                self.error(f"@priority needs an integer, got '{prio.body}'", prio.span)
+        return P.Entry(values, call or P.ActionCall(e.action.name), priority, e.span, e.is_const, annotated)
 
     def _instance_ref(self, value: E.Expr, table: str, kinds: tuple[str, ...]) -> str | None:
         if isinstance(value, E.ConstructorCall):
