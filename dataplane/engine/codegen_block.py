@@ -255,7 +255,33 @@ class BlockGen(ParserGen, StmtGen):
         self.out.append(f"    ACTIONS[{self.block_name + '.' + a.name!r}] = {fn}")
         self.indent = 1
 
+    def bound_actions(self, t: P.Table, ctx_params: str) -> None:
+        """An action listed with arguments for its directional parameters (``a(hdr.x)`` in
+        ``actions``) runs through a wrapper that passes them, copied in and out as a call does;
+        the entry's action data follows. The table's runtime binds ``TABLE/action`` first."""
+        for ac in t.actions:
+            if not ac.args:
+                continue
+            action = self.find_action(ac.action)
+            data = [p for p in action.params if not p.direction]
+            fn = f"A_{ident(self.block_name, t.name)}__{ac.action}"
+            self.out.append(f"    def {fn}({ctx_params}, _a):")
+            self.indent = 2
+            self.names.push()
+            placeholders = []
+            for i, p in enumerate(data):
+                self.names.frames[-1][f" data{i}"] = f"_a[{i}]"
+                placeholders.append(E.Argument(E.PathExpr(f" data{i}", "param", type=p.type)))
+            method = T.Method(ac.action, action.params)
+            call = E.Call(E.PathExpr(ac.action, "action", type=method),
+                          args=tuple(E.Argument(v) for v in ac.args) + tuple(placeholders), type=T.VOID)
+            self.call_stmt(call)
+            self.names.pop()
+            self.indent = 1
+            self.out.append(f"    ACTIONS[{self.block_name + '.' + t.name + '/' + ac.action!r}] = {fn}")
+
     def table(self, t: P.Table, ctx_params: str) -> None:
+        self.bound_actions(t, ctx_params)
         fn = "T_" + ident(self.block_name, t.name)
         rt = "t_" + ident(self.block_name, t.name)
         qualified = self.block_name + '.' + t.name

@@ -62,7 +62,9 @@ class RuntimeTable:
     def bind(self, generated: dict[str, Callable]) -> None:
         """Attach the generated action functions (keyed ``Control.action``) and set the default."""
         names = {a.action for a in self.table.actions} | {self.table.default_action.action}
-        self.actions = {n: generated[f"{self.control}.{n}"] for n in names}
+        # An action listed with arguments for its directional parameters has a wrapper per table.
+        self.actions = {n: generated.get(f"{self.qualified_name}/{n}") or generated[f"{self.control}.{n}"]
+                        for n in names}
         d = self.table.default_action
         self.initial_default = ActionEntry(self.actions[d.action], tuple(a.value for a in d.args), d.action, False)
         self.default = self.initial_default
