@@ -113,7 +113,12 @@ class BlockGen(ParserGen, StmtGen):
             v = self.temp()
             self.emit(f"for {v} in {src}.elems:")
             self.indent += 1
-            self.emit_header(v, t.element)
+            element = T.strip_newtype(t.element)
+            if isinstance(element, T.HeaderUnion):   # a stack of unions: each one's valid member
+                for f in element.fields:
+                    self.emit_header(f"{v}.{py_name(f.name)}", T.strip_newtype(f.type))
+            else:
+                self.emit_header(v, element)
             self.indent -= 1
         elif isinstance(t, T.Header):
             self.emit_header(src, t)
