@@ -8,12 +8,13 @@ from __future__ import annotations
 from dataplane.errors import InternalError
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
+from dataplane.ir.program import field_type
 from dataplane.ir import types as T
 from dataplane.engine.codegen_expr import is_scalar, mask
 from dataplane.engine.codegen_layout import struct_units
 from dataplane.engine.codegen_parser import ParserGen
 from dataplane.engine.codegen_stmt import Names, StmtGen
-from dataplane.engine.structgen import default_value, py_name
+from dataplane.engine.structgen import default_value, field_attr, py_name
 
 
 def ident(*parts: str) -> str:
@@ -164,8 +165,8 @@ class BlockGen(ParserGen, StmtGen):
         self.indent -= 1
 
     def deparse_value(self, src: str, t: T.Header, f) -> str:
-        value = f"{src}.{py_name(f.name)}"
-        ft = T.strip_newtype(t.get_field(f.name).type)
+        value = f"{src}.{field_attr(f.name)}"
+        ft = T.strip_newtype(field_type(t, f.name))
         if isinstance(ft, T.Bool):
             return f"(1 if {value} else 0)"
         if f.signed:

@@ -7,10 +7,11 @@ from __future__ import annotations
 from dataplane.errors import InternalError
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
+from dataplane.ir.program import field_type
 from dataplane.ir import types as T
 from dataplane.engine.codegen_expr import mask
 from dataplane.engine.codegen_layout import struct_units
-from dataplane.engine.structgen import class_name, py_name
+from dataplane.engine.structgen import class_name, field_attr
 
 
 class ParserGen:
@@ -71,12 +72,12 @@ class ParserGen:
                 value = f"(_v >> {shift})" if shift else "_v"
                 if f.offset:
                     value = f"({value} & {mask(f.width)})"
-                ft = T.strip_newtype(t.get_field(f.name).type)
+                ft = T.strip_newtype(field_type(t, f.name))
                 if f.signed:
                     value = f"to_signed({value}, {f.width})"
                 elif isinstance(ft, T.Bool):
                     value = f"({value} != 0)"
-                self.emit(f"{h}.{py_name(f.name)} = {value}")
+                self.emit(f"{h}.{field_attr(f.name)} = {value}")
             self.emit(f"{h}._valid = True")
             self.emit(f"_pos += {n}")
         for line in self.union_siblings_invalid(target):
@@ -103,7 +104,7 @@ class ParserGen:
     def extract_units(self, h: str, t: T.Header, units: list) -> None:
         """Fill header ``h`` from one ``struct`` unpack of its units (see codegen_layout)."""
         def convert(f, value: str) -> str:
-            ft = T.strip_newtype(t.get_field(f.name).type)
+            ft = T.strip_newtype(field_type(t, f.name))
             if f.signed:
                 return f"to_signed({value}, {f.width})"
             if isinstance(ft, T.Bool):
@@ -115,7 +116,7 @@ class ParserGen:
             direct = len(u.fields) == 1 and u.is_int
             f0 = u.fields[0]
             if direct and convert(f0, "x") == "x":
-                targets.append(f"{h}.{py_name(f0.name)}")
+                targets.append(f"{h}.{field_attr(f0.name)}")
                 continue
             tmp = f"_u{i}"
             pieces = u.pieces
@@ -129,14 +130,14 @@ class ParserGen:
                     joined.append(f"({name} << {below})" if below else name)
                 value = f"({' | '.join(joined)})"
                 if len(u.fields) == 1:
-                    after.append(f"{h}.{py_name(f0.name)} = {convert(f0, value)}")
+                    after.append(f"{h}.{field_attr(f0.name)} = {convert(f0, value)}")
                     continue
                 after.append(f"{tmp} = {value}")
             else:
                 targets.append(tmp)
                 if not u.is_int:
                     if len(u.fields) == 1:
-                        after.append(f"{h}.{py_name(f0.name)} = {convert(f0, f'int.from_bytes({tmp}, {chr(39)}big{chr(39)})')}")
+                        after.append(f"{h}.{field_attr(f0.name)} = {convert(f0, f'int.from_bytes({tmp}, {chr(39)}big{chr(39)})')}")
                         continue
                     after.append(f"{tmp} = int.from_bytes({tmp}, 'big')")
             for f in u.fields:
@@ -144,7 +145,7 @@ class ParserGen:
                 value = f"({tmp} >> {shift})" if shift else tmp
                 if f.offset > u.start:
                     value = f"({value} & {mask(f.width)})"
-                after.append(f"{h}.{py_name(f.name)} = {convert(f, value)}")
+                after.append(f"{h}.{field_attr(f.name)} = {convert(f, value)}")
         self.emit(f"{', '.join(targets)}, = _unpack_{t.name}(_buf, _pos)")
         for line in after:
             self.emit(line)

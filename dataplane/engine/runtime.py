@@ -220,9 +220,10 @@ class HeaderOps:
             v = (value >> shift) & ((1 << width) - 1)
             if f.signed:
                 v = to_signed(v, width)
-            setattr(h, _attr(f.name), v)
+            owner, attr = _owner(h, f.name)
+            setattr(owner, attr, v)
             if f.varbit:
-                setattr(h, _attr(f.name) + "__w", width)
+                setattr(owner, attr + "__w", width)
             offset += width
         h._valid = True
         return pos + nbytes
@@ -231,11 +232,20 @@ class HeaderOps:
         value = 0
         total = 0
         for f in self.layout.fields:
-            width = getattr(h, _attr(f.name) + "__w") if f.varbit else f.width
-            v = int(getattr(h, _attr(f.name))) & ((1 << width) - 1)
+            owner, attr = _owner(h, f.name)
+            width = getattr(owner, attr + "__w") if f.varbit else f.width
+            v = int(getattr(owner, attr)) & ((1 << width) - 1)
             value = (value << width) | v
             total += width
         return value.to_bytes(total // 8, "big")
+
+
+def _owner(h, path: str):
+    """(object, attribute) holding layout field ``path`` of header ``h`` (``outer.inner``: in a struct field)."""
+    *outer, last = path.split(".")
+    for part in outer:
+        h = getattr(h, _attr(part))
+    return h, _attr(last)
 
 
 def _attr(name: str) -> str:

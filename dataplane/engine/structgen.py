@@ -16,6 +16,11 @@ def py_name(name: str) -> str:
     return name + "_" if keyword.iskeyword(name) or name in ("None", "True", "False") else name
 
 
+def field_attr(path: str) -> str:
+    """A header layout field's name (``outer.inner`` inside a struct field) as a Python attribute path."""
+    return ".".join(py_name(part) for part in path.split("."))
+
+
 def class_name(type_name: str) -> str:
     return "T_" + type_name
 
