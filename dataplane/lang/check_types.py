@@ -194,7 +194,9 @@ class TypeMixin:
             if p.name in seen:
                 self.error(f"duplicate parameter '{p.name}'", p.span)
             seen.add(p.name)
-            out.append(T.Param(p.direction, self.resolve(p.type_ref), p.name, p.default is not None))
+            # A parameter with a default value or marked @optional may be left out of a call.
+            optional = p.default is not None or annotation(p.annotations, "optional") is not None
+            out.append(T.Param(p.direction, self.resolve(p.type_ref), p.name, optional))
         return tuple(out)
 
     def method_type(self, m: D.MethodDecl, owner: str = "") -> T.Method:
