@@ -89,3 +89,9 @@ def test_static_assert_is_evaluated_at_compile_time():
 def test_failing_static_assert_is_an_error_with_its_message():
     src = v1model(ingress='static_assert(1 == 2, "arithmetic is broken");')
     assert first_error(src) == "static_assert failed: arithmetic is broken"
+
+
+def test_optional_parameter_of_a_function_is_an_error():
+    """p4c allows @optional only on extern functions, extern methods and packages."""
+    src = v1model(decls="bit<8> f(@optional bit<8> a) { return a; }")
+    assert "'a': an @optional parameter is only allowed in an extern function" in first_error(src)
