@@ -142,6 +142,9 @@ class CallGen:
         n_scalar = 0
         for i, (p, v) in enumerate(pairs):
             writes = p.direction in ("out", "inout")
+            if isinstance(v, E.DontCareExpr) and is_object(p.type):
+                ins.append(default_value(p.type))   # `_` for an out header: a value nobody keeps
+                continue
             if is_scalar(v.type):
                 if not writes:
                     ins.append(self.expr(v))

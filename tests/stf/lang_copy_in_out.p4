@@ -5,7 +5,8 @@
 //  - an `in` header parameter keeps the value it had at the call;
 //  - the same header passed twice (inout and in) to a function: the `in` one is the value at the call;
 //  - an `out` header starts invalid in the callee, and is copied back as the callee leaves it;
-//  - out/inout values are copied back in parameter order.
+//  - out/inout values are copied back in parameter order;
+//  - `_` as an out header argument is a header nobody keeps.
 #include <core.p4>
 #include <v1model.p4>
 
@@ -61,6 +62,8 @@ control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) 
             hdr.d.b = v;
         } else if (hdr.d.mode == 5) {
             ordered(hdr.d.a, hdr.d);   // hdr.d.a = 0x55, then hdr.d = whole (a = 0x66)
+        } else if (hdr.d.mode == 6) {
+            fresh(_, hdr.d.b);         // `_` takes the header nobody keeps
         }
     }
 }
