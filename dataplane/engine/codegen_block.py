@@ -190,7 +190,7 @@ class BlockGen(ParserGen, StmtGen):
             self.action(self.find_action(name), ctx_params)
         for t in c.tables.values():
             self.table(t, ctx_params)
-        self.out.append(f"    def C_{c.name}({', '.join(self.params)}, _ctx):")
+        self.out.append(f"    def C_{c.name}({', '.join(self.params + ['_ctx'])}):")
         self.indent = 2
         self.emit(f"_l = L_{c.name}()" if c.variables else "_l = None")
         for p in c.params:

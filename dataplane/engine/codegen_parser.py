@@ -158,7 +158,7 @@ class ParserGen:
     def parser(self) -> None:
         p: P.Parser = self.ir_block
         fn = "P_" + p.name
-        self.out.append(f"    def {fn}({', '.join(self.params)}, _ctx):")
+        self.out.append(f"    def {fn}({', '.join(self.params + ['_ctx'])}):")
         self.indent = 2
         # Block-level variables live on a per-call object; skip it when there are none.
         self.emit(f"_l = L_{p.name}()" if p.variables else "_l = None")
@@ -187,8 +187,12 @@ class ParserGen:
                 self.emit(f"{keyword} _s == {number[name]}:")
                 self.indent += 1
             self.emit(f"if _tr is not None: _tr.state({name!r})")
-            self.block(st.stmts)
+            # The state's locals are in scope in its transition's select too.
+            self.names.push()
+            for s in st.stmts:
+                self.stmt(s)
             self.transition(st, number)
+            self.names.pop()
             if guarded:
                 self.indent -= 1
         if linear is not None:
