@@ -39,6 +39,7 @@ class BlockGen(ParserGen, StmtGen):
                 base[t] = "T_" + ident(block.name, t)
         super().__init__(program, Names(base))
         self.ir_block = block
+        self.guard_indices = isinstance(block, P.Control)   # p4c's HSIndexSimplify leaves parsers alone
         self.out = out
         self.inline_tables: dict[str, tuple[str, str, str, str]] = {}
         self.params = ["v_" + p.name for p in block.params]

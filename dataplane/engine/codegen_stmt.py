@@ -8,6 +8,7 @@ from dataplane.ir import types as T
 from dataplane.engine.codegen_expr import ExprGen, is_object, is_scalar, mask, wrap
 from dataplane.engine.codegen_calls import CallGen, _is_p4_callable
 from dataplane.ir.node import walk
+from dataplane.engine.codegen_index import RuntimeIndexGen
 from dataplane.engine.codegen_inline import InlineExterns
 from dataplane.engine.codegen_loops import LoopGen
 from dataplane.engine.structgen import default_value, py_name
@@ -44,7 +45,7 @@ class Names:
         self.frames.pop()
 
 
-class StmtGen(LoopGen, CallGen, InlineExterns):
+class StmtGen(RuntimeIndexGen, LoopGen, CallGen, InlineExterns):
     """Emits indented Python lines for statements; subclasses supply the block context."""
 
     def __init__(self, program, names: Names):
@@ -65,9 +66,6 @@ class StmtGen(LoopGen, CallGen, InlineExterns):
         return f"_t{self.tmp}"
 
     # ---- statements -------------------------------------------------------------------------
-    def stmt(self, s: S.Stmt) -> None:
-        getattr(self, "stmt_" + type(s).__name__)(s)
-
     def block(self, stmts) -> None:
         self.names.push()
         start = len(self.out)
@@ -201,8 +199,9 @@ class StmtGen(LoopGen, CallGen, InlineExterns):
             return
         self.emit(f"{target} = {self.expr(rhs)}")
 
-    def stmt_If(self, s):
-        self.emit(f"if {self.expr(s.cond)}:")
+    def stmt_If(self, s, guard: str = ""):
+        cond = self.expr(s.cond)
+        self.emit(f"if {guard} and {cond}:" if guard else f"if {cond}:")
         self.indent += 1
         self.block(s.then.stmts if isinstance(s.then, S.BlockStmt) else (s.then,))
         self.indent -= 1

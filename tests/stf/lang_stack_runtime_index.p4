@@ -1,6 +1,8 @@
 // Stack indices known only at run time: bit<W>, int<W> or a serializable enum. Out of range
-// (a negative int<W> too), BMv2 running p4c's output leaves an assignment to the element
-// undone and reads the element as an uninitialized one: fields 0, invalid.
+// (a negative int<W> too), BMv2 running p4c's output (HSIndexSimplify) does what no element
+// branch does: an assignment to the element is skipped, an assignment reading it stores the
+// target's uninitialized value (0) whatever the expression, an `if` reading it takes its else
+// branch, a call reading it is skipped.
 #include <core.p4>
 #include <v1model.p4>
 
@@ -11,6 +13,8 @@ header d_t {
     int<8> s;
     bit<8> read;
     bit<8> valid;
+    bit<8> cond;
+    bit<8> called;
 }
 header e_t {
     bit<8> x;
@@ -29,10 +33,19 @@ parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_met
 }
 control VC(inout headers hdr, inout metadata meta) { apply { } }
 control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
+    action mark(in bit<8> v) {
+        hdr.d.called = v + 1;
+    }
     apply {
-        hdr.d.read = hdr.e[hdr.d.i].x;                     // 0 when i is out of range
+        hdr.d.read = hdr.e[hdr.d.i].x + 1;                 // 0 when i is out of range
         hdr.d.valid = hdr.e[hdr.d.i].isValid() ? 8w1 : 8w0;
-        hdr.e[hdr.d.i].x = 0x77;                           // nothing when out of range
+        if (hdr.e[hdr.d.i].x != 0x55) {                    // out of range: the else branch
+            hdr.d.cond = 1;
+        } else {
+            hdr.d.cond = 2;
+        }
+        mark(hdr.e[hdr.d.i].x);                            // out of range: not called
+        hdr.e[hdr.d.i].x = 0x77;                           // out of range: nothing
         hdr.e[hdr.d.s].x = hdr.e[hdr.d.s].x + 1;           // int<8> index
         Slot slot = Slot.SECOND;
         hdr.e[slot].x = hdr.e[slot].x | 0x80;              // serializable enum index
