@@ -10,10 +10,8 @@ from dataplane.control import ops as O
 from dataplane.control.config_errors import ConfigError, ConfigWarning
 from dataplane.control.formats import CliCommands, RuntimeConfig, load_control_file
 from dataplane.control.switch import ControlPlaneError, Switch
+from dataplane.engine.table_runtime import BMV2_PRIORITY_LIMIT
 from dataplane.errors import DataplaneError
-
-# BMv2 priorities are smallest-wins; the switch API is P4Runtime's largest-wins.
-BMV2_PRIORITY_LIMIT = 1 << 24
 
 
 def load_entries(switch: Switch, path: str | Path) -> list[ConfigWarning]:

@@ -28,7 +28,7 @@ from dataplane.engine.structgen import class_name, default_value, py_name, struc
 GENERATOR_VERSION = 1
 
 _PRELUDE = """\
-from dataplane.engine.runtime import (EXIT, ExitSignal, HeaderOps, HeaderStack, ParserError, PK, div_u, mod_u, pack_fields,
+from dataplane.engine.runtime import (EXIT, ExitOuts, ExitSignal, HeaderOps, HeaderStack, ParserError, PK, div_u, mod_u, pack_fields,
     sat_add_s, sat_add_u, sat_sub_s, sat_sub_u, shl, to_signed)
 from struct import Struct as _Struct, error as _StructError
 """

@@ -8,12 +8,13 @@ from __future__ import annotations
 from dataplane.errors import InternalError
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
+from dataplane.ir.program import field_type
 from dataplane.ir import types as T
 from dataplane.engine.codegen_expr import is_scalar, mask
 from dataplane.engine.codegen_layout import struct_units
 from dataplane.engine.codegen_parser import ParserGen
 from dataplane.engine.codegen_stmt import Names, StmtGen
-from dataplane.engine.structgen import default_value, py_name
+from dataplane.engine.structgen import default_value, field_attr, py_name
 
 
 def ident(*parts: str) -> str:
@@ -39,6 +40,7 @@ class BlockGen(ParserGen, StmtGen):
                 base[t] = "T_" + ident(block.name, t)
         super().__init__(program, Names(base))
         self.ir_block = block
+        self.guard_indices = isinstance(block, P.Control)   # p4c's HSIndexSimplify leaves parsers alone
         self.out = out
         self.inline_tables: dict[str, tuple[str, str, str, str]] = {}
         self.params = ["v_" + p.name for p in block.params]
@@ -114,7 +116,12 @@ class BlockGen(ParserGen, StmtGen):
             v = self.temp()
             self.emit(f"for {v} in {src}.elems:")
             self.indent += 1
-            self.emit_header(v, t.element)
+            element = T.strip_newtype(t.element)
+            if isinstance(element, T.HeaderUnion):   # a stack of unions: each one's valid member
+                for f in element.fields:
+                    self.emit_header(f"{v}.{py_name(f.name)}", T.strip_newtype(f.type))
+            else:
+                self.emit_header(v, element)
             self.indent -= 1
         elif isinstance(t, T.Header):
             self.emit_header(src, t)
@@ -160,8 +167,8 @@ class BlockGen(ParserGen, StmtGen):
         self.indent -= 1
 
     def deparse_value(self, src: str, t: T.Header, f) -> str:
-        value = f"{src}.{py_name(f.name)}"
-        ft = T.strip_newtype(t.get_field(f.name).type)
+        value = f"{src}.{field_attr(f.name)}"
+        ft = T.strip_newtype(field_type(t, f.name))
         if isinstance(ft, T.Bool):
             return f"(1 if {value} else 0)"
         if f.signed:
@@ -185,7 +192,7 @@ class BlockGen(ParserGen, StmtGen):
             self.action(self.find_action(name), ctx_params)
         for t in c.tables.values():
             self.table(t, ctx_params)
-        self.out.append(f"    def C_{c.name}({', '.join(self.params)}, _ctx):")
+        self.out.append(f"    def C_{c.name}({', '.join(self.params + ['_ctx'])}):")
         self.indent = 2
         self.emit(f"_l = L_{c.name}()" if c.variables else "_l = None")
         for p in c.params:
@@ -193,11 +200,19 @@ class BlockGen(ParserGen, StmtGen):
                 self.emit(f"_out = v_{p.name}")
         self.emit("try:")
         self.indent += 1
+        self.init_locals()
         self.block(c.body.stmts)
         self.indent -= 1
         self.emit("except ExitSignal:")
         self.emit("    pass")
         self.indent = 1
+
+    def init_locals(self) -> None:
+        """The block's variable initializers, in order, each time the block runs (p4c moves them
+        to the start of the apply block or of the start state)."""
+        for v in self.ir_block.variables:
+            if v.init is not None:
+                self.assign_to(f"_l.{py_name(v.name)}", v.type, v.init)
 
     def used_actions(self) -> set[str]:
         c: P.Control = self.ir_block
@@ -231,7 +246,16 @@ class BlockGen(ParserGen, StmtGen):
         for p, py in zip(a.params, args):
             if p.direction == "out" and is_scalar(p.type):
                 self.emit(f"{py} = {default_value(p.type)}")
+        catch_exit = bool(outs) and self.action_may_exit(a.name)
+        if catch_exit:
+            self.emit("try:")
+            self.indent += 1
         self.block(a.body.stmts)
+        if catch_exit:
+            self.indent -= 1
+            # `exit` still copies the out values back (p4c puts the copy-out before each exit).
+            self.emit("except ExitSignal:")
+            self.emit(f"    raise ExitOuts({self.returns[len('return '):]})")
         if outs:
             self.emit(self.returns)
         self.returns = "return"
@@ -239,7 +263,33 @@ class BlockGen(ParserGen, StmtGen):
         self.out.append(f"    ACTIONS[{self.block_name + '.' + a.name!r}] = {fn}")
         self.indent = 1
 
+    def bound_actions(self, t: P.Table, ctx_params: str) -> None:
+        """An action listed with arguments for its directional parameters (``a(hdr.x)`` in
+        ``actions``) runs through a wrapper that passes them, copied in and out as a call does;
+        the entry's action data follows. The table's runtime binds ``TABLE/action`` first."""
+        for ac in t.actions:
+            if not ac.args:
+                continue
+            action = self.find_action(ac.action)
+            data = [p for p in action.params if not p.direction]
+            fn = f"A_{ident(self.block_name, t.name)}__{ac.action}"
+            self.out.append(f"    def {fn}({ctx_params}, _a):")
+            self.indent = 2
+            self.names.push()
+            placeholders = []
+            for i, p in enumerate(data):
+                self.names.frames[-1][f" data{i}"] = f"_a[{i}]"
+                placeholders.append(E.Argument(E.PathExpr(f" data{i}", "param", type=p.type)))
+            method = T.Method(ac.action, action.params)
+            call = E.Call(E.PathExpr(ac.action, "action", type=method),
+                          args=tuple(E.Argument(v) for v in ac.args) + tuple(placeholders), type=T.VOID)
+            self.call_stmt(call)
+            self.names.pop()
+            self.indent = 1
+            self.out.append(f"    ACTIONS[{self.block_name + '.' + t.name + '/' + ac.action!r}] = {fn}")
+
     def table(self, t: P.Table, ctx_params: str) -> None:
+        self.bound_actions(t, ctx_params)
         fn = "T_" + ident(self.block_name, t.name)
         rt = "t_" + ident(self.block_name, t.name)
         qualified = self.block_name + '.' + t.name

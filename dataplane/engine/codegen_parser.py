@@ -7,10 +7,11 @@ from __future__ import annotations
 from dataplane.errors import InternalError
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
+from dataplane.ir.program import field_type
 from dataplane.ir import types as T
 from dataplane.engine.codegen_expr import mask
 from dataplane.engine.codegen_layout import struct_units
-from dataplane.engine.structgen import py_name
+from dataplane.engine.structgen import class_name, field_attr
 
 
 class ParserGen:
@@ -21,7 +22,8 @@ class ParserGen:
         name = call.target.member
         too_short = self.program.errors.index("PacketTooShort")
         if name == "extract":
-            self.extract(call.args[0].value, call.args[1].value if len(call.args) > 1 else None, too_short)
+            self.extract(call.args[0].value, call.args[1].value if len(call.args) > 1 else None, too_short,
+                         call.type_args[0] if call.type_args else None)
             return ""
         if name == "advance":
             bits = self.expr(call.args[0].value)
@@ -37,12 +39,17 @@ class ParserGen:
             return f"PK.lookahead(_buf, _pos, {width}, {too_short})"
         raise InternalError(f"packet_in.{name}")
 
-    def extract(self, target: E.Expr, size: E.Expr | None, too_short: int) -> None:
-        t = T.strip_newtype(target.type)
-        layout = self.program.headers[t.name]
-        is_next = isinstance(target, E.Member) and target.member == "next"
+    def extract(self, target: E.Expr, size: E.Expr | None, too_short: int, type_arg: T.Type | None = None) -> None:
         h = self.temp()
-        self.emit(f"{h} = {self.expr(target)}")
+        if isinstance(target, E.DontCareExpr) and type_arg is not None:
+            # extract<H>(_): the header is read (and its bytes skipped) into a value nothing keeps.
+            t = T.strip_newtype(type_arg)
+            self.emit(f"{h} = {class_name(t.name)}()")
+        else:
+            t = T.strip_newtype(target.type)
+            self.emit(f"{h} = {self.stack_element(target)}")
+        layout = self.program.headers[t.name]
+        is_next = _next_of_stack(target)
         if size is not None or any(f.varbit for f in layout.fields):
             size_src = self.expr(size) if size is not None else "0"
             self.emit(f"_pos = H_{t.name}.extract_varbit({h}, _buf, _pos, {size_src}, {too_short}, "
@@ -65,24 +72,39 @@ class ParserGen:
                 value = f"(_v >> {shift})" if shift else "_v"
                 if f.offset:
                     value = f"({value} & {mask(f.width)})"
-                ft = T.strip_newtype(t.get_field(f.name).type)
+                ft = T.strip_newtype(field_type(t, f.name))
                 if f.signed:
                     value = f"to_signed({value}, {f.width})"
                 elif isinstance(ft, T.Bool):
                     value = f"({value} != 0)"
-                self.emit(f"{h}.{py_name(f.name)} = {value}")
+                self.emit(f"{h}.{field_attr(f.name)} = {value}")
             self.emit(f"{h}._valid = True")
             self.emit(f"_pos += {n}")
         for line in self.union_siblings_invalid(target):
             self.emit(line)
         self.emit(f"if _tr is not None: _tr.extract({_text(target)!r}, {h})")
-        if is_next:
-            self.emit(f"{self.expr(target.expr)}.advance()")
+        if is_next is not None:
+            self.emit(f"{self.expr(is_next)}.advance()")
+
+    def stack_element(self, target: E.Expr) -> str:
+        """The header ``extract`` fills: a runtime stack index out of range is StackOutOfBounds."""
+        node = target
+        while isinstance(node, E.Member):
+            node = node.expr
+        if isinstance(node, E.Index) and not isinstance(node.index, E.Constant):
+            sob = self.program.errors.index("StackOutOfBounds")
+            src = f"{self.expr(node.expr)}.at_or_error({self.expr(node.index)}, {sob})"
+            self.expr.bound.append((node, src))
+            try:
+                return self.expr(target)
+            finally:
+                self.expr.bound.pop()
+        return self.expr(target)
 
     def extract_units(self, h: str, t: T.Header, units: list) -> None:
         """Fill header ``h`` from one ``struct`` unpack of its units (see codegen_layout)."""
         def convert(f, value: str) -> str:
-            ft = T.strip_newtype(t.get_field(f.name).type)
+            ft = T.strip_newtype(field_type(t, f.name))
             if f.signed:
                 return f"to_signed({value}, {f.width})"
             if isinstance(ft, T.Bool):
@@ -94,7 +116,7 @@ class ParserGen:
             direct = len(u.fields) == 1 and u.is_int
             f0 = u.fields[0]
             if direct and convert(f0, "x") == "x":
-                targets.append(f"{h}.{py_name(f0.name)}")
+                targets.append(f"{h}.{field_attr(f0.name)}")
                 continue
             tmp = f"_u{i}"
             pieces = u.pieces
@@ -108,14 +130,14 @@ class ParserGen:
                     joined.append(f"({name} << {below})" if below else name)
                 value = f"({' | '.join(joined)})"
                 if len(u.fields) == 1:
-                    after.append(f"{h}.{py_name(f0.name)} = {convert(f0, value)}")
+                    after.append(f"{h}.{field_attr(f0.name)} = {convert(f0, value)}")
                     continue
                 after.append(f"{tmp} = {value}")
             else:
                 targets.append(tmp)
                 if not u.is_int:
                     if len(u.fields) == 1:
-                        after.append(f"{h}.{py_name(f0.name)} = {convert(f0, f'int.from_bytes({tmp}, {chr(39)}big{chr(39)})')}")
+                        after.append(f"{h}.{field_attr(f0.name)} = {convert(f0, f'int.from_bytes({tmp}, {chr(39)}big{chr(39)})')}")
                         continue
                     after.append(f"{tmp} = int.from_bytes({tmp}, 'big')")
             for f in u.fields:
@@ -123,7 +145,7 @@ class ParserGen:
                 value = f"({tmp} >> {shift})" if shift else tmp
                 if f.offset > u.start:
                     value = f"({value} & {mask(f.width)})"
-                after.append(f"{h}.{py_name(f.name)} = {convert(f, value)}")
+                after.append(f"{h}.{field_attr(f.name)} = {convert(f, value)}")
         self.emit(f"{', '.join(targets)}, = _unpack_{t.name}(_buf, _pos)")
         for line in after:
             self.emit(line)
@@ -136,7 +158,7 @@ class ParserGen:
     def parser(self) -> None:
         p: P.Parser = self.ir_block
         fn = "P_" + p.name
-        self.out.append(f"    def {fn}({', '.join(self.params)}, _ctx):")
+        self.out.append(f"    def {fn}({', '.join(self.params + ['_ctx'])}):")
         self.indent = 2
         # Block-level variables live on a per-call object; skip it when there are none.
         self.emit(f"_l = L_{p.name}()" if p.variables else "_l = None")
@@ -154,6 +176,7 @@ class ParserGen:
         self.emit("_s = 0")
         self.emit("try:")
         self.indent += 1
+        self.init_locals()
         self.emit("while True:")
         self.indent += 1
         for name in order:
@@ -259,3 +282,14 @@ def _text(e: E.Expr) -> str:
     from dataplane.ir.summary import format_expr
 
     return format_expr(e)
+
+
+def _next_of_stack(target: E.Expr) -> E.Expr | None:
+    """The stack whose ``nextIndex`` extracting into ``target`` advances: ``s.next`` for a
+    header stack, ``s.next.member`` for a stack of header unions; None otherwise."""
+    e = target
+    if isinstance(e, E.Member) and e.member != "next" and isinstance(T.strip_newtype(e.expr.type), T.HeaderUnion):
+        e = e.expr
+    if isinstance(e, E.Member) and e.member == "next" and isinstance(T.strip_newtype(e.expr.type), T.Stack):
+        return e.expr
+    return None

@@ -5,17 +5,13 @@ from dataplane.errors import InternalError
 from dataplane.ir import expr as E
 from dataplane.ir import stmt as S
 from dataplane.ir import types as T
-from dataplane.engine.codegen_expr import ExprGen, is_scalar, mask, wrap
-from dataplane.engine.codegen_inline import InlineExterns, _width
+from dataplane.engine.codegen_expr import ExprGen, is_object, is_scalar, mask, wrap
+from dataplane.engine.codegen_calls import CallGen, _is_p4_callable
+from dataplane.ir.node import walk
+from dataplane.engine.codegen_index import RuntimeIndexGen
+from dataplane.engine.codegen_inline import InlineExterns
 from dataplane.engine.codegen_loops import LoopGen
 from dataplane.engine.structgen import default_value, py_name
-
-_FIELD_LIST_FUNCTIONS = {"hash", "verify_checksum", "update_checksum", "verify_checksum_with_payload",
-                         "update_checksum_with_payload", "digest", "clone3", "resubmit", "recirculate", "log_msg"}
-_HASHED_FUNCTIONS = {"hash", "verify_checksum", "update_checksum", "verify_checksum_with_payload",
-                     "update_checksum_with_payload"}
-_CHECKSUM_FUNCTIONS = {"verify_checksum", "update_checksum", "verify_checksum_with_payload",
-                       "update_checksum_with_payload"}
 
 
 class Names:
@@ -49,7 +45,7 @@ class Names:
         self.frames.pop()
 
 
-class StmtGen(LoopGen, InlineExterns):
+class StmtGen(RuntimeIndexGen, LoopGen, CallGen, InlineExterns):
     """Emits indented Python lines for statements; subclasses supply the block context."""
 
     def __init__(self, program, names: Names):
@@ -70,9 +66,6 @@ class StmtGen(LoopGen, InlineExterns):
         return f"_t{self.tmp}"
 
     # ---- statements -------------------------------------------------------------------------
-    def stmt(self, s: S.Stmt) -> None:
-        getattr(self, "stmt_" + type(s).__name__)(s)
-
     def block(self, stmts) -> None:
         self.names.push()
         start = len(self.out)
@@ -90,18 +83,21 @@ class StmtGen(LoopGen, InlineExterns):
 
     def stmt_VarDecl(self, s):
         t = self.type_of_decl(s)
-        py = self.names.fresh(s.name)
-        if s.init is not None and not isinstance(s.init, (E.ListExpr, E.StructInit, E.InvalidHeader)):
-            value = self.expr(s.init)
-            if not is_scalar(t):
-                self.emit(f"{py} = {default_value(t)}")
-                self.emit(f"{py}.copy_from({value})")
-            else:
-                self.emit(f"{py} = {value}")
+        init = s.init
+        if init is None or isinstance(init, E.InvalidHeader) or (
+                is_object(t) and isinstance(init, (E.ListExpr, E.StructInit)) and _constant_init(init)):
+            py = self.names.fresh(s.name)
+            self.emit(f"{py} = {default_value(t)}")   # a fresh header is invalid already
+            if init is not None and not isinstance(init, E.InvalidHeader):
+                self.assign_to(py, t, init)
             return
-        self.emit(f"{py} = {default_value(t)}")
-        if s.init is not None:
-            self.assign_to(py, t, s.init)
+        value = self.expr(init)
+        py = self.names.fresh(s.name)   # bound after the initializer, which cannot see the new name
+        if is_object(t) and not isinstance(init, (E.ListExpr, E.StructInit)):
+            self.emit(f"{py} = {default_value(t)}")
+            self.emit(f"{py}.copy_from({value})")
+        else:
+            self.emit(f"{py} = {value}")   # a scalar, a tuple, or a new object made by the initializer
 
     def type_of_decl(self, s: S.VarDecl) -> T.Type:
         if s.resolved is None:
@@ -114,13 +110,37 @@ class StmtGen(LoopGen, InlineExterns):
 
     def stmt_Assign(self, s):
         lhs = s.lhs
+        bindings = self.anchor_assignment(lhs, s.rhs)
         if isinstance(lhs, E.Slice):
             self.store(lhs, self.expr(s.rhs))
-            return
-        self.assign_to(self.expr(lhs), lhs.type, s.rhs)
-        siblings = self.union_siblings_invalid(lhs)
-        if siblings:
-            self.emit(f"if {self.expr(lhs)}._valid: {'; '.join(siblings)}")
+        else:
+            self.assign_to(self.expr(lhs), lhs.type, s.rhs)
+            siblings = self.union_siblings_invalid(lhs)
+            if siblings:
+                self.emit(f"if {self.expr(lhs)}._valid: {'; '.join(siblings)}")
+        self.unbind(bindings)
+
+    def anchor_assignment(self, lhs: E.Expr, rhs: E.Expr) -> list:
+        """Evaluate the location ``lhs`` names once, before ``rhs`` (spec §6.8: l-values are
+        evaluated once, left to right): when its index holds a call, or when a call on the right
+        could change what the index reads. A compound assignment's read of the same l-value on
+        the right (``a[f()] |= x`` is checked as ``a[f()] = a[f()] | x``) reads that location."""
+        has_call = lambda e: any(isinstance(n, E.Call) for n in walk(e))  # noqa: E731
+        if not (has_call(lhs) or (_dynamic(lhs) and has_call(rhs))):
+            return []
+        node = _location_object(lhs)
+        if node is None:
+            return []
+        tmp = self.temp()
+        self.emit(f"{tmp} = {self.expr(node)}")
+        bound = [node]
+        self.expr.bound.append((node, tmp))
+        if isinstance(rhs, E.Binary) and rhs.left == lhs:
+            again = _location_object(rhs.left)
+            if again is not None:
+                self.expr.bound.append((again, tmp))
+                bound.append(again)
+        return bound
 
     def store(self, target: E.Expr, value: str) -> None:
         """Emit ``target = value`` for a scalar l-value; a slice replaces only its bits."""
@@ -157,9 +177,10 @@ class StmtGen(LoopGen, InlineExterns):
         """``target = rhs`` with P4's value semantics for headers, structs and stacks."""
         t = T.strip_newtype(t)
         if isinstance(rhs, E.InvalidHeader):
-            self.emit(f"{target}._valid = False")
+            self.emit(f"{target}._valid = False" if isinstance(t, T.Header) else f"{target}._invalidate()")
             return
-        if isinstance(t, T.StructLike) and isinstance(rhs, (E.ListExpr, E.StructInit)):
+        if isinstance(t, T.StructLike) and isinstance(rhs, (E.ListExpr, E.StructInit)) and _constant_init(rhs):
+            # Constant fields: set them in place (nothing on the right reads the target).
             if isinstance(rhs, E.ListExpr):
                 pairs = list(zip(t.fields, rhs.elements))
             else:
@@ -170,16 +191,17 @@ class StmtGen(LoopGen, InlineExterns):
             if isinstance(t, T.Header):
                 self.emit(f"{target}._valid = True")
             return
-        if not is_scalar(t):
+        if is_object(t):
             self.emit(f"{target}.copy_from({self.expr(rhs)})")
             return
-        if isinstance(rhs, E.Call) and self.returns_outs(rhs):
+        if isinstance(rhs, E.Call) and (self.returns_outs(rhs) or _is_p4_callable(rhs)):
             self.call_stmt(rhs, result_target=target)
             return
         self.emit(f"{target} = {self.expr(rhs)}")
 
-    def stmt_If(self, s):
-        self.emit(f"if {self.expr(s.cond)}:")
+    def stmt_If(self, s, guard: str = ""):
+        cond = self.expr(s.cond)
+        self.emit(f"if {guard} and {cond}:" if guard else f"if {cond}:")
         self.indent += 1
         self.block(s.then.stmts if isinstance(s.then, S.BlockStmt) else (s.then,))
         self.indent -= 1
@@ -236,117 +258,7 @@ class StmtGen(LoopGen, InlineExterns):
     def stmt_CallStmt(self, s):
         self.call_stmt(s.call)
 
-    # ---- calls ----------------------------------------------------------------------------------
-    def returns_outs(self, call: E.Call) -> bool:
-        method = call.target.type
-        return isinstance(method, T.Method) and any(
-            p.direction in ("out", "inout") and is_scalar(a.value.type)
-            for p, a in zip(method.params, call.args) if a.value is not None)
-
-    def call_parts(self, call: E.Call):
-        """(in-argument sources, out-argument targets, out widths) for a generic call."""
-        method: T.Method = call.target.type
-        ins, outs, widths = [], [], []
-        name = call.target.name if isinstance(call.target, E.PathExpr) else call.target.member
-        p4_callable = _is_p4_callable(call)
-        for p, a in zip(method.params, call.args):
-            v = a.value
-            if p.direction in ("out", "inout") and is_scalar(v.type):
-                if p4_callable:
-                    # Actions and functions take every parameter in place (None for an out) and
-                    # return the new values of their scalar out/inout parameters.
-                    ins.append(self.expr(v) if p.direction == "inout" else "None")
-                    outs.append(v)
-                    continue
-                if p.direction == "inout":
-                    ins.append(self.expr(v))
-                outs.append(v)
-                widths.append(str(_width(v.type)))
-            elif name in _HASHED_FUNCTIONS and (isinstance(v, E.ListExpr) or not is_scalar(v.type)):
-                ins.append(self.expr.packed_field_list(v))
-            elif isinstance(v, E.ListExpr) or (name in _FIELD_LIST_FUNCTIONS and not is_scalar(v.type)):
-                ins.append(self.expr.field_list(v))
-            else:
-                ins.append(self.expr(v))
-        if name in _CHECKSUM_FUNCTIONS and len(call.args) >= 3:
-            ck = call.args[2].value
-            ins.append(f"{self.expr(ck.expr)}._valid" if isinstance(ck, E.Member) else "True")
-        return ins, outs, widths
-
-    def call_stmt(self, call: E.Call, result_target: str | None = None) -> None:
-        if result_target is None and (self.inline_csum16(call) or self.inline_hash(call)):
-            return
-        special = self.special_call(call)
-        if special is not None:
-            if special:
-                self.emit(special if result_target is None else f"{result_target} = {special}")
-            return
-        fn = self.callee(call)
-        ins, outs, widths = self.call_parts(call)
-        args = ", ".join(self.leading_args(call) + self.pack_args(call, ins) + widths)
-        src = f"{fn}({args})"
-        targets = ["_" if isinstance(o, E.DontCareExpr) else self.expr(o) for o in outs]
-        if targets and _is_p4_callable(call) and _has_result(call):
-            # A function returns (value, outs...): copy out first, then assign the value (P4 order).
-            tmp = self.temp()
-            self.emit(f"{tmp} = {src}")
-            for i, o in enumerate(outs):
-                self.store(o, f"{tmp}[{i + 1}]")
-            if result_target is not None:
-                self.emit(f"{result_target} = {tmp}[0]")
-            return
-        if any(isinstance(o, E.Slice) for o in outs):
-            # Out values into slices: take the returned value(s), then merge each into its field.
-            tmp = self.temp()
-            self.emit(f"{tmp} = {src}")
-            values = [tmp] if len(outs) + (result_target is not None) == 1 else \
-                [f"{tmp}[{i}]" for i in range(len(outs) + (result_target is not None))]
-            if result_target is not None:
-                self.emit(f"{result_target} = {values.pop(0)}")
-            for o, v in zip(outs, values):
-                self.store(o, v)
-            return
-        if result_target is not None:
-            targets = [result_target] + targets
-        if not targets:
-            self.emit(src)
-        elif len(targets) == 1:
-            self.emit(f"{targets[0]} = {src}")
-        else:
-            self.emit(f"{', '.join(targets)} = {src}")
-
-    def call_expr(self, call: E.Call) -> str:
-        special = self.special_call(call)
-        if special is not None:
-            return special
-        ins, outs, widths = self.call_parts(call)
-        src = f"{self.callee(call)}({', '.join(self.leading_args(call) + self.pack_args(call, ins) + widths)})"
-        if not self.returns_outs(call):
-            return src
-        if not (_is_p4_callable(call) and _has_result(call)):
-            raise InternalError("a call with out arguments used inside an expression")
-        # Copy-out inside an expression (e.g. the right operand of &&): bind the result tuple,
-        # store each out value, then yield the function's value.
-        tmp = self.temp()
-        parts = [f"({tmp} := {src})"]
-        for i, o in enumerate(outs):
-            parts.append(self.assign_expr(o, f"{tmp}[{i + 1}]"))
-        return f"({', '.join(parts)}, {tmp}[0])[-1]"
-
-    def assign_expr(self, target: E.Expr, value: str) -> str:
-        """An expression that stores ``value`` into the scalar l-value ``target``."""
-        if isinstance(target, E.DontCareExpr):
-            return "None"
-        if isinstance(target, E.Slice):
-            return self.assign_expr(target.expr, self.slice_update(target, value))
-        src = self.expr(target)
-        obj, dot, attr = src.rpartition(".")
-        if dot and obj and attr.isidentifier():
-            return f"setattr({obj}, {attr!r}, {value})"
-        if src.isidentifier():
-            return f"({src} := {value})"
-        raise InternalError(f"unsupported: out argument {src} of a call inside an expression")
-
+    # ---- what subclasses supply --------------------------------------------------------------
     def leading_args(self, call: E.Call) -> list[str]:
         return ["_ctx"]
 
@@ -375,14 +287,34 @@ class StmtGen(LoopGen, InlineExterns):
         return None
 
 
-def _is_p4_callable(call: E.Call) -> bool:
-    return isinstance(call.target, E.PathExpr) and call.target.ref in ("action", "function")
-
-
-def _has_result(call: E.Call) -> bool:
-    method = call.target.type
-    return isinstance(method, T.Method) and not isinstance(method.ret, T.Void)
-
-
 def _ends_in_action_run(e: E.Expr) -> bool:
     return isinstance(e, E.Member) and e.member == "action_run"
+
+
+def _dynamic(e: E.Expr) -> bool:
+    """Whether l-value ``e`` has an index that is not a constant (or a stack's next/last)."""
+    return any((isinstance(n, E.Index) and not isinstance(n.index, E.Constant))
+               or (isinstance(n, E.Member) and n.member in ("next", "last") and isinstance(n.expr.type, T.Stack))
+               for n in walk(e))
+
+
+def _location_object(e: E.Expr) -> E.Expr | None:
+    """The object (header, struct, stack element) whose field or whole value l-value ``e`` names."""
+    while isinstance(e, E.Slice):
+        e = e.expr
+    if isinstance(e, E.Member) and is_object(e.expr.type):
+        return e.expr
+    if isinstance(e, (E.Index, E.Member)) and is_object(e.type):
+        return e
+    return None
+
+
+def _constant_init(e: E.Expr) -> bool:
+    """A list or struct expression whose leaves are all constants."""
+    if isinstance(e, E.ListExpr):
+        return all(_constant_init(x) for x in e.elements)
+    if isinstance(e, E.StructInit):
+        return all(_constant_init(f.value) for f in e.fields)
+    if isinstance(e, E.Cast):
+        return _constant_init(e.expr)
+    return isinstance(e, (E.Constant, E.BoolLiteral, E.TypeMember, E.InvalidHeader))

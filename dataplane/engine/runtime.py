@@ -22,6 +22,14 @@ class ExitSignal(Exception):
 EXIT = ExitSignal()
 
 
+class ExitOuts(ExitSignal):
+    """``exit`` inside an action with scalar out/inout parameters: carries their values (as the
+    action would have returned them) so the caller still copies them out."""
+
+    def __init__(self, values):
+        self.values = values
+
+
 class HeaderStack:
     """``H[size]``: the elements and ``nextIndex`` (named ``next_index`` here)."""
 
@@ -35,8 +43,34 @@ class HeaderStack:
 
     def reset(self) -> None:
         for e in self.elems:
-            e._valid = False
+            e._invalidate()
         self.next_index = 0
+
+    def _invalidate(self) -> None:
+        """Every element invalid (a fresh ``out`` argument); ``nextIndex`` is left alone."""
+        for e in self.elems:
+            e._invalidate()
+
+    def _clone(self) -> "HeaderStack":
+        o = HeaderStack(self._factory, self.size)
+        o.copy_from(self)
+        return o
+
+    def at(self, index: int):
+        """``stack[index]`` for an index known only at run time.
+
+        Out of range, p4c's BMv2 code runs an assignment to the element not at all and reads
+        it as an uninitialized (zero, invalid) value: a fresh element that nothing keeps.
+        """
+        if 0 <= index < self.size:
+            return self.elems[index]
+        return self._factory()
+
+    def at_or_error(self, index: int, stack_out_of_bounds: int):
+        """``stack[index]`` in a parser (``extract``): StackOutOfBounds when out of range."""
+        if 0 <= index < self.size:
+            return self.elems[index]
+        raise ParserError(stack_out_of_bounds)
 
     def next(self, stack_out_of_bounds: int):
         """The element ``.next`` refers to in a parser; raises StackOutOfBounds past the end."""
@@ -186,9 +220,10 @@ class HeaderOps:
             v = (value >> shift) & ((1 << width) - 1)
             if f.signed:
                 v = to_signed(v, width)
-            setattr(h, _attr(f.name), v)
+            owner, attr = _owner(h, f.name)
+            setattr(owner, attr, v)
             if f.varbit:
-                setattr(h, _attr(f.name) + "__w", width)
+                setattr(owner, attr + "__w", width)
             offset += width
         h._valid = True
         return pos + nbytes
@@ -197,11 +232,20 @@ class HeaderOps:
         value = 0
         total = 0
         for f in self.layout.fields:
-            width = getattr(h, _attr(f.name) + "__w") if f.varbit else f.width
-            v = int(getattr(h, _attr(f.name))) & ((1 << width) - 1)
+            owner, attr = _owner(h, f.name)
+            width = getattr(owner, attr + "__w") if f.varbit else f.width
+            v = int(getattr(owner, attr)) & ((1 << width) - 1)
             value = (value << width) | v
             total += width
         return value.to_bytes(total // 8, "big")
+
+
+def _owner(h, path: str):
+    """(object, attribute) holding layout field ``path`` of header ``h`` (``outer.inner``: in a struct field)."""
+    *outer, last = path.split(".")
+    for part in outer:
+        h = getattr(h, _attr(part))
+    return h, _attr(last)
 
 
 def _attr(name: str) -> str:

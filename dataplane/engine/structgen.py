@@ -19,6 +19,11 @@ def py_name(name: str) -> str:
     return name + "_" if keyword.iskeyword(name) or name in ("None", "True", "False") else name
 
 
+def field_attr(path: str) -> str:
+    """A header layout field's name (``outer.inner`` inside a struct field) as a Python attribute path."""
+    return ".".join(py_name(part) for part in path.split("."))
+
+
 def class_name(type_name: str) -> str:
     return "T_" + type_name
 
@@ -84,6 +89,7 @@ def _class_source(t: T.StructLike) -> str:
         for f, pf in zip(t.fields, fields):
             lines.append(f"            self.{pf} = {default_value(f.type)}")
         lines.append("            self._valid = True")
+    lines += _value_methods(t, fields)
     if isinstance(t, T.HeaderUnion):
         members = " or ".join(f"self.{pf}._valid" for pf in fields) or "False"
         lines += ["", "    @property", "    def _valid(self):", f"        return {members}"]
@@ -97,3 +103,29 @@ def _class_source(t: T.StructLike) -> str:
     valid = "{'' if self._valid else 'invalid '}" if (is_header or isinstance(t, T.HeaderUnion)) else ""
     lines.append(f"        return f\"{valid}{t.name}({body})\"")
     return "\n".join(lines)
+
+
+
+def _value_methods(t: T.StructLike, fields: list[str]) -> list[str]:
+    """``_make`` (a value from a list or struct expression), ``_clone`` (a copy, for copy-in) and
+    ``_invalidate`` (every header inside made invalid: a fresh ``out`` argument, ``{#}``)."""
+    cls = class_name(t.name)
+    is_header = isinstance(t, T.Header)
+    params = [f"a{i}" for i in range(len(fields))]
+    lines = ["", "    @staticmethod", f"    def _make({', '.join(params)}):", f"        o = {cls}()"]
+    for f, pf, a in zip(t.fields, fields, params):
+        lines.append(f"        o.{pf}.copy_from({a})" if _is_object(f.type) else f"        o.{pf} = {a}")
+    if is_header:
+        lines.append("        o._valid = True")
+    lines.append("        return o")
+    lines += ["", "    def _clone(self):", f"        o = {cls}()", "        o.copy_from(self)", "        return o"]
+    lines += ["", "    def _invalidate(self):"]
+    if is_header:
+        lines.append("        self._valid = False")
+    else:
+        for f, pf in zip(t.fields, fields):
+            if _is_object(f.type):
+                lines.append(f"        self.{pf}._invalidate()")
+    if lines[-1] == "    def _invalidate(self):":
+        lines.append("        pass")
+    return lines

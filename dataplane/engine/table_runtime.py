@@ -17,6 +17,9 @@ from dataplane.ir import program as P
 from dataplane.ir import types as T
 from dataplane.records import record
 
+# BMv2 priorities are smallest-wins; the switch API is P4Runtime's largest-wins: LIMIT - p.
+BMV2_PRIORITY_LIMIT = 1 << 24
+
 
 @record(eq=False, slots=True)
 class ActionEntry:
@@ -59,7 +62,9 @@ class RuntimeTable:
     def bind(self, generated: dict[str, Callable]) -> None:
         """Attach the generated action functions (keyed ``Control.action``) and set the default."""
         names = {a.action for a in self.table.actions} | {self.table.default_action.action}
-        self.actions = {n: generated[f"{self.control}.{n}"] for n in names}
+        # An action listed with arguments for its directional parameters has a wrapper per table.
+        self.actions = {n: generated.get(f"{self.qualified_name}/{n}") or generated[f"{self.control}.{n}"]
+                        for n in names}
         d = self.table.default_action
         self.initial_default = ActionEntry(self.actions[d.action], tuple(a.value for a in d.args), d.action, False)
         self.default = self.initial_default
@@ -67,11 +72,13 @@ class RuntimeTable:
     def install_entries(self, program: P.Program) -> None:
         """Install the table's ``entries`` / ``const entries`` in program order (handles 0, 1, ...).
 
-        Priorities follow p4c's ``EntryPriorities`` pass: with no explicit priority the first
-        entry gets the highest one (so it wins among overlapping entries); explicit
-        ``priority = N`` values count down by ``priority_delta`` for the entries after them.
-        ``largest_priority_wins = false`` makes smaller numbers win. Exact and lpm tables
-        ignore priorities (lpm: longest prefix wins).
+        With ``priority = N`` on some entry, priorities follow p4c's ``EntryPriorities`` pass:
+        explicit values count down by ``priority_delta`` for the entries after them, and
+        ``largest_priority_wins = false`` makes smaller numbers win. Otherwise they are what
+        p4c's BMv2 back end writes and simple_switch compares: an entry's ``@priority(N)``,
+        else its position (1, 2, ...), the smallest number winning, so with no annotation the
+        first entry wins among overlapping ones. Exact and lpm tables ignore priorities (lpm:
+        longest prefix wins).
         """
         entries = self.table.entries
         if not entries:
@@ -81,9 +88,11 @@ class RuntimeTable:
                             and not props["largest_priority_wins"].value)
         delta = props.get("priority_delta")
         delta = delta.value if isinstance(delta, E.Constant) else 1
-        n = len(entries)
         if all(e.priority is None for e in entries):
-            prios = [(n - i) * delta if largest_wins else (i + 1) * delta for i in range(n)]
+            # BMv2's numbers, smallest wins, as a simple_switch_CLI file's are taken.
+            largest_wins = True
+            prios = [BMV2_PRIORITY_LIMIT - (i + 1 if e.annotated_priority is None else e.annotated_priority)
+                     for i, e in enumerate(entries)]
         else:
             prios, current = [], 0
             for e in entries:

@@ -133,13 +133,17 @@ class TableKey:
 
 @record(frozen=True, slots=True)
 class Entry:
-    """A ``const entries`` element; each key is a typed Constant, Mask, Range or DefaultKeyset."""
+    """A ``const entries`` element; each key is a typed Constant, Mask, Range or DefaultKeyset.
+
+    ``priority`` is a ``priority = N :`` prefix, ``annotated_priority`` an ``@priority(N)``.
+    """
 
     keys: tuple[Expr, ...]
     action: ActionCall
     priority: int | None = None
     span: Span = NO_SPAN
     is_const: bool = False
+    annotated_priority: int | None = None
 
 
 @record(frozen=True, slots=True)
@@ -260,21 +264,42 @@ def control_plane_name(block: str, name: str, annotations: tuple) -> str:
 
 
 def header_layout(t: StructLike) -> HeaderLayout:
-    """Bit layout of a header type, fields packed most-significant first."""
-    from dataplane.ir.types import Bits, Enum, NewType, VarBits
+    """Bit layout of a header type, fields packed most-significant first.
+
+    A field of struct type is laid out as its own fields, in order, named ``outer.inner``.
+    """
+    from dataplane.ir.types import Bits, Enum, NewType, Struct, VarBits
 
     fields = []
     offset = 0
-    for f in t.fields:
-        ft = f.type
-        while isinstance(ft, NewType):
-            ft = ft.base
-        if isinstance(ft, VarBits):
-            fields.append(FieldLayout(f.name, ft.max_width, offset, False, True))
-            continue
-        if isinstance(ft, Enum):
-            ft = ft.underlying
-        width = ft.bit_width()
-        fields.append(FieldLayout(f.name, width, offset, isinstance(ft, Bits) and ft.signed))
-        offset += width
+
+    def add(prefix: str, members) -> None:
+        nonlocal offset
+        for f in members:
+            ft = f.type
+            while isinstance(ft, NewType):
+                ft = ft.base
+            if isinstance(ft, Struct):
+                add(prefix + f.name + ".", ft.fields)
+                continue
+            if isinstance(ft, VarBits):
+                fields.append(FieldLayout(prefix + f.name, ft.max_width, offset, False, True))
+                continue
+            if isinstance(ft, Enum):
+                ft = ft.underlying
+            width = ft.bit_width()
+            fields.append(FieldLayout(prefix + f.name, width, offset, isinstance(ft, Bits) and ft.signed))
+            offset += width
+
+    add("", t.fields)
     return HeaderLayout(t.name, tuple(fields), offset, t.kind)
+
+
+def field_type(t: StructLike, path: str) -> Type:
+    """The type of layout field ``path`` (``outer.inner`` for a field of a struct field) of ``t``."""
+    from dataplane.ir.types import strip_newtype
+
+    ft: Type = t
+    for part in path.split("."):
+        ft = strip_newtype(ft).get_field(part).type
+    return ft

@@ -71,7 +71,7 @@ class CallMixin:
         return dataclasses.replace(e, type=UNKNOWN)
 
     def _call_path(self, e, target, type_args):
-        sym = self.scope.lookup(target.name)
+        sym = self._callable(target.name, e.args)
         if sym is None:
             self.check_expr(target)  # reports the unknown name with a suggestion
             return dataclasses.replace(e, type=UNKNOWN)
@@ -89,7 +89,38 @@ class CallMixin:
         else:
             self.error(f"'{target.name}' is not a function or action", target.span)
             return dataclasses.replace(e, type=UNKNOWN)
-        return self._finish_call(e, path, candidates, f"'{target.name}'", {}, type_args)
+        call = self._finish_call(e, path, candidates, f"'{target.name}'", {}, type_args)
+        if sym.kind == "extern_function" and target.name == "static_assert" and call.args:
+            return self._static_assert(call)
+        return call
+
+    def _static_assert(self, call: E.Call) -> E.Expr:
+        """``static_assert(check[, message])`` is evaluated at compile time (p4c): ``true`` when
+        the check holds, an error when it does not or is not a compile-time constant."""
+        check = call.args[0].value
+        if isinstance(check, E.BoolLiteral):
+            if not check.value:
+                given = call.args[1].value if len(call.args) > 1 else None
+                message = f": {given.value}" if isinstance(given, E.StringLiteral) else ""
+                self.error(f"static_assert failed{message}", call.span)
+            return E.BoolLiteral(True, type=T.BOOL, span=call.span)
+        if not is_unknown(check.type):
+            self.error("static_assert needs a condition known at compile time", check.span)
+        return call
+
+    def _callable(self, name: str, args: tuple[E.Argument, ...]):
+        """The symbol a call of ``name`` with ``args`` names: the innermost one, unless it cannot
+        take that many arguments and a shadowed one can (as p4c resolves a call by its arity: an
+        action named ``hash`` does not hide the extern function ``hash`` from a 5-argument call)."""
+        symbols = self.scope.lookup_all(name)
+        if not symbols:
+            return None
+        for sym in symbols:
+            if sym.kind in ("action", "function", "extern_function"):
+                candidates = [sym.type] + list(sym.overloads)
+                if any(isinstance(m, T.Method) and _arity_ok(m, args) for m in candidates):
+                    return sym
+        return symbols[0]
 
     def _call_member(self, e, target, type_args):
         base = self.check_expr(target.expr)

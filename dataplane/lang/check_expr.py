@@ -185,8 +185,10 @@ class ExprMixin:
                 self.error(f"index {index.value} is out of range for a stack of size {base.type.size}", e.index.span)
                 return _typed(out, UNKNOWN)
             index = _const(index.value, T.Bits(32), index.span)
-        elif not (isinstance(index.type, T.Bits) and not index.type.signed):
-            self.error(f"a stack index must be an unsigned bit<W> value, got {index.type}", e.index.span)
+        elif not (isinstance(index.type, (T.Bits, T.InfInt))
+                  or (isinstance(index.type, T.Enum) and index.type.underlying is not None)):
+            # As p4c: bit<W>, int<W> (a negative index is out of range) or a serializable enum.
+            self.error(f"a stack index must be an integer, got {index.type}", e.index.span)
         return E.Index(base, index, type=base.type.element, span=e.span)
 
     def expr_Slice(self, e, expected):

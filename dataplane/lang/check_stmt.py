@@ -45,7 +45,10 @@ class StmtMixin:
         if not isinstance(s.call, E.Call):
             self.error("this statement has no effect; only calls can stand alone", s.span)
             return s
-        return S.CallStmt(self.check_call(s.call), span=s.span)
+        call = self.check_call(s.call)
+        if not isinstance(call, E.Call):   # folded at compile time (static_assert)
+            return S.Empty(span=s.span)
+        return S.CallStmt(call, span=s.span)
 
     def stmt_If(self, s):
         cond = self.check_bool(s.cond, "an 'if' condition")

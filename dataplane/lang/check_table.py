@@ -1,6 +1,8 @@
 """Type checker, part 5: tables (keys, action lists, default actions, const entries) and keysets."""
 from __future__ import annotations
 
+import dataclasses
+
 from dataplane.ir import decl as D
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
@@ -25,7 +27,9 @@ class TableMixin:
             if match_kind not in (None, "ternary", "lpm"):
                 self.error(f"{what}: a mask '&&&' needs a ternary or lpm key, not {match_kind}", k.span)
             value = self._keyset_value(k.value, key_type, what)
-            mask = self._keyset_value(k.mask, key_type, what)
+            # A serializable enum's mask is a number of its underlying type (p4c accepts `E.A &&& 0xff00`).
+            mask_type = key_type.underlying if isinstance(key_type, T.Enum) and key_type.underlying else key_type
+            mask = self._keyset_value(k.mask, mask_type, what)
             return E.Mask(value, mask, type=key_type, span=k.span)
         if isinstance(k, E.Range):
             if match_kind not in (None, "range"):
@@ -40,6 +44,13 @@ class TableMixin:
 
     def _keyset_value(self, e: E.Expr, key_type: T.Type, what: str) -> E.Expr:
         value = self.convert(self.check_expr(e, key_type), key_type, what)
+        if isinstance(value, E.Cast) and isinstance(value.expr, E.TypeMember) and isinstance(value.type, T.Bits):
+            # A serializable enum member where its underlying type is expected: its number.
+            member = value.expr
+            enum = self.types.get(member.type_name)
+            if isinstance(enum, T.Enum) and enum.values is not None and member.member in enum.members:
+                number = enum.values[enum.members.index(member.member)]
+                value = E.Constant(number, type=value.type, span=value.span)
         if not is_unknown(value.type) and not isinstance(value, (E.Constant, E.BoolLiteral, E.TypeMember)):
             self.error(f"{what}: keyset values must be compile-time constants", e.span)
         return value
@@ -138,6 +149,9 @@ class TableMixin:
         return P.ActionCall(ref.name, values)
 
     def _check_entry(self, e: D.EntryDecl, keys: list[P.TableKey], listed: dict, table: str) -> P.Entry | None:
+        if len(e.keys) == 1 and isinstance(e.keys[0], E.ListExpr) and len(e.keys[0].elements) == len(keys):
+            # `{(k)} : a();` (a list of the key values, as p4c takes it) names the keys one by one.
+            e = dataclasses.replace(e, keys=tuple(e.keys[0].elements))
         if len(e.keys) != len(keys):
             self.error(f"entry has {len(e.keys)} key value(s), table '{table}' has {len(keys)} key(s)", e.span)
             return None
@@ -149,17 +163,16 @@ class TableMixin:
         if annotation(listed[e.action.name].annotations, "defaultonly"):
             self.error(f"action '{e.action.name}' is @defaultonly and cannot be used in an entry", e.action.span)
         call = self._action_call(e.action, table, "entry action")
-        priority = None
+        priority = annotated = None
         if e.priority is not None:
             priority = self.const_int(e.priority, "entry priority")
-        else:
-            prio = annotation(e.annotations, "priority")
-            if prio is not None:
-                try:
-                    priority = int(prio.body.strip(), 0)
-                except ValueError:
-                    self.error(f"@priority needs an integer, got '{prio.body}'", prio.span)
-        return P.Entry(values, call or P.ActionCall(e.action.name), priority, e.span, e.is_const)
+        prio = annotation(e.annotations, "priority")
+        if prio is not None:
+            try:
+                annotated = int(prio.body.strip(), 0)
+            except ValueError:
+                self.error(f"@priority needs an integer, got '{prio.body}'", prio.span)
+        return P.Entry(values, call or P.ActionCall(e.action.name), priority, e.span, e.is_const, annotated)
 
     def _instance_ref(self, value: E.Expr, table: str, kinds: tuple[str, ...]) -> str | None:
         if isinstance(value, E.ConstructorCall):

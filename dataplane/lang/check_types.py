@@ -187,21 +187,28 @@ class TypeMixin:
             return
         self.declare_type(d.name, T.NewType(d.name, base) if d.is_new else base, d.span)
 
-    def resolve_params(self, params: tuple[D.ParamDecl, ...]) -> tuple[T.Param, ...]:
+    def resolve_params(self, params: tuple[D.ParamDecl, ...], optional_ok: bool = False) -> tuple[T.Param, ...]:
+        """Resolve parameter declarations; ``optional_ok``: ``@optional`` is allowed (p4c allows it
+        on extern functions and methods and on packages only)."""
         out = []
         seen: set[str] = set()
         for p in params:
             if p.name in seen:
                 self.error(f"duplicate parameter '{p.name}'", p.span)
             seen.add(p.name)
-            out.append(T.Param(p.direction, self.resolve(p.type_ref), p.name, p.default is not None))
+            marked = annotation(p.annotations, "optional") is not None
+            if marked and not optional_ok:
+                self.error(f"'{p.name}': an @optional parameter is only allowed in an extern function, "
+                           "an extern method or a package", p.span)
+            # A parameter with a default value or marked @optional may be left out of a call.
+            out.append(T.Param(p.direction, self.resolve(p.type_ref), p.name, p.default is not None or marked))
         return tuple(out)
 
     def method_type(self, m: D.MethodDecl, owner: str = "") -> T.Method:
         self.type_vars.append({n: T.TypeVar(n, m.name) for n in m.type_params})
         try:
             ret = self.resolve(m.ret) if m.ret is not None else T.VOID
-            return T.Method(m.name, self.resolve_params(m.params), ret, m.type_params)
+            return T.Method(m.name, self.resolve_params(m.params, optional_ok=True), ret, m.type_params)
         finally:
             self.type_vars.pop()
 
@@ -231,7 +238,8 @@ class TypeMixin:
                            span: Span | None = None) -> T.Block:
         self.type_vars.append({n: T.TypeVar(n, name) for n in type_params})
         try:
-            block = T.Block(kind, name, self.resolve_params(params), type_params, self.resolve_params(ctor_params))
+            block = T.Block(kind, name, self.resolve_params(params, optional_ok=kind == "package"), type_params,
+                            self.resolve_params(ctor_params))
         finally:
             self.type_vars.pop()
         self.declare_type(name, block, span)

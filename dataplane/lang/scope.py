@@ -57,6 +57,17 @@ class Scope:
             scope = scope.parent
         return None
 
+    def lookup_all(self, name: str) -> list[Symbol]:
+        """Every symbol named ``name``, innermost scope first (the shadowed ones after)."""
+        out = []
+        scope: Scope | None = self
+        while scope is not None:
+            sym = scope.names.get(name)
+            if sym is not None:
+                out.append(sym)
+            scope = scope.parent
+        return out
+
     def visible_names(self) -> list[str]:
         out: list[str] = []
         scope: Scope | None = self

@@ -39,3 +39,10 @@ def test_switches_of_a_shared_module_keep_their_own_tables_and_registers():
     assert out_b[0].data == bytes([7, 0])
     a.send(0, bytes([1, 0]))
     assert (a.register_read("seen", 0), b.register_read("seen", 0)) == (2, 1)
+
+
+def test_a_control_without_parameters_compiles():
+    """A control with no parameters (unused by the package) still makes valid Python."""
+    src = v1model_program(decls="control Unused() { apply { } }")
+    pipeline = compile_pipeline(compile_source(src).program)
+    assert "C_Unused" in pipeline.namespace["build"].__code__.co_varnames
