@@ -39,6 +39,11 @@ class Device:
         self.instances = self._make_instances()
         self.tables = self._make_tables()
         self.functions = self._bind_functions()
+        missing = sorted(self.pipeline.extern_functions() - set(self.functions))
+        if missing:
+            # p4c's BMv2 accepts such a program only on a target built with the function.
+            raise ArchitectureError(f"{self.program.source}: extern function(s) {', '.join(map(repr, missing))} "
+                                    f"have no implementation in the {self.architecture} architecture")
         built = self.pipeline.instantiate(self)
         self.actions = built["actions"]
         for table in self.tables.values():

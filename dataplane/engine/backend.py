@@ -46,6 +46,10 @@ class CompiledPipeline:
     def instantiate(self, rt: Any) -> dict[str, Any]:
         return self.namespace["build"](rt)
 
+    def extern_functions(self) -> set[str]:
+        """The extern functions the program calls, which the architecture must implement."""
+        return _extern_functions(self.program)
+
     def struct_class(self, type_name: str) -> type:
         return self.namespace[class_name(type_name)]
 
