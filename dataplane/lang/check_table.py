@@ -103,7 +103,10 @@ class TableMixin:
                        size, implementation, counters, meters, tuple(others), d.annotations, d.span)
 
     def _check_key(self, k: D.KeyElement) -> P.TableKey:
-        expr = self.check_expr(k.expr)
+        # A key is evaluated when its table is applied, so it may apply another table (p4c
+        # evaluates such a key into a temporary just before the lookup).
+        with self.context("apply"):
+            expr = self.check_expr(k.expr)
         if k.match_kind not in self.match_kinds:
             self.error(f"unknown match kind '{k.match_kind}'", k.span)
         elif not is_unknown(expr.type) and not isinstance(T.strip_newtype(expr.type), _KEY_TYPES):
