@@ -89,6 +89,8 @@ class ExprGen(FieldListGen):
         return f"{self(e.expr)}.{py_name(e.member)}"
 
     def gen_Index(self, e):
+        if isinstance(T.strip_newtype(e.expr.type), T.Tuple):   # tuples are Python tuples
+            return f"{self(e.expr)}[{e.index.value}]"
         if isinstance(e.index, E.Constant):
             return f"{self(e.expr)}.elems[{e.index.value}]"
         return f"{self(e.expr)}.at({self(e.index)})"

@@ -240,6 +240,11 @@ class CallMixin:
     # ---- l-values ----------------------------------------------------------------------------------
     def check_writable(self, e: E.Expr, prefix: str = "", raw: E.Expr | None = None) -> bool:
         """Report unless ``e`` (checked from ``raw``, if given) names something that may be written."""
+        target = e.expr if isinstance(e, E.Slice) else e
+        if (isinstance(target, E.Index) and isinstance(target.expr.type, T.Tuple)
+                and not isinstance(T.strip_newtype(target.type), (T.StructLike, T.Stack))):
+            self.error(f"{prefix}a tuple's element cannot be written on its own; assign the whole tuple", e.span)
+            return False
         root = e
         while isinstance(root, (E.Member, E.Index, E.Slice)):
             if isinstance(root, E.Member) and isinstance(root.expr.type, T.ApplyResult):

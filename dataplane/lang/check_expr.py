@@ -177,8 +177,10 @@ class ExprMixin:
         out = E.Index(base, index, span=e.span)
         if is_unknown(base.type, index.type):
             return _typed(out, UNKNOWN)
+        if isinstance(base.type, T.Tuple):
+            return self._tuple_element(base, index, e)
         if not isinstance(base.type, T.Stack):
-            self.error(f"only header stacks can be indexed, not {base.type}", e.span)
+            self.error(f"only header stacks and tuples can be indexed, not {base.type}", e.span)
             return _typed(out, UNKNOWN)
         if isinstance(index, E.Constant):
             if not 0 <= index.value < base.type.size:
@@ -190,6 +192,19 @@ class ExprMixin:
             # As p4c: bit<W>, int<W> (a negative index is out of range) or a serializable enum.
             self.error(f"a stack index must be an integer, got {index.type}", e.index.span)
         return E.Index(base, index, type=base.type.element, span=e.span)
+
+    def _tuple_element(self, base: E.Expr, index: E.Expr, e: E.Index) -> E.Expr:
+        """``t[i]`` of a tuple: ``i`` must be a constant in range; the element keeps its own type."""
+        elements = base.type.elements
+        if not isinstance(index, E.Constant):
+            self.error("a tuple index must be a compile-time constant", e.index.span)
+            return _typed(E.Index(base, index, span=e.span), UNKNOWN)
+        if not 0 <= index.value < len(elements):
+            self.error(f"index {index.value} is out of range for {base.type}", e.index.span)
+            return _typed(E.Index(base, index, span=e.span), UNKNOWN)
+        if isinstance(base, E.ListExpr):
+            return base.elements[index.value]
+        return E.Index(base, _const(index.value, T.INT, index.span), type=elements[index.value], span=e.span)
 
     def expr_Slice(self, e, expected):
         base = self.check_expr(e.expr)

@@ -614,3 +614,11 @@ def test_a_field_may_be_named_like_an_extern_type():
     p = compile_ok(decls="header cpu_h { bit<8> reason; } struct cpu_meta_t { cpu_h packet_in; }",
                    headers="h_t h; cpu_h packet_in;", ingress="hdr.packet_in.reason = 1;")
     assert p.types["cpu_meta_t"].fields[0].name == "packet_in"
+
+
+def test_a_tuple_is_indexed_by_a_constant():
+    """`t[1]` of a tuple has the element's type; a header inside a tuple may be written through it."""
+    v = value("meta.w = t[1];", ingress_locals="tuple<bit<8>, bit<16>> t = {1, 2};")
+    assert isinstance(v, E.Index) and v.type == BIT16
+    ig = ingress(ingress_locals="tuple<h_t[2]> hs;", ingress="hs[0][1].a = 3;")
+    assert ig.body.stmts[-1].lhs.type == BIT8

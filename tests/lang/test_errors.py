@@ -559,3 +559,12 @@ def test_bad_initializers(locals_, message, at):
 def test_this_outside_an_initializer():
     assert_error(v1model(ingress="this.x = 1;"), "'this' can only be used in the methods of an instance's initializer",
                  "this.x")
+
+
+@pytest.mark.parametrize("code, message, at", [
+    ("t[meta.x] = 1;", "a tuple index must be a compile-time constant", "meta.x]"),
+    ("meta.x = t[2];", "index 2 is out of range for tuple<bit<8>, bit<8>>", "2];"),
+    ("t[0] = 1;", "a tuple's element cannot be written on its own", "t[0] ="),
+])
+def test_bad_tuple_indexing(code, message, at):
+    assert_error(v1model(ingress_locals="tuple<bit<8>, bit<8>> t = {1, 2};", ingress=code), message, at)
