@@ -8,6 +8,7 @@ from dataplane.ir import expr as E
 from dataplane.ir import types as T
 from dataplane.lang.check_types import ERROR, UNKNOWN, is_unknown
 from dataplane.lang.consteval import cast_int, concat, fold_binary, slice_bits
+from dataplane.lang.limits import MAX_WIDTH, too_wide
 from dataplane.lang.literals import wrap
 
 _ARITH = {"+", "-", "*", "|+|", "|-|"}
@@ -52,6 +53,9 @@ class ExprMixin:
 
     # ---- leaves ---------------------------------------------------------------------------------
     def expr_Constant(self, e, expected):
+        if isinstance(e.type, T.Bits) and e.type.width > MAX_WIDTH:
+            self.error(too_wide(f"the width {e.type.width} of this literal"), e.span)
+            return _typed(e, UNKNOWN)
         return e if e.type is not None else _typed(e, T.INT)
 
     def expr_BoolLiteral(self, e, expected):
@@ -212,6 +216,9 @@ class ExprMixin:
         lo = self.const_int(e.lo, "a slice bound")
         if is_unknown(base.type) or hi is None or lo is None:
             return E.Slice(base, e.hi, e.lo, type=UNKNOWN, span=e.span)
+        if hi > MAX_WIDTH:
+            self.error(too_wide(f"slice bound {hi}"), e.hi.span)
+            return E.Slice(base, e.hi, e.lo, type=UNKNOWN, span=e.span)
         bt = base.type
         if isinstance(bt, T.InfInt) and isinstance(base, E.Constant):
             bt = T.Bits(max(hi + 1, 1))
@@ -360,6 +367,7 @@ class ExprMixin:
         if isinstance(rt, T.InfInt):
             if not isinstance(right, E.Constant) or right.value < 0:
                 self.error("a shift amount must be non-negative", e.right.span)
+                return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
         elif not (isinstance(rt, T.Bits) and not rt.signed):
             self.error(f"a shift amount must be an unsigned bit<W> value, got {rt}", e.right.span)
             return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
@@ -367,6 +375,9 @@ class ExprMixin:
             self.error("cannot shift an untyped integer by a non-constant amount; give it a width (e.g. 32w1)", e.span)
             return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
         if isinstance(left, E.Constant) and isinstance(right, E.Constant):
+            if right.value > MAX_WIDTH:  # p4c refuses to fold such a shift, whatever the left side
+                self.error(too_wide(f"shift amount {right.value}"), e.span)
+                return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
             width = lt.width if isinstance(lt, T.Bits) else None
             v = fold_binary(e.op, left.value, right.value, width, isinstance(lt, T.Bits) and lt.signed)
             return _const(v, lt, e.span)
@@ -376,6 +387,9 @@ class ExprMixin:
         lt, rt = left.type, right.type
         if not (isinstance(lt, T.Bits) and isinstance(rt, T.Bits)):
             self.error(f"'++' needs operands of known width, got {lt} and {rt}", e.span)
+            return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
+        if lt.width + rt.width > MAX_WIDTH:
+            self.error(too_wide(f"the width {lt.width + rt.width} of this concatenation"), e.span)
             return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
         t = T.Bits(lt.width + rt.width, lt.signed)
         if isinstance(left, E.Constant) and isinstance(right, E.Constant):

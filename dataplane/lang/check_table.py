@@ -95,8 +95,9 @@ class TableMixin:
             default = self._check_default(default_ref, listed, d.name)
         if default is None:
             default = P.ActionCall("NoAction")
-        if "entries" in seen:
+        if "entries" in seen and self.check_entries_order(d):
             entries = [e for e in (self._check_entry(x, keys, listed, d.name) for x in entries_decl) if e is not None]
+            self.check_entry_set(d, keys, entries_decl, entries, entries_const)
         if size is not None and size <= 0:
             self.error(f"table '{d.name}' size must be positive", d.prop("size").span)
         return P.Table(d.name, tuple(keys), tuple(actions), default, default_const, tuple(entries), entries_const,
@@ -132,9 +133,9 @@ class TableMixin:
             return None
         if annotation(listed[ref.name].annotations, "tableonly"):
             self.error(f"action '{ref.name}' is @tableonly and cannot be the default action", ref.span)
-        return self._action_call(ref, table, "default action")
+        return self._action_call(ref, table, "default action", listed[ref.name])
 
-    def _action_call(self, ref: D.ActionRef, table: str, what: str) -> P.ActionCall | None:
+    def _action_call(self, ref: D.ActionRef, table: str, what: str, listed: P.ActionCall) -> P.ActionCall | None:
         method: T.Method = self.scope.lookup(ref.name).type
         data = tuple(p for p in method.params if not p.direction)
         full = len(ref.args) == len(method.params) and len(method.params) != len(data)
@@ -145,6 +146,7 @@ class TableMixin:
             return None
         values = tuple(a.value for a in result[1])
         if full:
+            self.check_bound_args(ref, method, values, listed, what)
             values = tuple(v for v, p in zip(values, method.params) if not p.direction)
         for v in values:
             if not is_unknown(v.type) and not isinstance(v, (E.Constant, E.BoolLiteral, E.TypeMember)):
@@ -165,7 +167,7 @@ class TableMixin:
             return None
         if annotation(listed[e.action.name].annotations, "defaultonly"):
             self.error(f"action '{e.action.name}' is @defaultonly and cannot be used in an entry", e.action.span)
-        call = self._action_call(e.action, table, "entry action")
+        call = self._action_call(e.action, table, "entry action", listed[e.action.name])
         priority = annotated = None
         if e.priority is not None:
             priority = self.const_int(e.priority, "entry priority")

@@ -9,6 +9,7 @@ from dataplane.ir import decl as D
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
 from dataplane.ir.node import annotation
+from dataplane.lang.limits import MAX_WIDTH, too_wide
 from dataplane.lang.literals import wrap
 from dataplane.records import record
 
@@ -47,12 +48,18 @@ class TypeMixin:
             if width <= 0 or (ref.signed and width < 1):
                 self.error(f"invalid width {width} for {'int' if ref.signed else 'bit'}<W>", ref.span)
                 return UNKNOWN
+            if width > MAX_WIDTH:
+                self.error(too_wide(f"{'int' if ref.signed else 'bit'}<{width}>"), ref.width.span)
+                return UNKNOWN
             return T.Bits(width, ref.signed)
         if isinstance(ref, E.VarbitRef):
             width = self.const_int(ref.width, "a width")
             if width is None or width <= 0:
                 if width is not None:
                     self.error(f"invalid width {width} for varbit<W>", ref.span)
+                return UNKNOWN
+            if width > MAX_WIDTH:
+                self.error(too_wide(f"varbit<{width}>"), ref.width.span)
                 return UNKNOWN
             return T.VarBits(width)
         if isinstance(ref, E.BaseTypeRef):

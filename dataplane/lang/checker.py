@@ -16,6 +16,7 @@ from dataplane.ir import stmt as S
 from dataplane.ir import types as T
 from dataplane.lang.check_blocks import BlockMixin
 from dataplane.lang.check_call import CallMixin
+from dataplane.lang.check_entries import EntriesMixin
 from dataplane.lang.check_expr import ExprMixin
 from dataplane.lang.check_stmt import StmtMixin
 from dataplane.lang.check_table import TableMixin
@@ -29,7 +30,7 @@ _BLOCK_CONTEXTS = ("parser", "control", "action", "function")
 
 
 class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMixin, InitializerMixin, BlockMixin,
-              PackageMixin):
+              PackageMixin, EntriesMixin):
     def __init__(self, sink: DiagnosticSink, source: str = "<input>"):
         self.sink = sink
         self.types: dict[str, T.Type] = {}

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+from dataplane.lang.limits import MAX_WIDTH
+
 _LITERAL = re.compile(r"^(?:(?P<width>[0-9]+)(?P<kind>[ws]))?(?P<neg>-)?(?P<body>0[xXbBoOdD][0-9a-fA-F_]+|[0-9][0-9_]*)$")
 _BASES = {"x": 16, "b": 2, "o": 8, "d": 10}
 
@@ -11,7 +13,8 @@ def parse_integer(text: str) -> tuple[int, int | None, bool, int]:
     """Return ``(value, width, signed, base)``; width is None for an untyped literal.
 
     Width-prefixed values are reduced to their type: ``8w256`` is 0 and ``4s9`` is -7,
-    as p4c does (with a warning there). A leading 0 does not mean octal.
+    as p4c does (with a warning there). A leading 0 does not mean octal. A width over
+    ``MAX_WIDTH`` is returned as written, unreduced; the type checker reports it.
     """
     m = _LITERAL.match(text)
     if m is None:
@@ -30,6 +33,8 @@ def parse_integer(text: str) -> tuple[int, int | None, bool, int]:
         return value, None, False, base
     width = int(m.group("width"))
     signed = m.group("kind") == "s"
+    if width > MAX_WIDTH:
+        return value, width, signed, base
     return wrap(value, width, signed), width, signed, base
 
 

@@ -10,42 +10,12 @@ from __future__ import annotations
 import pytest
 
 from dataplane.control.switch import ControlPlaneError, Switch
-from dataplane.errors import CompileError, Diagnostic
+from dataplane.errors import CompileError
 from dataplane.lang.frontend import compile_source
+from dataplane.testing.diagnostics import FILE, assert_error, diagnostics, where
 from dataplane.testing.skeleton import v1model_program
 
-FILE = "bad.p4"
-
-
 v1model = v1model_program
-
-
-def where(src: str, needle: str) -> tuple[int, int]:
-    """1-based (line, column) of ``needle``, which must occur exactly once in ``src``."""
-    assert src.count(needle) == 1, f"{needle!r} occurs {src.count(needle)} times"
-    before = src[:src.index(needle)]
-    return before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
-
-
-def diagnostics(src: str) -> list[Diagnostic]:
-    """Compile ``src``, which must fail with a CompileError, and check how the error renders."""
-    with pytest.raises(CompileError) as info:
-        compile_source(src, FILE)
-    err = info.value
-    first = err.diagnostics[0]
-    assert first.severity == "error"
-    head, line, caret = str(err).split("\n")[:3]
-    assert head == f"{FILE}:{first.span.line}:{first.span.col}: error: {first.message}"
-    assert line == src.split("\n")[first.span.line - 1] and caret.index("^") == first.span.col - 1
-    return err.diagnostics
-
-
-def assert_error(src: str, message: str, at: str) -> Diagnostic:
-    """The first diagnostic contains ``message`` and points at the text ``at``."""
-    d = diagnostics(src)[0]
-    assert message in d.message
-    assert (d.span.file, d.span.line, d.span.col) == (FILE, *where(src, at))
-    return d
 
 
 # ---- types of expressions and assignments -------------------------------------------------------

@@ -1,0 +1,103 @@
+"""Rules on a table's entries as a whole and on bound action arguments (dataplane/lang/check_entries.py).
+
+Each test compiles a small bad program and checks the first error's message and where it
+points (the unique source text given as ``at``), as tests/lang/test_errors.py does.
+"""
+from __future__ import annotations
+
+from dataplane.testing.diagnostics import assert_error
+from dataplane.testing.skeleton import v1model_program as v1model
+
+from dataplane.lang.frontend import compile_source
+
+TERNARY = "key = { meta.x : exact; meta.y : ternary; }"
+
+
+def table(body: str, key: str = TERNARY) -> str:
+    """A v1model program whose ingress holds table ``t`` with ``key`` and ``body``."""
+    return v1model(ingress_locals=f"""
+    action a() {{ }}
+    action set(bit<8> v) {{ meta.x = v; }}
+    table t {{
+        {key}
+        actions = {{ a; set; }}
+        {body}
+    }}""", ingress="t.apply();")
+
+
+def test_priorities_on_exact_and_lpm_keys_are_rejected():
+    """Exact and lpm keys need no priority, so an entry that gives one is an error."""
+    src = table("entries = { priority = 10: (1, 2) : set(1); (3, 4) : set(2); }",
+                key="key = { meta.x : exact; meta.y : lpm; }")
+    assert_error(src, "entries of table 't' cannot have priorities: its keys are all exact or lpm", at="10:")
+
+
+def test_first_entry_needs_a_priority_when_later_ones_have_one():
+    """Later entries count from the one before, so the first must give a priority."""
+    src = table("entries = { (1, 2) : set(1); priority = 40: (3, 4) : set(2); }")
+    assert_error(src, "the first entry of table 't' needs a priority", at="(1, 2)")
+
+
+def test_priorities_that_fall_below_zero_are_rejected():
+    """Counting down by priority_delta from 12 by 10 passes 0 after the second entry."""
+    src = table("priority_delta = 10;\n"
+                "entries = { priority = 12: (1, 2) : set(1); (3, 4 &&& 0xF) : set(2); (5, _) : set(3); }")
+    assert_error(src, "the priorities of table 't' fall below 0 after entry 2 (priority 2)", at="(3, 4 &&& 0xF)")
+
+
+def test_ascending_priorities_and_const_entries_pass():
+    """largest_priority_wins = false counts up; const entries take no priority rules."""
+    compile_source(table("largest_priority_wins = false; priority_delta = 10;\n"
+                         "entries = { priority = 1: (1, 2) : set(1); (3, 4) : set(2); }"), "ok.p4")
+    compile_source(table("const entries = { (1, 2) : set(1); (3, 4) : set(2); }",
+                         key="key = { meta.x : exact; meta.y : lpm; }"), "ok.p4")
+
+
+def test_entries_before_the_key_are_rejected():
+    """Entries are typed against the key, which must come first."""
+    src = v1model(ingress_locals="""
+    action a() { }
+    table t {
+        const entries = { 1 : a(); }
+        key = { meta.x : exact; }
+        actions = { a; }
+    }""", ingress="t.apply();")
+    assert_error(src, "the entries of table 't' must come after its 'key'", at="const entries")
+
+
+def test_duplicate_entry_keys_are_rejected():
+    """Two entries with the same keys: the second could never be chosen."""
+    src = table("const entries = { (1, 2) : set(1); (3, 4) : set(2); (0x1, 2) : set(3); }",
+                key="key = { meta.x : exact; meta.y : exact; }")
+    assert_error(src, "entry of table 't' has the same keys as the entry at line", at="(0x1, 2)")
+
+
+def test_lpm_mask_must_be_a_prefix():
+    """0xE1 is not ones followed by zeros; 0xF0 is."""
+    src = table("const entries = { 0x10 &&& 0xF0 : set(1); 0x11 &&& 0xE1 : set(2); }",
+                key="key = { meta.x : lpm; }")
+    assert_error(src, "invalid mask 0xe1 for lpm key 'meta.x': an lpm mask must be a prefix", at="0x11 &&& 0xE1")
+
+
+def test_default_action_must_bind_the_same_directional_argument():
+    """The actions list binds `b` to meta.x; the default action may not pass meta.y."""
+    src = v1model(ingress_locals="""
+    action a(inout bit<8> b, bit<8> d) { b = d; }
+    table t {
+        actions = { a(meta.x); }
+        default_action = a(meta.y, 0);
+    }""", ingress="t.apply();")
+    assert_error(src, "default action 'a': argument 'meta.y' for 'inout b' does not match the actions list, "
+                      "which binds 'meta.x'", at="meta.y, 0")
+
+
+def test_entry_action_must_bind_the_same_directional_argument():
+    """Entries that name every parameter pass the listed value for the directional ones."""
+    src = v1model(ingress_locals="""
+    action m(in bit<32> g) { }
+    table t {
+        key = { meta.x : exact; }
+        actions = { m(1); }
+        const entries = { 5 : m(2); }
+    }""", ingress="t.apply();")
+    assert_error(src, "entry action 'm': argument '2' for 'in g' does not match the actions list", at="2);")
