@@ -214,6 +214,8 @@ class CallMixin:
             if arg is None:
                 continue
             ptype = _wildcards_filled(subst(param.type, bound), value.type)
+            if isinstance(param.type, T.TypeVar):
+                self.check_bound_direction(param, ptype, what, arg.span)
             if param.direction in ("out", "inout"):
                 if not isinstance(value, E.DontCareExpr):
                     writable = self.check_writable(value, f"argument '{param.name}' of {what} is '{param.direction}'; ",

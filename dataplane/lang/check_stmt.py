@@ -219,6 +219,8 @@ class StmtMixin:
             init = self.convert(self.check_expr(s.init, t), t, f"initializer of '{s.name}'")
         if isinstance(t, (T.Extern, T.Block)) and not is_unknown(t):
             self.error(f"'{s.name}': {t} cannot be a variable; instantiate it with {t}(...) {s.name};", s.span)
+        else:
+            self.check_value_type(t, f"variable '{s.name}'", s.span)
         self.declare_value(Symbol(s.name, "local", t, span=s.span))
         return S.VarDecl(s.type_ref, s.name, init, s.annotations, t, span=s.span)
 

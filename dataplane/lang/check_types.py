@@ -166,6 +166,8 @@ class TypeMixin:
                 self.error(f"header field '{f.name}' cannot have type {ft}", f.span)
             if d.kind == "header_union" and not is_unknown(ft) and not isinstance(ft, T.Header):
                 self.error(f"header_union field '{f.name}' must be a header, not {ft}", f.span)
+            if d.kind == "struct":
+                self.check_value_type(ft, f"field '{f.name}' of struct '{d.name}'", f.span)
             fields.append(T.StructField(f.name, ft, f.annotations))
         cls = {"header": T.Header, "struct": T.Struct, "header_union": T.HeaderUnion}[d.kind]
         return cls(name, tuple(fields))
@@ -209,6 +211,7 @@ class TypeMixin:
                            "an extern method or a package", p.span)
             # A parameter with a default value or marked @optional may be left out of a call.
             out.append(T.Param(p.direction, self.resolve(p.type_ref), p.name, p.default is not None or marked))
+            self.check_param_direction(out[-1], p)
         return tuple(out)
 
     def method_type(self, m: D.MethodDecl, owner: str = "") -> T.Method:

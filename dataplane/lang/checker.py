@@ -18,6 +18,7 @@ from dataplane.lang.check_blocks import BlockMixin
 from dataplane.lang.check_call import CallMixin
 from dataplane.lang.check_entries import EntriesMixin
 from dataplane.lang.check_expr import ExprMixin
+from dataplane.lang.check_params import ParamRulesMixin
 from dataplane.lang.check_stmt import StmtMixin
 from dataplane.lang.check_table import TableMixin
 from dataplane.lang.check_initializer import InitializerMixin
@@ -30,7 +31,7 @@ _BLOCK_CONTEXTS = ("parser", "control", "action", "function")
 
 
 class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMixin, InitializerMixin, BlockMixin,
-              PackageMixin, EntriesMixin):
+              PackageMixin, EntriesMixin, ParamRulesMixin):
     def __init__(self, sink: DiagnosticSink, source: str = "<input>"):
         self.sink = sink
         self.types: dict[str, T.Type] = {}
@@ -50,6 +51,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         self.block_scope: Scope | None = None
         self.subblocks: list[P.BlockInstance] = []
         self.block_decls: dict[str, D.ParserDecl | D.ControlDecl] = {}  # for default argument values
+        self.listed_actions: list[tuple] = []  # (action, signature, declaration, table) tables list
         self.program = P.Program(source=source, architecture="")
 
     # ---- shared helpers ----------------------------------------------------------------------
@@ -77,6 +79,8 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             self.scope = outer
 
     def declare_value(self, sym: Symbol) -> None:
+        if sym.kind != "param":
+            self.check_shadowed_param(sym.name, sym.span)
         old = self.scope.declare(sym)
         if old is not None:
             self.error(f"'{sym.name}' is already declared in this scope", sym.span)
@@ -90,6 +94,8 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         for d in prog.decls:
             self.check_top(d)
         p = self.program
+        if p.architecture in _ARCHITECTURES.values():
+            self.check_action_data()
         p.errors = tuple(self.error_members)
         p.match_kinds = tuple(self.match_kinds)
         p.types = {n: t for n, t in self.types.items() if not is_unknown(t)}
@@ -268,6 +274,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
 
     def check_action(self, d: D.ActionDecl) -> P.Action:
         params = self.resolve_params(d.params)
+        self.check_action_params(d.name, params, d.params)
         seen_data = False
         for p, pd in zip(params, d.params):
             if not p.direction:
