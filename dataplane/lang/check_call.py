@@ -6,6 +6,7 @@ import dataclasses
 from dataplane.errors import Span
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
+from dataplane.lang.check_infer import unbound
 from dataplane.lang.check_types import UNKNOWN, is_unknown
 
 
@@ -30,7 +31,8 @@ def unify(pattern: T.Type, actual: T.Type | None, bound: dict[str, T.Type]) -> N
     if actual is None or is_unknown(actual) or isinstance(actual, (T.InfInt, T.DontCare)):
         return
     if isinstance(pattern, T.TypeVar):
-        bound.setdefault(pattern.name, actual)
+        if unbound(bound, pattern.name):  # '_' (as in E<_>) asks for inference: a typed argument binds it
+            bound[pattern.name] = actual
     elif isinstance(pattern, T.Extern) and isinstance(actual, T.Extern) and pattern.name == actual.name:
         for p, a in zip(pattern.type_args, actual.type_args):
             unify(p, a, bound)
@@ -156,7 +158,9 @@ class CallMixin:
                 return dataclasses.replace(e, type=UNKNOWN)
             call = self._finish_call(e, member, methods, f"'{bt.name}.{name}'", self.extern_bindings(bt), type_args)
             if bt.name in ("packet_in", "packet_out") and name in ("extract", "emit") and call.args:
-                self._check_packet_arg(name, call.args[0])
+                self._check_packet_arg(name, call.args)
+            if bt.name == "packet_in" and name == "lookahead" and len(type_args) == 1:
+                self._check_lookahead_type(type_args[0], e.type_args[0].span)
             return call
         if isinstance(bt, T.Table) and name == "apply":
             if self.in_context("action"):
@@ -209,6 +213,8 @@ class CallMixin:
             value = self.check_expr(arg.value, None if isinstance(hint, T.TypeVar) else hint)
             unify(param.type, value.type, bound)
             checked.append((param, arg, value))
+        if not self.check_inferred(checked, bound, what):
+            return None
         out = []
         for param, arg, value in checked:
             if arg is None:
@@ -229,13 +235,22 @@ class CallMixin:
             out.append(E.Argument(value, arg.name, span=arg.span))
         return method, tuple(out), bound
 
-    def _check_packet_arg(self, method: str, arg: E.Argument) -> None:
-        """``extract`` fills a header; ``emit`` takes headers, stacks, unions and structs of those."""
+    def _check_packet_arg(self, method: str, args: tuple[E.Argument, ...]) -> None:
+        """``extract`` fills a header (with a varbit field iff it is given a size); ``emit`` takes
+        headers, stacks, unions and structs of those."""
+        arg = args[0]
         t = arg.value.type if arg.value is not None else None
         if is_unknown(t) or isinstance(t, T.DontCare):
             return
         if method == "extract" and not isinstance(t, T.Header):
             self.error(f"'extract' needs a header, not {t}", arg.span)
+        elif method == "extract":
+            varbit = any(isinstance(f.type, T.VarBits) for f in t.fields)
+            if varbit and len(args) == 1:
+                self.error(f"header {t} has a varbit field: extract it with its size in bits, "
+                           "extract(hdr, size)", arg.span)
+            elif not varbit and len(args) == 2:
+                self.error(f"header {t} has no varbit field, so 'extract' takes no size argument", arg.span)
         elif method == "emit" and not _emittable(t):
             self.error(f"'emit' needs a header, header stack, header_union or a struct of those, not {t}", arg.span)
 
@@ -277,6 +292,24 @@ class CallMixin:
             return False
         self.error(f"{prefix}this expression cannot be written to", e.span)
         return False
+
+
+    def _check_lookahead_type(self, t: T.Type, span: Span) -> None:
+        """``lookahead<T>`` reads a fixed number of bits: no void, no varbit."""
+        if isinstance(t, T.Void):
+            self.error("'lookahead' cannot return void; give it the type of the bits to read", span)
+        elif _has_varbit(t):
+            self.error(f"'lookahead' needs a fixed-width type, and {t} has a varbit field", span)
+
+
+def _has_varbit(t: T.Type) -> bool:
+    if isinstance(t, T.VarBits):
+        return True
+    if isinstance(t, T.StructLike):
+        return any(_has_varbit(f.type) for f in t.fields)
+    if isinstance(t, T.Stack):
+        return _has_varbit(t.element)
+    return False
 
 
 def _emittable(t: T.Type) -> bool:

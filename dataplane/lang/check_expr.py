@@ -6,6 +6,7 @@ import difflib
 
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
+from dataplane.lang.check_compare import anonymous_struct
 from dataplane.lang.check_types import ERROR, UNKNOWN, is_unknown
 from dataplane.lang.consteval import cast_int, concat, fold_binary, slice_bits
 from dataplane.lang.limits import MAX_WIDTH, too_wide
@@ -167,6 +168,9 @@ class ExprMixin:
             if e.member in ("hit", "miss"):
                 return _typed(out, T.BOOL)
             if e.member == "action_run":
+                if e is not self.switch_subject:
+                    self.error("'.action_run' can only be the expression of a switch statement", e.span)
+                    return _typed(out, UNKNOWN)
                 return _typed(out, T.ActionEnum(bt.table))
             self.error(f"the result of apply() has no member '{e.member}' (use hit, miss or action_run)", e.span)
             return _typed(out, UNKNOWN)
@@ -286,13 +290,13 @@ class ExprMixin:
             return self._shift(e, left, right)
         if e.op == "++":
             return self._concat(e, left, right)
+        if e.op in _EQUALITY and not self.check_comparable(e, left, right):
+            return E.Binary(e.op, left, right, type=T.BOOL, span=e.span)
         left, right = self._unify(e, left, right)
         lt = left.type
         if is_unknown(lt, right.type):
             return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
         if e.op in _EQUALITY:
-            if isinstance(lt, (T.Extern, T.Block, T.Table, T.Method, T.String)):
-                self.error(f"values of type {lt} cannot be compared", e.span)
             if isinstance(left, (E.Constant, E.BoolLiteral)) and isinstance(right, (E.Constant, E.BoolLiteral)):
                 same = left.value == right.value
                 return E.BoolLiteral(same if e.op == "==" else not same, type=T.BOOL, span=e.span)
@@ -324,7 +328,11 @@ class ExprMixin:
     def _type_initializers(self, e, left, right):
         """An initializer operand (``{#}``, ``{ f = x }``, ``{ x, y }``) takes the type of the other operand."""
         inits = (E.ListExpr, E.StructInit, E.InvalidHeader)
-        if isinstance(left, inits) and not isinstance(right, inits) and not is_unknown(right.type):
+        if anonymous_struct(right) and isinstance(left, E.StructInit) and not anonymous_struct(left):
+            right = self.convert(right, left.type, f"the right operand of '{e.op}'")
+        elif anonymous_struct(left) and isinstance(right, E.StructInit) and not anonymous_struct(right):
+            left = self.convert(left, right.type, f"the left operand of '{e.op}'")
+        elif isinstance(left, inits) and not isinstance(right, inits) and not is_unknown(right.type):
             left = self.convert(left, right.type, f"the left operand of '{e.op}'")
         elif isinstance(right, inits) and not isinstance(left, inits) and not is_unknown(left.type):
             right = self.convert(right, left.type, f"the right operand of '{e.op}'")
@@ -446,6 +454,8 @@ class ExprMixin:
         if isinstance(t, T.Extern):
             args = self.check_args(e.args, list(t.constructors), f"constructor of '{t.name}'", e.span,
                                    self.extern_bindings(t))
+            if args is not None:
+                self.check_ctor_args(args[1], f"the constructor of '{t.name}'")
             if args is not None and t.type_params and not t.type_args:
                 missing = [n for n in t.type_params if n not in args[2]]
                 if missing:
@@ -456,6 +466,8 @@ class ExprMixin:
             return E.ConstructorCall(e.type_ref, args[1] if args else (), type=t, span=e.span)
         if isinstance(t, T.Block):
             args = self.check_args(e.args, [T.Method(t.name, t.constructor_params)], f"'{t.name}'", e.span, {})
+            if args is not None:
+                self.check_ctor_args(args[1], f"'{t.name}'")
             return E.ConstructorCall(e.type_ref, args[1] if args else (), type=t, span=e.span)
         self.error(f"'{t}' cannot be instantiated", e.span)
         return _typed(e, UNKNOWN)

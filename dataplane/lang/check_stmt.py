@@ -89,7 +89,9 @@ class StmtMixin:
         return S.Return(value, span=s.span)
 
     def stmt_Switch(self, s):
+        self.switch_subject = s.expr  # the one place '.action_run' may appear
         subject = self.check_expr(s.expr)
+        self.switch_subject = None
         st = subject.type
         cases = []
         seen: set = set()

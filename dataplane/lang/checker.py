@@ -16,8 +16,11 @@ from dataplane.ir import stmt as S
 from dataplane.ir import types as T
 from dataplane.lang.check_blocks import BlockMixin
 from dataplane.lang.check_call import CallMixin
+from dataplane.lang.check_compare import CompareMixin
 from dataplane.lang.check_entries import EntriesMixin
 from dataplane.lang.check_expr import ExprMixin
+from dataplane.lang.check_infer import InferenceMixin
+from dataplane.lang.check_instances import InstancesMixin
 from dataplane.lang.check_params import ParamRulesMixin
 from dataplane.lang.check_stmt import StmtMixin
 from dataplane.lang.check_table import TableMixin
@@ -31,7 +34,7 @@ _BLOCK_CONTEXTS = ("parser", "control", "action", "function")
 
 
 class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMixin, InitializerMixin, BlockMixin,
-              PackageMixin, EntriesMixin, ParamRulesMixin):
+              PackageMixin, EntriesMixin, ParamRulesMixin, CompareMixin, InferenceMixin, InstancesMixin):
     def __init__(self, sink: DiagnosticSink, source: str = "<input>"):
         self.sink = sink
         self.types: dict[str, T.Type] = {}
@@ -43,6 +46,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         self.scope = Scope(kind="global")
         self.contexts: list[str] = []
         self.return_type: T.Type | None = None
+        self.switch_subject: E.Expr | None = None  # the expression of the switch statement being checked
         self.table_actions: dict[str, set[str]] = {}
         self.instances: list[P.ExternInstance] = []  # of the control being checked (tables add implicit ones)
         self.package_overloads: dict[str, list] = {}  # package name -> [(type, declaration)]
@@ -317,6 +321,9 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
                 self.check_package_instance(d, t)
             else:
                 self.error(f"a package ('{t.name}') can only be instantiated at the top level", d.span)
+            return None
+        if top and not self.check_top_instance(t, d.name, d.span):
+            self.declare_value(Symbol(d.name, "instance", UNKNOWN, span=d.span))
             return None
         checked = self.check_expr(E.ConstructorCall(d.type_ref, d.args, span=d.span))
         self.declare_value(Symbol(d.name, "instance", checked.type, span=d.span))

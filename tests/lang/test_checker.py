@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from dataplane.errors import CompileError
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import stmt as S
@@ -274,11 +275,14 @@ def test_lookahead_returns_its_explicit_type_argument():
     assert decl.init.type == BIT8 and decl.init.type_args == (BIT8,)
 
 
-def test_untyped_struct_initializer_gets_an_anonymous_struct_type():
-    """`digest(1, { a = meta.x })` binds T to a struct with one bit<8> field `a`."""
-    call = stmts(ingress="digest(1, { a = meta.x });")[0].call
+def test_untyped_struct_initializer_cannot_bind_a_type_variable():
+    """`digest(1, { a = meta.x })` would bind T to a struct with no declared type: p4c rejects
+    it ("Cannot infer type for unknown struct type initializer"); a cast names the struct."""
+    with pytest.raises(CompileError, match="could not infer the struct type of this initializer"):
+        stmts(ingress="digest(1, { a = meta.x });")
+    call = stmts(decls="struct d_t { bit<8> a; }", ingress="digest(1, (d_t){ a = meta.x });")[0].call
     (t,) = call.type_args
-    assert isinstance(t, T.Struct) and [(f.name, f.type) for f in t.fields] == [("a", BIT8)]
+    assert isinstance(t, T.Struct) and t.name == "d_t" and [(f.name, f.type) for f in t.fields] == [("a", BIT8)]
 
 
 # ---- tables ----------------------------------------------------------------------------------

@@ -1,0 +1,70 @@
+"""Type checker: instantiations of parsers, controls, externs and packages (p4c's ``TypeInference``).
+
+Constructor arguments are fixed when the program is built, so they must be compile-time
+values; parsers and controls are instantiated inside other parsers and controls (or as a
+package's arguments), never at the top level; a control or parser is applied from an
+apply block or a parser state, never from an action.
+"""
+from __future__ import annotations
+
+from dataplane.errors import Span
+from dataplane.ir import expr as E
+from dataplane.ir import types as T
+from dataplane.lang.check_types import is_unknown
+
+
+class InstancesMixin:
+    """Checks on constructor calls, top-level instances and applying instances."""
+
+    def check_ctor_args(self, args: tuple[E.Argument, ...], what: str) -> None:
+        """Every (typed) constructor argument is known at compile time."""
+        for a in args:
+            v = a.value
+            if v is not None and not is_unknown(v.type) and not self._ctor_constant(v):
+                self.error(f"argument of {what} must be a compile-time constant (constructor arguments are "
+                           "fixed when the program is built)", a.span)
+                return
+
+    def _ctor_constant(self, e: E.Expr) -> bool:
+        if isinstance(e, (E.Constant, E.BoolLiteral, E.StringLiteral, E.TypeMember, E.InvalidHeader,
+                          E.ConstructorCall, E.DontCareExpr)):
+            return True
+        if isinstance(e, E.ListExpr):
+            return all(self._ctor_constant(x) for x in e.elements)
+        if isinstance(e, E.StructInit):
+            return all(self._ctor_constant(f.value) for f in e.fields)
+        if isinstance(e, E.Cast):
+            return self._ctor_constant(e.expr)
+        if isinstance(e, E.Call) and isinstance(e.type, T.Extern):
+            return True  # an extern factory function: it builds an instance, like a constructor
+        if isinstance(e, E.PathExpr):
+            sym = self.scope.lookup(e.name)
+            # Instances, constants and the enclosing block's own constructor parameters.
+            return sym is not None and (sym.kind in ("instance", "const", "block")
+                                        or (sym.kind == "param" and not sym.direction
+                                            and not self.in_context("action")))
+        return False
+
+    def check_top_instance(self, t: T.Type, name: str, span: Span) -> bool:
+        """Parsers and controls cannot be instantiated at the top level."""
+        if isinstance(t, T.Block) and t.kind in ("parser", "control"):
+            self.error(f"{t.kind} '{t.name}' cannot be instantiated at the top level ('{name}'); "
+                       f"instantiate it inside the {t.kind} that applies it", span)
+            return False
+        return True
+
+    def check_block_apply(self, block: T.Block, span: Span) -> None:
+        """A parser or control instance is applied outside actions."""
+        if self.in_context("action"):
+            self.error(f"{block.kind} '{block.name}' cannot be applied inside an action", span)
+
+    def package_type_args(self, ref, pkg: T.Block) -> dict[str, T.Type]:
+        """The package's type parameters given explicitly (``Ingress<H>(...)``), by name."""
+        args = getattr(ref, "args", ())
+        if not args or not pkg.type_params:
+            return {}
+        if len(args) != len(pkg.type_params):
+            self.error(f"package '{pkg.name}' takes {len(pkg.type_params)} type argument(s), got {len(args)}",
+                       ref.span)
+            return {}
+        return dict(zip(pkg.type_params, (self.resolve(a) for a in args)))

@@ -1,0 +1,34 @@
+"""Rules on calls of packet_in's methods (dataplane/lang/check_call.py)."""
+from __future__ import annotations
+
+from dataplane.lang.frontend import compile_source
+from dataplane.testing.diagnostics import assert_error
+from dataplane.testing.skeleton import v1model_program as v1model
+
+VAR = "header v_t { bit<8> len; varbit<32> data; }"
+
+
+def test_extract_with_a_size_needs_a_varbit_header():
+    """The size argument is the varbit field's length; h_t has none."""
+    src = v1model(parser="state start { pkt.extract(hdr.h, 32); transition accept; }")
+    assert_error(src, "header h_t has no varbit field, so 'extract' takes no size argument", at="hdr.h, 32")
+
+
+def test_extract_of_a_varbit_header_needs_a_size():
+    """Without the size the varbit field's length is unknown."""
+    src = v1model(decls=VAR, headers="h_t h; v_t v;", parser="state start { pkt.extract(hdr.v); transition accept; }")
+    assert_error(src, "header v_t has a varbit field: extract it with its size in bits", at="hdr.v)")
+    compile_source(v1model(decls=VAR, headers="h_t h; v_t v;",
+                           parser="state start { pkt.extract(hdr.v, 16); transition accept; }"), "ok.p4")
+
+
+def test_lookahead_of_void_is_rejected():
+    """lookahead reads bits of a type; void has none."""
+    src = v1model(parser="state start { pkt.lookahead<void>(); transition accept; }")
+    assert_error(src, "'lookahead' cannot return void", at="void>")
+
+
+def test_lookahead_of_a_varbit_type_is_rejected():
+    """lookahead needs a fixed width."""
+    src = v1model(decls=VAR, parser="state start { pkt.lookahead<v_t>(); transition accept; }")
+    assert_error(src, "'lookahead' needs a fixed-width type, and v_t has a varbit field", at="v_t>()")

@@ -1,0 +1,48 @@
+"""Instantiations and applying instances (dataplane/lang/check_instances.py)."""
+from __future__ import annotations
+
+from dataplane.lang.frontend import compile_source
+from dataplane.testing.diagnostics import assert_error
+from dataplane.testing.skeleton import v1model_program as v1model
+
+SUB = "control Sub(inout bit<8> v)(bit<8> k) { apply { v = k; } }"
+
+
+def test_constructor_arguments_must_be_compile_time_constants():
+    """`Sub(meta.x)` would fix a run-time value at build time."""
+    src = v1model(decls=SUB, ingress_locals="Sub(meta.x) s;", ingress="s.apply(meta.y);")
+    assert_error(src, "argument of 'Sub' must be a compile-time constant", at="meta.x) s;")
+    compile_source(v1model(decls=SUB, ingress_locals="Sub(8w3) s;", ingress="s.apply(meta.y);"), "ok.p4")
+
+
+def test_extern_constructor_arguments_must_be_compile_time_constants():
+    """The size of a register is fixed."""
+    src = v1model(ingress_locals="register<bit<8>>((bit<32>)meta.z) r;")
+    assert_error(src, "argument of the constructor of 'register' must be a compile-time constant",
+                 at="(bit<32>)meta.z")
+
+
+def test_control_cannot_be_instantiated_at_the_top_level():
+    """Only externs and the package are instantiated at the top level."""
+    src = v1model(decls="control C() { apply { } }\nC() c;")
+    assert_error(src, "control 'C' cannot be instantiated at the top level ('c')", at="C() c;")
+
+
+def test_control_cannot_be_applied_inside_an_action():
+    """Actions run inside a table's match; applying a control there is not allowed."""
+    src = v1model(decls="control C() { apply { } }", ingress_locals="C() c;\naction a() { c.apply(); }",
+                  ingress="a();")
+    assert_error(src, "control 'C' cannot be applied inside an action", at="c.apply();")
+
+
+def test_package_type_arguments_bind_its_blocks():
+    """`Ingress<int>(...)` fixes IH = int; a parser with `out H` does not fit."""
+    src = """#include <core.p4>
+parser Parser<IH>(out IH parsedHeaders);
+package Ingress<IH>(Parser<IH> p);
+struct H {}
+parser ing_parse(out H hdr) { state start { transition accept; } }
+Ingress<int>(ing_parse()) main;
+"""
+    assert_error(src, "parameter 1 of 'ing_parse' has type H, but package 'Ingress' is instantiated with IH = int",
+                 at="ing_parse())")
