@@ -92,6 +92,8 @@ class CallMixin:
             self.error(f"'{target.name}' is not a function or action", target.span)
             return dataclasses.replace(e, type=UNKNOWN)
         call = self._finish_call(e, path, candidates, f"'{target.name}'", {}, type_args)
+        if sym.kind == "extern_function" and isinstance(call.target.type, T.Method):
+            self.check_extern_out_args(call.target.type, call.args, f"'{target.name}'", e.span)
         if sym.kind == "extern_function" and target.name == "static_assert" and call.args:
             return self._static_assert(call)
         return call
@@ -157,6 +159,8 @@ class CallMixin:
                 self.error(f"extern '{bt.name}' has no method '{name}'", target.span)
                 return dataclasses.replace(e, type=UNKNOWN)
             call = self._finish_call(e, member, methods, f"'{bt.name}.{name}'", self.extern_bindings(bt), type_args)
+            if isinstance(call.target.type, T.Method):
+                self.check_extern_out_args(call.target.type, call.args, f"'{bt.name}.{name}'", e.span)
             if bt.name in ("packet_in", "packet_out") and name in ("extract", "emit") and call.args:
                 self._check_packet_arg(name, call.args)
             if bt.name == "packet_in" and name == "lookahead" and len(type_args) == 1:

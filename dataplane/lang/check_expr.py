@@ -313,6 +313,7 @@ class ExprMixin:
                 return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
             if isinstance(base, T.InfInt) and ((isinstance(left, E.Constant) and left.value < 0) or right.value < 0):
                 self.error(f"'{e.op}' on negative compile-time integers is not defined", e.span)
+            self.check_run_time_division(e, left, right)
         if e.op in _BITWISE and isinstance(base, T.InfInt) and not (isinstance(left, E.Constant) and isinstance(right, E.Constant)):
             self.error(f"'{e.op}' needs values of known width", e.span)
         rt = T.BOOL if e.op in _ORDER else lt

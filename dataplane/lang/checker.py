@@ -15,6 +15,7 @@ from dataplane.ir import program as P
 from dataplane.ir import stmt as S
 from dataplane.ir import types as T
 from dataplane.lang.check_blocks import BlockMixin
+from dataplane.ir.node import annotation
 from dataplane.lang.check_call import CallMixin
 from dataplane.lang.check_compare import CompareMixin
 from dataplane.lang.check_entries import EntriesMixin
@@ -24,9 +25,10 @@ from dataplane.lang.check_instances import InstancesMixin
 from dataplane.lang.check_params import ParamRulesMixin
 from dataplane.lang.check_stmt import StmtMixin
 from dataplane.lang.check_table import TableMixin
+from dataplane.lang.check_target import TargetRulesMixin
+from dataplane.lang.check_types import UNKNOWN, TypeMixin, is_unknown
 from dataplane.lang.check_initializer import InitializerMixin
 from dataplane.lang.check_package import PackageMixin
-from dataplane.lang.check_types import UNKNOWN, TypeMixin, is_unknown
 from dataplane.lang.check_value_set import ValueSetMixin
 from dataplane.lang.scope import Scope, Symbol
 
@@ -34,7 +36,8 @@ _BLOCK_CONTEXTS = ("parser", "control", "action", "function")
 
 
 class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMixin, InitializerMixin, BlockMixin,
-              PackageMixin, EntriesMixin, ParamRulesMixin, CompareMixin, InferenceMixin, InstancesMixin):
+              PackageMixin, EntriesMixin, ParamRulesMixin, CompareMixin, InferenceMixin, InstancesMixin,
+              TargetRulesMixin):
     def __init__(self, sink: DiagnosticSink, source: str = "<input>"):
         self.sink = sink
         self.types: dict[str, T.Type] = {}
@@ -47,6 +50,8 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         self.contexts: list[str] = []
         self.return_type: T.Type | None = None
         self.switch_subject: E.Expr | None = None  # the expression of the switch statement being checked
+        self.keep_opassign = False  # p4test's @test_keep_opassign pragma: compound assignments stay as written
+        self.in_kept_compound_assignment = False
         self.table_actions: dict[str, set[str]] = {}
         self.instances: list[P.ExternInstance] = []  # of the control being checked (tables add implicit ones)
         self.package_overloads: dict[str, list] = {}  # package name -> [(type, declaration)]
@@ -95,6 +100,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
 
     # ---- the program -----------------------------------------------------------------------------
     def check_program(self, prog: D.P4Program) -> P.Program:
+        self.keep_opassign = any(annotation(getattr(d, "annotations", ()), "test_keep_opassign") for d in prog.decls)
         for d in prog.decls:
             self.check_top(d)
         p = self.program

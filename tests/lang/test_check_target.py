@@ -1,0 +1,85 @@
+"""What p4c's targets refuse although the language allows it (dataplane/lang/check_target.py)."""
+from __future__ import annotations
+
+import pytest
+
+from dataplane.errors import CompileError
+from dataplane.lang.frontend import compile_source
+from dataplane.testing.diagnostics import assert_error
+from dataplane.testing.skeleton import v1model_program as v1model
+
+
+def test_run_time_division_is_rejected():
+    """`x / y` with y known only at run time has no target implementation."""
+    src = v1model(ingress="meta.x = meta.x / meta.y;")
+    assert_error(src, "'/' needs operands known at compile time or a constant power-of-2 divisor", at="meta.x / meta.y")
+
+
+def test_run_time_remainder_in_a_compound_assignment_is_rejected():
+    """`x %= 3` is `x = x % 3`."""
+    src = v1model(ingress="meta.x %= 3;")
+    assert_error(src, "'%' needs operands known at compile time", at="meta.x %= 3;")
+
+
+def test_division_by_a_power_of_two_and_constant_division_pass():
+    """A power-of-2 divisor becomes a shift or a mask; constants fold; 0 / x is 0."""
+    compile_source(v1model(ingress="meta.x = meta.x / 4; meta.y = meta.y % 8w16; meta.w = 7 / 2; "
+                                   "meta.x = 8w0 / meta.y;"), "ok.p4")
+
+
+def test_switch_in_an_action_is_rejected():
+    """BMv2's compiler turns a switch into a table, which an action cannot apply."""
+    src = v1model(ingress_locals="action a() { switch (meta.x) { 1: { meta.y = 1; } } }", ingress="a();")
+    assert_error(src, "switch statements cannot be used in actions on BMv2", at="switch (meta.x)")
+
+
+def test_switch_without_core_p4_is_rejected():
+    """The table p4c builds for a switch matches 'exact', declared in core.p4."""
+    src = """control c(in bit<4> a) { apply { switch (a) { 4w0: { } } } }
+control ct(in bit<4> a);
+package pt(ct t);
+pt(c()) main;
+"""
+    assert_error(src, "a switch statement needs match_kind 'exact'", at="switch (a)")
+
+
+def test_nested_struct_cannot_be_an_extern_out_argument():
+    """A struct holding a header cannot come back from an extern."""
+    src = v1model(decls="struct pair_t { h_t a; bit<8> b; }\nextern void fill(inout pair_t p);",
+                  ingress="pair_t v; fill(v);")
+    assert_error(src, "argument 'p' of 'fill' is 'inout' and has type pair_t, a struct holding structs or headers",
+                 at="v);")
+
+
+def test_extern_cannot_write_a_struct_inside_a_nested_parameter():
+    """register<S>.read into meta.s, where meta holds structs, is refused by p4c's mid-end."""
+    prog = """#include <core.p4>
+#include <v1model.p4>
+struct s_t { bit<8> f; }
+struct m_t { s_t s; bit<8> g; }
+struct h_t { }
+parser P(packet_in p, out h_t h, inout m_t m, inout standard_metadata_t sm) { state start { transition accept; } }
+control C(inout h_t h, inout m_t m, inout standard_metadata_t sm) {
+    register<s_t>(4) r;
+    apply { r.read(m.s, 0); }
+}
+control E(inout h_t h, inout m_t m, inout standard_metadata_t sm) { apply { } }
+control V(inout h_t h, inout m_t m) { apply { } }
+control D(packet_out p, in h_t h) { apply { } }
+V1Switch(P(), V(), C(), E(), V(), D()) main;
+"""
+    assert_error(prog, "'m.s' is a struct inside parameter 'm', and p4c's targets cannot write a whole struct there",
+                 at="m.s, 0")
+
+
+@pytest.mark.parametrize("version, message", [
+    ("-6419018", "V1MODEL_VERSION must be a non-negative number, got -6419018"),
+    ("20000101", "unknown V1MODEL_VERSION 20000101: versions from 20180101 to 20200408 are supported"),
+])
+def test_v1model_version_must_be_known(version, message):
+    """p4c knows v1model.p4 from 20180101 to 20200408."""
+    src = v1model().replace("#include <v1model.p4>", f"#define V1MODEL_VERSION {version}\n#include <v1model.p4>")
+    with pytest.raises(CompileError) as info:
+        compile_source(src, "bad.p4")
+    first = info.value.diagnostics[0]
+    assert message in first.message and first.span.file.endswith("v1model.p4") and first.span.line > 0
