@@ -108,6 +108,7 @@ class TableMixin:
         # evaluates such a key into a temporary just before the lookup).
         with self.context("apply"):
             expr = self.check_expr(k.expr)
+        self.check_key_name(k)
         if k.match_kind not in self.match_kinds:
             self.error(f"unknown match kind '{k.match_kind}'", k.span)
         elif not is_unknown(expr.type) and not isinstance(T.strip_newtype(expr.type), _KEY_TYPES):

@@ -22,6 +22,7 @@ from dataplane.lang.check_entries import EntriesMixin
 from dataplane.lang.check_expr import ExprMixin
 from dataplane.lang.check_infer import InferenceMixin
 from dataplane.lang.check_instances import InstancesMixin
+from dataplane.lang.check_names import NamesMixin
 from dataplane.lang.check_params import ParamRulesMixin
 from dataplane.lang.check_stmt import StmtMixin
 from dataplane.lang.check_table import TableMixin
@@ -37,7 +38,7 @@ _BLOCK_CONTEXTS = ("parser", "control", "action", "function")
 
 class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMixin, InitializerMixin, BlockMixin,
               PackageMixin, EntriesMixin, ParamRulesMixin, CompareMixin, InferenceMixin, InstancesMixin,
-              TargetRulesMixin):
+              TargetRulesMixin, NamesMixin):
     def __init__(self, sink: DiagnosticSink, source: str = "<input>"):
         self.sink = sink
         self.types: dict[str, T.Type] = {}
@@ -106,6 +107,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         p = self.program
         if p.architecture in _ARCHITECTURES.values():
             self.check_action_data()
+        self.check_control_plane_names(prog)
         p.errors = tuple(self.error_members)
         p.match_kinds = tuple(self.match_kinds)
         p.types = {n: t for n, t in self.types.items() if not is_unknown(t)}

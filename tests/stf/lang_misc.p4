@@ -1,5 +1,5 @@
 // Assorted: select on an int<8> key with negative values and a negative range, parser-local variables,
-// bit<W> / and % by run-time values, header stack assignment (elements, validity, nextIndex), and a
+// bit<W> / and % by a power of 2 (p4c refuses run-time divisors), header stack assignment (elements, validity, nextIndex), and a
 // plain (non-serializable) enum in locals.
 #include <core.p4>
 #include <v1model.p4>
@@ -68,8 +68,8 @@ parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_met
 control VC(inout headers hdr, inout metadata meta) { apply { } }
 control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
     apply {
-        hdr.d.q = hdr.d.a / hdr.d.b;
-        hdr.d.r = hdr.d.a % hdr.d.b;
+        hdr.d.q = hdr.d.a / 8;
+        hdr.d.r = hdr.d.a % 8;
         hdr.t = hdr.s;
         hdr.t[0].v = hdr.t[0].v + 1;     // only the copy changes
         Color c = hdr.d.a > 100 ? Color.BLUE : Color.GREEN;

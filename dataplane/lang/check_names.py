@@ -1,0 +1,126 @@
+"""Type checker: control-plane names of actions, tables and table keys.
+
+The control plane addresses actions, tables and keys by name, so p4c refuses programs
+where a name is missing or ambiguous:
+
+- two actions may not have the same control-plane name (p4c's
+  ``DuplicateActionControlPlaneNameCheck``): an action's name is its ``@name`` if that
+  starts with ``.``, else ``.Control.name``, or ``.name`` at the top level;
+- two tables may not end up with the same name (p4c's P4Info writer): a table whose
+  ``@name`` starts with ``.`` keeps it in every instance of its control;
+- a key is named by its expression, which must then be a field, slice, mask, constant
+  or ``isValid()`` (p4c's ``TableKeyNames``); anything else needs ``@name``.
+"""
+from __future__ import annotations
+
+from dataplane.errors import Span
+from dataplane.ir import decl as D
+from dataplane.ir import expr as E
+from dataplane.ir import program as P
+from dataplane.ir import types as T
+from dataplane.ir.node import annotation
+
+
+def _name(annotations: tuple, default: str) -> str:
+    named = annotation(annotations, "name")
+    return named.string_value if named is not None else default
+
+
+def nameable_key(e: E.Expr) -> bool:
+    """Whether p4c can name a key after its expression as written (``TableKeyNames``)."""
+    if isinstance(e, (E.PathExpr, E.Constant)):
+        return True
+    if isinstance(e, E.Member):
+        return nameable_key(e.expr)
+    if isinstance(e, E.Index):
+        return nameable_key(e.expr) and nameable_key(e.index)
+    if isinstance(e, E.Slice):
+        return nameable_key(e.expr) and nameable_key(e.hi) and nameable_key(e.lo)
+    if isinstance(e, E.Binary) and e.op == "&":
+        return nameable_key(e.left) and nameable_key(e.right)
+    if isinstance(e, E.Call):
+        return (not e.args and isinstance(e.target, E.Member) and e.target.member == "isValid"
+                and nameable_key(e.target.expr))
+    return False
+
+
+class NamesMixin:
+    """Checks that every action, table and key has one control-plane name."""
+
+    def check_key_name(self, k: D.KeyElement) -> None:
+        """A key the control plane cannot name after its expression needs ``@name``."""
+        if annotation(k.annotations, "name") is None and not nameable_key(k.expr):
+            self.error("this key needs a @name annotation: the control plane names a key after its expression, "
+                       "which must be a field, a slice, a mask (&), a constant or isValid()", k.expr.span)
+
+    def check_control_plane_names(self, prog: D.P4Program) -> None:
+        """Duplicate action names anywhere; duplicate table names in v1model and PNA programs."""
+        p = self.program
+        seen: dict[str, tuple[str, Span]] = {}
+        for action in p.actions.values():
+            self._claim_action(seen, _absolute(_name(action.annotations, action.name), ""), action)
+        for control in p.controls.values():
+            for action in control.actions.values():
+                self._claim_action(seen, _absolute(_name(action.annotations, action.name), control.name), action)
+        if p.architecture in ("v1model", "pna"):
+            self._check_table_names(prog)
+
+    def _claim_action(self, seen: dict, name: str, action: P.Action) -> None:
+        if name in seen:
+            other, span = seen[name]
+            self.error(f"conflicting control-plane name '{name}': action '{action.name}' and action '{other}' "
+                       f"(line {span.line}) both have it; give one another @name", action.span)
+        else:
+            seen[name] = (action.name, action.span)
+
+    def _check_table_names(self, prog: D.P4Program) -> None:
+        counts = self._instance_counts(prog)
+        absolute: dict[str, list[tuple[P.Table, str]]] = {}
+        for control in self.program.controls.values():
+            local: dict[str, P.Table] = {}
+            for table in control.tables.values():
+                name = _name(table.annotations, table.name)
+                if name.startswith("."):
+                    absolute.setdefault(name, []).append((table, control.name))
+                elif name in local:
+                    self.error(f"tables '{local[name].name}' and '{table.name}' of control '{control.name}' have "
+                               f"the same control-plane name '{name}'", table.span)
+                else:
+                    local[name] = table
+        for name, tables in absolute.items():
+            if sum(counts.get(c, 0) for _, c in tables) <= 1:
+                continue
+            table, control = tables[-1]
+            how = (f"control '{control}' is instantiated {counts[control]} times" if len(tables) == 1
+                   else f"{len(tables)} tables have it")
+            self.error(f"table '{table.name}' keeps the control-plane name '{name[1:]}' in every instance of its "
+                       f"control, and {how}: the name would denote several tables", table.span)
+
+    def _instance_counts(self, prog: D.P4Program) -> dict[str, int]:
+        """How many instances of each control the package's blocks create, sub-controls included."""
+        inside: dict[str, list[str]] = {}
+        for d in prog.decls:
+            if isinstance(d, (D.ControlDecl, D.ParserDecl)):
+                for item in d.locals:
+                    if isinstance(item, D.Instantiation) and isinstance(item.type_ref, E.NamedTypeRef):
+                        t = self.types.get(item.type_ref.name)
+                        if isinstance(t, T.Block) and t.kind in ("control", "parser"):
+                            inside.setdefault(d.name, []).append(t.name)
+        counts: dict[str, int] = {}
+
+        def add(block: str, depth: int) -> None:
+            counts[block] = counts.get(block, 0) + 1
+            if depth < 64:  # instantiation cannot recurse in P4; the bound only guards a broken program
+                for sub in inside.get(block, ()):
+                    add(sub, depth + 1)
+
+        if self.program.package is not None:
+            for _, block in self.program.package.blocks:
+                add(block, 0)
+        return counts
+
+
+def _absolute(name: str, control: str) -> str:
+    if name.startswith("."):
+        return name
+    return f".{control}.{name}" if control else f".{name}"

@@ -1,0 +1,57 @@
+"""Control-plane names of actions, tables and keys (dataplane/lang/check_names.py)."""
+from __future__ import annotations
+
+from dataplane.lang.frontend import compile_source
+from dataplane.testing.diagnostics import assert_error
+from dataplane.testing.skeleton import v1model_program as v1model
+
+
+def test_two_actions_with_one_absolute_name_conflict():
+    """@name(".foo") on two actions gives both the control-plane name .foo."""
+    src = v1model(ingress_locals='@name(".foo") action a1() { }\n@name(".foo") action a2() { }',
+                  ingress="a1(); a2();")
+    assert_error(src, "conflicting control-plane name '.foo': action 'a2' and action 'a1'", at='@name(".foo") action a2')
+
+
+def test_actions_named_alike_in_different_controls_conflict_only_when_absolute():
+    """`drop` in two controls is `.IG.drop` and `.EG.drop`; `@name("._drop")` in both is one name."""
+    ok = v1model(ingress_locals="action drop() { }", ingress="drop();")
+    compile_source(ok.replace("control EG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) "
+                              "{ apply { } }",
+                              "control EG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) "
+                              "{ action drop() { } apply { drop(); } }"), "ok.p4")
+    bad = ok.replace("action drop()", '@name("._drop") action drop()').replace(
+        "control EG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }",
+        "control EG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) "
+        '{ @name("._drop") action dropE() { } apply { dropE(); } }')
+    assert_error(bad, "conflicting control-plane name '._drop': action 'dropE' and action 'drop'",
+                 at='@name("._drop") action dropE')
+
+
+def test_absolute_table_name_in_a_control_instantiated_twice():
+    """Each instance of Sub would add a table named t0."""
+    sub = """control Sub(inout bit<8> v) {
+    @name(".t0") table t0 { key = { v : exact; } actions = { NoAction; } }
+    apply { t0.apply(); }
+}"""
+    src = v1model(decls=sub, ingress_locals="Sub() s1;\nSub() s2;", ingress="s1.apply(meta.x); s2.apply(meta.y);")
+    assert_error(src, "table 't0' keeps the control-plane name 't0' in every instance of its control, and control "
+                      "'Sub' is instantiated 2 times", at='@name(".t0")')
+    compile_source(v1model(decls=sub.replace('@name(".t0") ', ""), ingress_locals="Sub() s1;\nSub() s2;",
+                           ingress="s1.apply(meta.x); s2.apply(meta.y);"), "ok.p4")
+
+
+def test_complex_key_needs_a_name():
+    """`meta.x + meta.y` has no name the control plane could use."""
+    src = v1model(ingress_locals="table t { key = { meta.x + meta.y : exact; } actions = { NoAction; } }",
+                  ingress="t.apply();")
+    assert_error(src, "this key needs a @name annotation", at="meta.x + meta.y :")
+
+
+def test_named_complex_key_and_simple_keys_pass():
+    """Fields, slices, masks and isValid() name themselves; @name names the rest."""
+    compile_source(v1model(ingress_locals="""table t {
+        key = { meta.z[7:0] : exact; meta.w & 0xff : ternary; hdr.h.isValid() : exact;
+                meta.x + meta.y : exact @name("sum"); }
+        actions = { NoAction; }
+    }""", ingress="t.apply();"), "ok.p4")
