@@ -13,12 +13,18 @@ where a name is missing or ambiguous:
 """
 from __future__ import annotations
 
+import re
+
 from dataplane.errors import Span
 from dataplane.ir import decl as D
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
 from dataplane.ir.node import annotation
+
+
+# @p4runtime_translation("uri", T): T is how the controller sees the type: string, bit<W> or a width.
+_TRANSLATION = re.compile(r'^\s*"[^"]*"\s*,\s*(string|bit\s*<\s*[0-9][0-9a-fA-FxX_]*\s*>|[0-9][0-9a-fA-FxX_]*)\s*$')
 
 
 def _name(annotations: tuple, default: str) -> str:
@@ -46,6 +52,13 @@ def nameable_key(e: E.Expr) -> bool:
 
 class NamesMixin:
     """Checks that every action, table and key has one control-plane name."""
+
+    def check_translation_annotation(self, annotations: tuple) -> None:
+        """``@p4runtime_translation`` takes a URI and the controller's type: string, bit<W> or W."""
+        a = annotation(annotations, "p4runtime_translation")
+        if a is not None and not _TRANSLATION.match(a.body):
+            self.error(f"@p4runtime_translation({a.body.strip()}): expected a URI string and the controller's "
+                       "type: string, bit<W> or an integer width", a.span)
 
     def check_key_name(self, k: D.KeyElement) -> None:
         """A key the control plane cannot name after its expression needs ``@name``."""

@@ -190,6 +190,7 @@ class TypeMixin:
         self.declare_type(d.name, T.Enum(d.name, d.members, base, tuple(values)), d.span)
 
     def declare_typedef(self, d: D.TypedefDecl) -> None:
+        self.check_translation_annotation(d.annotations)
         base = self.resolve(d.type_ref)
         if is_unknown(base):
             self.types[d.name] = UNKNOWN

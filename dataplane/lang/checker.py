@@ -24,6 +24,7 @@ from dataplane.lang.check_infer import InferenceMixin
 from dataplane.lang.check_instances import InstancesMixin
 from dataplane.lang.check_names import NamesMixin
 from dataplane.lang.check_params import ParamRulesMixin
+from dataplane.lang.check_parser_graph import ParserGraphMixin
 from dataplane.lang.check_stmt import StmtMixin
 from dataplane.lang.check_table import TableMixin
 from dataplane.lang.check_target import TargetRulesMixin
@@ -38,7 +39,7 @@ _BLOCK_CONTEXTS = ("parser", "control", "action", "function")
 
 class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMixin, InitializerMixin, BlockMixin,
               PackageMixin, EntriesMixin, ParamRulesMixin, CompareMixin, InferenceMixin, InstancesMixin,
-              TargetRulesMixin, NamesMixin):
+              TargetRulesMixin, NamesMixin, ParserGraphMixin):
     def __init__(self, sink: DiagnosticSink, source: str = "<input>"):
         self.sink = sink
         self.types: dict[str, T.Type] = {}
@@ -214,6 +215,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
                 self.error(f"parser '{d.name}' has no 'start' state", d.span)
             for st in d.states:
                 states[st.name] = self._check_state(st, names)
+            self.check_parser_ends(d)
         return P.Parser(d.name, block.params, tuple(variables), tuple(instances), states, d.annotations, d.span,
                         tuple(subblocks), block.constructor_params)
 

@@ -55,3 +55,12 @@ def test_named_complex_key_and_simple_keys_pass():
                 meta.x + meta.y : exact @name("sum"); }
         actions = { NoAction; }
     }""", ingress="t.apply();"), "ok.p4")
+
+
+def test_p4runtime_translation_needs_a_controller_type():
+    """The controller's type is string, bit<W> or a width; bool is none of them."""
+    src = v1model(decls='@p4runtime_translation("x.org/Port_t", bool)\ntype bit<9> Port_t;')
+    assert_error(src, "@p4runtime_translation(\"x.org/Port_t\", bool): expected a URI string and the controller's type",
+                 at='@p4runtime_translation("x.org/Port_t", bool)')
+    compile_source(v1model(decls='@p4runtime_translation("x.org/Port_t", bit<32>)\ntype bit<9> Port_t;\n'
+                                 '@p4runtime_translation("x.org/Q_t", 32)\ntype bit<9> Q_t;'), "ok.p4")
