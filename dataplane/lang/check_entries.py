@@ -153,10 +153,10 @@ def _keyset_signature(k: E.Expr) -> tuple | None:
 
 
 def _strip(e):
-    """``e`` without source positions, for comparing two expressions as written."""
+    """``e`` without source positions or literal bases, for comparing two expressions by meaning."""
     if isinstance(e, tuple):
         return tuple(_strip(x) for x in e)
     if not dataclasses.is_dataclass(e) or isinstance(e, T.Type):
         return e
-    values = {f.name: _strip(getattr(e, f.name)) for f in dataclasses.fields(e) if f.name != "span"}
+    values = {f.name: _strip(getattr(e, f.name)) for f in dataclasses.fields(e) if f.name not in ("span", "base")}
     return (type(e).__name__, tuple(sorted(values.items(), key=lambda kv: kv[0])))

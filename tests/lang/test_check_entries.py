@@ -101,3 +101,14 @@ def test_entry_action_must_bind_the_same_directional_argument():
         const entries = { 5 : m(2); }
     }""", ingress="t.apply();")
     assert_error(src, "entry action 'm': argument '2' for 'in g' does not match the actions list", at="2);")
+
+
+def test_bound_argument_written_differently_but_equal_passes():
+    """0x1 and 1 are the same value: the default action matches the actions list."""
+    compile_source(v1model(ingress_locals="""
+    action m(in bit<8> g, bit<8> d) { meta.x = g + d; }
+    table t {
+        key = { meta.x : exact; }
+        actions = { m(0x1); }
+        default_action = m(1, 2);
+    }""", ingress="t.apply();"), "ok.p4")
