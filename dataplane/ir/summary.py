@@ -48,6 +48,8 @@ def format_expr(e: E.Expr | None, key_name: bool = False) -> str:
         return f"({format_expr(e.left, key_name)} {e.op} {format_expr(e.right, key_name)})"
     if isinstance(e, E.ListExpr):
         return "{" + ", ".join(format_expr(x, key_name) for x in e.elements) + "}"
+    if isinstance(e, E.StructInit):
+        return "{ " + ", ".join(f"{f.name} = {format_expr(f.value, key_name)}" for f in e.fields) + " }"
     return type(e).__name__
 
 

@@ -159,4 +159,6 @@ def _strip(e):
     if not dataclasses.is_dataclass(e) or isinstance(e, T.Type):
         return e
     values = {f.name: _strip(getattr(e, f.name)) for f in dataclasses.fields(e) if f.name not in ("span", "base")}
+    if isinstance(e, E.StructInit):  # fields by name: `{ a = x, b = y }` is `{ b = y, a = x }`
+        values["fields"] = tuple(sorted(values["fields"], key=repr))
     return (type(e).__name__, tuple(sorted(values.items(), key=lambda kv: kv[0])))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataplane.errors import Span
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
+from dataplane.ir.node import annotation
 from dataplane.lang.check_types import is_unknown
 
 
@@ -35,8 +36,12 @@ class InstancesMixin:
             return all(self._ctor_constant(f.value) for f in e.fields)
         if isinstance(e, E.Cast):
             return self._ctor_constant(e.expr)
-        if isinstance(e, E.Call) and isinstance(e.type, T.Extern):
-            return True  # an extern factory function: it builds an instance, like a constructor
+        if isinstance(e, E.Call) and isinstance(e.target, E.PathExpr) and e.target.ref == "extern_function":
+            # p4c: a factory (returning an extern), static_assert or a @pure function of constants
+            sym = self.scope.lookup(e.target.name)
+            pure = sym is not None and annotation(getattr(sym.decl, "annotations", ()), "pure") is not None
+            return ((isinstance(e.type, T.Extern) or pure or e.target.name == "static_assert")
+                    and all(a.value is not None and self._ctor_constant(a.value) for a in e.args))
         if isinstance(e, E.PathExpr):
             sym = self.scope.lookup(e.name)
             # Instances, constants and the enclosing block's own constructor parameters.

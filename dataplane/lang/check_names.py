@@ -87,7 +87,7 @@ class NamesMixin:
             seen[name] = (action.name, action.span)
 
     def _check_table_names(self, prog: D.P4Program) -> None:
-        counts = self._instance_counts(prog)
+        counts = self.instance_counts(prog)
         absolute: dict[str, list[tuple[P.Table, str]]] = {}
         for control in self.program.controls.values():
             local: dict[str, P.Table] = {}
@@ -109,7 +109,7 @@ class NamesMixin:
             self.error(f"table '{table.name}' keeps the control-plane name '{name[1:]}' in every instance of its "
                        f"control, and {how}: the name would denote several tables", table.span)
 
-    def _instance_counts(self, prog: D.P4Program) -> dict[str, int]:
+    def instance_counts(self, prog: D.P4Program) -> dict[str, int]:
         """How many instances of each control the package's blocks create, sub-controls included."""
         inside: dict[str, list[str]] = {}
         for d in prog.decls:

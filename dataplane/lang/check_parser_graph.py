@@ -14,9 +14,9 @@ def _successors(st: D.StateDecl) -> list[str]:
     tr = st.transition
     if tr is None:
         return ["reject"]
-    if not tr.select:
-        return [tr.state]
-    return [case.state for case in tr.cases]
+    if tr.cases or tr.select:  # a select, possibly without keys (`select() { default: s; }`)
+        return [case.state for case in tr.cases]
+    return [tr.state]
 
 
 class ParserGraphMixin:

@@ -11,12 +11,19 @@ PSA and PNA, p4test, DPDK), so a program that breaks one never runs on BMv2:
   argument (``NestedStructs``), and a struct-typed field of a parser or control parameter
   holding such structs cannot be written by an extern (``FlattenInterfaceStructs``);
 - v1model's ``V1MODEL_VERSION`` is one p4c knows (``GetV1ModelVersion``).
+
+The mid-end only sees what the front end kept: p4c first removes what the program never
+uses (a control no package instantiates, an action nothing calls or lists, everything when
+there is no ``main``). So the mid-end rules are collected while checking and reported at
+the end for the declarations the program uses.
 """
 from __future__ import annotations
 
 from dataplane.errors import Span
+from dataplane.ir import decl as D
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
+from dataplane.ir.node import walk
 from dataplane.lang.check_types import is_unknown
 
 V1MODEL_VERSIONS = (20180101, 20200408)  # the first and the latest v1model.p4 p4c knows
@@ -35,6 +42,21 @@ def nested_struct(t: T.Type) -> bool:
 class TargetRulesMixin:
     """Checks for constructs p4c's back ends cannot compile."""
 
+    def target_error(self, message: str, span: Span) -> None:
+        """A mid-end error: reported by ``report_target_errors`` if its declaration is used."""
+        self.target_errors.append((message, span))
+
+    def report_target_errors(self, prog: D.P4Program) -> None:
+        """Report the mid-end errors in what p4c keeps: blocks the package instantiates, used actions."""
+        if self.program.package is None or not self.target_errors:
+            return
+        blocks = self.instance_counts(prog)
+        called = {n.name for n in walk(prog) if isinstance(n, D.ActionRef)}
+        called |= {n.target.name for n in walk(prog) if isinstance(n, E.Call) and isinstance(n.target, E.PathExpr)}
+        for message, span in self.target_errors:
+            if _used(prog.decls, span, blocks, called):
+                self.error(message, span)
+
     def check_run_time_division(self, e: E.Binary, left: E.Expr, right: E.Expr) -> None:
         """``a / b`` and ``a % b`` with a run-time operand: only a constant power-of-2 divisor remains."""
         if isinstance(left, E.Constant) and (isinstance(right, E.Constant) or left.value == 0):
@@ -42,16 +64,16 @@ class TargetRulesMixin:
         if _power_of_two(right) or self.in_kept_compound_assignment:
             return
         what = "division" if e.op == "/" else "remainder"
-        self.error(f"'{e.op}' needs operands known at compile time or a constant power-of-2 divisor "
+        self.target_error(f"'{e.op}' needs operands known at compile time or a constant power-of-2 divisor "
                    f"(p4c's targets have no run-time {what})", e.span)
 
     def check_switch_target(self, span: Span, on_action_run: bool) -> None:
         """p4c turns a switch on a value into a table: it needs 'exact' and cannot sit in an action."""
         if self.in_context("action"):
-            self.error("switch statements cannot be used in actions on BMv2 (p4c turns them into tables, "
+            self.target_error("switch statements cannot be used in actions on BMv2 (p4c turns them into tables, "
                        "which actions cannot apply); use if/else", span)
         elif not on_action_run and "exact" not in self.match_kinds:
-            self.error("a switch statement needs match_kind 'exact' (p4c implements it as a table); "
+            self.target_error("a switch statement needs match_kind 'exact' (p4c implements it as a table); "
                        "include core.p4", span)
 
     def check_extern_out_args(self, method: T.Method, args: tuple[E.Argument, ...], what: str, span: Span) -> None:
@@ -60,7 +82,7 @@ class TargetRulesMixin:
             if param is None or param.direction not in ("out", "inout") or arg.value is None:
                 continue
             if nested_struct(arg.value.type):
-                self.error(f"argument '{param.name}' of {what} is '{param.direction}' and has type "
+                self.target_error(f"argument '{param.name}' of {what} is '{param.direction}' and has type "
                            f"{arg.value.type}, a struct holding structs or headers: p4c's targets cannot pass "
                            "one out of an extern; pass its fields", arg.span)
                 return
@@ -77,7 +99,7 @@ class TargetRulesMixin:
             return
         if self.declaring_scope_kind(root.name) not in ("parser", "control"):
             return  # a local, or an action's parameter (p4c sees through those only after inlining)
-        self.error(f"'{_path(target)}' is a struct inside parameter '{root.name}', and p4c's targets cannot write "
+        self.target_error(f"'{_path(target)}' is a struct inside parameter '{root.name}', and p4c's targets cannot write "
                    f"a whole struct there from an extern ({how}); write its fields", target.span)
 
     def declaring_scope_kind(self, name: str) -> str | None:
@@ -119,3 +141,23 @@ def _path(e: E.Expr) -> str:
         e = e.expr
     parts.append(e.name if isinstance(e, E.PathExpr) else "?")
     return ".".join(reversed(parts))
+
+
+def _contains(outer: Span, inner: Span) -> bool:
+    return (outer.file == inner.file and (outer.line, outer.col) <= (inner.line, inner.col)
+            and (inner.line, inner.col) <= (outer.end_line, outer.end_col))
+
+
+def _used(decls, span: Span, blocks: dict[str, int], called: set[str]) -> bool:
+    """Whether the declaration around ``span`` survives p4c's removal of unused declarations."""
+    for d in decls:
+        if not _contains(d.span, span):
+            continue
+        if isinstance(d, (D.ControlDecl, D.ParserDecl)):
+            if blocks.get(d.name, 0) == 0:
+                return False
+            return _used(d.locals, span, blocks, called)
+        if isinstance(d, (D.ActionDecl, D.FunctionDecl)):
+            return d.name in called
+        return True
+    return True

@@ -54,6 +54,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         self.switch_subject: E.Expr | None = None  # the expression of the switch statement being checked
         self.keep_opassign = False  # p4test's @test_keep_opassign pragma: compound assignments stay as written
         self.in_kept_compound_assignment = False
+        self.target_errors: list[tuple[str, Span]] = []  # mid-end errors, reported where the program uses them
         self.table_actions: dict[str, set[str]] = {}
         self.instances: list[P.ExternInstance] = []  # of the control being checked (tables add implicit ones)
         self.package_overloads: dict[str, list] = {}  # package name -> [(type, declaration)]
@@ -109,6 +110,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         if p.architecture in _ARCHITECTURES.values():
             self.check_action_data()
         self.check_control_plane_names(prog)
+        self.report_target_errors(prog)
         p.errors = tuple(self.error_members)
         p.match_kinds = tuple(self.match_kinds)
         p.types = {n: t for n, t in self.types.items() if not is_unknown(t)}

@@ -112,3 +112,14 @@ def test_bound_argument_written_differently_but_equal_passes():
         actions = { m(0x1); }
         default_action = m(1, 2);
     }""", ingress="t.apply();"), "ok.p4")
+
+
+def test_bound_struct_argument_compares_fields_by_name():
+    """`{ a = 1, b = 2 }` and `{ b = 2, a = 1 }` are the same struct value."""
+    compile_source(v1model(decls="struct p_t { bit<8> a; bit<8> b; }", ingress_locals="""
+    action m(in p_t v) { meta.x = v.a; }
+    table t {
+        key = { meta.x : exact; }
+        actions = { m({ a = 1, b = 2 }); }
+        default_action = m({ b = 2, a = 1 });
+    }""", ingress="t.apply();"), "ok.p4")

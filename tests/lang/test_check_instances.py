@@ -46,3 +46,15 @@ Ingress<int>(ing_parse()) main;
 """
     assert_error(src, "parameter 1 of 'ing_parse' has type H, but package 'Ingress' is instantiated with IH = int",
                  at="ing_parse())")
+
+
+def test_pure_and_factory_extern_calls_are_constant_constructor_arguments():
+    """p4c folds @pure extern functions and factories of constants into compile-time values."""
+    decls = """enum Algo_t { A, B }
+@pure extern Algo_t pick(bool x);
+extern H<W> { H(Algo_t a); W get<D>(in D d); }"""
+    compile_source(v1model(decls=decls, ingress_locals="H<bit<16>>(pick(true)) h;",
+                           ingress="meta.w = h.get(meta.x);"), "ok.p4")
+    impure = decls.replace("@pure ", "")
+    assert_error(v1model(decls=impure, ingress_locals="H<bit<16>>(pick(true)) h;", ingress="meta.w = h.get(meta.x);"),
+                 "argument of the constructor of 'H' must be a compile-time constant", at="pick(true)) h;")

@@ -83,3 +83,14 @@ def test_v1model_version_must_be_known(version, message):
         compile_source(src, "bad.p4")
     first = info.value.diagnostics[0]
     assert message in first.message and first.span.file.endswith("v1model.p4") and first.span.line > 0
+
+
+def test_target_rules_skip_what_p4c_removes_as_unused():
+    """p4c drops unused declarations before its mid-end: a control no package instantiates, an
+    action nothing calls, everything in a program without main."""
+    unused_control = v1model(decls="control U(inout bit<8> a, in bit<8> b) { apply { a = a / b; } }")
+    compile_source(unused_control, "ok.p4")
+    unused_action = v1model(ingress_locals="action never(inout bit<8> a) { a = a / meta.y; }")
+    compile_source(unused_action, "ok.p4")
+    no_main = "control c(inout bit<8> a, in bit<8> b) { apply { a = a % b; } }\n"
+    compile_source(no_main, "ok.p4")
