@@ -22,6 +22,7 @@ class Annotation(Node):
 
     name: str
     body: str = ""
+    structured: bool = False  # written @name[...]: a structured annotation (spec 18.2)
 
     @property
     def string_value(self) -> str:

@@ -72,11 +72,13 @@ class BuildIR(BuildExprMixin, Transformer):
                 body = body.strip()
                 out.append(Annotation(name, body, span=self._tok_span(tok)))
                 continue
+            structured = False
             for i, ch in enumerate(text):
                 if ch in "([":
                     name, body = text[:i].rstrip(), text[i + 1:-1]  # `@name ("x")` may have blanks
+                    structured = ch == "["
                     break
-            out.append(Annotation(name, body, span=self._tok_span(tok)))
+            out.append(Annotation(name, body, structured, span=self._tok_span(tok)))
         return _Annots(out)
 
     def name(self, children):

@@ -74,6 +74,8 @@ class CallMixin:
 
     def _call_path(self, e, target, type_args):
         sym = self._callable(target.name, e.args)
+        if sym is None and self.check_recursion(target.name, e.span):
+            return dataclasses.replace(e, type=UNKNOWN)
         if sym is None:
             self.check_expr(target)  # reports the unknown name with a suggestion
             return dataclasses.replace(e, type=UNKNOWN)
@@ -88,6 +90,8 @@ class CallMixin:
             candidates = [sym.type]
         elif sym.kind == "extern_function":
             candidates = [sym.type] + list(sym.overloads)
+            if target.name == "verify" and not self.in_context("parser"):
+                self.error("'verify' can only be called in a parser", e.span)
         else:
             self.error(f"'{target.name}' is not a function or action", target.span)
             return dataclasses.replace(e, type=UNKNOWN)
@@ -202,6 +206,9 @@ class CallMixin:
                     self.check_expr(a.value)
             return None
         method = fits[0]
+        if sum(len(m.params) == len(method.params) for m in fits) > 1:
+            self.error(f"{what} is ambiguous: {sum(len(m.params) == len(method.params) for m in fits)} declarations "
+                       f"take {len(method.params)} argument(s); name the arguments to choose one", span)
         bound = dict(bindings)
         if type_args:
             if len(type_args) != len(method.type_params):
@@ -249,8 +256,12 @@ class CallMixin:
         if method == "extract" and not isinstance(t, T.Header):
             self.error(f"'extract' needs a header, not {t}", arg.span)
         elif method == "extract":
-            varbit = any(isinstance(f.type, T.VarBits) for f in t.fields)
-            if varbit and len(args) == 1:
+            varbits = [f.name for f in t.fields if isinstance(f.type, T.VarBits)]
+            varbit = bool(varbits)
+            if len(varbits) > 1:  # p4c checks this where a header is extracted
+                self.error(f"header {t} has {len(varbits)} varbit fields ({', '.join(varbits)}); a header may "
+                           "have only one", arg.span)
+            elif varbit and len(args) == 1:
                 self.error(f"header {t} has a varbit field: extract it with its size in bits, "
                            "extract(hdr, size)", arg.span)
             elif not varbit and len(args) == 2:

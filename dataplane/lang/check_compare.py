@@ -28,6 +28,9 @@ class CompareMixin:
                 self.error(f"the results of applying table '{t.table}' cannot be compared; test .hit or .miss, "
                            "or switch on .action_run", side.span)
                 return False
+            if isinstance(t, T.TypeVar):
+                self.error(f"values of type {t}, a type variable, cannot be compared", e.span)
+                return False
             if isinstance(t, (T.Extern, T.Block, T.Table, T.Method, T.String)):
                 self.error(f"values of type {t} cannot be compared", e.span)
                 return False

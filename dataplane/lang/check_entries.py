@@ -32,6 +32,40 @@ class EntriesMixin:
             return False
         return True
 
+    def check_default_order(self, d: D.TableDecl) -> bool:
+        """The default action names an action of the list, so the list comes first (p4c)."""
+        names = [p.name for p in d.properties]
+        if "actions" in names and names.index("default_action") < names.index("actions"):
+            self.error(f"the default_action of table '{d.name}' must come after its 'actions' list",
+                       d.prop("default_action").span)
+            return False
+        return True
+
+    def check_action_list(self, table: str, refs: tuple[D.ActionRef, ...]) -> None:
+        """An action appears once in a table's actions list."""
+        seen: set[str] = set()
+        for r in refs:
+            if r.name in seen:
+                self.error(f"action '{r.name}' is listed twice in the actions of table '{table}'", r.span)
+            seen.add(r.name)
+
+    def check_implicit_no_action(self, d: D.TableDecl) -> None:
+        """A table without default_action defaults to core.p4's NoAction, which must exist as p4c expects."""
+        scope = self.scope
+        while scope.parent is not None:
+            scope = scope.parent
+        sym = scope.names.get("NoAction")
+        why = None
+        if sym is None:
+            why = "there is no NoAction"
+        elif sym.kind != "action":
+            why = "NoAction is not an action"
+        elif sym.type.params or (isinstance(sym.decl, D.ActionDecl) and sym.decl.body.stmts):
+            why = "NoAction is not core.p4's action without parameters and body"
+        if why is not None:
+            self.error(f"table '{d.name}' has no default_action, so it defaults to NoAction, but {why}; "
+                       "include core.p4 or give the table a default_action", d.span)
+
     def check_entry_set(self, d: D.TableDecl, keys: list[P.TableKey], decls: tuple[D.EntryDecl, ...],
                         entries: list[P.Entry], is_const: bool) -> None:
         """Priorities, duplicate keys and lpm masks of the entries that type-checked."""

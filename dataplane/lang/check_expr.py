@@ -45,6 +45,9 @@ class ExprMixin:
 
     def const_int(self, e: E.Expr, what: str) -> int | None:
         out = self.check_expr(e)
+        if isinstance(out, E.InvalidHeader) and out.type is None:  # `{#}` has no type of its own
+            self.error(f"{what} must be a compile-time constant", e.span)
+            return None
         if is_unknown(out.type):
             return None
         if not isinstance(out, E.Constant):
@@ -147,6 +150,8 @@ class ExprMixin:
                 if not self.in_context("parser"):
                     self.error(f"header stack '.{e.member}' can only be used in a parser", e.span)
                 return _typed(out, bt.element)
+            if e.member == "lastIndex" and not self.in_context("parser"):
+                self.error("header stack '.lastIndex' can only be used in a parser", e.span)
             if e.member in ("size", "lastIndex"):
                 return _typed(out, T.Bits(32))
             if e.member in ("push_front", "pop_front"):
@@ -255,6 +260,9 @@ class ExprMixin:
         x = self.check_expr(e.operand, expected)
         t = x.type
         out = E.Unary(e.op, x, span=e.span)
+        if isinstance(x, E.InvalidHeader) and t is None:
+            self.error(f"'{e.op}' cannot apply to '{{#}}', an invalid header of unknown type", e.span)
+            return _typed(out, UNKNOWN)
         if is_unknown(t):
             return _typed(out, UNKNOWN)
         if e.op == "!":
@@ -292,6 +300,10 @@ class ExprMixin:
             return self._concat(e, left, right)
         if e.op in _EQUALITY and not self.check_comparable(e, left, right):
             return E.Binary(e.op, left, right, type=T.BOOL, span=e.span)
+        if e.op in _DIVISION and any(isinstance(x, E.Constant) and isinstance(x.type, T.InfInt) and x.value < 0
+                                     for x in (left, right)):
+            self.error(f"'{e.op}' is not defined on negative numbers", e.span)
+            return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
         left, right = self._unify(e, left, right)
         lt = left.type
         if is_unknown(lt, right.type):
@@ -481,9 +493,10 @@ def _castable(src: T.Type, dst: T.Type) -> bool:
     if src == dst:
         return True
     s, d = src, dst
-    if isinstance(s, T.NewType) and s.base == d or isinstance(d, T.NewType) and d.base == s:
-        return True
-    s, d = T.strip_newtype(s), T.strip_newtype(d)
+    if isinstance(s, T.NewType) or isinstance(d, T.NewType):
+        # p4c: a `type` converts only to and from the type it names (an untyped literal too)
+        return (isinstance(s, T.NewType) and s.base == d or isinstance(d, T.NewType) and d.base == s
+                or isinstance(s, T.InfInt) and isinstance(T.strip_newtype(d), (T.Bits, T.Bool)))
     if isinstance(s, T.Enum) and s.underlying is not None:
         s = s.underlying
     if isinstance(d, T.Enum) and d.underlying is not None:

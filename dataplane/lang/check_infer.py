@@ -33,6 +33,11 @@ class InferenceMixin:
             if not isinstance(param.type, T.TypeVar):
                 continue
             var = param.type.name
+            b = bound.get(var)
+            if isinstance(b, (T.Table, T.Block)) or isinstance(value.type, T.Method):
+                what_t = f"{b.kind} {b.name}" if isinstance(b, T.Block) else str(b) if b is not None else "an action"
+                self.error(f"argument '{param.name}' of {what}: a generic parameter cannot take {what_t}", arg.span)
+                return False
             if unbound(bound, var):
                 if isinstance(value.type, T.InfInt):
                     self.error(f"could not infer a width for {format_expr(value)}: it is the only source of "

@@ -50,6 +50,17 @@ class InstancesMixin:
                                             and not self.in_context("action")))
         return False
 
+    def check_instance_form(self, d, t: T.Type, top: bool) -> bool:
+        """Only extern instances take an initializer; the instance named main is a package's."""
+        if d.initializer is not None and isinstance(t, T.Block):
+            self.error(f"'{d.name}': only extern instances take an initializer ({{ ... }}), not {t.kind} "
+                       f"'{t.name}'", d.span)
+            return False
+        if top and d.name == "main" and not (isinstance(t, T.Block) and t.kind == "package"):
+            self.error(f"'main' must be an instance of a package, not of {t}", d.span)
+            return False
+        return True
+
     def check_top_instance(self, t: T.Type, name: str, span: Span) -> bool:
         """Parsers and controls cannot be instantiated at the top level."""
         if isinstance(t, T.Block) and t.kind in ("parser", "control"):

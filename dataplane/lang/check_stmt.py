@@ -91,6 +91,8 @@ class StmtMixin:
             self.error("'return' with a value outside a function that returns one", s.span)
             return s
         value = self.convert(self.check_expr(s.value, ret), ret, "return value")
+        if isinstance(ret, T.TypeVar) and not is_unknown(value.type) and value.type != ret:
+            self.error(f"type mismatch in return value: expected {ret}, got {value.type}", s.value.span)
         return S.Return(value, span=s.span)
 
     def stmt_Switch(self, s):

@@ -73,6 +73,7 @@ class TableMixin:
                 keys = [self._check_key(k) for k in prop.value]
             elif prop.name == "actions":
                 actions = [a for a in (self._check_action_ref(r, d.name) for r in prop.value) if a is not None]
+                self.check_action_list(d.name, prop.value)
             elif prop.name == "default_action":
                 default_ref, default_const = prop.value, prop.is_const
             elif prop.name == "entries":
@@ -91,8 +92,10 @@ class TableMixin:
             self.error(f"table '{d.name}' has no 'actions' property", d.span)
         listed = {a.action: a for a in actions}
         self.table_actions[d.name] = set(listed)
-        if "default_action" in seen:
+        if "default_action" in seen and self.check_default_order(d):
             default = self._check_default(default_ref, listed, d.name)
+        elif "default_action" not in seen:
+            self.check_implicit_no_action(d)
         if default is None:
             default = P.ActionCall("NoAction")
         if "entries" in seen and self.check_entries_order(d):

@@ -78,7 +78,8 @@ class TypeMixin:
                 return UNKNOWN
             return T.Stack(elem, size)
         if isinstance(ref, E.TupleRef):
-            return T.Tuple(tuple(self.resolve(r) for r in ref.elements))
+            elements = tuple(self.resolve(r) for r in ref.elements)
+            return T.Tuple(elements) if self.check_tuple_elements(elements, ref.span) else UNKNOWN
         if isinstance(ref, E.ListRef):
             return T.P4List(self.resolve(ref.element))
         if isinstance(ref, E.NamedTypeRef):
@@ -100,9 +101,16 @@ class TypeMixin:
         if t is None:
             self.error(f"unknown type '{ref.name}'", ref.span)
             return UNKNOWN
+        if isinstance(t, T.Block) and not self.check_self_reference(t.name, ref.span):
+            return UNKNOWN
         if ref.args:
             args = tuple(self.resolve(a) for a in ref.args)
             if isinstance(t, T.Extern):
+                if t.type_args:
+                    self.error(f"'{ref.name}' is {t} already and cannot take type arguments again", ref.span)
+                    return UNKNOWN
+                if not self.check_type_args(t.name, args, ref.span, struct=False):
+                    return UNKNOWN
                 if t.type_params and len(args) != len(t.type_params):
                     self.error(f"extern '{t.name}' takes {len(t.type_params)} type argument(s), got {len(args)}", ref.span)
                     return UNKNOWN
@@ -122,6 +130,8 @@ class TypeMixin:
 
     def declare_struct(self, d: D.StructTypeDecl) -> None:
         if d.type_params:
+            self.check_type_params(d.type_params, (), d.span)
+            self.check_generic_fields(d)
             # A generic struct or header is a template: each use with type arguments makes a type.
             if d.name in self.types:
                 self.error(f"'{d.name}' is already declared as a type", d.span)
@@ -139,7 +149,7 @@ class TypeMixin:
         if len(args) != len(d.type_params):
             self.error(f"{d.kind} '{d.name}' takes {len(d.type_params)} type argument(s), got {len(args)}", ref.span)
             return UNKNOWN
-        if is_unknown(*args):
+        if is_unknown(*args) or not self.check_type_args(d.name, args, ref.span, struct=True):
             return UNKNOWN
         key = (d.name, args)
         if key not in self.specialized:
@@ -150,6 +160,7 @@ class TypeMixin:
             self.type_vars.append(dict(zip(d.type_params, args)))
             try:
                 self.types[name] = self.specialized[key] = self._struct_type(d, name)
+                self.specialized_from[name] = d.name
             finally:
                 self.type_vars.pop()
         return self.specialized[key]
@@ -192,7 +203,7 @@ class TypeMixin:
     def declare_typedef(self, d: D.TypedefDecl) -> None:
         self.check_translation_annotation(d.annotations)
         base = self.resolve(d.type_ref)
-        if is_unknown(base):
+        if is_unknown(base) or (d.is_new and not self.check_newtype_base(d, base)):
             self.types[d.name] = UNKNOWN
             return
         self.declare_type(d.name, T.NewType(d.name, base) if d.is_new else base, d.span)
@@ -212,18 +223,24 @@ class TypeMixin:
                            "an extern method or a package", p.span)
             # A parameter with a default value or marked @optional may be left out of a call.
             out.append(T.Param(p.direction, self.resolve(p.type_ref), p.name, p.default is not None or marked))
+            self.check_param_default(p, out[-1].type)
+            self.check_param_block_type(out[-1], p)
             self.check_param_direction(out[-1], p)
         return tuple(out)
 
     def method_type(self, m: D.MethodDecl, owner: str = "") -> T.Method:
+        self.check_type_params(m.type_params, m.params, m.span)
         self.type_vars.append({n: T.TypeVar(n, m.name) for n in m.type_params})
         try:
             ret = self.resolve(m.ret) if m.ret is not None else T.VOID
+            self.check_method_return(ret, m.span)
             return T.Method(m.name, self.resolve_params(m.params, optional_ok=True), ret, m.type_params)
         finally:
             self.type_vars.pop()
 
     def declare_extern(self, d: D.ExternDecl) -> None:
+        self.check_type_params(d.type_params, (), d.span)
+        self.check_extern_decl(d)
         self.type_vars.append({n: T.TypeVar(n, d.name) for n in d.type_params})
         try:
             ctors, methods = [], []
@@ -247,6 +264,7 @@ class TypeMixin:
     def declare_block_type(self, kind: str, name: str, type_params: tuple[str, ...],
                            params: tuple[D.ParamDecl, ...], ctor_params: tuple[D.ParamDecl, ...] = (),
                            span: Span | None = None) -> T.Block:
+        self.check_type_params(type_params, params + ctor_params, span)
         self.type_vars.append({n: T.TypeVar(n, name) for n in type_params})
         try:
             block = T.Block(kind, name, self.resolve_params(params, optional_ok=kind == "package"), type_params,

@@ -18,6 +18,7 @@ from dataplane.lang.check_blocks import BlockMixin
 from dataplane.ir.node import annotation
 from dataplane.lang.check_call import CallMixin
 from dataplane.lang.check_compare import CompareMixin
+from dataplane.lang.check_decls import DeclRulesMixin
 from dataplane.lang.check_entries import EntriesMixin
 from dataplane.lang.check_expr import ExprMixin
 from dataplane.lang.check_infer import InferenceMixin
@@ -39,7 +40,7 @@ _BLOCK_CONTEXTS = ("parser", "control", "action", "function")
 
 class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMixin, InitializerMixin, BlockMixin,
               PackageMixin, EntriesMixin, ParamRulesMixin, CompareMixin, InferenceMixin, InstancesMixin,
-              TargetRulesMixin, NamesMixin, ParserGraphMixin):
+              TargetRulesMixin, NamesMixin, ParserGraphMixin, DeclRulesMixin):
     def __init__(self, sink: DiagnosticSink, source: str = "<input>"):
         self.sink = sink
         self.types: dict[str, T.Type] = {}
@@ -55,6 +56,9 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         self.keep_opassign = False  # p4test's @test_keep_opassign pragma: compound assignments stay as written
         self.in_kept_compound_assignment = False
         self.target_errors: list[tuple[str, Span]] = []  # mid-end errors, reported where the program uses them
+        self.blocks_being_checked: set[str] = set()  # parsers and controls whose bodies are being checked
+        self.specialized_from: dict[str, str] = {}  # specialized generic struct type -> the generic's name
+        self.functions_being_checked: set[str] = set()  # to tell a recursive call from an unknown name
         self.table_actions: dict[str, set[str]] = {}
         self.instances: list[P.ExternInstance] = []  # of the control being checked (tables add implicit ones)
         self.package_overloads: dict[str, list] = {}  # package name -> [(type, declaration)]
@@ -124,6 +128,12 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         return p
 
     def check_top(self, d) -> None:
+        self.check_annotations(getattr(d, "annotations", ()))
+        self.check_declared_name(d)
+        if isinstance(d, (D.ActionDecl, D.FunctionDecl)):
+            self.check_top_level_name(d)
+        if isinstance(d, D.StructTypeDecl):
+            self.check_field_annotations(d)
         if isinstance(d, D.StructTypeDecl):
             self.declare_struct(d)
         elif isinstance(d, D.EnumDecl):
@@ -200,6 +210,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
     # ---- parsers ------------------------------------------------------------------------------
     def check_parser(self, d: D.ParserDecl) -> P.Parser:
         block = self.declare_block_type("parser", d.name, d.type_params, d.params, d.ctor_params, d.span)
+        self.blocks_being_checked.add(d.name)
         variables: list[P.Variable] = []
         instances: list[P.ExternInstance] = []
         states: dict[str, P.ParserState] = {}
@@ -218,6 +229,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             for st in d.states:
                 states[st.name] = self._check_state(st, names)
             self.check_parser_ends(d)
+        self.blocks_being_checked.discard(d.name)
         return P.Parser(d.name, block.params, tuple(variables), tuple(instances), states, d.annotations, d.span,
                         tuple(subblocks), block.constructor_params)
 
@@ -267,6 +279,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
     # ---- controls, actions, functions ------------------------------------------------------------
     def check_control(self, d: D.ControlDecl) -> P.Control:
         block = self.declare_block_type("control", d.name, d.type_params, d.params, d.ctor_params, d.span)
+        self.blocks_being_checked.add(d.name)
         variables: list[P.Variable] = []
         instances: list[P.ExternInstance] = []
         actions: dict[str, P.Action] = {}
@@ -285,6 +298,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             with self.context("apply"):
                 body = self.check_block(d.body)
         self.instances = outer_instances
+        self.blocks_being_checked.discard(d.name)
         return P.Control(d.name, block.params, tuple(variables), tuple(instances), actions, tables, body,
                          d.annotations, d.span, tuple(subblocks), block.constructor_params)
 
@@ -305,17 +319,21 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         return P.Action(d.name, params, body, d.annotations, d.span)
 
     def check_function(self, d: D.FunctionDecl) -> P.Function:
+        self.check_type_params(d.type_params, d.params, d.span)
         self.type_vars.append({n: T.TypeVar(n, d.name) for n in d.type_params})
         try:
             ret = self.resolve(d.ret)
             params = self.resolve_params(d.params)
-            self.declare_value(Symbol(d.name, "function", T.Method(d.name, params, ret, d.type_params), span=d.span))
             outer_ret = self.return_type
             self.return_type = ret
+            self.functions_being_checked.add(d.name)
             with self.context("function", "function"):
                 self._declare_params(params, d.params)
                 body = self.check_block(d.body)
+            self.functions_being_checked.discard(d.name)
             self.return_type = outer_ret
+            # Declared after its body: P4 has no recursion, so a function does not see itself (as in p4c).
+            self.declare_value(Symbol(d.name, "function", T.Method(d.name, params, ret, d.type_params), span=d.span))
             if ret != T.VOID and not _always_returns(body):
                 self.error(f"function '{d.name}' does not return a value on every path", d.span)
         finally:
@@ -327,6 +345,8 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         t = self.resolve(d.type_ref)
         if is_unknown(t):
             self.declare_value(Symbol(d.name, "instance", UNKNOWN, span=d.span))
+            return None
+        if not self.check_instance_form(d, t, top):
             return None
         if isinstance(t, T.Block) and t.kind == "package":
             if top:

@@ -32,3 +32,18 @@ def test_lookahead_of_a_varbit_type_is_rejected():
     """lookahead needs a fixed width."""
     src = v1model(decls=VAR, parser="state start { pkt.lookahead<v_t>(); transition accept; }")
     assert_error(src, "'lookahead' needs a fixed-width type, and v_t has a varbit field", at="v_t>()")
+
+
+def test_verify_only_in_parsers():
+    """verify sets the parser error and rejects; a control has no parser error to set."""
+    src = v1model(ingress="verify(meta.f, error.NoMatch);")
+    assert_error(src, "'verify' can only be called in a parser", at="verify(")
+
+
+def test_call_matching_two_declarations_is_ambiguous():
+    """Two extract<T>(out T ...) overloads differ only in their parameter names."""
+    src = v1model(decls="extern Ex { Ex(); void get<T>(out T a); void get<T>(out T b); }",
+                  ingress_locals="Ex() ex;", ingress="ex.get(meta.x);")
+    assert_error(src, "'Ex.get' is ambiguous: 2 declarations take 1 argument(s)", at="ex.get(meta.x)")
+    compile_source(v1model(decls="extern Ex { Ex(); void get<T>(out T a); void get<T>(out T b); }",
+                           ingress_locals="Ex() ex;", ingress="ex.get(b = meta.x);"), "ok.p4")

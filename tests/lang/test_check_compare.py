@@ -40,3 +40,9 @@ def test_action_run_in_a_switch_is_accepted():
     """The one place it belongs."""
     compile_source(v1model(ingress_locals=TABLE, ingress="switch (t.apply().action_run) { NoAction: { } }"),
                    "ok.p4")
+
+
+def test_values_of_a_type_variable_cannot_be_compared():
+    """T may be a type without equality."""
+    src = v1model(decls="bool same<T>(in T a, in T b) { return a == b; }")
+    assert_error(src, "values of type T, a type variable, cannot be compared", at="a == b")

@@ -123,3 +123,35 @@ def test_bound_struct_argument_compares_fields_by_name():
         actions = { m({ a = 1, b = 2 }); }
         default_action = m({ b = 2, a = 1 });
     }""", ingress="t.apply();"), "ok.p4")
+
+
+def test_table_without_default_needs_core_noaction():
+    """No default_action means NoAction, which core.p4 declares; without it there is nothing to run."""
+    src = """control c() {
+    table t { actions = { } }
+    apply { t.apply(); }
+}
+control proto();
+package top(proto p);
+top(c()) main;
+"""
+    assert_error(src, "table 't' has no default_action, so it defaults to NoAction, but there is no NoAction",
+                 at="table t")
+    assert_error("action NoAction(bit<1> x) { }\n" + src, "NoAction is not core.p4's action", at="table t")
+
+
+def test_action_listed_twice_is_rejected():
+    """Each action appears once in a table's actions."""
+    src = table("", key="key = { meta.x : exact; }").replace("actions = { a; set; }", "actions = { a; set; a; }")
+    assert_error(src, "action 'a' is listed twice in the actions of table 't'", at="a; }")
+
+
+def test_default_action_before_the_actions_list_is_rejected():
+    """The default action names an action of the list, which must come first."""
+    src = v1model(ingress_locals="""
+    action a() { }
+    table t {
+        default_action = a;
+        actions = { a; }
+    }""", ingress="t.apply();")
+    assert_error(src, "the default_action of table 't' must come after its 'actions' list", at="default_action = a;")

@@ -38,3 +38,10 @@ def test_struct_initializer_cannot_give_a_generic_parameter_its_type():
     """A `{ f = x }` initializer has no declared struct type to bind T to."""
     src = v1model(decls="extern void g<T>(in T x);", ingress="g({ a = meta.x });")
     assert_error(src, "could not infer the struct type of this initializer for type T of 'g'", at="{ a = meta.x }")
+
+
+def test_generic_parameter_cannot_take_a_table_or_a_control():
+    """A table or a control instance is no value a generic parameter can hold."""
+    src = v1model(decls="extern void g<T>(in T x);",
+                  ingress_locals="table t { actions = { NoAction; } }", ingress="g(t);")
+    assert_error(src, "argument 'x' of 'g': a generic parameter cannot take table t", at="t);")

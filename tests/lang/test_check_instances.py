@@ -58,3 +58,9 @@ extern H<W> { H(Algo_t a); W get<D>(in D d); }"""
     impure = decls.replace("@pure ", "")
     assert_error(v1model(decls=impure, ingress_locals="H<bit<16>>(pick(true)) h;", ingress="meta.w = h.get(meta.x);"),
                  "argument of the constructor of 'H' must be a compile-time constant", at="pick(true)) h;")
+
+
+def test_only_extern_instances_take_an_initializer():
+    """`= { ... }` implements an extern's abstract methods; a control has none."""
+    src = v1model(decls="control C() { apply { } }", ingress_locals="C() c = { };")
+    assert_error(src, "'c': only extern instances take an initializer ({ ... }), not control 'C'", at="C() c = { };")
