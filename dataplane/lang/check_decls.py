@@ -54,7 +54,7 @@ class DeclRulesMixin:
             self.error(f"parameter '{p.name}' is @optional and cannot also have a default value", p.span)
         elif not is_unknown(t):
             value = self.convert(self.check_expr(p.default, t), t, f"the default value of '{p.name}'")
-            if not is_unknown(value.type) and not _constant(value):
+            if not is_unknown(value.type) and not self._ctor_constant(value):
                 self.error(f"the default value of parameter '{p.name}' must be a compile-time constant",
                            p.default.span)
 
@@ -186,16 +186,6 @@ class DeclRulesMixin:
                 self.error(f"@deprecated needs a string, not {a.body.strip()}", a.span)
             elif a.name == "pkginfo" and "=" not in a.body:
                 self.error("@pkginfo needs key=value pairs, e.g. @pkginfo(name=\"x\")", a.span)
-
-
-def _constant(e: E.Expr) -> bool:
-    if isinstance(e, (E.Constant, E.BoolLiteral, E.StringLiteral, E.TypeMember, E.InvalidHeader)):
-        return True
-    if isinstance(e, E.ListExpr):
-        return all(_constant(x) for x in e.elements)
-    if isinstance(e, E.StructInit):
-        return all(_constant(f.value) for f in e.fields)
-    return isinstance(e, E.Cast) and _constant(e.expr)
 
 
 def _describe(t: T.Type) -> str:

@@ -2,8 +2,7 @@
 
 Constructor arguments are fixed when the program is built, so they must be compile-time
 values; parsers and controls are instantiated inside other parsers and controls (or as a
-package's arguments), never at the top level; a control or parser is applied from an
-apply block or a parser state, never from an action.
+package's arguments), never at the top level; only extern instances take an initializer.
 """
 from __future__ import annotations
 
@@ -34,8 +33,13 @@ class InstancesMixin:
             return all(self._ctor_constant(x) for x in e.elements)
         if isinstance(e, E.StructInit):
             return all(self._ctor_constant(f.value) for f in e.fields)
-        if isinstance(e, E.Cast):
-            return self._ctor_constant(e.expr)
+        if isinstance(e, (E.Cast, E.Unary, E.Slice, E.Member)):
+            inner = e.operand if isinstance(e, E.Unary) else e.expr
+            return self._ctor_constant(inner)
+        if isinstance(e, E.Binary):
+            return self._ctor_constant(e.left) and self._ctor_constant(e.right)
+        if isinstance(e, E.Mux):
+            return all(self._ctor_constant(x) for x in (e.cond, e.then, e.otherwise))
         if isinstance(e, E.Call) and isinstance(e.target, E.PathExpr) and e.target.ref == "extern_function":
             # p4c: a factory (returning an extern), static_assert or a @pure function of constants
             sym = self.scope.lookup(e.target.name)
@@ -69,18 +73,3 @@ class InstancesMixin:
             return False
         return True
 
-    def check_block_apply(self, block: T.Block, span: Span) -> None:
-        """A parser or control instance is applied outside actions."""
-        if self.in_context("action"):
-            self.error(f"{block.kind} '{block.name}' cannot be applied inside an action", span)
-
-    def package_type_args(self, ref, pkg: T.Block) -> dict[str, T.Type]:
-        """The package's type parameters given explicitly (``Ingress<H>(...)``), by name."""
-        args = getattr(ref, "args", ())
-        if not args or not pkg.type_params:
-            return {}
-        if len(args) != len(pkg.type_params):
-            self.error(f"package '{pkg.name}' takes {len(pkg.type_params)} type argument(s), got {len(args)}",
-                       ref.span)
-            return {}
-        return dict(zip(pkg.type_params, (self.resolve(a) for a in args)))

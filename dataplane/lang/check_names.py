@@ -1,11 +1,8 @@
-"""Type checker: control-plane names of actions, tables and table keys.
+"""Type checker: control-plane names of tables and table keys.
 
-The control plane addresses actions, tables and keys by name, so p4c refuses programs
-where a name is missing or ambiguous:
+The control plane addresses tables and keys by name, so p4c refuses programs where a
+name is missing or ambiguous (actions are checked after inlining, in ``cp_names``):
 
-- two actions may not have the same control-plane name (p4c's
-  ``DuplicateActionControlPlaneNameCheck``): an action's name is its ``@name`` if that
-  starts with ``.``, else ``.Control.name``, or ``.name`` at the top level;
 - two tables may not end up with the same name (p4c's P4Info writer): a table whose
   ``@name`` starts with ``.`` keeps it in every instance of its control;
 - a key is named by its expression, which must then be a field, slice, mask, constant
@@ -67,24 +64,9 @@ class NamesMixin:
                        "which must be a field, a slice, a mask (&), a constant or isValid()", k.expr.span)
 
     def check_control_plane_names(self, prog: D.P4Program) -> None:
-        """Duplicate action names anywhere; duplicate table names in v1model and PNA programs."""
-        p = self.program
-        seen: dict[str, tuple[str, Span]] = {}
-        for action in p.actions.values():
-            self._claim_action(seen, _absolute(_name(action.annotations, action.name), ""), action)
-        for control in p.controls.values():
-            for action in control.actions.values():
-                self._claim_action(seen, _absolute(_name(action.annotations, action.name), control.name), action)
-        if p.architecture in ("v1model", "pna"):
+        """Duplicate table names in programs for an architecture with a control plane here."""
+        if self.program.architecture in ("v1model", "pna", "psa"):
             self._check_table_names(prog)
-
-    def _claim_action(self, seen: dict, name: str, action: P.Action) -> None:
-        if name in seen:
-            other, span = seen[name]
-            self.error(f"conflicting control-plane name '{name}': action '{action.name}' and action '{other}' "
-                       f"(line {span.line}) both have it; give one another @name", action.span)
-        else:
-            seen[name] = (action.name, action.span)
 
     def _check_table_names(self, prog: D.P4Program) -> None:
         counts = self.instance_counts(prog)
@@ -131,9 +113,3 @@ class NamesMixin:
             for _, block in self.program.package.blocks:
                 add(block, 0)
         return counts
-
-
-def _absolute(name: str, control: str) -> str:
-    if name.startswith("."):
-        return name
-    return f".{control}.{name}" if control else f".{name}"

@@ -94,12 +94,15 @@ class PackageMixin:
                  for n, g in zip(pkg.type_params, given + [None] * len(pkg.type_params))}
         self.type_vars.append(frame)
         try:
-            return self._package_parts(pkg, decl, args)
+            # Type arguments given explicitly bind the blocks' types, as the blocks do (p4c unifies both).
+            explicit = {n: g for n, g in zip(pkg.type_params, given) if not isinstance(g, T.DontCare)}
+            return self._package_parts(pkg, decl, args, explicit)
         finally:
             self.type_vars.pop()
 
-    def _package_parts(self, pkg: T.Block, decl: D.BlockTypeDecl, args: dict) -> PackageValue:
-        bindings: dict[str, T.Type] = {}
+    def _package_parts(self, pkg: T.Block, decl: D.BlockTypeDecl, args: dict,
+                       explicit: dict[str, T.Type]) -> PackageValue:
+        bindings: dict[str, T.Type] = dict(explicit)
         blocks, block_args, externs, values = [], [], [], []
         for param, pdecl in zip(pkg.params, decl.params):
             arg = args.get(param.name)
@@ -243,8 +246,8 @@ class PackageMixin:
             if isinstance(wt, T.TypeVar):
                 bound = bindings.setdefault(wt.name, have.type)
                 if bound != have.type and not is_unknown(bound, have.type):
-                    self.error(f"parameter {i} of '{block.name}' has type {have.type}, but other blocks of package "
-                               f"'{pkg}' use {bound} for {wt.name}", span)
+                    self.error(f"parameter {i} of '{block.name}' has type {have.type}, but package '{pkg}' has "
+                               f"{wt.name} = {bound} (from its type arguments or its other blocks)", span)
                     return
             elif have.type != wt and not is_unknown(have.type, wt):
                 self.error(f"parameter {i} of '{block.name}' has type {have.type}, expected {wt}", span)

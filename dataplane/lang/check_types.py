@@ -101,8 +101,6 @@ class TypeMixin:
         if t is None:
             self.error(f"unknown type '{ref.name}'", ref.span)
             return UNKNOWN
-        if isinstance(t, T.Block) and not self.check_self_reference(t.name, ref.span):
-            return UNKNOWN
         if ref.args:
             args = tuple(self.resolve(a) for a in ref.args)
             if isinstance(t, T.Extern):
@@ -116,7 +114,8 @@ class TypeMixin:
                     return UNKNOWN
                 return dataclasses.replace(t, type_args=args)
             if isinstance(t, T.Block):
-                return t
+                # `c<...>` inside c (a plain `c() x;` there is reported where it is applied)
+                return t if self.check_self_reference(t.name, ref.span) else UNKNOWN
             self.error(f"type '{ref.name}' takes no type arguments", ref.span)
             return UNKNOWN
         return t

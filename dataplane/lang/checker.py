@@ -14,24 +14,24 @@ from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import stmt as S
 from dataplane.ir import types as T
-from dataplane.lang.check_blocks import BlockMixin
 from dataplane.ir.node import annotation
+from dataplane.lang.check_blocks import BlockMixin
 from dataplane.lang.check_call import CallMixin
 from dataplane.lang.check_compare import CompareMixin
 from dataplane.lang.check_decls import DeclRulesMixin
 from dataplane.lang.check_entries import EntriesMixin
 from dataplane.lang.check_expr import ExprMixin
 from dataplane.lang.check_infer import InferenceMixin
+from dataplane.lang.check_initializer import InitializerMixin
 from dataplane.lang.check_instances import InstancesMixin
 from dataplane.lang.check_names import NamesMixin
+from dataplane.lang.check_package import ARCHITECTURES, PackageMixin
 from dataplane.lang.check_params import ParamRulesMixin
 from dataplane.lang.check_parser_graph import ParserGraphMixin
 from dataplane.lang.check_stmt import StmtMixin
 from dataplane.lang.check_table import TableMixin
 from dataplane.lang.check_target import TargetRulesMixin
 from dataplane.lang.check_types import UNKNOWN, TypeMixin, is_unknown
-from dataplane.lang.check_initializer import InitializerMixin
-from dataplane.lang.check_package import PackageMixin
 from dataplane.lang.check_value_set import ValueSetMixin
 from dataplane.lang.scope import Scope, Symbol
 
@@ -111,7 +111,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         for d in prog.decls:
             self.check_top(d)
         p = self.program
-        if p.architecture in _ARCHITECTURES.values():
+        if p.architecture in ARCHITECTURES.values():
             self.check_action_data()
         self.check_control_plane_names(prog)
         self.report_target_errors(prog)

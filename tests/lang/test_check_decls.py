@@ -79,9 +79,10 @@ def test_generic_header_union_cannot_hold_a_tuple():
 
 
 def test_control_cannot_refer_to_itself():
-    """Instantiating c inside c would never end."""
-    src = CORE.format(body="control c() { c() inner; apply { inner.apply(); } }")
-    assert_error(src, "'c' is used inside its own declaration", at="c() inner;")
+    """`c<...>` used as a type inside c itself (an instance of c inside c is reported where it is applied)."""
+    src = CORE.format(body="struct S<T> { }\nextern E { E(list<S<bit<32>>> data); }\n"
+                           "control c() { E((list<c<bit<32>>>) { }) e; apply { } }")
+    assert_error(src, "'c' is used inside its own declaration", at="c<bit<32>>>")
 
 
 def test_function_cannot_call_itself():

@@ -32,7 +32,7 @@ def test_control_cannot_be_applied_inside_an_action():
     """Actions run inside a table's match; applying a control there is not allowed."""
     src = v1model(decls="control C() { apply { } }", ingress_locals="C() c;\naction a() { c.apply(); }",
                   ingress="a();")
-    assert_error(src, "control 'C' cannot be applied inside an action", at="c.apply();")
+    assert_error(src, "control 'C' can only be applied in a control's apply block", at="c.apply();")
 
 
 def test_package_type_arguments_bind_its_blocks():
@@ -44,7 +44,7 @@ struct H {}
 parser ing_parse(out H hdr) { state start { transition accept; } }
 Ingress<int>(ing_parse()) main;
 """
-    assert_error(src, "parameter 1 of 'ing_parse' has type H, but package 'Ingress' is instantiated with IH = int",
+    assert_error(src, "parameter 1 of 'ing_parse' has type H, but package 'Ingress' has IH = int",
                  at="ing_parse())")
 
 

@@ -1,31 +1,9 @@
-"""Control-plane names of actions, tables and keys (dataplane/lang/check_names.py)."""
+"""Control-plane names of tables and keys (dataplane/lang/check_names.py)."""
 from __future__ import annotations
 
 from dataplane.lang.frontend import compile_source
 from dataplane.testing.diagnostics import assert_error
 from dataplane.testing.skeleton import v1model_program as v1model
-
-
-def test_two_actions_with_one_absolute_name_conflict():
-    """@name(".foo") on two actions gives both the control-plane name .foo."""
-    src = v1model(ingress_locals='@name(".foo") action a1() { }\n@name(".foo") action a2() { }',
-                  ingress="a1(); a2();")
-    assert_error(src, "conflicting control-plane name '.foo': action 'a2' and action 'a1'", at='@name(".foo") action a2')
-
-
-def test_actions_named_alike_in_different_controls_conflict_only_when_absolute():
-    """`drop` in two controls is `.IG.drop` and `.EG.drop`; `@name("._drop")` in both is one name."""
-    ok = v1model(ingress_locals="action drop() { }", ingress="drop();")
-    compile_source(ok.replace("control EG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) "
-                              "{ apply { } }",
-                              "control EG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) "
-                              "{ action drop() { } apply { drop(); } }"), "ok.p4")
-    bad = ok.replace("action drop()", '@name("._drop") action drop()').replace(
-        "control EG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }",
-        "control EG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) "
-        '{ @name("._drop") action dropE() { } apply { dropE(); } }')
-    assert_error(bad, "conflicting control-plane name '._drop': action 'dropE' and action 'drop'",
-                 at='@name("._drop") action dropE')
 
 
 def test_absolute_table_name_in_a_control_instantiated_twice():
