@@ -95,8 +95,10 @@ class DeclRulesMixin:
 
     def check_tuple_elements(self, elements: tuple[T.Type, ...], span: Span) -> bool:
         for t in elements:
-            if isinstance(t, (T.String, T.DontCare)):
-                self.error(f"a tuple cannot hold a value of type {t}", span)
+            if isinstance(t, (T.String, T.DontCare, T.Block, T.Extern)):
+                what = (f"{t.kind} {t.name}" if isinstance(t, T.Block) else f"extern {t}" if isinstance(t, T.Extern)
+                        else f"a value of type {t}")
+                self.error(f"a tuple cannot hold {what}", span)
                 return False
         return True
 

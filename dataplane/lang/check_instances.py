@@ -55,7 +55,10 @@ class InstancesMixin:
         return False
 
     def check_instance_form(self, d, t: T.Type, top: bool) -> bool:
-        """Only extern instances take an initializer; the instance named main is a package's."""
+        """Only extern instances take an initializer; the instance named main is a package's; a
+        parser or control does not instantiate itself (p4c: a self-referencing type)."""
+        if isinstance(t, T.Block) and not self.check_self_reference(t.name, d.span):
+            return False
         if d.initializer is not None and isinstance(t, T.Block):
             self.error(f"'{d.name}': only extern instances take an initializer ({{ ... }}), not {t.kind} "
                        f"'{t.name}'", d.span)
@@ -64,6 +67,29 @@ class InstancesMixin:
             self.error(f"'main' must be an instance of a package, not of {t}", d.span)
             return False
         return True
+
+    def check_abstract_construction(self, t: T.Type, span: Span) -> bool:
+        """An extern with abstract methods is instantiated by a declaration with an initializer."""
+        if isinstance(t, T.Extern) and getattr(t, "abstract", ()):
+            self.error(f"extern '{t.name}' has abstract methods, so a constructor call cannot create one; "
+                       f"declare an instance that implements them: {t.name}(...) x = {{ ... }};", span)
+            return False
+        return True
+
+    def check_package_inference(self, pkg: T.Block, decl, bindings: dict[str, T.Type], span: Span) -> None:
+        """Every type variable of the package's block types is bound by a block, a nested package
+        (which binds it in its own arguments) or a type argument."""
+        needed, nested = [], set()
+        for p, pd in zip(pkg.params, decl.params):
+            if isinstance(p.type, T.Block) and p.type.kind == "package":
+                nested |= {a.name for a in getattr(pd.type_ref, "args", ()) if isinstance(a, E.NamedTypeRef)}
+            elif isinstance(p.type, T.Block):
+                needed += [q.type.name for q in p.type.params if isinstance(q.type, T.TypeVar)]
+        # Only variables the package declares (a prototype's own names may differ: V<H> for S<H1>).
+        missing = sorted({n for n in needed if n in pkg.type_params and n not in bindings and n not in nested})
+        if missing:
+            self.error(f"could not infer type {', '.join(missing)} of package '{pkg.name}': no block argument "
+                       f"gives it; write the type arguments, {pkg.name}<...>(...)", span)
 
     def check_top_instance(self, t: T.Type, name: str, span: Span) -> bool:
         """Parsers and controls cannot be instantiated at the top level."""

@@ -95,14 +95,15 @@ class PackageMixin:
         self.type_vars.append(frame)
         try:
             # Type arguments given explicitly bind the blocks' types, as the blocks do (p4c unifies both).
-            explicit = {n: g for n, g in zip(pkg.type_params, given) if not isinstance(g, T.DontCare)}
-            return self._package_parts(pkg, decl, args, explicit)
+            bindings = {n: g for n, g in zip(pkg.type_params, given) if not isinstance(g, T.DontCare)}
+            value = self._package_parts(pkg, decl, args, bindings)
+            self.check_package_inference(pkg, decl, bindings, span)
+            return value
         finally:
             self.type_vars.pop()
 
     def _package_parts(self, pkg: T.Block, decl: D.BlockTypeDecl, args: dict,
-                       explicit: dict[str, T.Type]) -> PackageValue:
-        bindings: dict[str, T.Type] = dict(explicit)
+                       bindings: dict[str, T.Type]) -> PackageValue:
         blocks, block_args, externs, values = [], [], [], []
         for param, pdecl in zip(pkg.params, decl.params):
             arg = args.get(param.name)
@@ -175,6 +176,8 @@ class PackageMixin:
             if not isinstance(checked, E.ConstructorCall):
                 self.error(f"argument '{param.name}' of package '{pkg.name}' must construct a {proto.name} "
                            f"in place: {proto.name}(...)", arg.span)
+                return None
+            if not self.check_abstract_construction(checked.type, arg.span):
                 return None
             return P.ExternInstance(param.name, proto.name, getattr(checked.type, "type_args", ()),
                                     tuple(a.value for a in checked.args), (), arg.span)

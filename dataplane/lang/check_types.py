@@ -114,7 +114,7 @@ class TypeMixin:
                     return UNKNOWN
                 return dataclasses.replace(t, type_args=args)
             if isinstance(t, T.Block):
-                # `c<...>` inside c (a plain `c() x;` there is reported where it is applied)
+                # `c<...>` inside c (a plain `c() x;` is checked with the instantiation)
                 return t if self.check_self_reference(t.name, ref.span) else UNKNOWN
             self.error(f"type '{ref.name}' takes no type arguments", ref.span)
             return UNKNOWN

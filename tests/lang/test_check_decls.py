@@ -79,7 +79,9 @@ def test_generic_header_union_cannot_hold_a_tuple():
 
 
 def test_control_cannot_refer_to_itself():
-    """`c<...>` used as a type inside c itself (an instance of c inside c is reported where it is applied)."""
+    """c names itself: an instance of c inside c, or `c<...>` as a type there."""
+    assert_error(CORE.format(body="control c() { c() inner; apply { inner.apply(); } }"),
+                 "'c' is used inside its own declaration", at="c() inner;")
     src = CORE.format(body="struct S<T> { }\nextern E { E(list<S<bit<32>>> data); }\n"
                            "control c() { E((list<c<bit<32>>>) { }) e; apply { } }")
     assert_error(src, "'c' is used inside its own declaration", at="c<bit<32>>>")
@@ -131,3 +133,10 @@ def test_type_arguments_cannot_contain_their_own_generic():
     assert_error(src, "'E' cannot have itself as a type argument", at="E<E<bit<32>>>")
     src = core("parser p<t>(in t a);\nstruct s<t> { t f; }\nconst s<p<bit>> v = { f = 0 };")
     assert_error(src, "parser 'p' cannot be a type argument of 's'", at="s<p<bit>> v")
+
+
+def test_tuple_cannot_hold_packages_or_externs():
+    """Tuples hold values; packages and extern instances are not values."""
+    assert_error(core("package f();\npackage g(tuple<f, f> b);"), "a tuple cannot hold package f", at="tuple<f, f>")
+    assert_error(core("extern ct { void go(); }\nvoid h(tuple<ct> t) { }"), "a tuple cannot hold extern ct",
+                 at="tuple<ct>")

@@ -64,3 +64,22 @@ def test_only_extern_instances_take_an_initializer():
     """`= { ... }` implements an extern's abstract methods; a control has none."""
     src = v1model(decls="control C() { apply { } }", ingress_locals="C() c = { };")
     assert_error(src, "'c': only extern instances take an initializer ({ ... }), not control 'C'", at="C() c = { };")
+
+
+def test_extern_with_abstract_methods_is_not_built_by_a_constructor_call():
+    """Its abstract methods need an implementation, which only a declaration's initializer gives."""
+    src = "#include <core.p4>\nextern g { g(); abstract void h(); }\npackage p(g a);\np(g()) main;\n"
+    assert_error(src, "extern 'g' has abstract methods, so a constructor call cannot create one", at="g()) main;")
+
+
+def test_package_type_variable_no_block_binds():
+    """A default block generic in H leaves H open: the instance must give P<...>."""
+    src = """#include <core.p4>
+struct e_t { }
+control nothing<H>(inout H hdr, inout e_t meta) { apply { } }
+control C<H, M>(inout H hdr, inout M meta);
+package P<H, M>(C<H, M> c = nothing<H>());
+P() main;
+"""
+    assert_error(src, "could not infer type H of package 'P'", at="P() main;")
+    compile_source(src.replace("P() main;", "P<e_t, e_t>() main;"), "ok.p4")
