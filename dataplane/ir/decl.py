@@ -144,6 +144,7 @@ class ActionRef(Node):
     name: str
     args: tuple[Argument, ...] = ()
     annotations: tuple = ()
+    top: bool = False          # written `.a`: the top-level action, not a control's own
 
 
 @record(frozen=True, slots=True)

@@ -486,6 +486,10 @@ class BuildIR(BuildExprMixin, Transformer):
         return D.ActionRef(c[0], c[1] if len(c) > 1 else (), (), span=self._span(meta))
 
     @v_args(meta=True)
+    def top_action_ref(self, meta, c):
+        return D.ActionRef(c[0], c[1] if len(c) > 1 else (), (), True, span=self._span(meta))
+
+    @v_args(meta=True)
     def entry(self, meta, c):
         annots, rest = _split(c)
         is_const, rest = self._const_split(rest)

@@ -119,7 +119,20 @@ class TableMixin:
         named = annotation(k.annotations, "name")
         return P.TableKey(expr, k.match_kind, named.string_value if named else format_expr(k.expr, key_name=True), k.span)
 
+    def _top_shadowed(self, ref: D.ActionRef) -> bool:
+        """Whether ``ref`` is written ``.a`` while the control has an action ``a`` of its own."""
+        if not ref.top:
+            return False
+        root = self.scope
+        while root.parent is not None:
+            root = root.parent
+        return root.names.get(ref.name) is not self.scope.lookup(ref.name)
+
     def _check_action_ref(self, ref: D.ActionRef, table: str) -> P.ActionCall | None:
+        if self._top_shadowed(ref):
+            self.error(f"unsupported: '.{ref.name}' names the top-level action while the control declares "
+                       f"its own '{ref.name}'; rename one of them", ref.span)
+            return None
         sym = self.scope.lookup(ref.name)
         if sym is None or sym.kind != "action":
             what = "unknown action" if sym is None else "not an action:"
@@ -133,6 +146,10 @@ class TableMixin:
         return P.ActionCall(ref.name, args, ref.annotations)
 
     def _check_default(self, ref: D.ActionRef, listed: dict, table: str) -> P.ActionCall | None:
+        if self._top_shadowed(ref) and ref.name in listed:
+            self.error(f".{ref.name}() and {ref.name} refer to different actions (the top-level one and "
+                       f"the control's, which table '{table}' lists)", ref.span)
+            return None
         if ref.name not in listed:
             self.error(f"default action '{ref.name}' is not in the actions of table '{table}'", ref.span)
             return None
@@ -167,6 +184,10 @@ class TableMixin:
             return None
         values = tuple(self.check_keyset(k, key.expr.type or UNKNOWN, key.match_kind, f"entry of table '{table}'")
                        for k, key in zip(e.keys, keys))
+        if self._top_shadowed(e.action) and e.action.name in listed:
+            self.error(f".{e.action.name}() and {e.action.name} refer to different actions (the top-level one and "
+                       f"the control's, which table '{table}' lists)", e.action.span)
+            return None
         if e.action.name not in listed:
             self.error(f"entry action '{e.action.name}' is not in the actions of table '{table}'", e.action.span)
             return None

@@ -539,3 +539,13 @@ def test_this_outside_an_initializer():
 ])
 def test_bad_tuple_indexing(code, message, at):
     assert_error(v1model(ingress_locals="tuple<bit<8>, bit<8>> t = {1, 2};", ingress=code), message, at)
+
+
+def test_a_dotted_action_names_the_top_level_one():
+    """`.b()` is the top-level b: not the control's own b that the table lists (p4c: different actions)."""
+    src = v1model(decls="action b() {}", ingress_locals="action b() {} table t { key = { meta.x: exact; } "
+                  "actions = { b; } default_action = .b(); }")
+    assert_error(src, ".b() and b refer to different actions", ".b();")
+    ok = v1model(decls="action top() {}", ingress_locals="table t { key = { meta.x: exact; } actions = { .top; } "
+                 "default_action = .top(); }")
+    assert compile_source(ok, FILE).program.controls["IG"].tables["t"].default_action.action == "top"
