@@ -13,9 +13,10 @@ class ArchitectureError(DataplaneError):
 
 
 class Device:
-    """Base of ``V1ModelSwitch`` and ``PnaNic``; the network layer sets ``now_us``."""
+    """Base of ``V1ModelSwitch``, ``PnaNic`` and the eBPF family; the network layer sets ``now_us``."""
 
     architecture = ""
+    parser_reject_is_error = False   # eBPF targets: a parse that ends in reject is the packet's fate
 
     def __init__(self, program: P.Program, name: str, seed: int):
         if program.architecture != self.architecture:
@@ -35,7 +36,7 @@ class Device:
         Subclasses provide ``_make_instances``, ``_make_tables``, ``_bind_functions`` and
         ``_bind_blocks`` (which block fills which slot of the architecture's package).
         """
-        self.pipeline = compile_pipeline(self.program)
+        self.pipeline = compile_pipeline(self.program, reject_is_error=self.parser_reject_is_error)
         self.instances = self._make_instances()
         self.tables = self._make_tables()
         self.functions = self._bind_functions()

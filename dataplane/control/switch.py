@@ -7,6 +7,7 @@ scapy packets or bytes and can leave as either; scapy never runs inside the pipe
 """
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -21,6 +22,12 @@ from dataplane.errors import DataplaneError
 from dataplane.ir.node import annotation
 
 
+# architecture -> (module, device class) of the device that runs it (v1model and PNA take options).
+DEVICES = {"v1model": ("dataplane.arch.v1model", "V1ModelSwitch"), "pna": ("dataplane.arch.pna", "PnaNic"),
+           "ebpf": ("dataplane.arch.ebpf", "EbpfFilter"), "xdp": ("dataplane.arch.xdp", "XdpSwitch"),
+           "ubpf": ("dataplane.arch.ubpf", "UbpfSwitch")}
+
+
 class Switch(ValueSetApi):
     """A loaded switch: the v1model pipeline plus the control-plane operations on it."""
 
@@ -30,18 +37,20 @@ class Switch(ValueSetApi):
             raise ControlPlaneError(f"'{program.source}' has no 'main' package instance "
                                     "(e.g. V1Switch(...) main;): there is nothing to run")
         arch = getattr(program, "architecture", "v1model")
-        if arch not in ("v1model", "pna"):
-            raise ControlPlaneError(f"'{program.source}' instantiates package '{arch}'; "
-                                    "this emulator runs V1Switch (v1model) and PNA_NIC (pna) programs")
-        if getattr(program, "architecture", None) == "pna":
+        if arch not in DEVICES:
+            raise ControlPlaneError(f"'{program.source}' instantiates package '{arch}'; this emulator runs "
+                                    "V1Switch (v1model), PNA_NIC (pna), ebpfFilter (ebpf), xdp and ubpf programs")
+        if net_ports is not None and arch != "pna":
+            raise ControlPlaneError(f"net_ports applies to PNA programs; '{name}' runs a {arch} program")
+        if arch == "pna":
             from dataplane.arch.pna import PnaNic
 
             self.dp = PnaNic(program, name=name, seed=seed, net_ports=net_ports)
-        else:
-            if net_ports is not None:
-                raise ControlPlaneError(f"net_ports applies to PNA programs; '{name}' runs a "
-                                        f"{getattr(program, 'architecture', None) or 'non-PNA'} program")
+        elif arch == "v1model":
             self.dp = V1ModelSwitch(program, name=name, seed=seed)
+        else:
+            module, cls = DEVICES[arch]
+            self.dp = getattr(importlib.import_module(module), cls)(program, name=name, seed=seed)
         self.program = program
         self.name = name
 

@@ -57,9 +57,13 @@ class CompiledPipeline:
 _CACHE: dict[str, CompiledPipeline] = {}
 
 
-def compile_pipeline(program: P.Program) -> CompiledPipeline:
-    """Generate and compile Python for ``program`` (cached by the source's hash)."""
-    source = generate(program)
+def compile_pipeline(program: P.Program, *, reject_is_error: bool = False) -> CompiledPipeline:
+    """Generate and compile Python for ``program`` (cached by the source's hash).
+
+    ``reject_is_error``: a parse ending in ``reject`` raises ``ParserError(REJECTED)`` (the
+    eBPF targets) instead of ending as if accepted (BMv2); see ``ParserGen``.
+    """
+    source = generate(program, reject_is_error=reject_is_error)
     key = hashlib.sha256(f"{GENERATOR_VERSION}\0{source}".encode()).hexdigest()
     cached = _CACHE.get(key)
     if cached is not None:
@@ -82,7 +86,7 @@ def compile_pipeline(program: P.Program) -> CompiledPipeline:
     return pipeline
 
 
-def generate(program: P.Program) -> str:
+def generate(program: P.Program, *, reject_is_error: bool = False) -> str:
     """The Python source of the pipeline module for ``program``."""
     out = [_PRELUDE, struct_classes(program.types), ""]
     for name, layout in program.headers.items():
@@ -113,6 +117,7 @@ def generate(program: P.Program) -> str:
     for parser in program.parsers.values():
         gen = BlockGen(program, parser, out)
         gen.expr.packers = packers
+        gen.reject_is_error = reject_is_error
         gen.parser()
     for control in program.controls.values():
         gen = BlockGen(program, control, out)

@@ -27,6 +27,12 @@ class BlockGen(ParserGen, StmtGen):
 
     def __init__(self, program: P.Program, block, out: list[str]):
         base = {p.name: "v_" + p.name for p in block.params}
+        if isinstance(block, P.Control):
+            # A scalar out/inout parameter of a top-level control (eBPF's `out bool accept`) is
+            # a runtime.Box the architecture passes: the body and its actions write its value.
+            for p in block.params:
+                if p.direction in ("out", "inout") and is_scalar(p.type):
+                    base[p.name] = f"v_{p.name}.value"
         self.block_name = block.name
         self.local_vars = {v.name for v in block.variables}
         for v in block.variables:

@@ -11,12 +11,20 @@ from dataplane.ir.program import field_type
 from dataplane.ir import types as T
 from dataplane.engine.codegen_expr import mask
 from dataplane.engine.codegen_layout import struct_units
+from dataplane.engine.runtime import REJECTED
 from dataplane.engine.structgen import class_name, field_attr
 
 
 class ParserGen:
     """Parser generation for ``BlockGen``: uses its ``emit``, ``temp``, ``expr``, ``block``,
-    ``indent``, ``out``, ``params``, ``program`` and ``ir_block``."""
+    ``indent``, ``out``, ``params``, ``program`` and ``ir_block``.
+
+    ``reject_is_error``: whether ending in ``reject`` (explicitly or by no matching ``select``
+    case) raises ``ParserError(REJECTED)``, so the architecture sees a rejected packet; BMv2
+    ends such a parse as if accepted, the eBPF targets drop (or, uBPF, pass unparsed) it.
+    """
+
+    reject_is_error = False
 
     def packet_in_call(self, call: E.Call) -> str:
         name = call.target.member
@@ -210,6 +218,8 @@ class ParserGen:
     def transition(self, st: P.ParserState, number: dict[str, int]) -> None:
         def goto(state: str) -> str:
             # BMv2 treats an explicit `reject` like the end of parsing, without an error (§5.2).
+            if state == "reject" and self.reject_is_error:
+                return f"raise ParserError({REJECTED})"
             return "break" if state in ("accept", "reject") else f"_s = {number[state]}"
 
         if not st.select:
@@ -237,7 +247,7 @@ class ParserGen:
             first = False
         # No matching case: BMv2 ends the parse as if accepted, with no error (§5.2).
         self.emit("else:" if not first else "if True:")
-        self.emit("    break")
+        self.emit("    " + goto("reject") if self.reject_is_error else "    break")
 
     def keyset_cond(self, v: str, ks: E.Expr) -> str:
         if isinstance(ks, E.DefaultKeyset):

@@ -15,6 +15,19 @@ class ParserError(Exception):
         self.code = code
 
 
+REJECTED = -1   # ParserError code of a parse that ended in `reject` where rejecting is an error
+
+
+class Box:
+    """Holds a top-level control's scalar ``out``/``inout`` parameter (eBPF's ``out bool accept``),
+    so the control, its actions and the architecture share one value."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value=0):
+        self.value = value
+
+
 class ExitSignal(Exception):
     """``exit``: ends the current control (and its callers) after copy-out."""
 

@@ -21,7 +21,8 @@ from dataplane.lang.check_types import UNKNOWN, is_unknown
 from dataplane.lang.scope import Symbol
 from dataplane.records import record
 
-ARCHITECTURES = {"V1Switch": "v1model", "PNA_NIC": "pna", "PSA_Switch": "psa"}
+ARCHITECTURES = {"V1Switch": "v1model", "PNA_NIC": "pna", "PSA_Switch": "psa",
+                 "ebpfFilter": "ebpf", "xdp": "xdp", "ubpf": "ubpf"}
 
 
 @record(frozen=True, slots=True)

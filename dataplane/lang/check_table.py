@@ -12,6 +12,9 @@ from dataplane.ir.summary import format_expr
 from dataplane.lang.check_types import UNKNOWN, is_unknown
 
 _KEY_TYPES = (T.Bits, T.Bool, T.Enum, T.ErrorType)
+# Externs a table's `implementation` may name: v1model's action profiles and selectors, and
+# the eBPF model's map kinds (ebpf_model.p4: array_table, hash_table).
+_IMPLEMENTATIONS = ("action_profile", "action_selector", "array_table", "hash_table")
 _WILDCARD_KINDS = {"ternary", "lpm", "range", "optional", "selector"}
 
 
@@ -81,7 +84,7 @@ class TableMixin:
             elif prop.name == "size":
                 size = self.const_int(prop.value, "table size")
             elif prop.name == "implementation":
-                implementation = self._instance_ref(prop.value, d.name, ("action_profile", "action_selector"))
+                implementation = self._instance_ref(prop.value, d.name, _IMPLEMENTATIONS)
             elif prop.name == "counters":
                 counters = self._instance_ref(prop.value, d.name, ("direct_counter",))
             elif prop.name == "meters":

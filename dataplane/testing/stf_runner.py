@@ -17,6 +17,7 @@ from dataplane.control.loader import _apply
 from dataplane.control.switch import Switch
 from dataplane.errors import DataplaneError
 from dataplane.testing import stf as S
+from dataplane.testing import stf_ebpf
 from dataplane.testing.stf_expect import describe_mismatch, expect_matches
 from dataplane.testing.stf_keys import (order_action_args, resolve_key_name, resolve_suffix, stf_default_key,
                                         stf_key_to_match)
@@ -39,7 +40,12 @@ class StfResult:
 
 
 def run_stf(switch: Switch, commands: list, filename: str = "<stf>") -> StfResult:
-    """Apply ``commands`` (from ``parse_stf``) to ``switch`` and check the expectations."""
+    """Apply ``commands`` (from ``parse_stf``) to ``switch`` and check the expectations.
+
+    For the eBPF family the control commands may use the C names p4c's eBPF drivers use
+    (``stf_ebpf``); the packet semantics are the device's own.
+    """
+    commands = stf_ebpf.translate(switch, commands)
     expects: dict[int, list[S.Expect]] = {}
     watched: set[int] = set()
     received: dict[int, list[bytes]] = {}
