@@ -3,7 +3,8 @@
 Give it a checkout of p4c (``github:p4lang/p4c``); nothing of it is copied here. Three suites:
 
 - ``stf``: every ``testdata/p4_16_samples/*-bmv2.stf`` with its ``.p4``, compiled and run through
-  the STF runner as ``dataplane test`` runs it;
+  the STF runner as ``dataplane test`` runs it; also the eBPF drivers' samples (``*_ebpf.stf``,
+  ``*_ebpf-kernel.stf``, ``*_ubpf.stf``), each on the architecture it includes (ebpf, xdp, ubpf);
 - ``compile``: every ``testdata/p4_16_samples/*.p4`` through the front end (``compile --check``);
 - ``errors``: every ``testdata/p4_16_errors/*.p4``, which p4c rejects: it passes when the front
   end rejects it too with a located error; an acceptance is listed with p4c's own message.
@@ -38,6 +39,10 @@ ARCH_INCLUDES = [  # (pattern in an #include <...>, architecture)
     (re.compile(r"^xdp_model\.p4$"), "xdp"),
     (re.compile(r"^ubpf_model\.p4$"), "ubpf"),
 ]
+# STF samples and the drivers that run them: BMv2's simple_switch, p4c's eBPF test and kernel
+# targets, its uBPF test runtime.
+STF_GLOBS = ("*-bmv2.stf", "*_ebpf.stf", "*_ebpf-kernel.stf", "*_ubpf.stf")
+_EBPF_STF = re.compile(r"_(ebpf|ebpf-kernel|ubpf)\.p4$")
 _INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 
 
@@ -62,6 +67,15 @@ def architecture(path: Path, seen: set | None = None) -> str:
                 if pattern.match(name):
                     return arch
     return "core"
+
+
+def stf_architecture(path: str, included: str) -> str:
+    """The architecture an STF sample runs on: an eBPF driver's sample (``*_ebpf``,
+    ``*_ebpf-kernel``, ``*_ubpf``) on the eBPF-family architecture it includes, a PSA sample on
+    PSA, every other BMv2 sample on simple_switch (v1model)."""
+    if _EBPF_STF.search(path) and included in ("ebpf", "xdp", "ubpf"):
+        return included
+    return included if included == "psa" else "v1model"
 
 
 # ---- one job, in a worker process -----------------------------------------------------------
@@ -208,8 +222,8 @@ def collect(p4c: Path, suites: list[str], only: str | None) -> list[tuple[str, s
     samples = p4c / "testdata" / "p4_16_samples"
     jobs = []
     if "stf" in suites:
-        jobs += [("stf", str(p.with_suffix(".p4"))) for p in sorted(samples.glob("*-bmv2.stf"))
-                 if p.with_suffix(".p4").is_file()]
+        stfs = sorted({p for pattern in STF_GLOBS for p in samples.glob(pattern)})
+        jobs += [("stf", str(p.with_suffix(".p4"))) for p in stfs if p.with_suffix(".p4").is_file()]
     if "compile" in suites:
         jobs += [("compile", str(p)) for p in sorted(samples.glob("*.p4"))]
     if "errors" in suites:
@@ -288,8 +302,8 @@ def main(argv: list[str] | None = None) -> int:
     jobs = collect(args.p4c, suites, args.only)
     arch = {path: architecture(Path(path)) for _, path in jobs}
     for suite, path in jobs:
-        if suite == "stf" and arch[path] != "psa":
-            arch[path] = "v1model"    # every other BMv2 STF sample runs on simple_switch
+        if suite == "stf":
+            arch[path] = stf_architecture(path, arch[path])
     if args.arch:
         jobs = [j for j in jobs if arch[j[1]] == args.arch]
     start = time.monotonic()

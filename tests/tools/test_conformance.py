@@ -1,0 +1,60 @@
+"""tools/conformance.py: which STF samples its stf suite collects and the architecture each runs on."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+TOOL = Path(__file__).resolve().parents[2] / "tools" / "conformance.py"
+
+
+@pytest.fixture(scope="module")
+def conformance():
+    spec = importlib.util.spec_from_file_location("conformance_tool", TOOL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _sample(d: Path, name: str, include: str, stf: bool = True) -> None:
+    (d / f"{name}.p4").write_text(f"#include <core.p4>\n#include <{include}>\n")
+    if stf:
+        (d / f"{name}.stf").write_text("packet 0 00\n")
+
+
+@pytest.fixture
+def p4c(tmp_path: Path) -> Path:
+    samples = tmp_path / "testdata" / "p4_16_samples"
+    samples.mkdir(parents=True)
+    _sample(samples, "basic-bmv2", "v1model.p4")
+    _sample(samples, "psa-basic-bmv2", "psa.p4")
+    _sample(samples, "filter_ebpf", "ebpf_model.p4")
+    _sample(samples, "dec_ttl_ebpf-kernel", "xdp_model.p4")
+    _sample(samples, "filter_in_xdp_ebpf-kernel", "ebpf_model.p4")
+    _sample(samples, "fwd_ubpf", "ubpf_model.p4")
+    _sample(samples, "no_stf_ebpf", "ebpf_model.p4", stf=False)
+    (samples / "orphan_ubpf.stf").write_text("packet 0 00\n")   # no program: not a job
+    return tmp_path
+
+
+def test_stf_suite_collects_the_ebpf_drivers_samples(conformance, p4c):
+    """The stf suite runs the BMv2 samples and the eBPF, XDP and uBPF drivers' samples that have a program."""
+    names = sorted(Path(path).name for suite, path in conformance.collect(p4c, ["stf"], None))
+    assert names == ["basic-bmv2.p4", "dec_ttl_ebpf-kernel.p4", "filter_ebpf.p4", "filter_in_xdp_ebpf-kernel.p4",
+                     "fwd_ubpf.p4", "psa-basic-bmv2.p4"]
+
+
+def test_each_stf_sample_runs_on_the_architecture_it_includes(conformance, p4c):
+    """eBPF-family samples keep the architecture they include (their own rows); BMv2 samples run
+    on v1model unless they are PSA's."""
+    got = {Path(path).stem: conformance.stf_architecture(path, conformance.architecture(Path(path)))
+           for _, path in conformance.collect(p4c, ["stf"], None)}
+    assert got == {"basic-bmv2": "v1model", "psa-basic-bmv2": "psa", "filter_ebpf": "ebpf",
+                   "dec_ttl_ebpf-kernel": "xdp", "filter_in_xdp_ebpf-kernel": "ebpf", "fwd_ubpf": "ubpf"}
+
+
+def test_compile_suite_groups_programs_by_their_include(conformance, p4c):
+    """--arch ebpf / xdp / ubpf select the programs that include ebpf_model.p4, xdp_model.p4, ubpf_model.p4."""
+    arch = {Path(p).stem: conformance.architecture(Path(p)) for _, p in conformance.collect(p4c, ["compile"], None)}
+    assert arch["no_stf_ebpf"] == "ebpf" and arch["dec_ttl_ebpf-kernel"] == "xdp" and arch["fwd_ubpf"] == "ubpf"
