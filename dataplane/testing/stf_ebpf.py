@@ -21,7 +21,9 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from dataplane.control.config_errors import ConfigError
 from dataplane.testing import stf as S
+from dataplane.testing.stf_keys import resolve_suffix
 
 EBPF_FAMILY = ("ebpf", "xdp", "ubpf")
 _FIELD = re.compile(r"^(?:key\.)?field([0-9]+)$")
@@ -44,7 +46,7 @@ def translate(switch, commands: list) -> list:
     out = []
     for cmd in commands:
         if isinstance(cmd, (S.Add, S.SetDefault)):
-            t = tables.get(cmd.table) or by_c.get(c_name(cmd.table))
+            t = tables.get(cmd.table) or by_c.get(c_name(cmd.table)) or _by_suffix(cmd.table, tables)
             if t is not None:
                 action = _action(switch, t, cmd.action)
                 changes = {"table": t.qualified_name, "action": action, "args": _args(switch, t, action, cmd.args)}
@@ -53,6 +55,13 @@ def translate(switch, commands: list) -> list:
                 cmd = dataclasses.replace(cmd, **changes)
         out.append(cmd)
     return out
+
+
+def _by_suffix(given: str, tables: dict):
+    try:
+        return tables[resolve_suffix(given, tables)]
+    except ConfigError:
+        return None   # unknown or ambiguous: the runner reports it with its line
 
 
 def _action(switch, t, given: str) -> str:
