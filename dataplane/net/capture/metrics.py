@@ -57,7 +57,9 @@ def summary(net: Any, hosts: dict[str, dict[str, int]]) -> dict[str, Any]:
                 for name, n in net.switches.items()}
     # processed, drops by reason, utilisation (busy / elapsed), busy_ns, max_queue, ...: DpuNode.summary
     dpus = {name: d.summary(net.sim.now) for name, d in getattr(net, "dpus", {}).items()}
-    return {"hosts": hosts, "ports": port_metrics(net), "switches": switches, "dpus": dpus,
+    # what each host's eBPF/XDP program did (hosts with one only): XdpHost.summary
+    xdp = {name: h.summary(net.sim.now) for name, h in net.hosts.items() if hasattr(h, "xdp_stats")}
+    return {"hosts": hosts, "ports": port_metrics(net), "switches": switches, "dpus": dpus, "xdp": xdp,
             "sim_time_ns": net.sim.now, "events": net.sim.events_run,
             "log": [f"{t} ns: {what}" for t, what in net.events_log]}
 
@@ -107,6 +109,13 @@ def format_table(data: dict[str, Any], top_ports: int = 12) -> str:
                          f"{m['max_queue']:>6}  {drops}")
             if m.get("counters"):
                 lines.append(f"{'':<10} counters: " + ", ".join(f"{c} {n}" for c, n in m["counters"].items()))
+    xdp = data.get("xdp") or {}
+    if xdp:
+        lines.append(f"{'xdp host':<10} {'processed':>10} {'passed':>7} {'tx':>6} {'redir':>6} {'util':>6}  drops")
+        for name, m in xdp.items():
+            drops = ", ".join(f"{reason}: {n}" for reason, n in m["drops"].items()) or "0"
+            lines.append(f"{name:<10} {m['processed']:>10} {m['passed']:>7} {m['tx']:>6} {m['redirected']:>6} "
+                         f"{m['utilisation'] * 100:>5.1f}%  {drops}")
     for t in data.get("log", [])[:20]:
         lines.append(f"event: {t}")
     return "\n".join(lines)

@@ -1,7 +1,8 @@
 """A running network: nodes and links built from a ``TopologySpec``, failures, controllers, captures.
 
 Switches run v1model programs (``SwitchNode``), DPUs run PNA programs behind a cost model
-(``DpuNode``); a program of the other architecture is refused before anything runs.
+(``DpuNode``), hosts may run an XDP or eBPF filter program on their NIC (``XdpHost``); a program
+of another architecture is refused before anything runs.
 
     net = Network.from_spec(load_topology("topologies/leaf-spine.yaml"), seed=1)
     Ping(net.host("h1"), net.host("h2").ip, count=3)
@@ -24,6 +25,12 @@ from dataplane.net.capture.pcap import PcapWriter
 from dataplane.net.core.sim import Simulator
 from dataplane.net.topology.spec import TopologySpec
 from dataplane.net.devices.switch_node import SwitchNode
+
+
+_WANT = {"pna": "a PNA program (PNA_NIC, #include <pna.p4>)",
+         "v1model": "a v1model program (V1Switch); use kind: dpu for a PNA program",
+         "xdp|ebpf": "an XDP program (xdp(...) main, #include <xdp_model.p4>) or an eBPF filter "
+                     "(ebpfFilter(...) main, #include <ebpf_model.p4>)"}
 
 
 class NetworkError(DataplaneError):
@@ -50,14 +57,13 @@ class Network:
         net = cls(spec, seed)
         programs: dict[Path, Any] = {}
 
-        def program(name: str, path: Path, line: int, architecture: str, kind: str):
+        def program(name: str, path: Path, line: int, architecture: str, kind: str, field: str = "program"):
             prog = programs.get(path)
             if prog is None:
                 prog = programs[path] = compile_file(path).program
-            if prog.architecture != architecture:
-                want = "a PNA program (PNA_NIC, #include <pna.p4>)" if architecture == "pna" else \
-                    "a v1model program (V1Switch); use kind: dpu for a PNA program"
-                message = (f"topology.nodes.{name}.program: {kind} '{name}' needs {want}, but {path.name} "
+            if prog.architecture not in architecture.split("|"):
+                want = _WANT.get(architecture, architecture)
+                message = (f"topology.nodes.{name}.{field}: {kind} '{name}' needs {want}, but {path.name} "
                            f"is {prog.architecture or 'of no known architecture'}")
                 if spec.source is not None:
                     raise ConfigError(message, str(spec.source), line, path.name)
@@ -79,7 +85,16 @@ class Network:
                 load_entries(api, d.entries)
             net.dpus[name] = DpuNode(net.sim, d, api)
         for name, h in spec.hosts.items():
-            net.hosts[name] = Host(net.sim, h)
+            if h.xdp is None:
+                net.hosts[name] = Host(net.sim, h)
+                continue
+            from dataplane.net.hosts.xdp_host import XdpHost
+
+            api = Switch(program(name, h.xdp.program, h.xdp.line or h.line, "xdp|ebpf", "host", "xdp.program"),
+                         name=name, seed=seed)
+            if h.xdp.entries is not None:
+                load_entries(api, h.xdp.entries)
+            net.hosts[name] = XdpHost(net.sim, h, api)
         for ls in spec.links:
             pa = net._port(*ls.a)
             pb = net._port(*ls.b)

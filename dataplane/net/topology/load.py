@@ -27,7 +27,8 @@ Two formats:
   (400Gbps), ``packet_rate`` (150Mpps), ``latency`` (2us), ``queue`` (1024p, or bytes),
   ``host_ports`` / ``net_ports`` (lists of ports; by default ports linked to a host are host
   ports, the rest net ports; one list makes the other the rest); hosts: ``mac``, ``ip`` (``a.b.c.d/len``,
-  /24 when the length is left out), ``gateway``, ``arp`` (``{ip: mac}``). Link fields:
+  /24 when the length is left out), ``gateway``, ``arp`` (``{ip: mac}``), ``xdp`` (an eBPF/XDP program
+  on the NIC and its cost: ``dataplane.net.topology.xdp``). Link fields:
   ``endpoints`` plus ``bandwidth``, ``latency``, ``queue``, ``mtu``, ``loss``,
   ``corruption``. ``defaults`` takes ``bandwidth``, ``latency``, ``queue``, ``mtu``,
   ``loss``, ``corruption``, ``processing``, ``detection``, ``write_latency``, ``program``,
@@ -62,6 +63,7 @@ from dataplane.net.topology.reader import (
     MAX_PORT, PORT_RE, PortBook, Reader, YamlSeq, known_nodes, load_yaml_text, resolve_program_arg, show,
 )
 from dataplane.net.topology.tutorials import load_tutorials_topology
+from dataplane.net.topology.xdp import read_host_xdp
 from dataplane.net.core.units import parse_packet_rate, parse_probability, parse_queue, parse_rate, parse_time
 
 __all__ = ["load_topology", "load_yaml_topology", "load_tutorials_topology", "parse_mac", "format_mac",
@@ -75,7 +77,7 @@ _HOST_KINDS = {"host"}
 _KINDS = "(use switch or host), or dpu for a PNA NIC"
 _SWITCH_FIELDS = {"kind", "program", "entries", "controller", "processing_latency", "detection_delay",
                   "write_latency", "params", "cpu_port", "pfc"}
-_HOST_FIELDS = {"kind", "mac", "ip", "gateway", "arp"}
+_HOST_FIELDS = {"kind", "mac", "ip", "gateway", "arp", "xdp"}
 _DPU_FIELDS = {"kind", "program", "entries", "rate", "packet_rate", "latency", "queue", "host_ports", "net_ports"}
 _LINK_FIELDS = {"endpoints", "bandwidth", "latency", "queue", "mtu", "loss", "corruption"}
 _DEFAULT_FIELDS = {"bandwidth", "latency", "queue", "mtu", "loss", "corruption", "processing", "detection",
@@ -338,11 +340,12 @@ def _yaml_hosts(r: Reader, spec: TopologySpec, pending: list[tuple[str, dict, in
                     arp[parse_ipv4(k)] = parse_mac(v)
                 except ValueError as e:
                     raise r.err(kl, f"{field}.arp.{k}", str(e), v) from None
-        parsed.append([name, line, ip, plen, mac, gateway, arp])
+        xdp = read_host_xdp(r, name, body) if body.get("xdp") is not None else None
+        parsed.append([name, line, ip, plen, mac, gateway, arp, xdp])
     # Deterministic defaults, in file order, avoiding addresses given explicitly.
     next_n = 1
     for item in parsed:
-        name, line, ip, plen, mac, gateway, arp = item
+        name, line, ip, plen, mac, gateway, arp, xdp = item
         if ip is None:
             while (0x0A000000 | next_n) in ips:
                 next_n += 1
@@ -357,7 +360,7 @@ def _yaml_hosts(r: Reader, spec: TopologySpec, pending: list[tuple[str, dict, in
                 mac += 1 << 32
             macs[mac] = (name, line)
         spec.hosts[name] = HostSpec(name=name, mac=mac, ip=ip, prefix_len=plen, gateway=gateway,
-                                    static_arp=arp, line=line)
+                                    static_arp=arp, line=line, xdp=xdp)
 
 def _parse_endpoint(r: Reader, spec: TopologySpec, text: Any, line: int, field: str) -> tuple[str, int]:
     if not isinstance(text, str) or not text.strip():

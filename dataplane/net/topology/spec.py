@@ -30,6 +30,17 @@ DEFAULT_DPU_PACKET_RATE = 150_000_000
 DEFAULT_DPU_LATENCY_NS = 2_000
 DEFAULT_DPU_QUEUE = (1024, "packets")
 
+# An eBPF/XDP program on a host's NIC (dataplane.net.hosts.xdp_host) runs on one CPU core under
+# the same FIFO cost model as a DPU's pipeline. Chosen defaults, not measurements: 10 Mpps (an
+# XDP program that parses and rewrites a few headers; XDP_DROP alone reaches ~24 Mpps per
+# core, forwarding ~10, in Hoeiland-Joergensen et al., "The eXpress Data Path", CoNEXT 2018),
+# no byte-rate bound below a 100 Gb/s NIC, 1 us from the end of a packet's slot to its
+# delivery, and the 1024-descriptor receive ring in front of the core.
+DEFAULT_XDP_RATE_BPS = 100_000_000_000
+DEFAULT_XDP_PACKET_RATE = 10_000_000
+DEFAULT_XDP_LATENCY_NS = 1_000
+DEFAULT_XDP_QUEUE = (1024, "packets")
+
 MAX_QUANTA = 0xFFFF   # the largest 802.1Qbb pause time (dataplane.net.devices.pfc writes the frames)
 
 
@@ -66,6 +77,19 @@ class DpuSpec:
 
 
 @dataclass
+class XdpSpec:
+    """An eBPF program on a host's NIC receive path: an XDP program (``xdp_model.p4``) or an
+    ``ebpfFilter`` (``ebpf_model.p4``, a TC ingress filter), with its cost (``hosts.xdp_host``)."""
+    program: Path
+    entries: Path | None = None            # runtime JSON or simple_switch_CLI commands
+    rate_bps: int = DEFAULT_XDP_RATE_BPS
+    packet_rate_pps: int = DEFAULT_XDP_PACKET_RATE
+    latency_ns: int = DEFAULT_XDP_LATENCY_NS
+    queue: tuple[int, str] = DEFAULT_XDP_QUEUE
+    line: int = 0
+
+
+@dataclass
 class HostSpec:
     name: str
     mac: int
@@ -74,6 +98,7 @@ class HostSpec:
     gateway: int | None = None
     static_arp: dict[int, int] = field(default_factory=dict)  # ip -> mac
     line: int = 0
+    xdp: XdpSpec | None = None             # an eBPF/XDP program on the NIC (None: the plain stack)
 
 
 @dataclass
