@@ -7,7 +7,12 @@ Ethernet and IPv4, verify the IPv4 checksum, longest-prefix match through per-le
 dicts, rewrite the MACs, decrement the TTL, recompute the checksum, emit bytes. The
 ratio engine/baseline is the figure of merit (goal: at least 0.5).
 
-    python tools/bench_pps.py [--packets N] [--json]
+The same run times the same IPv4 work as an eBPF filter (tools/bench_programs/ipv4_lpm_ebpf.p4,
+an ``ebpfFilter``: parse, verify the checksum, LPM, rewrite, recompute the checksum, accept on a
+hit; no deparser, so no bytes are written) and reports its packets/s and its ratio to the
+v1model router's (goal: at least 0.8).
+
+    python tools/bench_pps.py [--packets N] [--repeat N] [--json]
 """
 from __future__ import annotations
 
@@ -16,11 +21,13 @@ import json
 import random
 import sys
 import time
+from pathlib import Path
 
 from dataplane.control.switch import Switch
 from dataplane.resources import builtin_program
 
 ROUTES = 1000
+EBPF_PROGRAM = Path(__file__).resolve().parent / "bench_programs" / "ipv4_lpm_ebpf.p4"
 
 
 def make_routes(rng: random.Random) -> list[tuple[int, int, int, int]]:
@@ -90,7 +97,7 @@ class HandForwarder:
         return port, out
 
 
-def run(packets_count: int) -> dict:
+def run(packets_count: int, repeat: int = 3) -> dict:
     rng = random.Random(1)
     routes = make_routes(rng)
     packets = make_packets(rng, routes, packets_count)
@@ -106,37 +113,52 @@ def run(packets_count: int) -> dict:
         theirs = hand.forward(data)
         assert [(o.port, o.data) for o in mine] == ([theirs] if theirs else []), "engine and baseline disagree"
 
-    process = sw.dp.process
-    t = time.perf_counter()
-    for data in packets:
-        process(0, data)
-    engine_s = time.perf_counter() - t
+    ebpf = Switch.from_file(EBPF_PROGRAM)
+    for prefix, plen, mac, port in routes:
+        ebpf.table_add("ipv4_lpm", "ipv4_forward", [(prefix, plen)], [mac, port])
+    for data in packets[:200]:
+        accepted = [(o.port, o.data) for o in ebpf.send(0, data)]
+        assert accepted == ([(0, data)] if hand.forward(data) else []), "eBPF filter and baseline disagree"
 
-    forward = hand.forward
-    t = time.perf_counter()
-    for data in packets:
-        forward(data)
-    baseline_s = time.perf_counter() - t
+    def timed(fn, *args) -> float:
+        t = time.perf_counter()
+        for data in packets:
+            fn(*args, data)
+        return time.perf_counter() - t
+
+    # Interleaved, best of `repeat` each: the machine is shared and noisy.
+    engine_s = baseline_s = ebpf_s = float("inf")
+    for _ in range(repeat):
+        engine_s = min(engine_s, timed(sw.dp.process, 0))
+        baseline_s = min(baseline_s, timed(hand.forward))
+        ebpf_s = min(ebpf_s, timed(ebpf.dp.process, 0))
 
     engine_pps = len(packets) / engine_s
     baseline_pps = len(packets) / baseline_s
+    ebpf_pps = len(packets) / ebpf_s
     return {"packets": len(packets), "routes": ROUTES, "engine_pps": round(engine_pps),
             "baseline_pps": round(baseline_pps), "ratio": round(engine_pps / baseline_pps, 3),
-            "engine_us_per_packet": round(1e6 / engine_pps, 2)}
+            "engine_us_per_packet": round(1e6 / engine_pps, 2),
+            "ebpf_pps": round(ebpf_pps), "ebpf_us_per_packet": round(1e6 / ebpf_pps, 2),
+            "ebpf_ratio_to_v1model": round(ebpf_pps / engine_pps, 3)}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--packets", type=int, default=20000)
+    ap.add_argument("--repeat", type=int, default=3, help="timed passes of each, interleaved; the best counts")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    r = run(args.packets)
+    r = run(args.packets, max(1, args.repeat))
     if args.json:
         print(json.dumps(r))
     else:
         print(f"engine   {r['engine_pps']:>10,} pkt/s  ({r['engine_us_per_packet']} us/packet)")
         print(f"baseline {r['baseline_pps']:>10,} pkt/s  (hand-written Python forwarder, same run)")
         print(f"ratio    {r['ratio']:>10}  (goal >= 0.5)")
+        print(f"ebpf     {r['ebpf_pps']:>10,} pkt/s  ({r['ebpf_us_per_packet']} us/packet, the same work as an "
+              f"ebpfFilter)")
+        print(f"ratio    {r['ebpf_ratio_to_v1model']:>10}  (eBPF filter / v1model router, goal >= 0.8)")
     return 0
 
 

@@ -23,6 +23,7 @@ import dataplane.engine.ebpf_externs  # noqa: F401  (registers the eBPF extern n
 from dataplane.arch.device import ArchitectureError, Device
 from dataplane.arch.v1model import Output, PacketResult, P4AssertionFailed, _key_width
 from dataplane.engine.context import PacketContext
+from dataplane.engine import ebpf_externs as EX
 from dataplane.engine.ebpf_externs import ArrayTable, HashTable
 from dataplane.engine.instances import make_instances
 from dataplane.engine.runtime import REJECTED, Box
@@ -32,6 +33,27 @@ from dataplane.ir import program as P
 from dataplane.ir import types as T
 
 NO_ERROR = 0
+
+
+def helper_functions() -> dict[str, Any]:
+    """``xdp_model.p4``'s extern functions: ``ebpf_ipv4_checksum``, ``csum_replace2``/``4`` (RFC
+    1624), ``BPF_KTIME_GET_NS`` (the device clock in ns, truncated to 32 bits as declared) and
+    ``BPF_PERF_EVENT_OUTPUT`` (returns 0; the events are not kept)."""
+    def csum_replace2(ctx, csum, old, new) -> int:
+        return EX.csum_replace2(csum, old, new)
+
+    def csum_replace4(ctx, csum, old, new) -> int:
+        return EX.csum_replace4(csum, old, new)
+
+    def ktime_get_ns(ctx) -> int:
+        return (ctx.now_us * 1000) & 0xFFFF_FFFF
+
+    def perf_event_output(ctx) -> int:
+        return 0
+
+    return {"ebpf_ipv4_checksum": EX.ipv4_checksum, "csum_replace2": csum_replace2,
+            "csum_replace4": csum_replace4, "BPF_KTIME_GET_NS": ktime_get_ns,
+            "BPF_PERF_EVENT_OUTPUT": perf_event_output}
 
 
 class ParseStatus:
@@ -90,12 +112,15 @@ class EbpfDevice(Device):
     def process(self, port: int, data: bytes, trace: Any = None) -> PacketResult:
         """Run one packet that arrived on ``port``; return what leaves."""
         result = PacketResult()
-        self.run_work(("ingress", port, bytes(data), 0, None, 0), result, trace)
+        self._guarded(port, data if data.__class__ is bytes else bytes(data), result, trace)
         return result
 
     def run_work(self, item: tuple, result: PacketResult, trace: Any = None) -> list[tuple]:
         """Run one ``("ingress", port, bytes, ...)`` item; the eBPF family makes no further work."""
-        port, buf = item[1], item[2]
+        self._guarded(item[1], item[2], result, trace)
+        return []
+
+    def _guarded(self, port: int, buf: bytes, result: PacketResult, trace: Any) -> None:
         try:
             self._run(port, buf, result, trace)
         except P4AssertionFailed as err:
@@ -103,7 +128,6 @@ class EbpfDevice(Device):
             self.log_messages.append(str(err))
         except IndexError:
             result.drops.append("header stack index out of range")
-        return []
 
     def _run(self, port: int, buf: bytes, result: PacketResult, trace: Any) -> None:
         raise NotImplementedError
@@ -135,27 +159,26 @@ class EbpfFilter(EbpfDevice):
         self._load()
 
     def _bind_functions(self) -> dict[str, Any]:
-        return {}
+        return helper_functions()   # an ebpfFilter program that includes xdp_model.p4 may call them
 
     def _bind_blocks(self, built: dict) -> dict[str, Any]:
         self.headers_class = self._struct(self._params("prs")[1].type)
-        return {"prs": self._block(built, "prs"), "filt": self._block(built, "filt")}
+        self._parse, self._filter = self._block(built, "prs"), self._block(built, "filt")
+        return {"prs": self._parse, "filt": self._filter}
 
     def _run(self, port: int, buf: bytes, result: PacketResult, trace: Any) -> None:
-        b = self.blocks
-        ctx = self._context(buf, trace)
+        ctx = PacketContext(buf, ParseStatus(), self, trace, self.now_us)
         hdr = self.headers_class()
         if trace is not None:
             trace.packet_in(port, buf)
-        b["prs"](None, hdr, ctx)
-        why = self.rejected(ctx)
-        if why is not None:
-            result.drops.append(f"{why}: dropped")
+        self._parse(None, hdr, ctx)
+        if ctx.sm.parser_error != NO_ERROR:
+            result.drops.append(f"{self.rejected(ctx)}: dropped")
             if trace is not None:
                 trace.drop("parser")
             return
         accept = Box(False)
-        b["filt"](hdr, accept, ctx)
+        self._filter(hdr, accept, ctx)
         if accept.value:
             result.outputs.append(Output(port, buf))
             if trace is not None:

@@ -27,9 +27,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dataplane.arch.ebpf import EbpfDevice
+from dataplane.arch.ebpf import EbpfDevice, helper_functions
 from dataplane.arch.v1model import Output, PacketResult
-from dataplane.engine import ebpf_externs as EX
 from dataplane.ir import program as P
 from dataplane.ir import types as T
 
@@ -52,24 +51,7 @@ class XdpSwitch(EbpfDevice):
         self._packet_first = isinstance(T.strip_newtype(deparser[0].type), T.Extern)
 
     def _bind_functions(self) -> dict[str, Any]:
-        def ebpf_ipv4_checksum(ctx, *fields) -> int:
-            return EX.ipv4_checksum(*fields)
-
-        def csum_replace2(ctx, csum, old, new) -> int:
-            return EX.csum_replace2(csum, old, new)
-
-        def csum_replace4(ctx, csum, old, new) -> int:
-            return EX.csum_replace4(csum, old, new)
-
-        def ktime_get_ns(ctx) -> int:
-            return (ctx.now_us * 1000) & 0xFFFF_FFFF
-
-        def perf_event_output(ctx) -> int:
-            return 0
-
-        return {"ebpf_ipv4_checksum": ebpf_ipv4_checksum, "csum_replace2": csum_replace2,
-                "csum_replace4": csum_replace4, "BPF_KTIME_GET_NS": ktime_get_ns,
-                "BPF_PERF_EVENT_OUTPUT": perf_event_output}
+        return helper_functions()
 
     def _bind_blocks(self, built: dict) -> dict[str, Any]:
         self.headers_class = self._struct(self._params("p")[1].type)

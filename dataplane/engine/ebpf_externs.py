@@ -106,12 +106,15 @@ def csum_replace4(csum: int, old: int, new: int) -> int:
     return ~_fold16(s) & 0xFFFF
 
 
-def ipv4_checksum(version: int, ihl: int, diffserv: int, total_len: int, identification: int, flags: int,
+def ipv4_checksum(ctx, version: int, ihl: int, diffserv: int, total_len: int, identification: int, flags: int,
                   frag_offset: int, ttl: int, protocol: int, src: int, dst: int) -> int:
-    """The header checksum of an IPv4 header without options that has these fields (checksum 0)."""
-    words = (((version << 12) | (ihl << 8) | diffserv), total_len, identification, (flags << 13) | frag_offset,
-             (ttl << 8) | protocol, src >> 16, src & 0xFFFF, dst >> 16, dst & 0xFFFF)
-    return ~_fold16(sum(words)) & 0xFFFF
+    """``ebpf_ipv4_checksum``: the header checksum of an IPv4 header without options that has
+    these fields (checksum 0). ``ctx`` (the packet context) is unused; the generated code passes it."""
+    s = ((version << 12) | (ihl << 8) | diffserv) + total_len + identification + ((flags << 13) | frag_offset) + \
+        ((ttl << 8) | protocol) + (src >> 16) + (src & 0xFFFF) + (dst >> 16) + (dst & 0xFFFF)
+    s = (s & 0xFFFF) + (s >> 16)   # nine 16-bit words: two folds always suffice
+    s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
 
 
 # ---- Bob Jenkins' lookup3 (hashlittle), uBPF's HashAlgorithm.lookup3 -------------------------------------

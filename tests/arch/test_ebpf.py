@@ -50,7 +50,7 @@ def test_incremental_checksums_equal_a_full_recompute():
 
 def test_ipv4_checksum_of_a_header():
     header = bytes.fromhex("45000014000100004011 0000 0a0000010a000009".replace(" ", ""))
-    assert EX.ipv4_checksum(4, 5, 0, 20, 1, 0, 0, 0x40, 0x11, 0x0A000001, 0x0A000009) == _checksum(header)
+    assert EX.ipv4_checksum(None, 4, 5, 0, 20, 1, 0, 0, 0x40, 0x11, 0x0A000001, 0x0A000009) == _checksum(header)
 
 
 def test_counter_array_counts_accepted_packets_per_index():
