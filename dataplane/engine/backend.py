@@ -20,6 +20,7 @@ from dataplane.ir import types as T
 from dataplane.ir.node import walk
 from dataplane.engine import runtime
 from dataplane.engine.codegen_block import BlockGen, ident
+from dataplane.engine.codegen_chunks import compile_in_pieces, split_build
 from dataplane.engine.codegen_expr import is_scalar
 from dataplane.engine.codegen_layout import struct_format, struct_units, unpack_format
 from dataplane.engine.codegen_stmt import Names, StmtGen
@@ -76,11 +77,10 @@ def compile_pipeline(program: P.Program, *, reject_is_error: bool = False) -> Co
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace: dict[str, Any] = {"__name__": f"p4_{key[:8]}"}
     try:
-        code = compile(source, filename, "exec")
+        compile_in_pieces(source, filename, namespace)
     except SyntaxError as err:   # a generator bug: say so, rather than show a traceback
         raise InternalError(f"the code generated for {program.source} does not compile: {err.msg} "
                             f"at line {err.lineno}: {(err.text or '').strip()}") from err
-    exec(code, namespace)
     pipeline = CompiledPipeline(program, source, filename, namespace)
     _CACHE[key] = pipeline
     return pipeline
@@ -127,6 +127,11 @@ def generate(program: P.Program, *, reject_is_error: bool = False) -> str:
     parsers = ", ".join(f"{p!r}: P_{p}" for p in program.parsers)
     controls = ", ".join(f"{c!r}: C_{c}" for c in program.controls)
     out.append(f"    return {{'parsers': {{{parsers}}}, 'controls': {{{controls}}}, 'actions': ACTIONS}}")
+    build_at = out.index("def build(_rt):")
+    split = split_build("\n".join(out[build_at + 1:]).split("\n"))
+    if split is not None:  # a big program: see codegen_chunks
+        parts, body = split
+        out[build_at:] = [*parts, "def build(_rt):", *body]
     return "\n".join(out) + "\n"
 
 

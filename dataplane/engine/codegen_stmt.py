@@ -20,6 +20,9 @@ class Names:
     def __init__(self, base: dict[str, str]):
         self.frames = [dict(base)]
         self.used: set[str] = set(base.values())
+        # Per base name, the suffix the last search stopped at: ``used`` only grows, so the first
+        # free suffix never moves back, and a block with thousands of `v` parameters stays linear.
+        self._next: dict[str, int] = {}
 
     def __getitem__(self, name: str) -> str:
         for frame in reversed(self.frames):
@@ -30,10 +33,12 @@ class Names:
     def fresh(self, name: str) -> str:
         """Bind ``name`` in the innermost scope to a new Python local (P4 allows shadowing)."""
         base = "v_" + name.replace(".", "__")
-        py, i = base, 0
+        i = self._next.get(base, 0)
+        py = f"{base}_{i}" if i else base
         while py in self.used:
             i += 1
             py = f"{base}_{i}"
+        self._next[base] = i
         self.used.add(py)
         self.frames[-1][name] = py
         return py
