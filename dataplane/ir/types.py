@@ -109,16 +109,22 @@ class StructLike(Type):
 
     name: str
     fields: tuple[StructField, ...] = field(compare=False)
+    # Field name -> field, built on the first get_field: a struct of thousands of headers is
+    # looked up once per member access, which a scan of its fields made quadratic.
+    _by_name: dict | None = field(default=None, init=False, repr=False, compare=False)
     kind = "struct"
 
     def __str__(self) -> str:
         return self.name
 
     def get_field(self, name: str) -> StructField | None:
-        for f in self.fields:
-            if f.name == name:
-                return f
-        return None
+        index = self._by_name
+        if index is None:
+            index = {}
+            for f in self.fields:
+                index.setdefault(f.name, f)  # the first of a duplicated name, as a scan finds
+            object.__setattr__(self, "_by_name", index)
+        return index.get(name)
 
     def bit_width(self) -> int:
         return sum(f.type.bit_width() for f in self.fields)

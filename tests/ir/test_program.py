@@ -92,3 +92,12 @@ def test_visitor_dispatches_by_class_name():
     v = Paths()
     v.visit(program.controls["I"].actions["set"].body)
     assert v.names == ["m", "v"]
+
+
+def test_struct_field_lookup_finds_the_first_field_of_a_name():
+    """get_field is a dictionary lookup after the first call; duplicates resolve as a scan would."""
+    first, second = T.StructField("a", T.Bits(8)), T.StructField("a", T.Bits(16))
+    s = T.Struct("s", (first, T.StructField("b", T.Bits(8)), second))
+    assert s.get_field("a") is first and s.get_field("a") is first
+    assert s.get_field("c") is None
+    assert s == T.Struct("s", ()) and "_by_name" not in repr(s)   # compared by name, as before
