@@ -6,10 +6,12 @@ the next ``;`` or ``}`` and goes on, so several errors are reported together.
 """
 from __future__ import annotations
 
+import time
 from functools import lru_cache
 from typing import Callable
 
 from lark import Lark, Token, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.lexer import BasicLexer, LexerThread
 from lark.exceptions import VisitError
 
 from dataplane.errors import CompileError, Diagnostic, InternalError, Span
@@ -36,8 +38,23 @@ def _lark() -> Lark:
                 maybe_placeholders=False, postlex=P4PostLex(), cache=True)
 
 
-def parse_text(text: str, locate: Callable[[int, int], Span], source_line: Callable[[Span], str | None]) -> P4Program:
-    """Parse ``text``; ``locate`` maps 1-based (line, col) of ``text`` to original spans."""
+@lru_cache(maxsize=1)
+def _lexer() -> BasicLexer:
+    """lark's lexer for the grammar, without the token pass; built once, as it compiles its regexes
+    on first use (``Lark.lex`` would build a new one for every call)."""
+    return BasicLexer(_lark().lexer_conf)
+
+
+def parse_text(text: str, locate: Callable[[int, int], Span], source_line: Callable[[Span], str | None],
+               timings: dict[str, float] | None = None) -> P4Program:
+    """Parse ``text``; ``locate`` maps 1-based (line, col) of ``text`` to original spans.
+
+    ``timings``, if given, receives the seconds spent in lark's lexer (``lex``), the token
+    pass (``tokens``), the LALR parser (``parse``, which builds the IR as it reduces) and what
+    is left of building the IR after it (``build``).
+    """
+    if timings is None:
+        timings = {}
     diagnostics: list[Diagnostic] = []
 
     def report(err: UnexpectedInput) -> None:
@@ -45,27 +62,61 @@ def parse_text(text: str, locate: Callable[[int, int], Span], source_line: Calla
         diagnostics.append(Diagnostic(_describe(err), span, source_line=source_line(span), code="syntax"))
 
     parser = _lark()
+    t = time.perf_counter()
     try:
-        tokens = list(parser.lex(text))
+        raw = list(LexerThread.from_text(_lexer(), text).lex(None))
     except UnexpectedCharacters as err:
         report(err)
         raise CompileError(diagnostics) from None
-    tree = _feed(parser, text, tokens, report, lambda: len(diagnostics))
+    t = _lap(timings, "lex", t)
+    tokens = list(parser.options.postlex.process(raw))
+    t = _lap(timings, "tokens", t)
+    builder = BuildIR(locate)
+    reducer = _reducer(parser, builder)
+    ip = reducer.interactive(parser, _lexer(), text) if reducer else parser.parse_interactive(text)
+    tree = _feed(ip, tokens, report, lambda: len(diagnostics))
+    t = _lap(timings, "parse", t)
     if diagnostics:
         raise CompileError(diagnostics)
+    if reducer is not None:  # the IR was built during the parse
+        if reducer.error is not None:
+            _build_failed(*reducer.error, source_line)
+        ir = reducer.result(tree)
+    else:
+        try:
+            ir = builder.transform(tree)
+        except VisitError as err:
+            _build_failed(err.rule, err.orig_exc, source_line)
+    _lap(timings, "build", t)
+    return ir
+
+
+def _build_failed(rule: str, exc: BaseException, source_line: Callable[[Span], str | None]) -> None:
+    """Raise what a ``BuildIR`` failure means: a syntax error for a ``BuildError``, else a bug."""
+    if isinstance(exc, BuildError):
+        raise CompileError([Diagnostic(f"syntax error: {exc}", exc.span, code="syntax",
+                                       source_line=source_line(exc.span))]) from None
+    raise InternalError(f"building IR failed in rule {rule!r}: {exc!r}") from exc
+
+
+def _reducer(parser: Lark, builder: BuildIR):
+    """Callbacks that build the IR as the parser reduces (``build_reduce``), or None where this
+    lark's internals differ from those it relies on: then the IR is built from a parse tree."""
     try:
-        return BuildIR(locate).transform(tree)
-    except VisitError as err:
-        if isinstance(err.orig_exc, BuildError):
-            span = err.orig_exc.span
-            raise CompileError([Diagnostic(f"syntax error: {err.orig_exc}", span, code="syntax",
-                                           source_line=source_line(span))]) from None
-        raise InternalError(f"building IR failed in rule {err.rule!r}: {err.orig_exc!r}") from err.orig_exc
+        from dataplane.lang.build_reduce import IRBuilder
+        return IRBuilder(parser, builder)
+    except (ImportError, AttributeError):
+        return None
 
 
-def _feed(parser: Lark, text: str, tokens: list[Token], report, count: Callable[[], int]):
-    """Drive the LALR parser token by token, recovering in panic mode at ';' and '}'."""
-    ip = parser.parse_interactive(text)
+def _lap(timings: dict[str, float], name: str, since: float) -> float:
+    now = time.perf_counter()
+    timings[name] = now - since
+    return now
+
+
+def _feed(ip, tokens: list[Token], report, count: Callable[[], int]):
+    """Drive the interactive LALR parser ``ip`` token by token, recovering in panic mode at ';' and '}'."""
     i = 0
     quiet_until = -1  # after a recovery, errors within the next few tokens are its echoes
     last_sync = -1
