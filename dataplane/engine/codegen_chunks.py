@@ -11,13 +11,13 @@ generated for ordinary ones stays as it is:
   of at most ``MAX_DEFS`` closures each; each takes the names it uses from earlier parts as
   parameters and returns the names it binds, so every closure still reads its variables from
   cells, as before;
-* :func:`compile_in_pieces` compiles the module a few thousand lines at a time, so that the
-  compiler's peak memory is a piece's and not the whole module's.
+* :func:`compile_in_pieces` compiles the module 20,000 lines at a time, so that the compiler's
+  peak memory is a piece's and not the whole module's.
 """
 from __future__ import annotations
 
+import linecache
 import re
-import types
 from typing import Any
 
 MAX_DEFS = 64              # nested functions per part of ``build``
@@ -158,8 +158,15 @@ def _balanced(text: str) -> bool:
 
 def compile_in_pieces(source: str, filename: str, namespace: dict[str, Any], piece_lines: int | None = None) -> None:
     """Compile and run ``source`` in ``namespace`` a piece at a time, cutting between top-level
-    statements (``class``, ``def``, ``name = ...`` at column 0); line numbers, in tracebacks and
-    in a ``SyntaxError``, stay the whole source's."""
+    statements (``class``, ``def``, ``name = ...`` at column 0).
+
+    The first piece is compiled as ``filename``; a later one starting after line N of the source
+    as ``filename`` with ``@N`` before its closing ``>`` (``<p4:x.p4:1f2e3d4c@40000>``), its lines
+    registered with ``linecache`` so that tracebacks show them. (Moving each piece's code objects
+    down with ``code.replace`` costs O(cells x arguments) per function in CPython: minutes for
+    a control with 40,000 closure variables; padding the text with newlines costs the sum of
+    the offsets.) A ``SyntaxError`` gives its line in the whole source.
+    """
     piece_lines = PIECE_LINES if piece_lines is None else piece_lines
     lines = source.splitlines(True)
     start = 0
@@ -167,17 +174,20 @@ def compile_in_pieces(source: str, filename: str, namespace: dict[str, Any], pie
         end = min(start + piece_lines, len(lines))
         while end < len(lines) and not _TOP.match(lines[end]):
             end += 1
+        name = filename if start == 0 else piece_filename(filename, start)
+        piece = lines[start:end]
+        if start:
+            linecache.cache[name] = (sum(map(len, piece)), None, piece, name)
         try:
-            code = compile("".join(lines[start:end]), filename, "exec")
+            code = compile("".join(piece), name, "exec")
         except SyntaxError as err:
             if err.lineno is not None:
                 err.lineno += start
             raise
-        exec(_shift_lines(code, start) if start else code, namespace)
+        exec(code, namespace)
         start = end
 
 
-def _shift_lines(code: types.CodeType, delta: int) -> types.CodeType:
-    """``code`` and the code objects nested in it, moved ``delta`` lines down."""
-    consts = tuple(_shift_lines(c, delta) if isinstance(c, types.CodeType) else c for c in code.co_consts)
-    return code.replace(co_firstlineno=code.co_firstlineno + delta, co_consts=consts)
+def piece_filename(filename: str, offset: int) -> str:
+    """The name of the piece of ``filename`` that starts after line ``offset`` (see :func:`compile_in_pieces`)."""
+    return f"{filename[:-1]}@{offset}>" if filename.endswith(">") else f"{filename}@{offset}"

@@ -40,10 +40,16 @@ def annotation(annotations: tuple, name: str) -> Annotation | None:
     return None
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}   # per node class, its dataclass fields' names
+
+
 def children(node: Node) -> Iterator[Node]:
     """The direct child nodes of ``node``, in field order."""
-    for f in dataclasses.fields(node):
-        value = getattr(node, f.name)
+    names = _FIELD_NAMES.get(type(node))
+    if names is None:  # dataclasses.fields() per node was most of the cost of a walk
+        names = _FIELD_NAMES[type(node)] = tuple(f.name for f in dataclasses.fields(node))
+    for name in names:
+        value = getattr(node, name)
         if isinstance(value, Node):
             yield value
         elif isinstance(value, tuple):
