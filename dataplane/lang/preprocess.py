@@ -38,6 +38,7 @@ class PreprocessedSource:
     line_map: list[tuple[str, int]]
     files: dict[str, str]
     col_maps: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    _split: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
 
     def locate(self, line: int, col: int) -> Span:
         """Map a 1-based output ``line``/``col`` to a span in the original file.
@@ -66,14 +67,20 @@ class PreprocessedSource:
 
     def source_line(self, span: Span) -> str | None:
         """The original text of ``span.line`` in ``span.file``, or None if unknown."""
-        return _line_of(self.files, span.file, span.line)
+        return _line_of(self.files, span.file, span.line, self._split)
 
 
-def _line_of(files: Mapping[str, str], file: str, line: int) -> str | None:
-    text = files.get(file)
-    if text is None or line < 1:
+def _line_of(files: Mapping[str, str], file: str, line: int, split: dict[str, list[str]]) -> str | None:
+    """Line ``line`` of ``file``; ``split`` keeps each file's lines, so that a program with thousands
+    of diagnostics splits each of its files once rather than once per message."""
+    lines = split.get(file)
+    if lines is None:
+        text = files.get(file)
+        if text is None:
+            return None
+        lines = split[file] = text.split("\n")
+    if line < 1:
         return None
-    lines = text.split("\n")
     return lines[line - 1].removesuffix("\r") if line <= len(lines) else None
 
 
@@ -146,10 +153,11 @@ class _Preprocessor:
         self.col_maps: dict[int, list[tuple[int, int]]] = {}
         self.files: dict[str, str] = {}
         self.diagnostics: list[Diagnostic] = []
+        self._split: dict[str, list[str]] = {}
 
     def error(self, message: str, loc: tuple[str, int, int]) -> None:
         file, line, col = loc
-        source = _line_of(self.files, file, line)
+        source = _line_of(self.files, file, line, self._split)
         self.diagnostics.append(Diagnostic(message, Span(file, line, col), code="preprocess", source_line=source))
 
     def run_file(self, text: str, name: str, real: Path, depth: int) -> None:
