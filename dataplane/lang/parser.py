@@ -70,6 +70,7 @@ def parse_text(text: str, locate: Callable[[int, int], Span], source_line: Calla
         raise CompileError(diagnostics) from None
     t = _lap(timings, "lex", t)
     tokens = list(parser.options.postlex.process(raw))
+    del raw  # the parse lets go of each token once fed (see _feed): hold no other list of them
     t = _lap(timings, "tokens", t)
     builder = BuildIR(locate)
     reducer = _reducer(parser, builder)
@@ -116,15 +117,22 @@ def _lap(timings: dict[str, float], name: str, since: float) -> float:
 
 
 def _feed(ip, tokens: list[Token], report, count: Callable[[], int]):
-    """Drive the interactive LALR parser ``ip`` token by token, recovering in panic mode at ';' and '}'."""
+    """Drive the interactive LALR parser ``ip`` token by token, recovering in panic mode at ';' and '}'.
+
+    Fed tokens are cleared from ``tokens`` (recovery only looks ahead), so that a big program's
+    tokens are freed as its IR is built rather than all held to the end.
+    """
     i = 0
     quiet_until = -1  # after a recovery, errors within the next few tokens are its echoes
     last_sync = -1
+    last = tokens[-1] if tokens else None
+    feed = ip.parser_state.feed_token  # what ip.feed_token calls for a token that is not $END
     while i < len(tokens):
-        tok = tokens[i]
         try:
-            ip.feed_token(tok)
-            i += 1
+            while i < len(tokens):
+                feed(tokens[i])
+                tokens[i] = None
+                i += 1
             continue
         except UnexpectedToken as err:
             if i >= quiet_until:
@@ -154,7 +162,7 @@ def _feed(ip, tokens: list[Token], report, count: Callable[[], int]):
         i = j
         quiet_until = j + 2
     try:
-        return ip.feed_eof(tokens[-1] if tokens else None)
+        return ip.feed_eof(last)
     except UnexpectedToken as err:
         report(err)
         return None
