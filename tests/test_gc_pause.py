@@ -2,17 +2,20 @@
 from __future__ import annotations
 
 import gc
+import sys
 
 import pytest
 
 from dataplane.gc_pause import paused_gc
+
+CPYTHON = sys.implementation.name == "cpython"
 
 
 def test_collector_is_off_inside_and_back_on_after_even_on_error():
     assert gc.isenabled()
     with pytest.raises(RuntimeError):
         with paused_gc():
-            assert not gc.isenabled()
+            assert gc.isenabled() is not CPYTHON   # PyPy's collector is its only way to free memory
             raise RuntimeError
     assert gc.isenabled()
 
