@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dataplane.errors import InternalError
+from dataplane.gc_pause import paused_gc
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
@@ -64,6 +65,11 @@ def compile_pipeline(program: P.Program, *, reject_is_error: bool = False) -> Co
     ``reject_is_error``: a parse ending in ``reject`` raises ``ParserError(REJECTED)`` (the
     eBPF targets) instead of ending as if accepted (BMv2); see ``ParserGen``.
     """
+    with paused_gc():  # a big program's generated code is millions of long-lived objects
+        return _compile_pipeline(program, reject_is_error)
+
+
+def _compile_pipeline(program: P.Program, reject_is_error: bool) -> CompiledPipeline:
     source = generate(program, reject_is_error=reject_is_error)
     key = hashlib.sha256(f"{GENERATOR_VERSION}\0{source}".encode()).hexdigest()
     cached = _CACHE.get(key)
