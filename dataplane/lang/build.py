@@ -12,6 +12,8 @@ from dataplane.ir import stmt as S
 from dataplane.ir.node import Annotation
 from dataplane.lang.build_expr import BuildExprMixin, _Annots
 from dataplane.lang.build_expr import split_annotations as _split
+from dataplane.lang.build_tables import BuildTablesMixin
+from dataplane.lang.build_types import BuildTypesMixin
 
 Locate = Callable[[int, int], Span]
 
@@ -29,7 +31,7 @@ class _Dir(str):
     """Marks the result of the ``direction`` rule."""
 
 
-class BuildIR(BuildExprMixin, Transformer):
+class BuildIR(BuildTypesMixin, BuildTablesMixin, BuildExprMixin, Transformer):
     """lark Transformer building IR nodes with spans mapped back to the original files."""
 
     def __init__(self, locate: Locate):
@@ -92,84 +94,6 @@ class BuildIR(BuildExprMixin, Transformer):
 
     def type_name(self, children):
         return str(children[0])
-
-    # ---- types --------------------------------------------------------------------------------
-    @v_args(meta=True)
-    def bool_type(self, meta, _c):
-        return E.BaseTypeRef("bool", span=self._span(meta))
-
-    @v_args(meta=True)
-    def error_type(self, meta, _c):
-        return E.BaseTypeRef("error", span=self._span(meta))
-
-    @v_args(meta=True)
-    def string_type(self, meta, _c):
-        return E.BaseTypeRef("string", span=self._span(meta))
-
-    @v_args(meta=True)
-    def void_type(self, meta, _c):
-        return E.BaseTypeRef("void", span=self._span(meta))
-
-    @v_args(meta=True)
-    def match_kind_type(self, meta, _c):
-        return E.BaseTypeRef("match_kind", span=self._span(meta))
-
-    @v_args(meta=True)
-    def int_type(self, meta, _c):
-        return E.BaseTypeRef("int", span=self._span(meta))
-
-    @v_args(meta=True)
-    def dontcare_type(self, meta, _c):
-        return E.BaseTypeRef("_", span=self._span(meta))
-
-    @v_args(meta=True)
-    def bit_type_1(self, meta, _c):
-        return E.BitsRef(E.Constant(1), False, span=self._span(meta))
-
-    @v_args(meta=True)
-    def bit_type(self, meta, c):
-        return E.BitsRef(self._width(c), False, span=self._span(meta))
-
-    @v_args(meta=True)
-    def signed_type(self, meta, c):
-        return E.BitsRef(self._width(c), True, span=self._span(meta))
-
-    @v_args(meta=True)
-    def varbit_type(self, meta, c):
-        return E.VarbitRef(self._width(c), span=self._span(meta))
-
-    def _width(self, c):
-        return next(x for x in c if isinstance(x, E.Expr))
-
-    @v_args(meta=True)
-    def width(self, meta, c):
-        item = c[0]
-        if isinstance(item, Token):
-            return self.int_lit_token(item)
-        return item
-
-    @v_args(meta=True)
-    def named_type(self, meta, c):
-        args = c[1] if len(c) > 1 else ()
-        return E.NamedTypeRef(c[0], tuple(args), span=self._span(meta))
-
-    def type_args(self, c):
-        return tuple(x for x in c if not isinstance(x, Token))
-
-    def type_params(self, c):
-        return tuple(x for x in c if not isinstance(x, Token))
-
-    @v_args(meta=True)
-    def stack_type(self, meta, c):
-        return E.StackRef(c[0], c[1], span=self._span(meta))
-
-    @v_args(meta=True)
-    def list_type(self, meta, c):
-        return E.ListRef(next(x for x in c if not isinstance(x, Token)), span=self._span(meta))
-
-    @v_args(meta=True)
-    def tuple_type(self, meta, c):
-        return E.TupleRef(tuple(x for x in c if not isinstance(x, Token)), span=self._span(meta))
 
     # ---- type declarations ------------------------------------------------------------------------
     @v_args(meta=True)
@@ -433,70 +357,6 @@ class BuildIR(BuildExprMixin, Transformer):
         annots, rest = _split(c)
         tparams = rest[2] if len(rest) == 5 else ()
         return D.FunctionDecl(rest[1], rest[0], tparams, rest[-2], rest[-1], annots, span=self._span(meta))
-
-    @v_args(meta=True)
-    def table_decl(self, meta, c):
-        annots, rest = _split(c)
-        return D.TableDecl(rest[0], tuple(rest[1:]), annots, span=self._span(meta))
-
-    @v_args(meta=True)
-    def key_property(self, meta, c):
-        annots, rest = _split(c)
-        return D.TableProperty("key", tuple(rest), False, annots, span=self._span(meta))
-
-    @v_args(meta=True)
-    def actions_property(self, meta, c):
-        annots, rest = _split(c)
-        return D.TableProperty("actions", tuple(rest), False, annots, span=self._span(meta))
-
-    def _const_split(self, rest):
-        is_const = bool(rest) and isinstance(rest[0], Token) and rest[0].type == "CONST"
-        return is_const, (rest[1:] if is_const else rest)
-
-    @v_args(meta=True)
-    def default_action_property(self, meta, c):
-        annots, rest = _split(c)
-        is_const, rest = self._const_split(rest)
-        return D.TableProperty("default_action", rest[0], is_const, annots, span=self._span(meta))
-
-    @v_args(meta=True)
-    def entries_property(self, meta, c):
-        annots, rest = _split(c)
-        is_const, rest = self._const_split(rest)
-        return D.TableProperty("entries", tuple(rest), is_const, annots, span=self._span(meta))
-
-    @v_args(meta=True)
-    def generic_property(self, meta, c):
-        annots, rest = _split(c)
-        is_const, rest = self._const_split(rest)
-        return D.TableProperty(str(rest[0]), rest[1], is_const, annots, span=self._span(meta))
-
-    @v_args(meta=True)
-    def key_element(self, meta, c):
-        annots, rest = _split(c)
-        return D.KeyElement(rest[0], rest[1], annots, span=self._span(meta))
-
-    @v_args(meta=True)
-    def action_ref_item(self, meta, c):
-        annots, rest = _split(c)
-        return _with(rest[0], annotations=annots)
-
-    @v_args(meta=True)
-    def action_ref(self, meta, c):
-        return D.ActionRef(c[0], c[1] if len(c) > 1 else (), (), span=self._span(meta))
-
-    @v_args(meta=True)
-    def top_action_ref(self, meta, c):
-        return D.ActionRef(c[0], c[1] if len(c) > 1 else (), (), True, span=self._span(meta))
-
-    @v_args(meta=True)
-    def entry(self, meta, c):
-        annots, rest = _split(c)
-        is_const, rest = self._const_split(rest)
-        priority = rest[0] if len(rest) == 3 else None
-        keyset, action = rest[-2], rest[-1]
-        keys = keyset.elements if isinstance(keyset, E.TupleKeyset) else (keyset,)
-        return D.EntryDecl(keys, action, priority, annots, is_const, span=self._span(meta))
 
     def __default__(self, data, children, meta):
         raise AssertionError(f"grammar rule {data!r} has no builder")
