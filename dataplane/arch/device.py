@@ -13,10 +13,12 @@ class ArchitectureError(DataplaneError):
 
 
 class Device:
-    """Base of ``V1ModelSwitch``, ``PnaNic`` and the eBPF family; the network layer sets ``now_us``."""
+    """Base of ``V1ModelSwitch``, ``PnaNic``, ``PsaSwitch`` and the eBPF family; the network layer
+    sets ``now_us``."""
 
     architecture = ""
     parser_reject_is_error = False   # eBPF targets: a parse that ends in reject is the packet's fate
+    port_limit = 512   # ports are 0 .. port_limit - 1 (BMv2's 9-bit ports; PSA's are 32 bits)
 
     def __init__(self, program: P.Program, name: str, seed: int):
         if program.architecture != self.architecture:

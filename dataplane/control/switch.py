@@ -24,6 +24,7 @@ from dataplane.ir.node import annotation
 
 # architecture -> (module, device class) of the device that runs it (v1model and PNA take options).
 DEVICES = {"v1model": ("dataplane.arch.v1model", "V1ModelSwitch"), "pna": ("dataplane.arch.pna", "PnaNic"),
+           "psa": ("dataplane.arch.psa", "PsaSwitch"),
            "ebpf": ("dataplane.arch.ebpf", "EbpfFilter"), "xdp": ("dataplane.arch.xdp", "XdpSwitch"),
            "ubpf": ("dataplane.arch.ubpf", "UbpfSwitch")}
 
@@ -39,7 +40,8 @@ class Switch(ValueSetApi):
         arch = getattr(program, "architecture", "v1model")
         if arch not in DEVICES:
             raise ControlPlaneError(f"'{program.source}' instantiates package '{arch}'; this emulator runs "
-                                    "V1Switch (v1model), PNA_NIC (pna), ebpfFilter (ebpf), xdp and ubpf programs")
+                                    "V1Switch (v1model), PNA_NIC (pna), PSA_Switch (psa), ebpfFilter (ebpf), "
+                                    "xdp and ubpf programs")
         if net_ports is not None and arch != "pna":
             raise ControlPlaneError(f"net_ports applies to PNA programs; '{name}' runs a {arch} program")
         if arch == "pna":
@@ -68,8 +70,8 @@ class Switch(ValueSetApi):
 
     def process(self, port: int, packet: Any, trace: Any = None) -> PacketResult:
         data = bytes(packet) if not isinstance(packet, (bytes, bytearray)) else bytes(packet)
-        if not 0 <= port < 512:
-            raise ControlPlaneError(f"port {port} is out of range (0..511)")
+        if not 0 <= port < self.dp.port_limit:
+            raise ControlPlaneError(f"port {port} is out of range (0..{self.dp.port_limit - 1})")
         return self.dp.process(port, data, trace)
 
     def send_and_dissect(self, port: int, packet: Any) -> list[tuple[int, Any]]:
@@ -294,12 +296,12 @@ class Switch(ValueSetApi):
             raise ControlPlaneError(f"multicast node handle {handle} does not exist")
         return node
 
-    @staticmethod
-    def _ports(ports: Iterable[int], what: str) -> list[int]:
+    def _ports(self, ports: Iterable[int], what: str) -> list[int]:
+        limit = self.dp.port_limit
         out = [int(p) for p in ports]
-        bad = [p for p in out if not 0 <= p < 512]
+        bad = [p for p in out if not 0 <= p < limit]
         if bad:
-            raise ControlPlaneError(f"{what}: port {bad[0]} is out of range (0..511)")
+            raise ControlPlaneError(f"{what}: port {bad[0]} is out of range (0..{limit - 1})")
         return out
 
     def mc_node_create(self, rid: int, ports: Iterable[int]) -> int:
@@ -360,7 +362,7 @@ class Switch(ValueSetApi):
         PNA reserves session 0.
         """
         self._check_session(session)
-        if not 0 <= port < 512:
+        if not 0 <= port < self.dp.port_limit:
             raise ControlPlaneError(f"clone session {session}: port {port} is out of range")
         config: dict[str, Any] = {"port": port, "packet_length": packet_length}
         if self.dp.architecture == "pna":

@@ -9,6 +9,7 @@ from dataplane.errors import InternalError
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir.program import field_type
+from dataplane.ir.node import walk
 from dataplane.ir import types as T
 from dataplane.engine.codegen_expr import is_scalar, mask
 from dataplane.engine.codegen_layout import struct_units
@@ -226,6 +227,15 @@ class BlockGen(ParserGen, StmtGen):
         for t in c.tables.values():
             names.update(a.action for a in t.actions)
             names.add(t.default_action.action)
+        # Actions called directly (PSA's send_to_port(ostd, p) in an apply block or an action),
+        # and the actions those call.
+        todo = [c.body] + [self.find_action(n).body for n in names]
+        while todo:
+            for n in walk(todo.pop()):
+                if isinstance(n, E.Call) and isinstance(n.target, E.PathExpr) and n.target.ref == "action" \
+                        and n.target.name not in names:
+                    names.add(n.target.name)
+                    todo.append(self.find_action(n.target.name).body)
         return names
 
     def find_action(self, name: str) -> P.Action:

@@ -25,6 +25,7 @@ _FIELD_LIST_FUNCTIONS = {"hash", "verify_checksum", "update_checksum", "verify_c
                          "update_checksum_with_payload", "digest", "clone3", "resubmit", "recirculate", "log_msg"}
 _HASHED_FUNCTIONS = {"hash", "verify_checksum", "update_checksum", "verify_checksum_with_payload",
                      "update_checksum_with_payload"}
+_FIELD_LIST_METHODS = {"pack"}   # Digest.pack: the control plane gets the field values
 _CHECKSUM_FUNCTIONS = {"verify_checksum", "update_checksum", "verify_checksum_with_payload",
                        "update_checksum_with_payload"}
 
@@ -45,14 +46,28 @@ class CallGen:
         method: T.Method = call.target.type
         ins, outs, widths = [], [], []
         name = call.target.name if isinstance(call.target, E.PathExpr) else call.target.member
+        method_of_object = isinstance(call.target, E.Member) and isinstance(call.target.expr.type, T.Extern)
+        psa = self.program.architecture == "psa"
         for p, a in zip(method.params, call.args):
             v = a.value
+            # The data of an extern method generic in it (PSA/PNA `Hash.get_hash<D>(in D data)`,
+            # `InternetChecksum.add<T>(in T data)`, `Digest.pack`): a header, struct or list is
+            # the field list BMv2 makes of it. PSA's externs take it as one number and its width
+            # (psa_switch concatenates the fields, every one, and pads on the left), a scalar
+            # too; PNA's take the bytes it hashes; Digest.pack takes the field values.
+            generic = method_of_object and isinstance(p.type, T.TypeVar) and p.type.name in method.type_params
+            compound = isinstance(v, E.ListExpr) or not is_scalar(v.type)
+            data = generic and (compound or (psa and p.name == "data"))
             if p.direction in ("out", "inout") and is_scalar(v.type):
                 if p.direction == "inout":
                     ins.append(self.expr(v))
                 outs.append(v)
                 widths.append(str(_width(v.type)))
-            elif name in _HASHED_FUNCTIONS and (isinstance(v, E.ListExpr) or not is_scalar(v.type)):
+            elif data and name in _FIELD_LIST_METHODS:
+                ins.append(self.expr.field_list(v))
+            elif data and psa:
+                ins.append(self.expr.number_and_width(v))
+            elif (name in _HASHED_FUNCTIONS or data) and compound:
                 ins.append(self.expr.packed_field_list(v))
             elif isinstance(v, E.ListExpr) or (name in _FIELD_LIST_FUNCTIONS and not is_scalar(v.type)):
                 ins.append(self.expr.field_list(v))

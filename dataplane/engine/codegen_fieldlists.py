@@ -47,6 +47,23 @@ class FieldListGen:
             return None
         return next(iter(valids)), parsed
 
+    def number_and_width(self, e: E.Expr) -> str:
+        """``(number, width)``: a value, or a field list's fields (of valid and invalid headers
+        alike) concatenated MSB-first with no padding, as psa_switch's externs take their data.
+        With a varbit field, the (valid, value, width) triples instead."""
+        items: list[str] = []
+        self._leaf_parts = []
+        self._leaves(e, "True", items)
+        parsed = self._leaf_parts
+        if any(not isinstance(w, int) for _, _, w in parsed) or self._has_varbit(e):
+            return "(" + "".join(i + ", " for i in items) + ")"
+        total = sum(w for _, _, w in parsed)
+        parts, shift = [], total
+        for _, value, width in parsed:
+            shift -= width
+            parts.append(f"(({value}) << {shift})" if shift else f"({value})")
+        return f"({' | '.join(parts) or '0'}, {total})"
+
     def packed_int(self, e: E.Expr) -> tuple[str, str, int] | None:
         """(validity test, big-endian integer, byte count) of a field list whose fields share
         one validity test and have fixed widths (zero bits pad the end to a byte); else None."""

@@ -1,7 +1,7 @@
 """Extern instances of a program, built once per device by every architecture."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from dataplane.engine.externs import EXTERN_TYPES
 from dataplane.errors import DataplaneError
@@ -48,14 +48,15 @@ def _leaves(t: T.Type) -> list[T.Type]:
 
 
 def make_instances(program: P.Program, width_externs: frozenset[str], error: type[DataplaneError],
-                   engine: str) -> dict[str, Any]:
-    """Every extern instance, keyed ``name`` (top level) or ``Block.name``."""
+                   engine: str, registry: Mapping[str, type] = EXTERN_TYPES) -> dict[str, Any]:
+    """Every extern instance, keyed ``name`` (top level) or ``Block.name``; classes come from
+    ``registry`` (an architecture with extern names of its own passes its registry)."""
     out: dict[str, Any] = {}
     pairs = [("", i) for i in program.instances]
     for block in list(program.parsers.values()) + list(program.controls.values()):
         pairs += [(block.name + ".", i) for i in block.instances]
     for prefix, inst in pairs:
-        cls = EXTERN_TYPES.get(inst.extern)
+        cls = registry.get(inst.extern)
         if cls is None:
             raise error(f"unsupported: extern '{inst.extern}' in the {engine}")
         out[prefix + inst.name] = cls(prefix + inst.name, *constructor_args(inst, width_externs))

@@ -1,0 +1,350 @@
+"""The Portable Switch Architecture (PSA) as BMv2's psa_switch runs it.
+
+A ``PsaSwitch`` runs one compiled ``PSA_Switch(IngressPipeline(ip, ig, id),
+PacketReplicationEngine(), EgressPipeline(ep, eg, ed), BufferingQueueingEngine())``
+program on packet bytes. Ingress: the ingress parser, the ingress control, then the end
+of ingress in psa_switch's order: an I2E clone if ``ostd.clone`` (the packet as it entered
+the ingress parser, to the clone session's port or multicast group, made even when the
+packet is dropped); ``drop`` (ingress starts with it true); ``resubmit`` (the packet as
+received goes back to ingress, before the deparser runs); else the ingress deparser, then
+multicast to ``multicast_group`` (a copy per replica, ``instance`` = its rid) or unicast to
+``egress_port``. Egress: the egress parser parses what the ingress deparser emitted (or the
+clone's bytes), the egress control, the egress deparser, then an E2E clone of the deparsed
+packet if ``ostd.clone``, ``drop``, recirculation when the port is
+``PSA_PORT_RECIRCULATE`` (back to ingress with that ingress port), else transmission.
+
+Metadata follows psa_switch's storage (``psa_storage``): parameters of one struct type are
+one object, user metadata reaches egress for a packet sent on, and clones, resubmitted and
+recirculated packets start with all metadata zero: psa_switch carries none of
+``resubmit_meta``, ``recirculate_meta``, ``clone_i2e_meta`` or ``clone_e2e_meta``, and a
+resubmitted packet's ``ingress_port`` reads 0. Time comes from ``now_us``.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from dataplane.arch.device import ArchitectureError, Device
+from dataplane.arch.psa_storage import Storage, role_types
+from dataplane.arch.v1model import Output, PacketResult, P4AssertionFailed, _key_width
+from dataplane.engine.context import PacketContext
+from dataplane.engine.hashes import hash_function
+from dataplane.engine.instances import make_instances
+from dataplane.engine.psa_externs import PSA_EXTERNS, WIDTH_EXTERNS, PsaChecksum, PsaInternetChecksum, PsaRandom
+from dataplane.engine.table_runtime import RuntimeTable
+from dataplane.ir import expr as E
+from dataplane.ir import program as P
+
+# PSA_PacketPath_t, in psa_switch's numbering (the enum's order).
+NORMAL, NORMAL_UNICAST, NORMAL_MULTICAST, CLONE_I2E, CLONE_E2E, RESUBMIT, RECIRCULATE = range(7)
+PSA_PORT_RECIRCULATE = 0xFFFFFFFA
+MAX_PASSES = 16   # resubmits + recirculations + E2E clones of one packet (psa_switch has no limit)
+SLOTS = ("ingress.ip", "ingress.ig", "ingress.id", "egress.ep", "egress.eg", "egress.ed")
+_new_object = object.__new__
+
+
+class PsaContext(PacketContext):
+    """A packet context that also carries what egress is told about the packet."""
+
+    __slots__ = ("ingress_port", "class_of_service", "instance")
+
+
+class PsaSwitch(Device):
+    """One psa_switch: a program plus its own table entries, extern state, groups and sessions."""
+
+    architecture = "psa"
+    port_limit = 1 << 32
+
+    def __init__(self, program: P.Program, *, name: str = "s1", seed: int = 0):
+        super().__init__(program, name, seed)
+        self.multicast_groups: dict[int, list[tuple[int, list[int]]]] = {}   # group -> [(rid, ports)]
+        self.clone_sessions: dict[int, dict[str, Any]] = {}                  # session -> {port | group, ...}
+        self._load()
+        self._checksums = [i for i in self.instances.values() if isinstance(i, (PsaInternetChecksum, PsaChecksum))]
+
+    # ---- construction ------------------------------------------------------------------------
+    def _make_instances(self) -> dict[str, Any]:
+        instances = make_instances(self.program, WIDTH_EXTERNS, ArchitectureError, "PSA engine", PSA_EXTERNS)
+        for inst in instances.values():
+            if isinstance(inst, PsaRandom):
+                inst.rng = self.rng
+        return instances
+
+    def _make_tables(self) -> dict[str, RuntimeTable]:
+        tables = {}
+        for control in self.program.controls.values():
+            for t in control.tables.values():
+                t = _with_psa_properties(t)
+                layout = [(k.match_kind, _key_width(k.expr.type)) for k in t.keys]
+                rt = RuntimeTable(t, f"{control.name}.{t.name}", control.name, layout)
+                if t.meters:
+                    rt.direct_meter = self._attached(control, t, t.meters, "direct_meter", "psa_direct_meter")
+                if t.counters:
+                    self._attached(control, t, t.counters, "direct_counter", "psa_direct_counter")
+                if t.implementation:
+                    impl = self._attached(control, t, t.implementation, ("action_profile", "action_selector"),
+                                          "psa_implementation")
+                    if getattr(impl, "cp_kind", "") == "action_selector":
+                        rt.selector_hash = hash_function(impl.algorithm, rng=self.rng)
+                tables[rt.qualified_name] = rt
+        return tables
+
+    def _attached(self, control: P.Control, t: P.Table, name: str, kinds, prop: str):
+        inst = self.instances.get(f"{control.name}.{name}") or self.instances.get(name)
+        kinds = (kinds,) if isinstance(kinds, str) else kinds
+        if inst is None or getattr(inst, "cp_kind", "") not in kinds:
+            raise ArchitectureError(f"table '{control.name}.{t.name}': {prop} '{name}' is not "
+                                    f"{' or '.join(kinds)} instance of control '{control.name}'")
+        return inst
+
+    def _bind_functions(self) -> dict[str, Any]:
+        def psa_clone_i2e(ctx, istd) -> bool:
+            return istd.clone
+
+        def psa_resubmit(ctx, istd) -> bool:
+            return not istd.drop and istd.resubmit
+
+        def psa_normal(ctx, istd) -> bool:
+            return not istd.drop and not istd.resubmit
+
+        def psa_clone_e2e(ctx, istd) -> bool:
+            return istd.clone
+
+        def psa_recirculate(ctx, istd, edstd) -> bool:
+            return not istd.drop and edstd.egress_port == PSA_PORT_RECIRCULATE
+
+        def assert_(ctx, condition) -> None:
+            if not condition:
+                self.assertion_failed(ctx, "assert")
+
+        def assume(ctx, condition) -> None:
+            if not condition:
+                self.assertion_failed(ctx, "assume")
+
+        return {"psa_clone_i2e": psa_clone_i2e, "psa_resubmit": psa_resubmit, "psa_normal": psa_normal,
+                "psa_clone_e2e": psa_clone_e2e, "psa_recirculate": psa_recirculate, "assert": assert_,
+                "assume": assume}
+
+    def _bind_blocks(self, built: dict) -> dict[str, Any]:
+        slots = dict(self.program.package.blocks)
+        missing = [s for s in SLOTS if s not in slots]
+        if missing:
+            raise ArchitectureError(f"PSA_Switch needs an ingress and an egress pipeline; missing {', '.join(missing)}")
+        blocks = {slot: built["parsers"].get(slots[slot]) or built["controls"][slots[slot]] for slot in SLOTS}
+        sc = self.pipeline.struct_class
+        self.storage = Storage(*role_types(self.program, slots), sc)
+        # psa_switch's standard metadata lives in the PHV; each pass fills every field it
+        # reads, so one object of each serves every pass of every packet.
+        self._pin = sc("psa_ingress_parser_input_metadata_t")()
+        self._iin = sc("psa_ingress_input_metadata_t")()
+        self._iout = sc("psa_ingress_output_metadata_t")()
+        self._epin = sc("psa_egress_parser_input_metadata_t")()
+        self._ein = sc("psa_egress_input_metadata_t")()
+        self._eout = sc("psa_egress_output_metadata_t")()
+        self._edin = sc("psa_egress_deparser_input_metadata_t")()
+        return blocks
+
+    # ---- the packet path ---------------------------------------------------------------------
+    def process(self, port: int, data: bytes, trace: Any = None) -> PacketResult:
+        """Run one packet that arrived on ``port`` straight through (empty queues); return what leaves."""
+        result = PacketResult()
+        work = [("ingress", port, bytes(data), NORMAL, None, 0)]
+        while work:
+            work.extend(self.run_work(work.pop(0), result, trace))
+        return result
+
+    def run_work(self, item: tuple, result: PacketResult, trace: Any = None) -> list[tuple]:
+        """Run one ``("ingress", port, bytes, path, None, depth)`` or ``("egress", port, carried,
+        None, ctx, ctx, path, depth)`` item; return the work it makes. Egress work for
+        ``PSA_PORT_RECIRCULATE`` runs at once (it has no queue), so a caller sees only real ports."""
+        try:
+            if item[0] == "ingress":
+                work = self._ingress(item[1], item[2], item[3], item[5], result, trace)
+            else:
+                work = self._egress(item[1], item[2], item[4], item[6], item[7], result, trace)
+        except P4AssertionFailed as err:
+            result.drops.append(str(err))
+            self.log_messages.append(str(err))
+            return []
+        except IndexError:
+            result.drops.append("header stack index out of range")
+            return []
+        if work and any(w[0] == "egress" and w[1] == PSA_PORT_RECIRCULATE for w in work):
+            out = []
+            for w in work:
+                out.extend(self.run_work(w, result, trace) if w[0] == "egress" and w[1] == PSA_PORT_RECIRCULATE
+                           else (w,))
+            return out
+        return work
+
+    def _context(self, buf: bytes, sm, trace, now: int, ingress_port: int) -> PsaContext:
+        # PsaContext(...), slot by slot: no __init__ frame on the per-packet path.
+        ctx = _new_object(PsaContext)
+        ctx.buf = buf
+        ctx.pos = 0
+        ctx.sm = sm
+        ctx.trace = trace
+        ctx.packet_length = len(buf)
+        ctx.direct_meter_color = 0
+        ctx.switch = self
+        ctx.now_us = now
+        ctx.clone_request = ctx.resubmit_request = ctx.recirculate_request = ctx.truncate_length = None
+        ctx.log = None
+        ctx.ingress_port = ingress_port
+        ctx.class_of_service = 0
+        ctx.instance = 0
+        return ctx
+
+    def _ingress(self, port: int, buf: bytes, path: int, depth: int, result: PacketResult, trace) -> list[tuple]:
+        if depth > MAX_PASSES:
+            result.drops.append("resubmit/recirculation limit reached")
+            return []
+        b = self.blocks
+        now = self.now_us
+        pin, iin, iout = self._pin, self._iin, self._iout
+        pin.ingress_port = port
+        pin.packet_path = path
+        iin.ingress_port = port
+        iin.packet_path = path
+        iin.ingress_timestamp = now
+        iin.parser_error = 0
+        iout.class_of_service = 0
+        iout.clone = False
+        iout.clone_session_id = 0
+        iout.drop = True
+        iout.resubmit = False
+        iout.multicast_group = 0
+        iout.egress_port = 0
+        for ck in self._checksums:
+            ck.state = 0
+        ctx = self._context(buf, iin, trace, now, port)
+        objs = self.storage.new_ingress()
+        hdr, meta, resub, recirc, ci2e, nm = objs
+        if trace is not None:
+            trace.packet_in(port, buf)
+        b["ingress.ip"](None, hdr, meta, pin, resub, recirc, ctx)
+        b["ingress.ig"](hdr, meta, iin, iout, ctx)
+        more = self._clone(iout.clone_session_id, buf, CLONE_I2E, ctx, depth) if iout.clone else []
+        if iout.drop:
+            result.drops.append("dropped in ingress (ostd.drop)")
+            if trace is not None:
+                trace.drop("ingress")
+            return more
+        if iout.resubmit:
+            # The packet as received, all metadata reset (its ingress_port reads 0), before the deparser.
+            return more + [("ingress", 0, buf, RESUBMIT, None, depth + 1)]
+        chunks: list[bytes] = []
+        b["ingress.id"](chunks, ci2e, resub, nm, hdr, meta, iout, ctx)
+        chunks.append(buf[ctx.pos:])
+        data = b"".join(chunks)
+        carried = self.storage.carry(objs)
+        cos = iout.class_of_service
+        group = iout.multicast_group
+        if group:
+            copies = self._replicas(group)
+            if not copies:
+                result.drops.append(f"multicast group {group} has no replicas")
+            for rid, out_port in copies:
+                c2 = self._context(data, None, trace, now, port)
+                c2.class_of_service = cos
+                c2.instance = rid
+                more.append(("egress", out_port, self.storage.copy_carried(carried), None, c2, c2,
+                             NORMAL_MULTICAST, depth))
+            return more
+        # Unicast: this packet's context goes on to egress with the deparsed bytes.
+        ctx.buf = data
+        ctx.pos = 0
+        ctx.packet_length = len(data)
+        ctx.class_of_service = cos
+        more.append(("egress", iout.egress_port, carried, None, ctx, ctx, NORMAL_UNICAST, depth))
+        return more
+
+    def _egress(self, port: int, carried, ctx: PsaContext, path: int, depth: int, result: PacketResult,
+                trace) -> list[tuple]:
+        b = self.blocks
+        now = self.now_us
+        epin, ein, eout, edin = self._epin, self._ein, self._eout, self._edin
+        epin.egress_port = port
+        epin.packet_path = path
+        ein.class_of_service = ctx.class_of_service
+        ein.egress_port = port
+        ein.packet_path = path
+        ein.instance = ctx.instance
+        ein.egress_timestamp = now
+        ein.parser_error = 0
+        eout.clone = False
+        eout.clone_session_id = 0
+        eout.drop = False
+        for ck in self._checksums:
+            ck.state = 0
+        ctx.sm = ein
+        ctx.trace = trace
+        ctx.now_us = now
+        ctx.direct_meter_color = 0
+        hdr, meta, nm, ci2e, ce2e, recirc = self.storage.new_egress(carried)
+        b["egress.ep"](None, hdr, meta, epin, nm, ci2e, ce2e, ctx)
+        b["egress.eg"](hdr, meta, ein, eout, ctx)
+        edin.egress_port = port
+        chunks: list[bytes] = []
+        b["egress.ed"](chunks, ce2e, recirc, hdr, meta, eout, edin, ctx)
+        chunks.append(ctx.buf[ctx.pos:])
+        data = b"".join(chunks)
+        more = self._clone(eout.clone_session_id, data, CLONE_E2E, ctx, depth + 1) if eout.clone else []
+        if eout.drop:
+            result.drops.append("dropped in egress (ostd.drop)")
+            if trace is not None:
+                trace.drop("egress")
+            return more
+        if port == PSA_PORT_RECIRCULATE:
+            return more + [("ingress", PSA_PORT_RECIRCULATE, data, RECIRCULATE, None, depth + 1)]
+        if ctx.truncate_length is not None:
+            data = data[:ctx.truncate_length]
+        result.outputs.append(Output(port, data, path))
+        if trace is not None:
+            trace.packet_out(port, data)
+        return more
+
+    # ---- replication and clones ----------------------------------------------------------------
+    def _replicas(self, group: int) -> list[tuple[int, int]]:
+        """(rid, port) per copy: nodes in association order, each node's ports ascending (BMv2's PRE)."""
+        return [(rid, p) for rid, ports in self.multicast_groups.get(group, []) for p in sorted(set(ports))]
+
+    def _clone(self, session: int, data: bytes, path: int, ctx: PsaContext, depth: int) -> list[tuple]:
+        """Egress work for the copies clone session ``session`` makes of ``data`` (none if the
+        session is not configured). Their metadata starts at zero; a session's
+        ``packet_length`` truncates its copies when they leave."""
+        config = self.clone_sessions.get(session)
+        if config is None or depth > MAX_PASSES:
+            return []
+        if config.get("group") is not None:
+            targets = self._replicas(config["group"])
+        else:
+            targets = [(0, config["port"])]
+        work = []
+        for rid, port in targets:
+            c = self._context(data, None, ctx.trace, self.now_us, ctx.ingress_port)
+            c.instance = rid
+            c.truncate_length = config.get("packet_length") or None
+            work.append(("egress", port, None, None, c, c, path, depth))
+        return work
+
+    def assertion_failed(self, ctx, kind: str) -> None:
+        raise P4AssertionFailed(f"{kind}() failed in switch {self.name}; packet dropped")
+
+
+_PSA_PROPERTIES = {"psa_implementation": "implementation", "psa_direct_counter": "counters",
+                   "psa_direct_meter": "meters"}
+
+
+def _with_psa_properties(t: P.Table) -> P.Table:
+    """The table with PSA's ``psa_implementation``, ``psa_direct_counter`` and ``psa_direct_meter``
+    properties in the fields the engine reads (v1model's ``implementation``, ``counters``, ``meters``)."""
+    changes = {}
+    for name, value in t.properties:
+        field = _PSA_PROPERTIES.get(name)
+        if field is None:
+            continue
+        if not isinstance(value, E.PathExpr):
+            raise ArchitectureError(f"table '{t.name}': {name} must name an extern instance")
+        changes[field] = value.name
+    return dataclasses.replace(t, **changes) if changes else t
