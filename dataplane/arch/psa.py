@@ -30,7 +30,7 @@ from dataplane.arch.v1model import Output, PacketResult, P4AssertionFailed, _key
 from dataplane.engine.context import PacketContext
 from dataplane.engine.hashes import hash_function
 from dataplane.engine.instances import make_instances
-from dataplane.engine.psa_externs import PSA_EXTERNS, WIDTH_EXTERNS, PsaChecksum, PsaInternetChecksum, PsaRandom
+from dataplane.engine.psa_externs import PSA_EXTERNS, WIDTH_EXTERNS, PsaRandom
 from dataplane.engine.table_runtime import RuntimeTable
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
@@ -60,7 +60,6 @@ class PsaSwitch(Device):
         self.multicast_groups: dict[int, list[tuple[int, list[int]]]] = {}   # group -> [(rid, ports)]
         self.clone_sessions: dict[int, dict[str, Any]] = {}                  # session -> {port | group, ...}
         self._load()
-        self._checksums = [i for i in self.instances.values() if isinstance(i, (PsaInternetChecksum, PsaChecksum))]
 
     # ---- construction ------------------------------------------------------------------------
     def _make_instances(self) -> dict[str, Any]:
@@ -133,6 +132,8 @@ class PsaSwitch(Device):
         blocks = {slot: built["parsers"].get(slots[slot]) or built["controls"][slots[slot]] for slot in SLOTS}
         sc = self.pipeline.struct_class
         self.storage = Storage(*role_types(self.program, slots), sc)
+        self._egress_parses = not _accepts_at_once(self.program.parsers[slots["egress.ep"]])
+        self._egress_controls = not _does_nothing(self.program.controls[slots["egress.eg"]])
         # psa_switch's standard metadata lives in the PHV; each pass fills every field it
         # reads, so one object of each serves every pass of every packet.
         self._pin = sc("psa_ingress_parser_input_metadata_t")()
@@ -169,13 +170,18 @@ class PsaSwitch(Device):
         except IndexError:
             result.drops.append("header stack index out of range")
             return []
-        if work and any(w[0] == "egress" and w[1] == PSA_PORT_RECIRCULATE for w in work):
-            out = []
-            for w in work:
-                out.extend(self.run_work(w, result, trace) if w[0] == "egress" and w[1] == PSA_PORT_RECIRCULATE
-                           else (w,))
-            return out
-        return work
+        if not work:
+            return work
+        if len(work) == 1:
+            w = work[0]
+            if w[1] == PSA_PORT_RECIRCULATE and w[0] == "egress":
+                return self.run_work(w, result, trace)
+            return work
+        out = []
+        for w in work:
+            out.extend(self.run_work(w, result, trace) if w[1] == PSA_PORT_RECIRCULATE and w[0] == "egress"
+                       else (w,))
+        return out
 
     def _context(self, buf: bytes, sm, trace, now: int, ingress_port: int) -> PsaContext:
         # PsaContext(...), slot by slot: no __init__ frame on the per-packet path.
@@ -215,9 +221,21 @@ class PsaSwitch(Device):
         iout.resubmit = False
         iout.multicast_group = 0
         iout.egress_port = 0
-        for ck in self._checksums:
-            ck.state = 0
-        ctx = self._context(buf, iin, trace, now, port)
+        # self._context(buf, iin, trace, now, port), inline: one call less on every packet.
+        ctx = _new_object(PsaContext)
+        ctx.buf = buf
+        ctx.pos = 0
+        ctx.sm = iin
+        ctx.trace = trace
+        ctx.packet_length = len(buf)
+        ctx.direct_meter_color = 0
+        ctx.switch = self
+        ctx.now_us = now
+        ctx.clone_request = ctx.resubmit_request = ctx.recirculate_request = ctx.truncate_length = None
+        ctx.log = None
+        ctx.ingress_port = port
+        ctx.class_of_service = 0
+        ctx.instance = 0
         objs = self.storage.new_ingress()
         hdr, meta, resub, recirc, ci2e, nm = objs
         if trace is not None:
@@ -275,15 +293,17 @@ class PsaSwitch(Device):
         eout.clone = False
         eout.clone_session_id = 0
         eout.drop = False
-        for ck in self._checksums:
-            ck.state = 0
         ctx.sm = ein
         ctx.trace = trace
         ctx.now_us = now
         ctx.direct_meter_color = 0
-        hdr, meta, nm, ci2e, ce2e, recirc = self.storage.new_egress(carried)
-        b["egress.ep"](None, hdr, meta, epin, nm, ci2e, ce2e, ctx)
-        b["egress.eg"](hdr, meta, ein, eout, ctx)
+        st = self.storage
+        hdr, meta, nm, ci2e, ce2e, recirc = st.new_egress_fresh() if carried is None else st.new_egress_carried(carried)
+        # A parser that only accepts and a control with nothing to do are not called (untraced).
+        if self._egress_parses or trace is not None:
+            b["egress.ep"](None, hdr, meta, epin, nm, ci2e, ce2e, ctx)
+        if self._egress_controls or trace is not None:
+            b["egress.eg"](hdr, meta, ein, eout, ctx)
         edin.egress_port = port
         chunks: list[bytes] = []
         b["egress.ed"](chunks, ce2e, recirc, hdr, meta, eout, edin, ctx)
@@ -330,6 +350,18 @@ class PsaSwitch(Device):
 
     def assertion_failed(self, ctx, kind: str) -> None:
         raise P4AssertionFailed(f"{kind}() failed in switch {self.name}; packet dropped")
+
+
+def _accepts_at_once(parser: P.Parser) -> bool:
+    """A parser whose start state has no statements and goes to accept: it extracts nothing."""
+    start = parser.states.get("start")
+    return (len(parser.states) == 1 and start is not None and not start.stmts and not start.select
+            and start.next_state == "accept" and all(v.init is None for v in parser.variables))
+
+
+def _does_nothing(control: P.Control) -> bool:
+    """A control with an empty apply block and no variable initializers."""
+    return not control.body.stmts and all(v.init is None for v in control.variables)
 
 
 _PSA_PROPERTIES = {"psa_implementation": "implementation", "psa_direct_counter": "counters",

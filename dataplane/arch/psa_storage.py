@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from dataplane.arch.device import ArchitectureError
 from dataplane.ir import program as P
+from dataplane.engine.structgen import py_name
 from dataplane.ir import types as T
 
 INGRESS_ROLES = ("H", "M", "RESUBM", "RECIRCM", "CI2EM", "NM")
@@ -52,10 +53,9 @@ class Storage:
     """The generated makers of one program's per-pass objects.
 
     ``new_ingress()`` returns the ingress roles' objects; ``carry(ingress_objects)`` the
-    ones egress takes over for a packet sent on; ``new_egress(carried)`` the egress roles'
-    objects with the carried ones in place (``carried`` None: all fresh, for a clone or a
-    recirculated packet's next pass). ``copy_carried`` copies carried objects for one
-    multicast replica.
+    ones egress takes over for a packet sent on; ``new_egress_carried(carried)`` the egress
+    roles' objects with the carried ones in place, ``new_egress_fresh()`` all new (a clone's).
+    ``copy_carried`` copies carried objects for one multicast replica.
     """
 
     def __init__(self, ingress: list[T.StructLike], egress: list[T.StructLike], struct_class: Callable[[str], type]):
@@ -81,12 +81,13 @@ class Storage:
                 made[t.name] = f"o{len(made)}"
                 body.append(f"    {made[t.name]} = {ref(t)}")
         lines += ["def new_ingress():", *body, f"    return ({', '.join(made[t.name] for t in ingress)},)"]
-        # What egress takes over: the ingress objects of the egress roles' types, except headers
-        # and field-less structs (shared anyway).
-        ingress_headers = ingress[0].name
+        # What egress takes over: the ingress objects of the egress roles' types (field-less
+        # structs are shared anyway). Headers of the ingress headers' type are the same storage
+        # in psa_switch, made invalid before the egress parser (values and a stack's nextIndex
+        # stay, as psa_switch's PHV reset leaves them).
         carried_types = []
-        for t in egress[1:]:
-            if t.name in made and t.name != ingress_headers and t.fields and t.name not in carried_types:
+        for t in egress:
+            if t.name in made and t.fields and t.name not in carried_types:
                 carried_types.append(t.name)
         self.carried_types = tuple(carried_types)
         first_index = {t.name: i for i, t in reversed(list(enumerate(ingress)))}
@@ -99,11 +100,12 @@ class Storage:
                 if t.name in made:
                     continue
                 made[t.name] = f"o{len(made)}"
-                if k and t.name in carried_types and not fresh:
-                    src = f"c[{carried_types.index(t.name)}]"
+                if t.name in carried_types and not fresh:
+                    body.append(f"    {made[t.name]} = c[{carried_types.index(t.name)}]")
+                    if k == 0:
+                        body += [f"    {line}" for line in _invalidate(made[t.name], t)]
                 else:
-                    src = ref(t)
-                body.append(f"    {made[t.name]} = {src}")
+                    body.append(f"    {made[t.name]} = {ref(t)}")
             name = "new_egress_fresh" if fresh else "new_egress_carried"
             lines += [f"def {name}({'' if fresh else 'c'}):", *body,
                       f"    return ({', '.join(made[t.name] for t in egress)},)"]
@@ -111,12 +113,24 @@ class Storage:
         exec(compile(self.source, "<psa storage>", "exec"), names)
         self.new_ingress: Callable[[], tuple] = names["new_ingress"]
         self.carry: Callable[[tuple], tuple] = names["carry"]
-        self._carried = names["new_egress_carried"]
-        self._fresh = names["new_egress_fresh"]
-
-    def new_egress(self, carried: tuple | None) -> tuple:
-        return self._fresh() if carried is None else self._carried(carried)
+        self.new_egress_carried: Callable[[tuple], tuple] = names["new_egress_carried"]
+        self.new_egress_fresh: Callable[[], tuple] = names["new_egress_fresh"]
 
     @staticmethod
     def copy_carried(carried: tuple) -> tuple:
         return tuple(o._clone() for o in carried)
+
+
+def _invalidate(obj: str, t: T.StructLike) -> list[str]:
+    """Statements making every header in ``obj`` (of struct type ``t``) invalid, as its
+    ``_invalidate()`` does, written out for the struct's own header fields."""
+    if isinstance(t, T.Header):
+        return [f"{obj}._valid = False"]
+    lines = []
+    for f in t.fields:
+        ft = T.strip_newtype(f.type)
+        if isinstance(ft, T.Header):
+            lines.append(f"{obj}.{py_name(f.name)}._valid = False")
+        elif isinstance(ft, (T.StructLike, T.Stack)):
+            lines.append(f"{obj}.{py_name(f.name)}._invalidate()")
+    return lines

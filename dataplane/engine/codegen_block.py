@@ -99,6 +99,10 @@ class BlockGen(ParserGen, StmtGen):
                 return ""
             if ext == "packet_in":
                 return self.packet_in_call(call)
+            if ext == "InternetChecksum" and self.program.architecture == "psa":
+                inline = self.inline_internet_checksum(call)
+                if inline is not None:
+                    return inline
             if ext == "register" and target.member == "read":
                 # BMv2 leaves the destination unchanged when the index is out of range,
                 # so the current value goes in and comes back in that case.

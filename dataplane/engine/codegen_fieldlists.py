@@ -51,18 +51,47 @@ class FieldListGen:
         """``(number, width)``: a value, or a field list's fields (of valid and invalid headers
         alike) concatenated MSB-first with no padding, as psa_switch's externs take their data.
         With a varbit field, the (valid, value, width) triples instead."""
+        number = self.concatenated(e)
+        if number is None:
+            return self.field_list(e)
+        return f"({number[0]}, {number[1]})"
+
+    def concatenated(self, e: E.Expr) -> tuple[str, int] | None:
+        """(source of the number, width) of ``number_and_width``; None with a varbit field."""
         items: list[str] = []
         self._leaf_parts = []
         self._leaves(e, "True", items)
         parsed = self._leaf_parts
         if any(not isinstance(w, int) for _, _, w in parsed) or self._has_varbit(e):
-            return "(" + "".join(i + ", " for i in items) + ")"
+            return None
         total = sum(w for _, _, w in parsed)
         parts, shift = [], total
         for _, value, width in parsed:
             shift -= width
             parts.append(f"(({value}) << {shift})" if shift else f"({value})")
-        return f"({' | '.join(parts) or '0'}, {total})"
+        return f"({' | '.join(parts) or '0'})", total
+
+    def ones_sum(self, e: E.Expr) -> str | None:
+        """A sum congruent modulo 0xFFFF to ``concatenated(e)``'s number, and zero only when it
+        is: the number cut into pieces at 16-bit boundaries (counted from its least significant
+        end) that no field crosses, each piece a small integer, added. None with a varbit field.
+        (PSA's InternetChecksum; ``csum16_sum`` is the same for v1model's end-padded bytes.)"""
+        items: list[str] = []
+        self._leaf_parts = []
+        self._leaves(e, "True", items)
+        parsed = self._leaf_parts
+        if any(not isinstance(w, int) for _, _, w in parsed) or self._has_varbit(e):
+            return None
+        terms, current, start, offset = [], [], 0, 0
+        for _, value, width in reversed(parsed):
+            current.append(f"(({value}) << {offset - start})" if offset > start else f"({value})")
+            offset += width
+            if offset % 16 == 0:
+                terms.append(current[0] if len(current) == 1 else f"({' | '.join(current)})")
+                current, start = [], offset
+        if current:
+            terms.append(current[0] if len(current) == 1 else f"({' | '.join(current)})")
+        return f"({' + '.join(terms) or '0'})"
 
     def packed_int(self, e: E.Expr) -> tuple[str, str, int] | None:
         """(validity test, big-endian integer, byte count) of a field list whose fields share

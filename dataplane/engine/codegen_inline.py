@@ -108,6 +108,32 @@ class InlineExterns:
         return True
 
 
+    def inline_internet_checksum(self, call: E.Call) -> str | None:
+        """PSA ``InternetChecksum`` methods as arithmetic on the instance's ``state`` (see
+        ``psa_externs.PsaInternetChecksum``, which the generic call runs): ``clear``, ``add``,
+        ``get``, ``get_state``, ``set_state``. None for anything else (``subtract``, data with
+        a varbit field): the generic call then handles it."""
+        target = call.target
+        ck = self.expr(target.expr)
+        member = target.member
+        if member == "clear":
+            return f"{ck}.state = 0"
+        if member == "get":
+            return f"(~{ck}.state & 0xFFFF)"
+        if member == "get_state":
+            return f"{ck}.state"
+        if member == "set_state":
+            return f"{ck}.state = ({self.expr(call.args[0].value)}) & 0xFFFF"
+        if member == "add":
+            total = self.expr.ones_sum(call.args[0].value)
+            if total is None:
+                return None
+            t = self.temp()
+            # The one's-complement sum folded at once: 0 only when state and data are both 0.
+            return f"{t} = {ck}.state + {total}; {ck}.state = {t} % 0xFFFF or (0xFFFF if {t} else 0)"
+        return None
+
+
 def _width(t: T.Type) -> int:
     t = T.strip_newtype(t)
     if isinstance(t, T.Enum) and t.underlying is not None:

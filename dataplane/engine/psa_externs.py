@@ -170,41 +170,37 @@ class PsaChecksum:
 @psa_extern("InternetChecksum")
 class PsaInternetChecksum:
     """RFC 1071 one's-complement sum. As psa_switch does, ``add``/``subtract`` take the data's
-    fields concatenated into one number and sum it 16 bits at a time from the least
-    significant end (for data of a whole number of 16-bit words, the usual sum)."""
+    fields concatenated into one number and fold it in 16 bits at a time from the least
+    significant end, stopping when the rest is 0 (for whole 16-bit words, the usual sum).
+
+    psa_switch adds (or adds the complement of) one word at a time with an end-around carry.
+    The result is the same as folding the whole total at once: a number congruent to it
+    modulo 0xFFFF (2**16 is 1 modulo 0xFFFF), 0 only when the total is 0. So ``add`` is
+    ``(state + data) mod 0xFFFF`` and ``subtract`` ``(state - data) mod 0xFFFF``, with 0xFFFF
+    for a nonzero total that is a multiple of 0xFFFF.
+    """
 
     def __init__(self, name: str):
         self.name = name
         self.state = 0
 
-    @staticmethod
-    def _words(data) -> int:
-        value, _ = _number(data)
-        s = 0
-        while value:
-            s += value & 0xFFFF
-            value >>= 16
-        while s >> 16:
-            s = (s & 0xFFFF) + (s >> 16)
-        return s
-
     def clear(self, ctx) -> None:
         self.state = 0
 
     def add(self, ctx, data) -> None:
-        s = self.state + self._words(data)
-        self.state = (s & 0xFFFF) + (s >> 16)
+        value = data[0] if data[0].__class__ is int else _number(data)[0]
+        if value:
+            self.state = (self.state + value) % 0xFFFF or 0xFFFF
 
     def subtract(self, ctx, data) -> None:
-        # Word by word, adding each word's complement, until the rest of the number is 0
-        # (psa_switch's loop: zero high words, or data that is 0, subtract nothing).
-        value, _ = _number(data)
-        s = self.state
-        while value:
-            s += ~value & 0xFFFF
-            s = (s & 0xFFFF) + (s >> 16)
-            value >>= 16
-        self.state = s
+        value = data[0] if data[0].__class__ is int else _number(data)[0]
+        if not value:
+            return   # psa_switch's loop subtracts nothing from 0
+        # The words' complements sum to 0 only when every word is 0xFFFF and the state is 0.
+        words = (value.bit_length() + 15) >> 4
+        if self.state == 0 and value == (1 << (16 * words)) - 1:
+            return
+        self.state = (self.state - value) % 0xFFFF or 0xFFFF
 
     def get(self, ctx, width: int = 16) -> int:
         return ~self.state & 0xFFFF
@@ -279,3 +275,6 @@ class PsaFixedFunction:
 
 
 WIDTH_EXTERNS = frozenset({"Register", "Counter", "DirectCounter", "Hash", "Checksum", "Random"})
+
+# Parser value sets are the language's, the same in every architecture.
+PSA_EXTERNS["value_set"] = X.ValueSet

@@ -132,6 +132,8 @@ class AccessMixin:
         bt = base.type
         if isinstance(bt, T.InfInt) and isinstance(base, E.Constant):
             bt = T.Bits(max(hi + 1, 1))
+        if isinstance(bt, T.Enum) and isinstance(bt.underlying, T.Bits):
+            bt = bt.underlying   # a serializable enum value slices as its underlying type (p4c)
         if not isinstance(bt, T.Bits):
             self.error(f"only bit<W> and int<W> values can be sliced, not {bt}", e.span)
             return E.Slice(base, e.hi, e.lo, type=UNKNOWN, span=e.span)

@@ -198,6 +198,12 @@ def test_serializable_enum_members_are_implicitly_their_underlying_type():
     assert decl.init.type == color
 
 
+def test_a_serializable_enum_value_slices_as_its_underlying_type():
+    """`c[7:4]` of an `enum bit<8>` value is bit<4> (p4c accepts it; psa-variable-index.p4)."""
+    v = value("Color c = (Color)meta.x; bit<4> hi = c[7:4];", decls="enum bit<8> Color { RED = 1 }")
+    assert isinstance(v, E.Slice) and v.type == T.Bits(4)
+
+
 def test_typedef_is_transparent_and_type_is_nominal():
     """A typedef is its base type; a `type` needs explicit casts both ways."""
     decls = "typedef bit<8> B8; type bit<8> N8;"

@@ -1,9 +1,12 @@
-"""A P4 switch in the network: the v1model pipeline with real egress queues and a clock.
+"""A P4 switch in the network: a v1model or PSA pipeline with real egress queues and a clock.
 
 Ingress runs when a packet arrives (after the configured processing latency); what it
 sends to a port waits in that port's queue; the egress pipeline runs when the packet
-reaches the head of the queue, so ``enq_qdepth``, ``deq_qdepth``, ``enq_timestamp``,
-``deq_timedelta`` and both global timestamps come from the simulated queue and clock.
+reaches the head of the queue, so v1model's ``enq_qdepth``, ``deq_qdepth``,
+``enq_timestamp``, ``deq_timedelta`` and both global timestamps (PSA's ingress and
+egress timestamps) come from the simulated queue and clock. Both architectures' work items
+have the shape this module reads: ``("egress", port, ..., ctx at [5], ...)``, and
+``item[4].ingress_port`` for PFC.
 
 Two registers, if the program declares them (any control, indexed by port), are kept by
 the emulator, because v1model has no field for what they carry:
@@ -46,6 +49,8 @@ class SwitchNode(Node):
         self.controller = None  # a ControllerHandle, when one is attached
         self.drops: dict[str, int] = {}
         self.packets_in = 0
+        # v1model's standard_metadata has the queue fields the egress queue fills; PSA has none.
+        self._queue_metadata = self.dp.architecture == "v1model"
         self.port_status = self._find_register("port_status")
         self._queue_bytes_register = self._find_register("queue_bytes")
         config = PfcConfig.from_value(spec.params.get("pfc"))
@@ -123,13 +128,14 @@ class SwitchNode(Node):
             item = self.pfc.dequeued(item)
         if not self.up:
             return None
-        sm = item[4]
         now = self.sim.now
-        sm.enq_timestamp = (enq_time // 1000) & _MASK32
-        sm.enq_qdepth = enq_depth if enq_depth < _QDEPTH_MAX else _QDEPTH_MAX
-        sm.deq_timedelta = ((now - enq_time) // 1000) & _MASK32
-        depth = len(port.queue)
-        sm.deq_qdepth = depth if depth < _QDEPTH_MAX else _QDEPTH_MAX
+        if self._queue_metadata:
+            sm = item[4]
+            sm.enq_timestamp = (enq_time // 1000) & _MASK32
+            sm.enq_qdepth = enq_depth if enq_depth < _QDEPTH_MAX else _QDEPTH_MAX
+            sm.deq_timedelta = ((now - enq_time) // 1000) & _MASK32
+            depth = len(port.queue)
+            sm.deq_qdepth = depth if depth < _QDEPTH_MAX else _QDEPTH_MAX
         dp = self.dp
         dp.now_us = (now // 1000) & _MASK48
         qb = self._queue_bytes_register

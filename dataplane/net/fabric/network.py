@@ -1,8 +1,8 @@
 """A running network: nodes and links built from a ``TopologySpec``, failures, controllers, captures.
 
-Switches run v1model programs (``SwitchNode``), DPUs run PNA programs behind a cost model
-(``DpuNode``), hosts may run an XDP or eBPF filter program on their NIC (``XdpHost``); a program
-of another architecture is refused before anything runs.
+Switches run v1model or PSA programs (``SwitchNode``), DPUs run PNA programs behind a cost
+model (``DpuNode``), hosts may run an XDP or eBPF filter program on their NIC (``XdpHost``); a
+program of another architecture is refused before anything runs.
 
     net = Network.from_spec(load_topology("topologies/leaf-spine.yaml"), seed=1)
     Ping(net.host("h1"), net.host("h2").ip, count=3)
@@ -28,7 +28,7 @@ from dataplane.net.devices.switch_node import SwitchNode
 
 
 _WANT = {"pna": "a PNA program (PNA_NIC, #include <pna.p4>)",
-         "v1model": "a v1model program (V1Switch); use kind: dpu for a PNA program",
+         "v1model|psa": "a v1model (V1Switch) or PSA (PSA_Switch) program; use kind: dpu for a PNA program",
          "xdp|ebpf": "an XDP program (xdp(...) main, #include <xdp_model.p4>) or an eBPF filter "
                      "(ebpfFilter(...) main, #include <ebpf_model.p4>)"}
 
@@ -71,7 +71,7 @@ class Network:
             return prog
 
         for name, s in spec.switches.items():
-            api = Switch(program(name, s.program, s.line, "v1model", "switch"), name=name, seed=seed)
+            api = Switch(program(name, s.program, s.line, "v1model|psa", "switch"), name=name, seed=seed)
             if s.entries is not None:
                 load_entries(api, s.entries)
             net.switches[name] = SwitchNode(net.sim, s, api)

@@ -32,6 +32,7 @@ PORT_RE = re.compile(r"^(?:p|eth|port)?([0-9]+)$", re.IGNORECASE)   # how switch
 
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _ARCH_MARKS = (("pna", re.compile(r'#\s*include\s*[<"]pna\.p4[>"]|\bPNA_NIC\s*\(')),
+               ("psa", re.compile(r'#\s*include\s*[<"](bmv2/)?psa\.p4[>"]|\bPSA_Switch\s*\(')),
                ("v1model", re.compile(r'#\s*include\s*[<"]v1model\.p4[>"]|\bV1Switch\s*\(')))
 
 
@@ -260,7 +261,7 @@ class Reader:
         raise self.err(line, field, f"program file '{text}' not found (looked for {where}){hint}", text)
 
     def architecture(self, program: Path) -> str | None:
-        """``pna`` or ``v1model`` as a .p4 file's own text declares it (include or package), or
+        """``pna``, ``psa`` or ``v1model`` as a .p4 file's own text declares it (include or package), or
         None when it says neither itself; read, not compiled, so a bad program fails later."""
         if program not in self._architectures:
             try:
@@ -271,14 +272,14 @@ class Reader:
         return self._architectures[program]
 
     def check_architecture(self, program: Path, kind: str, line: int, field: str) -> None:
-        """Refuse a PNA program on a switch and a v1model one on a DPU. A file that declares
-        neither itself is left to the network builder, which checks the compiled program."""
+        """Refuse a PNA program on a switch and a v1model or PSA one on a DPU. A file that
+        declares none itself is left to the network builder, which checks the compiled program."""
         arch = self.architecture(program)
-        if kind == "dpu" and arch == "v1model":
+        if kind == "dpu" and arch in ("v1model", "psa"):
             raise self.err(line, field, f"a DPU runs PNA programs (#include <pna.p4>, PNA_NIC); "
-                                        f"{program.name} is a v1model program: use kind: switch", program.name)
+                                        f"{program.name} is a {arch} program: use kind: switch", program.name)
         if kind == "switch" and arch == "pna":
-            raise self.err(line, field, f"a switch runs v1model programs; {program.name} is a PNA "
+            raise self.err(line, field, f"a switch runs v1model and PSA programs; {program.name} is a PNA "
                                         f"program: use kind: dpu", program.name)
 
     def port_list(self, value: Any, line: int, field: str) -> tuple[int, ...]:
