@@ -132,6 +132,7 @@ class PsaSwitch(Device):
         blocks = {slot: built["parsers"].get(slots[slot]) or built["controls"][slots[slot]] for slot in SLOTS}
         sc = self.pipeline.struct_class
         self.storage = Storage(*role_types(self.program, slots), sc)
+        self._new_ingress, self._carry = self.storage.new_ingress, self.storage.carry
         self._egress_parses = not _accepts_at_once(self.program.parsers[slots["egress.ep"]])
         self._egress_controls = not _does_nothing(self.program.controls[slots["egress.eg"]])
         # psa_switch's standard metadata lives in the PHV; each pass fills every field it
@@ -149,9 +150,19 @@ class PsaSwitch(Device):
     def process(self, port: int, data: bytes, trace: Any = None) -> PacketResult:
         """Run one packet that arrived on ``port`` straight through (empty queues); return what leaves."""
         result = PacketResult()
-        work = [("ingress", port, bytes(data), NORMAL, None, 0)]
+        run = self.run_work
+        work = run(("ingress", port, bytes(data), NORMAL, None, 0), result, trace)
+        if len(work) == 1 and work[0][0] == "egress":
+            # The common case, one packet sent on: its egress pass is all that is left.
+            item = work[0]
+            try:
+                work = self._egress(item[1], item[2], item[4], item[6], item[7], result, trace)
+            except P4AssertionFailed as err:
+                work = self._assertion_drop(err, result)
+            except IndexError:
+                work = self._index_drop(result)
         while work:
-            work.extend(self.run_work(work.pop(0), result, trace))
+            work.extend(run(work.pop(0), result, trace))
         return result
 
     def run_work(self, item: tuple, result: PacketResult, trace: Any = None) -> list[tuple]:
@@ -164,12 +175,9 @@ class PsaSwitch(Device):
             else:
                 work = self._egress(item[1], item[2], item[4], item[6], item[7], result, trace)
         except P4AssertionFailed as err:
-            result.drops.append(str(err))
-            self.log_messages.append(str(err))
-            return []
+            return self._assertion_drop(err, result)
         except IndexError:
-            result.drops.append("header stack index out of range")
-            return []
+            return self._index_drop(result)
         if not work:
             return work
         if len(work) == 1:
@@ -182,6 +190,17 @@ class PsaSwitch(Device):
             out.extend(self.run_work(w, result, trace) if w[1] == PSA_PORT_RECIRCULATE and w[0] == "egress"
                        else (w,))
         return out
+
+    def _assertion_drop(self, err: P4AssertionFailed, result: PacketResult) -> list[tuple]:
+        # psa_switch stops the whole switch; dropping the packet keeps the emulator running.
+        result.drops.append(str(err))
+        self.log_messages.append(str(err))
+        return []
+
+    @staticmethod
+    def _index_drop(result: PacketResult) -> list[tuple]:
+        result.drops.append("header stack index out of range")
+        return []
 
     def _context(self, buf: bytes, sm, trace, now: int, ingress_port: int) -> PsaContext:
         # PsaContext(...), slot by slot: no __init__ frame on the per-packet path.
@@ -236,7 +255,7 @@ class PsaSwitch(Device):
         ctx.ingress_port = port
         ctx.class_of_service = 0
         ctx.instance = 0
-        objs = self.storage.new_ingress()
+        objs = self._new_ingress()
         hdr, meta, resub, recirc, ci2e, nm = objs
         if trace is not None:
             trace.packet_in(port, buf)
@@ -246,7 +265,7 @@ class PsaSwitch(Device):
         if iout.drop:
             result.drops.append("dropped in ingress (ostd.drop)")
             if trace is not None:
-                trace.drop("ingress")
+                trace.drop("ingress", "ostd.drop")
             return more
         if iout.resubmit:
             # The packet as received, all metadata reset (its ingress_port reads 0), before the deparser.
@@ -255,7 +274,7 @@ class PsaSwitch(Device):
         b["ingress.id"](chunks, ci2e, resub, nm, hdr, meta, iout, ctx)
         chunks.append(buf[ctx.pos:])
         data = b"".join(chunks)
-        carried = self.storage.carry(objs)
+        carried = self._carry(objs)
         cos = iout.class_of_service
         group = iout.multicast_group
         if group:
@@ -307,13 +326,16 @@ class PsaSwitch(Device):
         edin.egress_port = port
         chunks: list[bytes] = []
         b["egress.ed"](chunks, ce2e, recirc, hdr, meta, eout, edin, ctx)
-        chunks.append(ctx.buf[ctx.pos:])
-        data = b"".join(chunks)
+        if chunks:
+            chunks.append(ctx.buf[ctx.pos:])
+            data = b"".join(chunks)
+        else:   # nothing emitted (an egress that passes the packet on): no copy
+            data = ctx.buf[ctx.pos:] if ctx.pos else ctx.buf
         more = self._clone(eout.clone_session_id, data, CLONE_E2E, ctx, depth + 1) if eout.clone else []
         if eout.drop:
             result.drops.append("dropped in egress (ostd.drop)")
             if trace is not None:
-                trace.drop("egress")
+                trace.drop("egress", "ostd.drop")
             return more
         if port == PSA_PORT_RECIRCULATE:
             return more + [("ingress", PSA_PORT_RECIRCULATE, data, RECIRCULATE, None, depth + 1)]

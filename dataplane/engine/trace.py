@@ -44,8 +44,8 @@ class Trace:
     def log(self, text: str) -> None:
         self._add(f"    log: {text}")
 
-    def drop(self, where: str) -> None:
-        self._add(f"  dropped in {where} (egress_spec 511)")
+    def drop(self, where: str, why: str = "egress_spec 511") -> None:
+        self._add(f"  dropped in {where} ({why})")
 
     def packet_out(self, port: int, data: bytes) -> None:
         self._add(f"packet out: port {port}, {len(data)} bytes")

@@ -244,3 +244,20 @@ def test_stf_programs_include_psa_the_way_p4c_programs_do(tmp_path):
         text = body.replace("#include <bmv2/psa.p4>", form) + (STF / "psa_unicast.p4").read_text().replace(
             '#include "psa_common.p4h"', "")
         assert compile_source(text, str(tmp_path / "p.p4")).program.architecture == "psa", form
+
+
+def test_checksum_state_lasts_from_packet_to_packet_as_in_psa_switch():
+    """psa_switch's extern instances keep their state between packets: a program that never
+    calls clear() sees the previous packet's sum (the spec would start each packet afresh)."""
+    sw = psa("ck.add({16w1}); hdr.obs.a = (bit<32>) ck.get_state(); send_to_port(ostd, (PortId_t) 1);",
+             ingress_decls="InternetChecksum() ck;")
+    assert [fields(sw.send(0, obs())[0].data)["a"] for _ in range(3)] == [1, 2, 3]
+
+
+def test_trace_names_the_psa_drop():
+    from dataplane.engine.trace import Trace
+
+    sw = psa("ingress_drop(ostd);")
+    trace = Trace()
+    sw.process(0, obs(), trace)
+    assert "  dropped in ingress (ostd.drop)" in trace.lines
