@@ -14,7 +14,9 @@ HERE = Path(__file__).parent
 CORPUS = sorted(HERE.glob("*.p4")) + sorted(data_dir("programs").glob("*.p4"))
 PNA_NIC_SLOTS = ["main_parser", "pre_control", "main_control", "main_deparser"]
 V1SWITCH_SLOTS = ["p", "vr", "ig", "eg", "ck", "dep"]
-PACKAGE_SLOTS = {"v1model": V1SWITCH_SLOTS, "pna": PNA_NIC_SLOTS}
+PSA_SWITCH_SLOTS = ["ingress.ip", "ingress.ig", "ingress.id", "egress.ep", "egress.eg", "egress.ed"]
+PACKAGE_SLOTS = {"v1model": V1SWITCH_SLOTS, "pna": PNA_NIC_SLOTS, "psa": PSA_SWITCH_SLOTS}
+PARSER_SLOT = {"v1model": "p", "pna": "main_parser", "psa": "ingress.ip"}
 
 
 def compiled(name: str):
@@ -30,12 +32,11 @@ def test_corpus_has_at_least_twelve_programs():
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)
 def test_program_compiles_to_its_package(path):
     """Each program type-checks and fills every slot of its architecture's package
-    (V1Switch's six blocks, or PNA_NIC's four for the DPU programs)."""
+    (V1Switch's six blocks, PNA_NIC's four for the DPU programs, PSA_Switch's two pipelines)."""
     program = compile_file(path).program
     assert program.architecture in PACKAGE_SLOTS
     assert [slot for slot, _ in program.package.blocks] == PACKAGE_SLOTS[program.architecture]
-    parser_slot = "p" if program.architecture == "v1model" else "main_parser"
-    assert program.block(parser_slot).states["start"]
+    assert program.block(PARSER_SLOT[program.architecture]).states["start"]
 
 
 def test_ipv4_router_tables_and_checksum():

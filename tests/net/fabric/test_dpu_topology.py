@@ -99,7 +99,7 @@ def test_pna_program_on_a_switch_is_an_error(tmp_path):
     path = write(tmp_path, switch_program=PNA)
     err = error(path)
     assert err.line == line_of(path, "s1:")
-    assert "topology.nodes.s1.program: a switch runs v1model programs; dpu_pass.p4 is a PNA program" in str(err)
+    assert "topology.nodes.s1.program: a switch runs v1model and PSA programs; dpu_pass.p4 is a PNA program" in str(err)
 
 
 def test_architecture_hidden_in_an_include_is_caught_when_the_network_is_built(tmp_path):
@@ -196,7 +196,8 @@ def test_programmatic_specs_are_checked_too():
     """Without a file there is no line to cite: a NetworkError names the node and field."""
     with pytest.raises(NetworkError, match="topology.nodes.d1.program: DPU 'd1' needs a PNA program"):
         Network.from_spec(_spec(DpuSpec("d1", V1MODEL)))
-    with pytest.raises(NetworkError, match="topology.nodes.s1.program: switch 's1' needs a v1model program"):
+    with pytest.raises(NetworkError, match=r"topology.nodes.s1.program: switch .s1. needs a v1model "
+                                           r"\(V1Switch\) or PSA \(PSA_Switch\) program"):
         Network.from_spec(_spec(DpuSpec("d1", PNA), switch_program=PNA))
     with pytest.raises(NetworkError, match="DPU 'd1' host_ports: unknown port 5"):
         Network.from_spec(_spec(DpuSpec("d1", PNA, host_ports=(1, 5))))
