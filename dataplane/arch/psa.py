@@ -21,10 +21,10 @@ resubmitted packet's ``ingress_port`` reads 0. Time comes from ``now_us``.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from dataplane.arch.device import ArchitectureError, Device
+from dataplane.arch.psa_program import accepts_at_once, does_nothing, with_psa_properties
 from dataplane.arch.psa_storage import Storage, role_types
 from dataplane.arch.v1model import Output, PacketResult, P4AssertionFailed, _key_width
 from dataplane.engine.context import PacketContext
@@ -32,7 +32,6 @@ from dataplane.engine.hashes import hash_function
 from dataplane.engine.instances import make_instances
 from dataplane.engine.psa_externs import PSA_EXTERNS, WIDTH_EXTERNS, PsaRandom
 from dataplane.engine.table_runtime import RuntimeTable
-from dataplane.ir import expr as E
 from dataplane.ir import program as P
 
 # PSA_PacketPath_t, in psa_switch's numbering (the enum's order).
@@ -73,7 +72,7 @@ class PsaSwitch(Device):
         tables = {}
         for control in self.program.controls.values():
             for t in control.tables.values():
-                t = _with_psa_properties(t)
+                t = with_psa_properties(t)
                 layout = [(k.match_kind, _key_width(k.expr.type)) for k in t.keys]
                 rt = RuntimeTable(t, f"{control.name}.{t.name}", control.name, layout)
                 if t.meters:
@@ -133,8 +132,8 @@ class PsaSwitch(Device):
         sc = self.pipeline.struct_class
         self.storage = Storage(*role_types(self.program, slots), sc)
         self._new_ingress, self._carry = self.storage.new_ingress, self.storage.carry
-        self._egress_parses = not _accepts_at_once(self.program.parsers[slots["egress.ep"]])
-        self._egress_controls = not _does_nothing(self.program.controls[slots["egress.eg"]])
+        self._egress_parses = not accepts_at_once(self.program.parsers[slots["egress.ep"]])
+        self._egress_controls = not does_nothing(self.program.controls[slots["egress.eg"]])
         # psa_switch's standard metadata lives in the PHV; each pass fills every field it
         # reads, so one object of each serves every pass of every packet.
         self._pin = sc("psa_ingress_parser_input_metadata_t")()
@@ -372,33 +371,3 @@ class PsaSwitch(Device):
 
     def assertion_failed(self, ctx, kind: str) -> None:
         raise P4AssertionFailed(f"{kind}() failed in switch {self.name}; packet dropped")
-
-
-def _accepts_at_once(parser: P.Parser) -> bool:
-    """A parser whose start state has no statements and goes to accept: it extracts nothing."""
-    start = parser.states.get("start")
-    return (len(parser.states) == 1 and start is not None and not start.stmts and not start.select
-            and start.next_state == "accept" and all(v.init is None for v in parser.variables))
-
-
-def _does_nothing(control: P.Control) -> bool:
-    """A control with an empty apply block and no variable initializers."""
-    return not control.body.stmts and all(v.init is None for v in control.variables)
-
-
-_PSA_PROPERTIES = {"psa_implementation": "implementation", "psa_direct_counter": "counters",
-                   "psa_direct_meter": "meters"}
-
-
-def _with_psa_properties(t: P.Table) -> P.Table:
-    """The table with PSA's ``psa_implementation``, ``psa_direct_counter`` and ``psa_direct_meter``
-    properties in the fields the engine reads (v1model's ``implementation``, ``counters``, ``meters``)."""
-    changes = {}
-    for name, value in t.properties:
-        field = _PSA_PROPERTIES.get(name)
-        if field is None:
-            continue
-        if not isinstance(value, E.PathExpr):
-            raise ArchitectureError(f"table '{t.name}': {name} must name an extern instance")
-        changes[field] = value.name
-    return dataclasses.replace(t, **changes) if changes else t
