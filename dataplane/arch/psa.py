@@ -165,12 +165,12 @@ class PsaSwitch(Device):
         return result
 
     def run_work(self, item: tuple, result: PacketResult, trace: Any = None) -> list[tuple]:
-        """Run one ``("ingress", port, bytes, path, None, depth)`` or ``("egress", port, carried,
+        """Run one ``("ingress", port, bytes, path, headers or None, depth)`` or ``("egress", port, carried,
         None, ctx, ctx, path, depth)`` item; return the work it makes. Egress work for
         ``PSA_PORT_RECIRCULATE`` runs at once (it has no queue), so a caller sees only real ports."""
         try:
             if item[0] == "ingress":
-                work = self._ingress(item[1], item[2], item[3], item[5], result, trace)
+                work = self._ingress(item[1], item[2], item[3], item[4], item[5], result, trace)
             else:
                 work = self._egress(item[1], item[2], item[4], item[6], item[7], result, trace)
         except P4AssertionFailed as err:
@@ -219,7 +219,8 @@ class PsaSwitch(Device):
         ctx.instance = 0
         return ctx
 
-    def _ingress(self, port: int, buf: bytes, path: int, depth: int, result: PacketResult, trace) -> list[tuple]:
+    def _ingress(self, port: int, buf: bytes, path: int, headers, depth: int, result: PacketResult,
+                 trace) -> list[tuple]:
         if depth > MAX_PASSES:
             result.drops.append("resubmit/recirculation limit reached")
             return []
@@ -255,6 +256,8 @@ class PsaSwitch(Device):
         ctx.class_of_service = 0
         ctx.instance = 0
         objs = self._new_ingress()
+        if headers is not None:   # a resubmitted packet keeps its headers (see below)
+            objs = (headers,) + objs[1:]
         hdr, meta, resub, recirc, ci2e, nm = objs
         if trace is not None:
             trace.packet_in(port, buf)
@@ -267,8 +270,10 @@ class PsaSwitch(Device):
                 trace.drop("ingress", "ostd.drop")
             return more
         if iout.resubmit:
-            # The packet as received, all metadata reset (its ingress_port reads 0), before the deparser.
-            return more + [("ingress", 0, buf, RESUBMIT, None, depth + 1)]
+            # The packet as received, before the deparser, all metadata reset (its ingress_port
+            # reads 0). psa_switch resubmits the same packet, PHV and all: its headers stay as
+            # ingress left them (a header made valid stays valid) until the parser extracts again.
+            return more + [("ingress", 0, buf, RESUBMIT, hdr, depth + 1)]
         chunks: list[bytes] = []
         b["ingress.id"](chunks, ci2e, resub, nm, hdr, meta, iout, ctx)
         chunks.append(buf[ctx.pos:])
