@@ -22,7 +22,7 @@ from dataplane.ir import expr as E
 from dataplane.ir import stmt as S
 from dataplane.ir import program as P
 from dataplane.ir import types as T
-from dataplane.ir.node import annotation, walk
+from dataplane.ir.node import annotation, children, walk
 
 _NO_P4INFO = {"ebpf", "xdp"}
 
@@ -62,9 +62,11 @@ class _Builder:
             out.append(X.Instance(P.control_plane_name("", inst.name, inst.annotations), inst, "",
                                   inst.name not in made_by_package))
         for block in self.parsers + self.controls:
-            implicit = self._implicit(block) if isinstance(block, P.Control) else set()
+            implicit = self._implicit(block) if isinstance(block, P.Control) else {}
             for inst in block.instances:
                 if inst.name in implicit:
+                    if not implicit[inst.name]:
+                        continue    # its table is never applied: p4c removes both
                     named = annotation(inst.annotations, "name")
                     if named is None:
                         if X.instance_kind(self.traits, inst.extern) is None:
@@ -77,16 +79,17 @@ class _Builder:
                                           block.name, inst.extern != "value_set"))
         return out
 
-    @staticmethod
-    def _implicit(control: P.Control) -> set[str]:
-        """Instances a table property constructs in place (``implementation = action_profile(..)``)."""
-        out = set()
+    def _implicit(self, control: P.Control) -> dict[str, bool]:
+        """Instances a table property constructs in place (``implementation = action_profile(..)``),
+        each with whether its table is kept."""
+        out = {}
         by_name = {i.name: i for i in control.instances}
+        kept = {t.name for t in self._tables(control)}
         for t in control.tables.values():
             for ref in (t.implementation, t.counters, t.meters):
                 inst = by_name.get(ref) if ref else None
                 if inst is not None and inst.name == f"{t.name}_{inst.extern}":
-                    out.add(inst.name)
+                    out[inst.name] = t.name in kept
         return out
 
     def _table_actions(self, control: P.Control) -> dict[str, P.Action]:
@@ -96,7 +99,7 @@ class _Builder:
         that is only called directly (so P4Info shows none)."""
         scope = ActionScope(self.program, control)
         out: dict[str, P.Action] = {}
-        for t in control.tables.values():
+        for t in self._tables(control):
             for ref in table_action_refs(t):
                 name, action = scope.lookup(ref.action)
                 out.setdefault(name, action)
@@ -106,12 +109,26 @@ class _Builder:
                 out[name] = dataclasses.replace(action, params=(), param_annotations=())
         return out
 
+    @staticmethod
+    def _tables(control: P.Control) -> list[P.Table]:
+        """The tables p4c keeps: those the control applies (in code that can run), also from
+        the key of a kept table."""
+        applied = applied_tables(control.body)
+        todo = list(applied)
+        while todo:
+            t = control.tables.get(todo.pop())
+            for key in t.keys if t is not None else ():
+                new = applied_tables(key.expr) - applied
+                applied |= new
+                todo += new
+        return [t for t in control.tables.values() if t.name in applied]
+
     def _collect(self) -> None:
         s = self.symbols
         for c in self.controls:
             for name, action in self._table_actions(c).items():
                 s.add(ids.ACTION, name, user_id(action.annotations, name), action.span)
-            for t in c.tables.values():
+            for t in self._tables(c):
                 name = table_name(c, t)
                 s.add(ids.TABLE, name, user_id(t.annotations, name), t.span)
             for name, _ in self._digest_calls(c):
@@ -141,7 +158,7 @@ class _Builder:
                         and len(n.args) == 2:
                     t = n.args[1].value.type
                     if isinstance(t, T.StructLike):
-                        name = t.name
+                        name = self.specs.name(t)
                     else:
                         name = f"digest_{len(out)}"
                     out.append((name, t))
@@ -161,7 +178,7 @@ class _Builder:
                 add_action(info, s, specs, name, action)
                 if any(not p.direction for p in action.params):
                     self.touch_type_info = True
-            for t in c.tables.values():
+            for t in self._tables(c):
                 self.touch_type_info = True
                 if annotation(t.annotations, "hidden") is not None:
                     continue
@@ -244,35 +261,31 @@ class _Builder:
 
 
 def _called_actions(body: S.Stmt) -> list[str]:
-    """Actions a control body calls where the call can run (p4c drops dead code first: the
-    untaken branch of ``if (true)`` and whatever follows ``exit`` or ``return``)."""
-    out: list[str] = []
-    for stmt in _live(body):
-        for n in walk(stmt):
-            if isinstance(n, E.Call) and isinstance(n.target, E.PathExpr) and n.target.ref == "action":
-                out.append(n.target.name)
-    return out
+    """Actions a control body calls where the call can run."""
+    return [n.target.name for n in live_walk(body)
+            if isinstance(n, E.Call) and isinstance(n.target, E.PathExpr) and n.target.ref == "action"]
 
 
-def _live(stmt: S.Stmt):
-    """The statements of ``stmt`` that can run, nested blocks and ifs opened up."""
-    if isinstance(stmt, S.BlockStmt):
-        for s in stmt.stmts:
-            yield from _live(s)
-            if isinstance(s, (S.Exit, S.Return)):
-                return
-    elif isinstance(stmt, S.If):
-        yield S.CallStmt(stmt.cond) if isinstance(stmt.cond, E.Call) else S.Empty()
-        if isinstance(stmt.cond, E.BoolLiteral):
-            taken = stmt.then if stmt.cond.value else stmt.otherwise
+def applied_tables(body) -> set[str]:
+    """Tables a control body applies where the call can run (p4c removes the others)."""
+    return {n.target.expr.name for n in live_walk(body)
+            if isinstance(n, E.Call) and isinstance(n.target, E.Member) and n.target.member == "apply"
+            and isinstance(n.target.expr, E.PathExpr) and n.target.expr.ref == "table"}
+
+
+def live_walk(node):
+    """Every node under ``node`` except the untaken side of ``if (true)`` / ``false ? a : b``,
+    which p4c's constant folding removes before it generates P4Info."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, (S.If, E.Mux)) and isinstance(n.cond, E.BoolLiteral):
+            taken = n.then if n.cond.value else n.otherwise
             if taken is not None:
-                yield from _live(taken)
-        else:
-            yield from _live(stmt.then)
-            if stmt.otherwise is not None:
-                yield from _live(stmt.otherwise)
-    else:
-        yield stmt
+                stack.append(taken)
+            continue
+        stack.extend(reversed(list(children(n))))
 
 
 def _ref(value) -> str | None:

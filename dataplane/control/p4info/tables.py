@@ -146,14 +146,14 @@ def add_table(info: p4info_pb2.P4Info, symbols: ids.SymbolTable, specs: TypeSpec
         r.scope = (p4info_pb2.ActionRef.TABLE_ONLY if table_only else
                    p4info_pb2.ActionRef.DEFAULT_ONLY if default_only else p4info_pb2.ActionRef.TABLE_AND_DEFAULT)
     keys = [k for k in table.keys if k.match_kind != "selector"]
-    kids = allocate_field_ids([getattr(k, "annotations", ()) for k in table.keys], f"table {name}")
+    kids = allocate_field_ids([k.annotations for k in table.keys], f"table {name}")
     for key, kid in zip(table.keys, kids):
         if key.match_kind == "selector":
             continue
         m = msg.match_fields.add()
         m.id = kid
         m.name = key_name(key)
-        kanns = getattr(key, "annotations", ())
+        kanns = key.annotations
         add_annotations(m, kanns)
         add_documentation(m, kanns)
         t = key.expr.type
