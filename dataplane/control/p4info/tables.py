@@ -99,7 +99,7 @@ def add_action(info: p4info_pb2.P4Info, symbols: ids.SymbolTable, specs: TypeSpe
         base = T.strip_newtype(t)
         if not isinstance(base, (T.Bits, T.Bool, T.Enum)):
             raise P4InfoError(f"action {name}: parameter '{p.name}' has type {t}, which is not bit<>, int<>, "
-                              "bool, type or serializable enum")
+                              "bool, type or serializable enum", action.span)
         if not (isinstance(t, T.Enum) and t.underlying is None):
             m.bitwidth = specs.width(t)
         specs.spec(t)
