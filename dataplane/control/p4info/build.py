@@ -2,8 +2,8 @@
 
 Two passes, like p4c's: first every control-plane name is collected with its kind (and
 ``@id``), ids are assigned (``ids.SymbolTable``), then each object is written. Only the
-blocks the ``main`` package uses count (p4c evaluates the package), and only the actions
-tables can run (p4c's front end removes the others before generating P4Info).
+blocks the ``main`` package uses count (p4c evaluates the package), and only the tables and
+actions p4c's front end keeps (``reach``).
 """
 from __future__ import annotations
 
@@ -13,16 +13,16 @@ from p4.config.v1 import p4info_pb2
 
 from dataplane.control.p4info import externs as X
 from dataplane.control.p4info import ids
-from dataplane.control.p4info.annotations import add_annotations, add_documentation, set_preamble, unquote, user_id
+from dataplane.control.p4info.annotations import add_annotations, add_documentation, split_top_level, unquote, user_id
 from dataplane.control.p4info.ids import P4InfoError
 from dataplane.control.p4info.tables import ActionScope, add_action, add_table, table_action_refs, table_name
 from dataplane.control.p4info.type_info import TypeSpecs
 from dataplane.control.p4info.packet_io import add_controller_headers, add_value_set, controller_headers
+from dataplane.control.p4info.reach import applied_tables, called_actions
 from dataplane.ir import expr as E
-from dataplane.ir import stmt as S
 from dataplane.ir import program as P
 from dataplane.ir import types as T
-from dataplane.ir.node import annotation, children, walk
+from dataplane.ir.node import annotation, walk
 
 _NO_P4INFO = {"ebpf", "xdp"}
 
@@ -103,7 +103,7 @@ class _Builder:
             for ref in table_action_refs(t):
                 name, action = scope.lookup(ref.action)
                 out.setdefault(name, action)
-        for short in _called_actions(control.body):
+        for short in called_actions(control.body):
             name, action = scope.lookup(short)
             if name not in out:
                 out[name] = dataclasses.replace(action, params=(), param_annotations=())
@@ -260,34 +260,6 @@ class _Builder:
         add_documentation(pkg, anns)
 
 
-def _called_actions(body: S.Stmt) -> list[str]:
-    """Actions a control body calls where the call can run."""
-    return [n.target.name for n in live_walk(body)
-            if isinstance(n, E.Call) and isinstance(n.target, E.PathExpr) and n.target.ref == "action"]
-
-
-def applied_tables(body) -> set[str]:
-    """Tables a control body applies where the call can run (p4c removes the others)."""
-    return {n.target.expr.name for n in live_walk(body)
-            if isinstance(n, E.Call) and isinstance(n.target, E.Member) and n.target.member == "apply"
-            and isinstance(n.target.expr, E.PathExpr) and n.target.expr.ref == "table"}
-
-
-def live_walk(node):
-    """Every node under ``node`` except the untaken side of ``if (true)`` / ``false ? a : b``,
-    which p4c's constant folding removes before it generates P4Info."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        if isinstance(n, (S.If, E.Mux)) and isinstance(n.cond, E.BoolLiteral):
-            taken = n.then if n.cond.value else n.otherwise
-            if taken is not None:
-                stack.append(taken)
-            continue
-        stack.extend(reversed(list(children(n))))
-
-
 def _ref(value) -> str | None:
     if isinstance(value, E.PathExpr):
         return value.name
@@ -295,7 +267,6 @@ def _ref(value) -> str | None:
 
 
 def _kv_pairs(body: str) -> list[tuple[str, str]]:
-    from dataplane.control.p4info.annotations import split_top_level
     out = []
     for part in split_top_level(body):
         if "=" in part:
