@@ -138,10 +138,9 @@ class _Builder:
             if kind is not None:
                 s.add(kind, it.name, user_id(it.inst.annotations, it.name), it.inst.span)
         for p in self.parsers:
-            for inst in p.instances:
-                if inst.extern == "value_set":
-                    name = P.control_plane_name(p.name, inst.name, inst.annotations)
-                    s.add(ids.VALUE_SET, name, user_id(inst.annotations, name), inst.span)
+            for inst in _value_sets(p):
+                name = P.control_plane_name(p.name, inst.name, inst.annotations)
+                s.add(ids.VALUE_SET, name, user_id(inst.annotations, name), inst.span)
         for name, anns in controller_headers(self.program):
             s.add(ids.CONTROLLER_HEADER, name, user_id(anns, name))
         s.compute_ids()
@@ -215,9 +214,8 @@ class _Builder:
                     raise P4InfoError(f"digest '{it.name}' has no type argument", it.inst.span)
                 X.add_digest(info, s, it.name, specs.spec(it.inst.type_args[0]), it.inst.annotations)
         for p in self.parsers:
-            for inst in p.instances:
-                if inst.extern == "value_set":
-                    add_value_set(info, s, P.control_plane_name(p.name, inst.name, inst.annotations), inst)
+            for inst in _value_sets(p):
+                add_value_set(info, s, P.control_plane_name(p.name, inst.name, inst.annotations), inst)
         if add_controller_headers(info, s, specs, self.program):
             self.touch_type_info = True
         if self.touch_type_info:
@@ -258,6 +256,13 @@ class _Builder:
                     setattr(pkg.platform_properties, key, int(value, 0))
         add_annotations(pkg, anns, lambda n: n in ("pkginfo", "platform_property"))
         add_documentation(pkg, anns)
+
+
+def _value_sets(parser: P.Parser) -> list[P.ExternInstance]:
+    """The parser's value sets that a select case uses (p4c removes the others)."""
+    used = {n.name for st in parser.states.values() for c in st.cases for k in c.keysets for n in walk(k)
+            if isinstance(n, E.PathExpr) and n.ref == "value_set"}
+    return [i for i in parser.instances if i.extern == "value_set" and i.name in used]
 
 
 def _ref(value) -> str | None:
