@@ -207,3 +207,15 @@ def test_a_program_without_a_main_package_has_an_empty_p4info():
     info = info_of(main=False, ingress_locals="table t { key = { meta.x : exact; } actions = { } }",
                    ingress="t.apply();")
     assert not info.HasField("pkg_info") and not info.tables
+
+
+def test_other_match_types_key_ids_and_hidden_tables():
+    info = info_of(decls="match_kind { fancy }", ingress_locals="""
+        table t { key = { meta.x : fancy; meta.y : exact @id(7); meta.w : exact; } actions = { } }
+        @hidden table h { key = { meta.x : exact; } actions = { } }""", ingress="t.apply(); h.apply();")
+    assert [t.preamble.name for t in info.tables] == ["IG.t"]      # @hidden tables stay out
+    fields = by_name(info.tables, "IG.t").match_fields
+    # p4c's allocator: @id values first, then 1, 2, ... by position, skipping taken ones
+    assert [(m.id, m.name, m.other_match_type) for m in fields] == [(1, "meta.x", "fancy"), (7, "meta.y", ""),
+                                                                   (2, "meta.w", "")]
+    assert fields[0].match_type == MF.UNSPECIFIED
