@@ -51,6 +51,7 @@ class _Builder:
         self.parsers = [program.parsers[n] for n in dict.fromkeys(names) if n in program.parsers]
         self.instances = self._instances()
         self.touch_type_info = False
+        self._auto_digests: dict[int, str] = {}
 
     # ---- collection -----------------------------------------------------------------------------
     def _instances(self) -> list[X.Instance]:
@@ -150,16 +151,15 @@ class _Builder:
         if self.arch != "v1model":
             return []
         out = []
-        bodies = [a.body for a in self._table_actions(control).values()] + [control.body]
-        for body in bodies:
+        for body in self._bodies(control):
             for n in walk(body):
                 if isinstance(n, E.Call) and isinstance(n.target, E.PathExpr) and n.target.name == "digest" \
                         and len(n.args) == 2:
                     t = n.args[1].value.type
                     if isinstance(t, T.StructLike):
                         name = self.specs.name(t)
-                    else:
-                        name = f"digest_{len(out)}"
+                    else:   # p4c names a digest of an unnamed type digest_0, digest_1, ... per call
+                        name = self._auto_digests.setdefault(id(n), f"digest_{len(self._auto_digests)}")
                     out.append((name, t))
         return out
 
@@ -227,9 +227,24 @@ class _Builder:
     def _calls_extern_function(self, control: P.Control) -> bool:
         """Whether the control or one of its actions calls an extern function (p4c's v1model
         handler then looks for digests, touching ``type_info``)."""
-        bodies = [a.body for a in self._table_actions(control).values()] + [control.body]
         return any(isinstance(n, E.Call) and isinstance(n.target, E.PathExpr) and n.target.ref == "extern_function"
-                   for body in bodies for n in walk(body))
+                   for body in self._bodies(control) for n in walk(body))
+
+    def _bodies(self, control: P.Control) -> list:
+        """The control's body and those of its kept actions, with the actions they call (which
+        p4c inlines into them)."""
+        scope = ActionScope(self.program, control)
+        bodies = [control.body] + [a.body for a in self._table_actions(control).values()]
+        seen: set[str] = set()
+        i = 0
+        while i < len(bodies):
+            for n in walk(bodies[i]):
+                if isinstance(n, E.Call) and isinstance(n.target, E.PathExpr) and n.target.ref == "action" \
+                        and n.target.name not in seen:
+                    seen.add(n.target.name)
+                    bodies.append(scope.lookup(n.target.name)[1].body)
+            i += 1
+        return bodies
 
     @staticmethod
     def _find(by_block: dict, block: str, name: str) -> X.Instance:

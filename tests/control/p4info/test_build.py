@@ -219,3 +219,15 @@ def test_other_match_types_key_ids_and_hidden_tables():
     assert [(m.id, m.name, m.other_match_type) for m in fields] == [(1, "meta.x", "fancy"), (7, "meta.y", ""),
                                                                    (2, "meta.w", "")]
     assert fields[0].match_type == MF.UNSPECIFIED
+
+
+def test_digests_reached_through_called_actions_and_unnamed_digest_types():
+    info = info_of(decls="struct learn_t { bit<8> x; }", ingress_locals="""
+        action inner() { digest<learn_t>(1, {meta.x}); }
+        action outer() { inner(); }
+        table t { key = { meta.x : exact; } actions = { outer; } }""",
+                   ingress="t.apply(); digest(1, {meta.y, meta.w});")
+    names = sorted(d.preamble.name for d in info.digests)
+    assert names == ["digest_0", "learn_t"]
+    tup = next(d for d in info.digests if d.preamble.name == "digest_0").type_spec.tuple
+    assert [m.bitstring.bit.bitwidth for m in tup.members] == [8, 16]
