@@ -231,3 +231,15 @@ def test_digests_reached_through_called_actions_and_unnamed_digest_types():
     assert names == ["digest_0", "learn_t"]
     tup = next(d for d in info.digests if d.preamble.name == "digest_0").type_spec.tuple
     assert [m.bitstring.bit.bitwidth for m in tup.members] == [8, 16]
+
+
+def test_pkg_info_from_the_main_declarations_annotations():
+    src = v1model_program(main=False) + (
+        '@pkginfo(name="demo", version="1.2", organization="example")\n'
+        '@platform_property(multicast_group_table_size=64)\n'
+        '@brief("a demo") @custom("x")\n'
+        "V1Switch(P(), VC(), IG(), EG(), CC(), DP()) main;\n")
+    pkg = build_p4info(compile_source(src, "p.p4").program).pkg_info
+    assert (pkg.arch, pkg.name, pkg.version, pkg.organization) == ("v1model", "demo", "1.2", "example")
+    assert pkg.platform_properties.multicast_group_table_size == 64
+    assert pkg.doc.brief == "a demo" and list(pkg.annotations) == ['@custom("x")']
