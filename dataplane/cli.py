@@ -81,7 +81,7 @@ def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[
 def _write_p4info(program, path: Path) -> None:
     try:
         from dataplane.control.p4info import build_p4info, write_p4info
-    except ImportError as err:   # PyPy has no grpcio / p4runtime wheels
+    except (ImportError, TypeError) as err:   # PyPy has no p4runtime wheels; TypeError: a protobuf it does not fit
         raise click.ClickException(f"--p4info needs the 'p4runtime' package ({err}); "
                                    "install it with pip install p4runtime (CPython only)") from None
     write_p4info(build_p4info(program), path)
