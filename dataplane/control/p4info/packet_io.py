@@ -77,7 +77,7 @@ def add_value_set(info, symbols: ids.SymbolTable, name: str, inst: P.ExternInsta
         m.bitwidth = et.width
         m.match_type = p4info_pb2.MatchField.EXACT
     elif isinstance(et, T.Struct):
-        fids = allocate_field_ids([f.annotations for f in et.fields], f"value set {name}")
+        fids = allocate_field_ids([f.annotations for f in et.fields], f"value set {name}", inst.span)
         for f, fid in zip(et.fields, fids):
             if not isinstance(f.type, T.Bits):
                 raise P4InfoError(f"value set '{name}': field '{f.name}' must be bit<W> for P4Runtime", inst.span)

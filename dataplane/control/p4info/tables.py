@@ -21,7 +21,7 @@ _MATCH_TYPES = {"exact": p4info_pb2.MatchField.EXACT, "lpm": p4info_pb2.MatchFie
 _DEFAULT_ONLY = (Annotation("defaultonly"),)
 
 
-def allocate_field_ids(annotation_lists: list[tuple], what: str) -> list[int]:
+def allocate_field_ids(annotation_lists: list[tuple], what: str, span=None) -> list[int]:
     """Ids of match fields, parameters or metadata fields as p4c's FieldIdAllocator gives them:
     ``@id`` values first, then 1, 2, ... by position, skipping taken ones."""
     out: list[int | None] = []
@@ -29,10 +29,11 @@ def allocate_field_ids(annotation_lists: list[tuple], what: str) -> list[int]:
     for anns in annotation_lists:
         uid = user_id(anns, what)
         if uid is not None:
+            where = annotation(anns, "id").span if annotation(anns, "id").span.line else span
             if uid == 0:
-                raise P4InfoError(f"{what}: 0 is not a valid @id value")
+                raise P4InfoError(f"{what}: 0 is not a valid @id value", where)
             if uid in taken:
-                raise P4InfoError(f"{what}: @id {uid} is used multiple times")
+                raise P4InfoError(f"{what}: @id {uid} is used multiple times", where)
             taken.add(uid)
         out.append(uid)
     index = 1
@@ -87,7 +88,7 @@ def add_action(info: p4info_pb2.P4Info, symbols: ids.SymbolTable, specs: TypeSpe
     set_preamble(msg.preamble, symbols.id(ids.ACTION, name), name, symbols.alias(name), action.annotations)
     params = [(p, anns) for p, anns in zip(action.params, action.param_annotations or [()] * len(action.params))
               if not p.direction]
-    pids = allocate_field_ids([anns for _, anns in params], f"action {name}")
+    pids = allocate_field_ids([anns for _, anns in params], f"action {name}", action.span)
     for (p, anns), pid in zip(params, pids):
         m = msg.params.add()
         m.id = pid
@@ -145,7 +146,7 @@ def add_table(info: p4info_pb2.P4Info, symbols: ids.SymbolTable, specs: TypeSpec
                               "'@tableonly' and '@defaultonly'", table.span)
         r.scope = (p4info_pb2.ActionRef.TABLE_ONLY if table_only else
                    p4info_pb2.ActionRef.DEFAULT_ONLY if default_only else p4info_pb2.ActionRef.TABLE_AND_DEFAULT)
-    kids = allocate_field_ids([k.annotations for k in table.keys], f"table {name}")
+    kids = allocate_field_ids([k.annotations for k in table.keys], f"table {name}", table.span)
     for key, kid in zip(table.keys, kids):
         if key.match_kind == "selector":
             continue

@@ -243,3 +243,11 @@ def test_pkg_info_from_the_main_declarations_annotations():
     assert (pkg.arch, pkg.name, pkg.version, pkg.organization) == ("v1model", "demo", "1.2", "example")
     assert pkg.platform_properties.multicast_group_table_size == 64
     assert pkg.doc.brief == "a demo" and list(pkg.annotations) == ['@custom("x")']
+
+
+def test_a_repeated_field_id_is_a_located_error():
+    with pytest.raises(P4InfoError, match="@id 2 is used multiple times") as err:
+        info_of(ingress_locals="""
+            action a(@id(2) bit<8> x, @id(2) bit<8> y) { }
+            table t { key = { meta.x : exact; } actions = { a; } }""", ingress="t.apply();")
+    assert str(err.value).startswith("p.p4:")
