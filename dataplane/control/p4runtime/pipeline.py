@@ -146,10 +146,12 @@ class Pipelines:
             self.saved = state
             return
         if action == Req.RECONCILE_AND_COMMIT and self.current is not None:
+            state.clock = getattr(self.live, "now_us", None)
             replay(self.current, state)
         self._commit(state)
 
     def _commit(self, state: PipelineState) -> None:
+        state.clock = getattr(self.live, "now_us", None)
         with self.live.lock:
             self.current = state
             self.live.replace(state.switch)
