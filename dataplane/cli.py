@@ -46,8 +46,10 @@ def main() -> None:
               help="Add a directory to the #include <...> search path.")
 @click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]", help="Define a preprocessor macro.")
 @click.option("--timings", is_flag=True, help="Print how long each front-end pass took.")
+@click.option("--device-config", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the P4Runtime device config (the preprocessed program) here.")
 def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[Path, ...],
-            defines: tuple[str, ...], timings: bool) -> None:
+            defines: tuple[str, ...], timings: bool, device_config: Path | None = None) -> None:
     """Compile PROGRAM (a .p4 file or a built-in program name) and summarise it."""
     from dataplane.ir.serialize import program_to_json
     from dataplane.ir.summary import summarize
@@ -65,6 +67,11 @@ def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[
         click.echo(w.render(), err=True)
     if output is not None:
         output.write_text(program_to_json(result.program) + "\n")
+    if device_config is not None:
+        from dataplane.control.device_config import make_device_config
+
+        device_config.write_bytes(make_device_config(path, include_dirs=include_dirs, defines=_parse_defines(defines),
+                                                     arch=getattr(result.program, "architecture", "v1model")))
     if not check:
         click.echo(summarize(result.program))
         if output is not None:
@@ -76,10 +83,12 @@ def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[
 def _register_net_commands() -> None:
     from dataplane.cli_net import run_command, topo_group
     from dataplane.cli_scenarios import scenario_group
+    from dataplane.cli_serve import serve_command
 
     main.add_command(run_command)
     main.add_command(topo_group)
     main.add_command(scenario_group)
+    main.add_command(serve_command)
 
 
 _register_net_commands()
