@@ -47,15 +47,18 @@ def _counter_data(spec, packets: int, nbytes: int) -> p4runtime_pb2.CounterData:
 def write_counter(state: PipelineState, kind: int, e: p4runtime_pb2.CounterEntry) -> None:
     c = state.index.get("counters", e.counter_id)
     _modify_only(kind, f"counter '{c.preamble.name}'")
+    obj = switch_call(state.switch._instance, c.preamble.name, "counter")
     for i in _cells(c, e.index, e.HasField("index"), f"counter '{c.preamble.name}'"):
-        switch_call(state.switch.counter_write, c.preamble.name, i, e.data.packet_count, e.data.byte_count)
+        switch_call(state.switch._extern_call, obj.cp_write, i, e.data.packet_count, e.data.byte_count)
 
 
 def read_counters(state: PipelineState, q: p4runtime_pb2.CounterEntry) -> Iterator:
     for cid in [q.counter_id] if q.counter_id else state.index.ids("counters"):
         c = state.index.get("counters", cid)
+        # the instance is resolved once: a read of every cell of a big counter stays linear
+        obj = switch_call(state.switch._instance, c.preamble.name, "counter")
         for i in _cells(c, q.index, q.HasField("index"), f"counter '{c.preamble.name}'"):
-            packets, nbytes = switch_call(state.switch.counter_read, c.preamble.name, i)
+            packets, nbytes = switch_call(state.switch._extern_call, obj.cp_read, i)
             out = p4runtime_pb2.CounterEntry(counter_id=cid)
             out.index.index = i
             out.data.CopyFrom(_counter_data(c.spec, packets, nbytes))
@@ -180,12 +183,16 @@ def read_direct_meters(state: PipelineState, q: p4runtime_pb2.DirectMeterEntry) 
 
 
 # ---- registers -----------------------------------------------------------------------------------------
-def _register_width(r) -> int:
+def _register_width(state: PipelineState, r) -> int:
     spec = r.type_spec
     if spec.HasField("bitstring"):
         bs = spec.bitstring
         which = bs.WhichOneof("type_spec")
         return getattr(bs, which).bitwidth
+    if spec.HasField("serializable_enum"):
+        enum = state.p4info.type_info.serializable_enums.get(spec.serializable_enum.name)
+        if enum is not None:
+            return enum.underlying_type.bitwidth
     raise unimplemented(f"register '{r.preamble.name}': only bit<W>/int<W> cells are supported")
 
 
@@ -195,19 +202,21 @@ def write_register(state: PipelineState, kind: int, e: p4runtime_pb2.RegisterEnt
     _modify_only(kind, f"register '{name}'")
     if e.data.WhichOneof("data") != "bitstring":
         raise invalid(f"register '{name}': give the value as a bitstring")
-    value = decode(e.data.bitstring, _register_width(r), f"register '{name}'")
+    value = decode(e.data.bitstring, _register_width(state, r), f"register '{name}'")
+    obj = switch_call(state.switch._instance, name, "register")
     for i in _cells(r, e.index, e.HasField("index"), f"register '{name}'"):
-        switch_call(state.switch.register_write, name, i, value)
+        switch_call(state.switch._extern_call, obj.cp_write, i, value)
 
 
 def read_registers(state: PipelineState, q: p4runtime_pb2.RegisterEntry) -> Iterator:
     for rid in [q.register_id] if q.register_id else state.index.ids("registers"):
         r = state.index.get("registers", rid)
-        width = _register_width(r)
+        width = _register_width(state, r)
+        obj = switch_call(state.switch._instance, r.preamble.name, "register")
         for i in _cells(r, q.index, q.HasField("index"), f"register '{r.preamble.name}'"):
             out = p4runtime_pb2.RegisterEntry(register_id=rid)
             out.index.index = i
-            out.data.bitstring = encode(switch_call(state.switch.register_read, r.preamble.name, i), width)
+            out.data.bitstring = encode(switch_call(state.switch._extern_call, obj.cp_read, i), width)
             yield out
 
 

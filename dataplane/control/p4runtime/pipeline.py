@@ -40,6 +40,9 @@ def load_switch(device_config: bytes, *, name: str = "s1") -> Switch:
         return Switch(program, name=name)
     except (ControlPlaneError, DataplaneError) as err:
         raise invalid(f"the device config cannot be loaded: {err}") from None
+    except Exception as err:   # an engine limitation on an unusual program: say so, do not crash the RPC
+        raise P4RuntimeError(grpc.StatusCode.INTERNAL, f"the emulator cannot load this program "
+                             f"({type(err).__name__}: {err})") from None
 
 
 def verify(p4info: p4info_pb2.P4Info, device_config: bytes, cookie: int, name: str) -> PipelineState:
