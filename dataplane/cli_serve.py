@@ -16,25 +16,6 @@ import click
 from dataplane.cli_errors import reported_errors
 
 
-def load_p4info(path: Path):
-    """A P4Info file: text format (.txt, .txtpb, .pbtxt), binary (.bin, .pb) or JSON (.json)."""
-    from google.protobuf import json_format, text_format
-    from p4.config.v1 import p4info_pb2
-
-    info = p4info_pb2.P4Info()
-    data = path.read_bytes()
-    try:
-        if path.suffix == ".json":
-            json_format.Parse(data.decode(), info)
-        elif path.suffix in (".bin", ".pb"):
-            info.ParseFromString(data)
-        else:
-            text_format.Parse(data.decode(), info)
-    except Exception as err:  # protobuf raises several kinds; all mean the same to the user
-        raise click.BadParameter(f"cannot read P4Info from {path}: {err}", param_hint="--p4info") from None
-    return info
-
-
 def _generated_p4info(program):
     try:
         from dataplane.control.p4info import build_p4info
@@ -75,7 +56,12 @@ def serve_command(program: str | None, entries: Path | None, grpc_addr: str, dev
         live.replace(_load_switch(program, entries))
         with reported_errors():
             device_config = make_device_config(path)
-            p4info = load_p4info(p4info_path) if p4info_path else _generated_p4info(live.switch.program)
+            if p4info_path:
+                from dataplane.control.p4info import read_p4info
+
+                p4info = read_p4info(p4info_path)   # P4InfoError is a DataplaneError: reported, exit 1
+            else:
+                p4info = _generated_p4info(live.switch.program)
         name = str(path)
     elif entries is not None or p4info_path is not None:
         raise click.UsageError("--entries and --p4info go with a PROGRAM")
