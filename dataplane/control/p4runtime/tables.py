@@ -216,10 +216,13 @@ def _install(state, info, t, values, priority, entry, handle) -> int:
         ref = ("member", entry.action.action_profile_member_id) if which == "action_profile_member_id" \
             else ("group", entry.action.action_profile_group_id)
         action, args = resolve_reference(state, info, *ref)
+    elif which == "action_profile_action_set":
+        ref = ("oneshot", _copy(entry.action.action_profile_action_set))
+        action, args = _oneshot(state, info, entry.action.action_profile_action_set)
     elif which is None:
         raise invalid(f"table '{name}': the entry has no action")
     else:
-        raise unimplemented(f"table '{name}': {which} (one-shot action selector programming) is not supported")
+        raise unimplemented(f"table '{name}': action kind {which} is not supported")
     if handle is None:
         if isinstance(action, list):   # a group: [(action, args), ...]
             handle = switch_call(sw.table_add_group, name, values, action, priority)
@@ -238,6 +241,30 @@ def _install(state, info, t, values, priority, entry, handle) -> int:
     else:
         state.refs[(tid, handle)] = ref
     return handle
+
+
+def _oneshot(state, info, action_set):
+    """One-shot action selector programming (spec section 9.2.3): the set's actions as an anonymous
+    group (each listed ``weight`` times), or a plain action when the set has one."""
+    if not info.implementation_id:
+        raise invalid(f"table '{info.preamble.name}' has no action profile; give an action")
+    actions = action_set.action_profile_actions
+    if not actions:
+        raise invalid(f"table '{info.preamble.name}': an empty action set")
+    members = []
+    for a in actions:
+        if a.weight < 0:
+            raise invalid(f"table '{info.preamble.name}': a negative weight in the action set")
+        members += [action_call(state, info, a.action)] * max(a.weight, 1)
+    if len(actions) == 1:
+        return members[0]
+    return members, None
+
+
+def _copy(msg):
+    out = type(msg)()
+    out.CopyFrom(msg)
+    return out
 
 
 def replace_group(state, t: RuntimeTable, handle: int, members) -> None:
@@ -313,8 +340,10 @@ def _entry_message(state, info, t, value, query) -> p4runtime_pb2.TableEntry:
     if ref is not None:
         if ref[0] == "member":
             out.action.action_profile_member_id = ref[1]
-        else:
+        elif ref[0] == "group":
             out.action.action_profile_group_id = ref[1]
+        else:
+            out.action.action_profile_action_set.CopyFrom(ref[1])
     else:
         out.action.action.CopyFrom(action_message(state, t, value.name, value.args))
     if query.HasField("counter_data") and t.has_direct_counter:

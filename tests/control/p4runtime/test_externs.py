@@ -217,3 +217,23 @@ def test_value_sets_are_replaced_whole(rt):
     assert got.value_set_entry.members[0].match[0].exact.value == b"\x88\x88"
     c.write(upd(U.MODIFY, value_set_entry=pb.ValueSetEntry(value_set_id=VALUE_SET)))
     assert [p for p, _ in send(server, frame(0x8888))] == [0]
+
+
+def test_one_shot_action_sets(rt):
+    server, c = rt
+    e = _ecmp_entry(bytes([10, 0, 0, 3]))
+    for port in (5, 6):
+        a = e.action.action_profile_action_set.action_profile_actions.add(weight=1)
+        a.action.action_id = SET_PORT
+        a.action.params.add(param_id=1, value=bytes([port]))
+    c.write(upd(U.INSERT, table_entry=e))
+    seen = {p for i in range(40) for p, _ in send(server, Ether() / IP(dst="10.0.0.3", src=f"1.2.3.{i}"))}
+    assert seen == {5, 6}
+    [got] = c.read(ent(table_entry=pb.TableEntry(table_id=T_ECMP)))
+    assert got.table_entry.action.action_profile_action_set == e.action.action_profile_action_set
+    one = _ecmp_entry(bytes([10, 0, 0, 3]))
+    a = one.action.action_profile_action_set.action_profile_actions.add(weight=1)
+    a.action.action_id = SET_PORT
+    a.action.params.add(param_id=1, value=b"\x09")
+    c.write(upd(U.MODIFY, table_entry=one))
+    assert [p for p, _ in send(server, Ether() / IP(dst="10.0.0.3"))] == [9]
