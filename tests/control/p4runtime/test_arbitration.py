@@ -1,8 +1,9 @@
 """Arbitration: primary and backups by election id, per role; only the primary writes."""
 from __future__ import annotations
 
-import grpc
 import pytest
+
+grpc = pytest.importorskip("grpc")  # no grpcio on PyPy
 from google.rpc import code_pb2
 from p4.v1 import p4runtime_pb2
 

@@ -9,6 +9,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+
+pytest.importorskip("grpc")  # no grpcio on PyPy
 from p4.v1 import p4runtime_pb2
 
 HERE = Path(__file__).parent

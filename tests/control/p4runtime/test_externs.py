@@ -2,8 +2,9 @@
 packet replication engine and value sets over P4Runtime."""
 from __future__ import annotations
 
-import grpc
 import pytest
+
+grpc = pytest.importorskip("grpc")  # no grpcio on PyPy
 from google.rpc import code_pb2, status_pb2
 from p4.v1 import p4data_pb2, p4runtime_pb2 as pb
 from scapy.layers.inet import IP

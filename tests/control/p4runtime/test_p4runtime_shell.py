@@ -10,8 +10,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import grpc
 import pytest
+
+grpc = pytest.importorskip("grpc")  # no grpcio on PyPy
 
 sh = pytest.importorskip("p4runtime_sh.shell")
 from p4runtime_sh.p4runtime import P4RuntimeClient, P4RuntimeException  # noqa: E402

@@ -1,8 +1,9 @@
 """SetForwardingPipelineConfig with every action, GetForwardingPipelineConfig, the device config."""
 from __future__ import annotations
 
-import grpc
 import pytest
+
+grpc = pytest.importorskip("grpc")  # no grpcio on PyPy
 from p4.v1 import p4runtime_pb2
 
 Req = p4runtime_pb2.SetForwardingPipelineConfigRequest

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import time
 
-import grpc
 import pytest
+
+grpc = pytest.importorskip("grpc")  # no grpcio on PyPy
 from google.rpc import code_pb2
 from p4.v1 import p4runtime_pb2 as pb
 from scapy.layers.l2 import Ether

@@ -3,8 +3,9 @@ canonical bytestrings, error details and the atomicity modes; checked by reading
 and by sending packets through the switch."""
 from __future__ import annotations
 
-import grpc
 import pytest
+
+grpc = pytest.importorskip("grpc")  # no grpcio on PyPy
 from google.rpc import code_pb2, status_pb2
 from p4.v1 import p4runtime_pb2
 from scapy.layers.inet import IP
