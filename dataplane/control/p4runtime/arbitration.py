@@ -3,9 +3,10 @@
 P4Runtime spec section 5 ("Client Arbitration and Controller Replication"): every stream
 opens with a ``MasterArbitrationUpdate`` naming a device, an optional role and an election
 id. Within a role each live stream's election id must be distinct; the largest is the
-primary, which alone may Write and SetForwardingPipelineConfig. Every stream of the role
-is told the outcome: OK for the primary, ALREADY_EXISTS for a backup, with the highest
-election id seen for the role (NOT_FOUND when no primary is connected). A role-less
+primary, which alone may Write and SetForwardingPipelineConfig. The sender (every stream
+of the role when the primary changes) is told the outcome: OK for the primary,
+ALREADY_EXISTS for a backup, with the primary's election id; NOT_FOUND and the highest
+election id seen when no primary is connected. A role-less
 stream has the default role "" and full access.
 """
 from __future__ import annotations
@@ -105,7 +106,8 @@ class Arbiter:
 
     def _notify(self, role: str, only: Stream | None = None) -> None:
         primary = self._primary(role)
-        highest = self._highest.get(role, 0)
+        # The primary's election id; with none connected, the highest ever seen for the role.
+        highest = primary.election_id if primary is not None else self._highest.get(role, 0)
         for s in self._streams:
             if s.role != role or (only is not None and s is not only):
                 continue

@@ -76,3 +76,20 @@ def test_capabilities_and_several_servers_in_one_process(start_server, connect):
     assert connect(two, device_id=2).arbitrate((0, 1)).status.code == code_pb2.OK
     caps = connect(one).stub.Capabilities(p4runtime_pb2.CapabilitiesRequest())
     assert caps.p4runtime_api_version.startswith("1.")
+
+
+def test_after_the_primary_leaves_the_new_primary_s_id_is_announced(start_server, connect):
+    server = start_server()
+    a, b, c = connect(server), connect(server), connect(server)
+    a.arbitrate((0, 9))
+    b.arbitrate((0, 5))
+    c.arbitrate((0, 2))
+    a.close()
+    assert b.next("arbitration").status.code == code_pb2.OK
+    told = c.next("arbitration")
+    assert told.status.code == code_pb2.ALREADY_EXISTS and told.election_id.low == 5
+    with pytest.raises(grpc.RpcError) as err:     # the old primary's id no longer writes
+        a2 = connect(server)
+        a2.election = (0, 9)
+        a2.write()
+    assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
