@@ -168,7 +168,11 @@ def write_direct_meter(state: PipelineState, kind: int, e: p4runtime_pb2.DirectM
         raise invalid("a direct meter write names its table entry")
     for _, info, t, handles in _direct_targets(state, "direct_meters", e.table_entry):
         for h in handles:
-            apply_direct_meter(state, info, t, h, e.config)
+            if e.HasField("config"):
+                apply_direct_meter(state, info, t, h, e.config)
+            else:   # no config: the entry's meter goes back to unconfigured (everything green)
+                t.match.get(h).value.meter = None
+                state.direct_meter_configs.pop((info.preamble.id, h), None)
 
 
 def read_direct_meters(state: PipelineState, q: p4runtime_pb2.DirectMeterEntry) -> Iterator:

@@ -98,6 +98,9 @@ def test_direct_counters_and_direct_meters_follow_their_entry(rt):
     c.write(upd(U.MODIFY, direct_meter_entry=pb.DirectMeterEntry(table_entry=_lpm_entry(), config=cfg)))
     [m] = c.read(ent(direct_meter_entry=pb.DirectMeterEntry(table_entry=pb.TableEntry(table_id=T_LPM))))
     assert m.direct_meter_entry.config == cfg
+    c.write(upd(U.MODIFY, direct_meter_entry=pb.DirectMeterEntry(table_entry=_lpm_entry())))   # back to unmetered
+    [m] = c.read(ent(direct_meter_entry=pb.DirectMeterEntry(table_entry=pb.TableEntry(table_id=T_LPM))))
+    assert not m.direct_meter_entry.HasField("config")
     missing = pb.TableEntry(table_id=T_LPM)
     missing.match.add(field_id=1).lpm.CopyFrom(pb.FieldMatch.LPM(value=bytes([11, 0, 0, 0]), prefix_len=8))
     with pytest.raises(grpc.RpcError) as err:
