@@ -8,20 +8,8 @@ import click
 
 from dataplane import __version__
 from dataplane.cli_errors import reported_errors
+from dataplane.cli_programs import load_switch as _load_switch, resolve_program
 from dataplane.errors import CompileError, DataplaneError
-
-
-def resolve_program(name: str) -> Path:
-    """A path to a P4 file, or the name of a built-in program (``ipv4_router``)."""
-    path = Path(name)
-    if path.is_file():
-        return path
-    from dataplane.resources import builtin_program
-
-    try:
-        return builtin_program(name)
-    except FileNotFoundError:
-        raise click.BadParameter(f"no such file, and no built-in program named {name!r}", param_hint="PROGRAM")
 
 
 def _parse_defines(defines: tuple[str, ...]) -> dict[str, str]:
@@ -115,19 +103,6 @@ def run() -> None:
     except DataplaneError as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(1)
-
-
-def _load_switch(program: str, entries: Path | None):
-    from dataplane.control.loader import load_entries
-    from dataplane.control.switch import Switch
-
-    path = resolve_program(program)
-    with reported_errors():
-        sw = Switch.from_file(path)
-        warnings = load_entries(sw, entries) if entries is not None else []
-    for w in warnings:
-        click.echo(f"warning: {w}", err=True)
-    return sw
 
 
 @main.command("test")

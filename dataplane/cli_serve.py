@@ -49,11 +49,11 @@ def serve_command(program: str | None, entries: Path | None, grpc_addr: str, dev
     p4info = device_config = None
     name = "no program (waiting for SetForwardingPipelineConfig)"
     if program is not None:
-        from dataplane.cli import _load_switch, resolve_program
+        from dataplane.cli_programs import load_switch, resolve_program
         from dataplane.control.device_config import make_device_config
 
         path = resolve_program(program)
-        live.replace(_load_switch(program, entries))
+        live.replace(load_switch(program, entries))
         with reported_errors():
             device_config = make_device_config(path)
             if p4info_path:

@@ -15,7 +15,7 @@ from p4.v1 import p4runtime_pb2
 from dataplane.control.p4runtime.codec import decode, encode
 from dataplane.control.p4runtime.context import PipelineState, switch_call
 from dataplane.control.p4runtime.status import invalid, not_found, out_of_range, unimplemented
-from dataplane.control.p4runtime.tables import lookup_table, match_fields, match_values
+from dataplane.control.p4runtime.table_keys import lookup_table, match_fields, match_values
 
 Update = p4runtime_pb2.Update
 CounterSpec = p4info_pb2.CounterSpec

@@ -9,7 +9,7 @@ from __future__ import annotations
 from p4.v1 import p4runtime_pb2
 
 from dataplane.control.p4runtime.context import PipelineState
-from dataplane.control.p4runtime.tables import lookup_table, match_fields
+from dataplane.control.p4runtime.table_keys import lookup_table, match_fields
 
 
 def installed(state: PipelineState, table_id: int, handle: int, now_us: int) -> None:

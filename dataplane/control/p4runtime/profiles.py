@@ -14,7 +14,7 @@ from p4.v1 import p4runtime_pb2
 
 from dataplane.control.p4runtime.context import PipelineState, switch_call
 from dataplane.control.p4runtime.status import P4RuntimeError, invalid, not_found
-from dataplane.control.p4runtime.tables import action_params, lookup_table, replace_group
+from dataplane.control.p4runtime.table_keys import action_params, lookup_table, replace_group
 
 Update = p4runtime_pb2.Update
 
