@@ -55,7 +55,7 @@ def serve_command(program: str | None, entries: Path | None, grpc_addr: str, dev
         path = resolve_program(program)
         live.replace(load_switch(program, entries))
         with reported_errors():
-            device_config = make_device_config(path)
+            device_config = make_device_config(path, arch=getattr(live.switch.program, "architecture", "v1model"))
             if p4info_path:
                 from dataplane.control.p4info import read_p4info
 

@@ -45,9 +45,11 @@ def load_switch(device_config: bytes, *, name: str = "s1") -> Switch:
                              f"({type(err).__name__}: {err})") from None
 
 
-def verify(p4info: p4info_pb2.P4Info, device_config: bytes, cookie: int, name: str) -> PipelineState:
-    """A new pipeline from a config; INVALID_ARGUMENT if the P4Info names what the program lacks."""
-    sw = load_switch(device_config, name=name)
+def verify(p4info: p4info_pb2.P4Info, device_config: bytes, cookie: int, name: str,
+           switch: Switch | None = None) -> PipelineState:
+    """A new pipeline from a config (or ``switch``, already loaded from it); INVALID_ARGUMENT if the
+    P4Info names what the program lacks."""
+    sw = switch if switch is not None else load_switch(device_config, name=name)
     state = PipelineState(p4info, device_config, cookie, sw)
     problems = []
     for t in p4info.tables:

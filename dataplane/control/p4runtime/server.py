@@ -247,11 +247,9 @@ class P4RuntimeServer:
         self._unlisten = None
         self._interval = poll_interval
         if p4info is not None and device_config is not None:
-            # The pipeline a program given on the command line starts with; the switch already loaded
-            # is kept (it may hold --entries), with the P4Info checked against it.
-            state = verify(p4info, device_config, 0, getattr(live, "name", "s1"))
-            if live.switch is not None:
-                state.switch = live.switch
+            # The pipeline a program given on the command line starts with; a switch already loaded
+            # from it is kept (it may hold --entries), with the P4Info checked against it.
+            state = verify(p4info, device_config, 0, getattr(live, "name", "s1"), live.switch)
             self.service.pipelines._commit(state)
 
     def start(self) -> int:

@@ -143,16 +143,20 @@ def action_params(a: p4info_pb2.Action, params) -> tuple[str, list[int]]:
 
 def action_message(state: PipelineState, t: RuntimeTable, name: str, args: tuple) -> p4runtime_pb2.Action:
     """The ``Action`` of an installed entry whose action is ``name`` in the program."""
-    sw = state.switch
-    names = [n for n, short in sw.action_names(t).items() if short == name]
-    aid = next((state.index.id_of("actions", n) for n in names if state.index.id_of("actions", n)), None)
-    if aid is None:
-        raise P4RuntimeError(grpc.StatusCode.INTERNAL, f"action '{name}' of table '{t.qualified_name}' "
-                             "is not in the P4Info")
-    a = state.index.get("actions", aid)
+    cache = state.__dict__.setdefault("action_ids", {})   # (table, action) -> (id, param ids): reads are hot
+    found = cache.get((t.qualified_name, name))
+    if found is None:
+        names = [n for n, short in state.switch.action_names(t).items() if short == name]
+        aid = next((state.index.id_of("actions", n) for n in names if state.index.id_of("actions", n)), None)
+        if aid is None:
+            raise P4RuntimeError(grpc.StatusCode.INTERNAL, f"action '{name}' of table '{t.qualified_name}' "
+                                 "is not in the P4Info")
+        params = [p.id for p in sorted(state.index.get("actions", aid).params, key=lambda p: p.id)]
+        found = cache[(t.qualified_name, name)] = (aid, params)
+    aid, params = found
     msg = p4runtime_pb2.Action(action_id=aid)
-    for p, v in zip(sorted(a.params, key=lambda p: p.id), args):
-        msg.params.add(param_id=p.id, value=encode(int(v)))
+    for pid, v in zip(params, args):
+        msg.params.add(param_id=pid, value=encode(int(v)))
     return msg
 
 
