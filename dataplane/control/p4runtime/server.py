@@ -162,14 +162,17 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                 raise P4RuntimeError(grpc.StatusCode.FAILED_PRECONDITION,
                                      "the switch has no CPU port (start it with --cpu-port N)")
             data = packet_out_bytes(state, packet)
+            try:
+                self.live.inject(cpu, data)
+            except Exception as err:   # the data plane failed on this packet: the stream lives on
+                raise P4RuntimeError(grpc.StatusCode.INTERNAL, f"the packet-out failed in the data plane: "
+                                     f"{type(err).__name__}: {err}") from None
         except P4RuntimeError as err:
             msg = p4runtime_pb2.StreamMessageResponse()
             msg.error.canonical_code = err.code.value[0]
             msg.error.message = err.message
             msg.error.packet_out.packet_out.CopyFrom(packet)
             stream.send(msg)
-            return
-        self.live.inject(cpu, data)
 
     def on_packet(self, port: int, data: bytes) -> None:
         """LiveSwitch listener: a packet to the CPU port becomes a PacketIn for every primary."""

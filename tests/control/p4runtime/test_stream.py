@@ -119,3 +119,18 @@ def test_idle_timeouts_notify_once_and_reads_tell_the_idle_time(rt):
     e2.action.action.action_id = 16777217
     with pytest.raises(grpc.RpcError):
         c.write(pb.Update(type=pb.Update.INSERT, entity=pb.Entity(table_entry=e2)))
+
+
+def test_a_bad_packet_out_is_a_stream_error_and_the_stream_lives_on(rt):
+    server, c = rt
+    req = _packet_out(b"\x00" * 20, 3)
+    req.packet.metadata.add(metadata_id=9, value=b"\x01")       # no such metadata
+    c.send(req)
+    err = c.next("error")
+    assert err.canonical_code == code_pb2.INVALID_ARGUMENT and "metadata id 9" in err.message
+    too_wide = _packet_out(b"\x00" * 20, 3)
+    too_wide.packet.metadata[0].value = b"\x04\x00"            # 1024 does not fit in 9 bits
+    c.send(too_wide)
+    assert c.next("error").canonical_code == code_pb2.OUT_OF_RANGE
+    server.live.inject(7, bytes(Ether(type=0x88B5) / (b"\x02" * 20)))
+    assert c.next("packet").metadata[0].value == b"\x07"
