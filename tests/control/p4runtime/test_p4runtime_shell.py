@@ -160,3 +160,37 @@ def test_a_backup_client_is_refused(session):
         assert err.value.grpc_error.code() == grpc.StatusCode.PERMISSION_DENIED
     finally:
         backup.tear_down()
+
+
+def test_defaults_profiles_clone_sessions_and_digests(session):
+    server, _, _ = session
+    d = sh.TableEntry("MyIngress.t_ternary")(action="MyIngress.set_port", is_default=True)
+    d.action["port"] = "12"
+    d.modify()
+    [got] = sh.TableEntry("MyIngress.t_ternary")(is_default=True).read()
+    assert got.action["port"].value == b"\x0c"
+
+    for mid, port in ((1, "5"), (2, "6")):
+        m = sh.ActionProfileMember("MyIngress.ecmp_selector")(action="MyIngress.set_port", member_id=mid)
+        m.action["port"] = port
+        m.insert()
+    sh.ActionProfileGroup("MyIngress.ecmp_selector")(group_id=1).add(1).add(2).insert()
+    te = sh.TableEntry("MyIngress.t_ecmp")
+    te.match["hdr.ipv4.dstAddr"] = "10.0.0.2"
+    te.group_id = 1
+    te.insert()
+    seen = {p for i in range(30) for p in _ports(server, _ip(dst="10.0.0.2", src=f"1.2.3.{i}"))}
+    assert seen == {5, 6}
+    assert [g.group_id for g in sh.ActionProfileGroup("MyIngress.ecmp_selector").read()] == [1]
+
+    sh.CloneSessionEntry(5).add(3, 0).insert()
+    [cs] = sh.CloneSessionEntry(5).read()
+    assert [(r.egress_port, r.instance) for r in cs.replicas] == [(3, 0)]
+
+    digests = sh.DigestList()
+    entry = sh.DigestEntry("learn_t")
+    entry.max_list_size = 1
+    entry.insert()
+    server.live.inject(2, bytes(Ether(src="00:00:00:00:00:aa", type=0x1234) / (b"\x00" * 20)))
+    [msg] = list(digests.sniff(timeout=0.5))
+    assert [m.bitstring for m in msg.digest.data[0].struct.members] == [b"\xaa", b"\x02"]
