@@ -8,20 +8,8 @@ import click
 
 from dataplane import __version__
 from dataplane.cli_errors import reported_errors
+from dataplane.cli_programs import load_switch as _load_switch, resolve_program
 from dataplane.errors import CompileError, DataplaneError
-
-
-def resolve_program(name: str) -> Path:
-    """A path to a P4 file, or the name of a built-in program (``ipv4_router``)."""
-    path = Path(name)
-    if path.is_file():
-        return path
-    from dataplane.resources import builtin_program
-
-    try:
-        return builtin_program(name)
-    except FileNotFoundError:
-        raise click.BadParameter(f"no such file, and no built-in program named {name!r}", param_hint="PROGRAM")
 
 
 def _parse_defines(defines: tuple[str, ...]) -> dict[str, str]:
@@ -49,8 +37,10 @@ def main() -> None:
 @click.option("--p4info", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the program's P4Info (p4c's ids and names) here: text (.txtpb, .txt), "
                    "binary (.bin, .pb) or JSON (.json) by the extension.")
+@click.option("--device-config", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the P4Runtime device config (the preprocessed program) here.")
 def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[Path, ...],
-            defines: tuple[str, ...], timings: bool, p4info: Path | None) -> None:
+            defines: tuple[str, ...], timings: bool, p4info: Path | None, device_config: Path | None) -> None:
     """Compile PROGRAM (a .p4 file or a built-in program name) and summarise it."""
     from dataplane.ir.serialize import program_to_json
     from dataplane.ir.summary import summarize
@@ -70,6 +60,11 @@ def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[
         output.write_text(program_to_json(result.program) + "\n")
     if p4info is not None:
         _write_p4info(result.program, p4info)
+    if device_config is not None:
+        from dataplane.control.device_config import make_device_config
+
+        device_config.write_bytes(make_device_config(path, include_dirs=include_dirs, defines=_parse_defines(defines),
+                                                     arch=getattr(result.program, "architecture", "v1model")))
     if not check:
         click.echo(summarize(result.program))
         if output is not None:
@@ -90,10 +85,12 @@ def _write_p4info(program, path: Path) -> None:
 def _register_net_commands() -> None:
     from dataplane.cli_net import run_command, topo_group
     from dataplane.cli_scenarios import scenario_group
+    from dataplane.cli_serve import serve_command
 
     main.add_command(run_command)
     main.add_command(topo_group)
     main.add_command(scenario_group)
+    main.add_command(serve_command)
 
 
 _register_net_commands()
@@ -106,19 +103,6 @@ def run() -> None:
     except DataplaneError as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(1)
-
-
-def _load_switch(program: str, entries: Path | None):
-    from dataplane.control.loader import load_entries
-    from dataplane.control.switch import Switch
-
-    path = resolve_program(program)
-    with reported_errors():
-        sw = Switch.from_file(path)
-        warnings = load_entries(sw, entries) if entries is not None else []
-    for w in warnings:
-        click.echo(f"warning: {w}", err=True)
-    return sw
 
 
 @main.command("test")

@@ -1,0 +1,11 @@
+"""A P4Runtime v1 server for the emulator (``dataplane serve``).
+
+One module per job: ``server`` (the gRPC service; start/stop; several devices per process),
+``arbitration`` (primary and backup controllers per role), ``pipeline`` (Set/Get
+ForwardingPipelineConfig; the device config itself is ``dataplane.control.device_config``),
+``context`` (the per-pipeline state), ``p4info_index`` (ids to P4Info objects), ``codec``
+(canonical bytestrings), ``entities`` (Write/Read dispatch and the atomicity modes),
+``tables``, ``profiles``, ``externs``, ``value_sets``, ``pre`` (multicast groups and clone
+sessions), ``packet_io``, ``digests``, ``idle`` (idle timeouts) and ``status`` (gRPC statuses
+with ``p4.v1.Error`` details).
+"""
