@@ -8,9 +8,9 @@ P4Runtime server serves it as it serves a single switch. ``LiveNetwork`` runs th
 * until the controllers have configured the switches, the network holds still at time 0 (no
   event runs, so no traffic is sent); what controllers send meanwhile (packet-outs) waits
   for the start;
-* it starts when every switch has had its pipeline set and no controller has called any
-  switch for ``settle_s`` seconds, or at once when ``start()`` is called (the command wires
-  SIGUSR1 to it);
+* it starts when every switch has had its pipeline set (SetForwardingPipelineConfig) and at
+  least one Write, and no switch has been written for ``settle_s`` seconds; or at once when
+  ``start()`` is called (the command wires SIGUSR1 to it);
 * from then on simulated time follows the wall clock: every ``tick_s`` the simulator runs up
   to the wall-clock time elapsed since the start.
 
@@ -28,31 +28,6 @@ from typing import Any, Callable
 from dataplane.control.switch import Switch
 
 Listener = Callable[[int, bytes], None]
-
-
-class _WatchedLock:
-    """The network's lock as one switch hands it out; notes when someone other than the
-    simulator's own thread takes it (a controller's call) so the network can tell quiet."""
-
-    def __init__(self, network: "LiveNetwork", node: "LiveNode"):
-        self._network = network
-        self._node = node
-
-    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
-        got = self._network.lock.acquire(blocking, timeout)
-        if got and threading.get_ident() != self._network.runner_ident:
-            self._node.last_call = time.monotonic()
-        return got
-
-    def release(self) -> None:
-        self._network.lock.release()
-
-    def __enter__(self) -> "_WatchedLock":
-        self.acquire()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.release()
 
 
 class CpuPort:
@@ -82,9 +57,10 @@ class LiveNode:
         self.name = node.name
         self.device_id = device_id
         self.cpu_port = cpu_port
-        self.lock = _WatchedLock(network, self)
+        self.lock = network.lock
         self.configured = False      # a controller has set the pipeline
-        self.last_call = 0.0
+        self.writes = 0              # Write calls from controllers (note_write)
+        self.last_write = 0.0
         self.drops = 0
         self._listeners: list[Listener] = []
         if cpu_port is not None:
@@ -108,6 +84,13 @@ class LiveNode:
             for number, port in self.node.ports.items():
                 self.node.set_port_status(number, port.up)
             self.configured = True
+            self.last_write = time.monotonic()
+
+    def note_write(self) -> None:
+        """A controller wrote to this switch (the server's Write or pipeline call ended)."""
+        with self.lock:
+            self.writes += 1
+            self.last_write = time.monotonic()
 
     def listen(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(port, data)`` for every packet the switch sends to its CPU port."""
@@ -140,7 +123,6 @@ class LiveNetwork:
                  settle_s: float = 1.0, tick_s: float = 0.001):
         self.net = net
         self.lock = threading.RLock()
-        self.runner_ident: int | None = None
         self.settle_s = settle_s
         self.tick_s = tick_s
         self.nodes = [LiveNode(self, node, first_device_id + i, cpu_port)
@@ -158,10 +140,11 @@ class LiveNetwork:
         self._stop.set()
 
     def ready(self) -> bool:
-        """Every switch has its pipeline from a controller and all have been quiet for settle_s."""
-        if not all(n.configured for n in self.nodes):
+        """Every switch has its pipeline and a Write from a controller, and no switch has been
+        written for settle_s."""
+        if not all(n.configured and n.writes for n in self.nodes):
             return False
-        last = max(n.last_call for n in self.nodes)
+        last = max(n.last_write for n in self.nodes)
         return time.monotonic() - last >= self.settle_s
 
     def wait_for_start(self, poll_s: float = 0.05) -> bool:
@@ -178,7 +161,6 @@ class LiveNetwork:
     def run(self, until_ns: int, on_progress: Callable[[int], None] | None = None) -> bool:
         """Wait for the start, then run simulated time up to ``until_ns`` paced to the wall clock.
         False if stopped before the end."""
-        self.runner_ident = threading.get_ident()
         if not self.wait_for_start():
             return False
         sim = self.net.sim
@@ -193,3 +175,36 @@ class LiveNetwork:
                 return True
             self._stop.wait(self.tick_s)
         return False
+
+
+def serve_network(live: LiveNetwork, host: str = "127.0.0.1", base_port: int = 50051) -> list[Any]:
+    """Start one P4Runtime server per switch: ``host:base_port`` for the first, then +1 each
+    (the P4 tutorials' 50051, 50052, ...). Returns the started servers; the caller stops them.
+    Each server's Write calls are noted on its switch, so the network can tell when the
+    controllers are done."""
+    from dataplane.control.p4runtime.server import P4RuntimeServer
+
+    servers = []
+    try:
+        for i, node in enumerate(live.nodes):
+            server = P4RuntimeServer(node, f"{host}:{base_port + i}")
+            _note_writes(server.service, node)
+            server.start()
+            servers.append(server)
+    except BaseException:
+        for server in servers:
+            server.stop()
+        raise
+    return servers
+
+
+def _note_writes(service: Any, node: LiveNode) -> None:
+    """Wrap the service's Write RPC (before the server registers it) to call ``node.note_write``."""
+    write = service.Write
+
+    def noted_write(request, context):
+        try:
+            return write(request, context)
+        finally:
+            node.note_write()
+    service.Write = noted_write

@@ -57,10 +57,13 @@ def test_the_network_holds_still_until_every_switch_is_configured_then_runs_pace
     net, tr = _network()
     live = LiveNetwork(net, settle_s=0.2)
     t, result = _run_in_thread(live, 50_000_000)    # 50 ms of traffic after the start
-    live.nodes[0].replace(_configured("s1"))
+    s1, s2 = live.nodes
+    s1.replace(_configured("s1"))
+    s1.note_write()
+    s2.replace(_configured("s2"))
     time.sleep(0.4)
-    assert net.sim.now == 0 and net.sim.events_run == 0     # s2 has no pipeline yet
-    live.nodes[1].replace(_configured("s2"))
+    assert net.sim.now == 0 and net.sim.events_run == 0     # s2 has had no Write yet
+    s2.note_write()
     began = time.monotonic()
     t.join(timeout=10)
     assert result == {"done": True}
@@ -92,9 +95,10 @@ def test_stop_ends_a_run_that_never_started():
 def test_cpu_port_packets_reach_listeners_and_injected_packets_are_forwarded():
     net, _ = _network()
     live = LiveNetwork(net, cpu_port=CPU, settle_s=0)
-    s1 = live.nodes[0]
-    s1.replace(_configured("s1"))
-    live.nodes[1].replace(_configured("s2"))
+    s1, s2 = live.nodes
+    for node in live.nodes:
+        node.replace(_configured(node.name))
+        node.note_write()
     got = []
     s1.listen(lambda port, data: got.append((port, data)))
     to_cpu = bytes(Ether(dst="08:00:00:00:01:00") / IP(src="10.0.1.1", dst="10.0.9.9", ttl=9) / UDP())
