@@ -1,0 +1,50 @@
+"""What a Write or Read works on: the loaded switch, the P4Info and the P4Runtime-only state.
+
+Some P4Runtime state has no place in the switch API and lives here, per pipeline: action
+profile members and groups (entries that use them are installed as plain actions or
+selector groups, and re-installed when a member changes), the meter configurations last
+written (the switch keeps token buckets, not the rates as given), digest configurations
+and idle timeouts.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from p4.config.v1 import p4info_pb2
+
+from dataplane.control.config_errors import ControlPlaneError
+from dataplane.control.p4runtime.p4info_index import P4InfoIndex
+from dataplane.control.p4runtime.status import P4RuntimeError, invalid
+from dataplane.control.switch import Switch
+
+
+@dataclass
+class PipelineState:
+    """One committed (or saved) forwarding pipeline."""
+
+    p4info: p4info_pb2.P4Info
+    device_config: bytes
+    cookie: int
+    switch: Switch
+    index: P4InfoIndex = field(init=False)
+    members: dict[int, dict[int, Any]] = field(default_factory=dict)      # profile id -> member id -> Member
+    groups: dict[int, dict[int, Any]] = field(default_factory=dict)       # profile id -> group id -> Group
+    refs: dict[tuple[int, int], tuple[str, int]] = field(default_factory=dict)  # (table, handle) -> (kind, id)
+    meter_configs: dict[tuple[int, int], Any] = field(default_factory=dict)     # (meter id, index) -> MeterConfig
+    direct_meter_configs: dict[tuple[int, int], Any] = field(default_factory=dict)  # (table, handle) -> config
+    digest_configs: dict[int, Any] = field(default_factory=dict)          # digest id -> DigestConfig
+    idle_timeouts: dict[tuple[int, int], int] = field(default_factory=dict)  # (table, handle) -> ns
+
+    def __post_init__(self):
+        self.index = P4InfoIndex(self.p4info)
+
+
+def switch_call(fn, *args, **kwargs):
+    """Call the switch API; its ``ControlPlaneError`` becomes INVALID_ARGUMENT for the client."""
+    try:
+        return fn(*args, **kwargs)
+    except P4RuntimeError:
+        raise
+    except ControlPlaneError as err:
+        raise invalid(str(err)) from None

@@ -1,0 +1,170 @@
+"""SetForwardingPipelineConfig and GetForwardingPipelineConfig (spec section 15), and the device config.
+
+The device config (``p4_device_config``) of this emulator is the P4 program itself,
+preprocessed (every ``#include`` expanded, macros applied) after one header line::
+
+    // dataplane device config: format=p4-preprocessed version=1 arch=v1model source=router.p4
+
+Why source and not a compiled artefact: the engine generates Python from the IR when a
+switch loads, the IR has no loader (its JSON is a summary, not a round-trip format), and
+compiling a program takes well under a second; so the source is the smallest thing that
+fully defines the pipeline, needs no include path on the server, and stays valid across
+versions of this project. ``dataplane compile PROG --device-config FILE`` writes it.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import grpc
+from p4.config.v1 import p4info_pb2
+from p4.v1 import p4runtime_pb2
+
+from dataplane.control.config_errors import ControlPlaneError
+from dataplane.control.p4runtime.context import PipelineState
+from dataplane.control.p4runtime.status import P4RuntimeError, invalid
+from dataplane.control.switch import Switch
+from dataplane.errors import CompileError, DataplaneError
+
+HEADER = "// dataplane device config: "
+FORMAT = "p4-preprocessed"
+Req = p4runtime_pb2.SetForwardingPipelineConfigRequest
+GetReq = p4runtime_pb2.GetForwardingPipelineConfigRequest
+
+
+def make_device_config(path: str | Path, *, include_dirs: Sequence[Path] = (),
+                       defines: Mapping[str, str] | None = None) -> bytes:
+    """The device config of the program at ``path`` (raises CompileError if it does not compile)."""
+    from dataplane.lang.frontend import compile_source
+    from dataplane.lang.preprocess import preprocess
+
+    pre = preprocess(path, include_dirs=include_dirs, defines=defines)
+    program = compile_source(pre.text, str(path)).program
+    arch = getattr(program, "architecture", "v1model")
+    head = f"{HEADER}format={FORMAT} version=1 arch={arch} source={Path(path).name}\n"
+    return (head + pre.text).encode()
+
+
+def parse_device_config(data: bytes) -> tuple[dict[str, str], str]:
+    """(header fields, program text) of a device config; INVALID_ARGUMENT if it is not one."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise invalid("the device config is not this emulator's (expected UTF-8 P4 source; "
+                      "write one with 'dataplane compile PROG --device-config FILE')") from None
+    first, _, body = text.partition("\n")
+    if not first.startswith(HEADER):
+        raise invalid("the device config has no 'dataplane device config' header; "
+                      "write one with 'dataplane compile PROG --device-config FILE'")
+    fields = dict(item.partition("=")[::2] for item in first[len(HEADER):].split())
+    if fields.get("format") != FORMAT or fields.get("version") != "1":
+        raise invalid(f"unsupported device config format {fields.get('format')!r} version {fields.get('version')!r}")
+    return fields, body
+
+
+def load_switch(device_config: bytes, *, name: str = "s1") -> Switch:
+    """Compile a device config and load it as a switch; INVALID_ARGUMENT with the compiler's messages."""
+    from dataplane.lang.frontend import compile_source
+
+    fields, body = parse_device_config(device_config)
+    source = f"<device config {fields.get('source', 'program')}>"
+    try:
+        program = compile_source(body, source).program
+    except CompileError as err:
+        raise invalid(f"the device config does not compile:\n{err.render()}") from None
+    arch = getattr(program, "architecture", "v1model")
+    if fields.get("arch") and fields["arch"] != arch:
+        raise invalid(f"the device config says arch={fields['arch']} but its program is {arch}")
+    try:
+        return Switch(program, name=name)
+    except (ControlPlaneError, DataplaneError) as err:
+        raise invalid(f"the device config cannot be loaded: {err}") from None
+
+
+def verify(p4info: p4info_pb2.P4Info, device_config: bytes, cookie: int, name: str) -> PipelineState:
+    """A new pipeline from a config; INVALID_ARGUMENT if the P4Info names what the program lacks."""
+    sw = load_switch(device_config, name=name)
+    state = PipelineState(p4info, device_config, cookie, sw)
+    problems = []
+    for t in p4info.tables:
+        problems += _try(sw.table, t.preamble.name)
+    for kind, ext in (("counters", "counter"), ("direct_counters", "direct_counter"), ("meters", "meter"),
+                      ("direct_meters", "direct_meter"), ("registers", "register"), ("value_sets", "value_set")):
+        for o in getattr(p4info, kind):
+            problems += _try(sw._instance, o.preamble.name, ext)
+    if problems:
+        raise invalid("the P4Info does not match the device config's program: " + "; ".join(problems[:5]))
+    return state
+
+
+def _try(fn, *args) -> list[str]:
+    try:
+        fn(*args)
+    except ControlPlaneError as err:
+        return [str(err)]
+    return []
+
+
+class Pipelines:
+    """The committed pipeline of one device and the one saved by VERIFY_AND_SAVE."""
+
+    def __init__(self, live):
+        self.live = live
+        self.current: PipelineState | None = None
+        self.saved: PipelineState | None = None
+
+    def set(self, req: p4runtime_pb2.SetForwardingPipelineConfigRequest, replay) -> None:
+        """Carry out ``req.action``; ``replay(old, new)`` copies forwarding state for RECONCILE_AND_COMMIT."""
+        action, config = req.action, req.config
+        name = getattr(self.live, "name", "s1")
+        if action == Req.COMMIT:
+            if self.saved is None:
+                raise P4RuntimeError(grpc.StatusCode.FAILED_PRECONDITION, "COMMIT without a saved config "
+                                     "(send VERIFY_AND_SAVE first)")
+            self._commit(self.saved)
+            self.saved = None
+            return
+        if action not in (Req.VERIFY, Req.VERIFY_AND_SAVE, Req.VERIFY_AND_COMMIT, Req.RECONCILE_AND_COMMIT):
+            raise invalid(f"unsupported SetForwardingPipelineConfig action {action}")
+        if not config.HasField("p4info"):
+            raise invalid("the config has no P4Info")
+        device_config = config.p4_device_config
+        if not device_config and self.current is not None:
+            device_config = self.current.device_config   # a new P4Info for the running program
+        if not device_config:
+            raise invalid("the config has no p4_device_config (write one with 'dataplane compile PROG "
+                          "--device-config FILE')")
+        cookie = config.cookie.cookie if config.HasField("cookie") else 0
+        if action == Req.RECONCILE_AND_COMMIT and self.current is not None \
+                and self.current.device_config == device_config and self.current.p4info == config.p4info:
+            self.current.cookie = cookie      # the same pipeline: nothing to reconcile
+            return
+        state = verify(config.p4info, device_config, cookie, name)
+        if action == Req.VERIFY:
+            return
+        if action == Req.VERIFY_AND_SAVE:
+            self.saved = state
+            return
+        if action == Req.RECONCILE_AND_COMMIT and self.current is not None:
+            replay(self.current, state)
+        self._commit(state)
+
+    def _commit(self, state: PipelineState) -> None:
+        with self.live.lock:
+            self.current = state
+            self.live.replace(state.switch)
+
+    def get(self, req: p4runtime_pb2.GetForwardingPipelineConfigRequest) -> p4runtime_pb2.GetForwardingPipelineConfigResponse:
+        out = p4runtime_pb2.GetForwardingPipelineConfigResponse()
+        state = self.current
+        if state is None:
+            return out       # no pipeline yet: an empty config, as BMv2's server answers
+        rt = req.response_type
+        if rt in (GetReq.ALL, GetReq.P4INFO_AND_COOKIE):
+            out.config.p4info.CopyFrom(state.p4info)
+        if rt in (GetReq.ALL, GetReq.DEVICE_CONFIG_AND_COOKIE):
+            out.config.p4_device_config = state.device_config
+        if rt not in (GetReq.ALL, GetReq.COOKIE_ONLY, GetReq.P4INFO_AND_COOKIE, GetReq.DEVICE_CONFIG_AND_COOKIE):
+            raise invalid(f"unknown response_type {rt}")
+        out.config.cookie.cookie = state.cookie
+        return out

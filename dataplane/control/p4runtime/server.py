@@ -1,0 +1,283 @@
+"""The P4Runtime gRPC service of one device, and the server that runs it.
+
+``P4RuntimeServer(live).start()`` serves the ``LiveSwitch`` ``live`` on ``address`` (port 0:
+one the OS picks; ``server.port`` says which). One process may run several servers, one
+per device, each on its own port (``dataplane run --serve``). Every call into the switch
+holds ``live.lock``; streams get arbitration, packet-in and digests from a small poller.
+"""
+from __future__ import annotations
+
+import queue
+import threading
+from concurrent import futures
+from typing import Any
+
+import grpc
+from p4.config.v1 import p4info_pb2
+from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
+
+from dataplane.control.p4runtime import entities
+from dataplane.control.p4runtime.arbitration import Arbiter, Stream
+from dataplane.control.p4runtime.digests import DigestQueue
+from dataplane.control.p4runtime.packet_io import packet_in_message, packet_out_bytes
+from dataplane.control.p4runtime.pipeline import Pipelines, verify
+from dataplane.control.p4runtime.status import P4RuntimeError, abort, abort_write, invalid
+
+API_VERSION = "1.4.1"
+_CLOSE = object()
+
+
+class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
+    """The six RPCs of ``p4.v1.P4Runtime`` for one device (a ``LiveSwitch``)."""
+
+    def __init__(self, live: Any):
+        self.live = live
+        self.arbiter = Arbiter(live.device_id)
+        self.pipelines = Pipelines(live)
+        self.digests = DigestQueue()
+        self._queues: list[queue.Queue] = []
+        self._qlock = threading.Lock()
+
+    # ---- unary RPCs ----------------------------------------------------------------------------
+    def _check_device(self, device_id: int) -> None:
+        if device_id != self.live.device_id:
+            raise P4RuntimeError(grpc.StatusCode.NOT_FOUND, f"no device with id {device_id} "
+                                 f"(this server's device is {self.live.device_id})")
+
+    def _state(self):
+        state = self.pipelines.current
+        if state is None:
+            raise P4RuntimeError(grpc.StatusCode.FAILED_PRECONDITION,
+                                 "no forwarding pipeline is set (send SetForwardingPipelineConfig)")
+        return state
+
+    def Write(self, request, context):
+        try:
+            self._check_device(request.device_id)
+            self.arbiter.check_primary(request.role, request.election_id if request.HasField("election_id") else None)
+            with self.live.lock:
+                results = entities.write_batch(self._state(), request.updates, request.atomicity)
+        except P4RuntimeError as err:
+            abort(context, err)
+        if any(results):
+            abort_write(context, results)
+        return p4runtime_pb2.WriteResponse()
+
+    def Read(self, request, context):
+        try:
+            self._check_device(request.device_id)
+            with self.live.lock:
+                state = self._state()
+                found = [e for q in request.entities for e in entities.read_entities(state, q)]
+        except P4RuntimeError as err:
+            abort(context, err)
+        for i in range(0, max(len(found), 1), 1000):
+            yield p4runtime_pb2.ReadResponse(entities=found[i:i + 1000])
+
+    def SetForwardingPipelineConfig(self, request, context):
+        try:
+            self._check_device(request.device_id)
+            self.arbiter.check_primary(request.role, request.election_id if request.HasField("election_id") else None)
+            self.pipelines.set(request, self._replay)
+            self.digests = DigestQueue()
+        except P4RuntimeError as err:
+            abort(context, err)
+        return p4runtime_pb2.SetForwardingPipelineConfigResponse()
+
+    def GetForwardingPipelineConfig(self, request, context):
+        try:
+            self._check_device(request.device_id)
+            return self.pipelines.get(request)
+        except P4RuntimeError as err:
+            abort(context, err)
+
+    def Capabilities(self, request, context):
+        return p4runtime_pb2.CapabilitiesResponse(p4runtime_api_version=API_VERSION)
+
+    def _replay(self, old, new) -> None:
+        """RECONCILE_AND_COMMIT to a different pipeline: write what the old one holds into the new one."""
+        with self.live.lock:
+            for kind in ("action_profile_member", "action_profile_group", "table_entry",
+                         "packet_replication_engine_entry", "register_entry", "counter_entry", "digest_entry"):
+                queries = [p4runtime_pb2.Entity()]
+                if kind == "packet_replication_engine_entry":
+                    queries = [p4runtime_pb2.Entity(packet_replication_engine_entry=p4runtime_pb2.PacketReplicationEngineEntry(
+                        multicast_group_entry=p4runtime_pb2.MulticastGroupEntry())),
+                        p4runtime_pb2.Entity(packet_replication_engine_entry=p4runtime_pb2.PacketReplicationEngineEntry(
+                            clone_session_entry=p4runtime_pb2.CloneSessionEntry()))]
+                else:
+                    getattr(queries[0], kind).SetInParent()
+                for q in queries:
+                    for e in entities.read_entities(old, q):
+                        fixed = kind in ("register_entry", "counter_entry")
+                        update = p4runtime_pb2.Update(type=p4runtime_pb2.Update.MODIFY if fixed
+                                                      else p4runtime_pb2.Update.INSERT, entity=e)
+                        try:
+                            entities.apply_update(new, update)
+                        except P4RuntimeError as err:
+                            raise invalid(f"RECONCILE_AND_COMMIT cannot keep the forwarding state: {err.message}")
+
+    # ---- the stream ----------------------------------------------------------------------------
+    def StreamChannel(self, request_iterator, context):
+        out: queue.Queue = queue.Queue()
+        stream = Stream(out.put)
+        with self._qlock:
+            self._queues.append(out)
+
+        def reader() -> None:
+            try:
+                for req in request_iterator:
+                    self._on_request(stream, req)
+            except P4RuntimeError as err:
+                out.put(err)
+            except grpc.RpcError:
+                pass
+            except Exception as err:   # a bug must not leave the client hanging
+                out.put(P4RuntimeError(grpc.StatusCode.INTERNAL, f"{type(err).__name__}: {err}"))
+            finally:
+                out.put(_CLOSE)
+
+        threading.Thread(target=reader, name="p4rt-stream", daemon=True).start()
+        try:
+            while True:
+                msg = out.get()
+                if msg is _CLOSE:
+                    break
+                if isinstance(msg, P4RuntimeError):
+                    abort(context, msg)
+                yield msg
+        finally:
+            self.arbiter.remove(stream)
+            with self._qlock:
+                if out in self._queues:
+                    self._queues.remove(out)
+
+    def _on_request(self, stream: Stream, req: p4runtime_pb2.StreamMessageRequest) -> None:
+        which = req.WhichOneof("update")
+        if which == "arbitration":
+            self.arbiter.update(stream, req.arbitration)
+            return
+        if stream.role is None:
+            raise P4RuntimeError(grpc.StatusCode.FAILED_PRECONDITION,
+                                 "the first message of a stream must be a MasterArbitrationUpdate")
+        if which == "packet":
+            self._packet_out(stream, req.packet)
+        elif which == "digest_ack":
+            self.digests.ack(req.digest_ack)
+
+    def _packet_out(self, stream: Stream, packet: p4runtime_pb2.PacketOut) -> None:
+        state, cpu = self.pipelines.current, self.live.cpu_port
+        try:
+            if stream.election_id is None or self.arbiter.primary(stream.role) is not stream:
+                raise P4RuntimeError(grpc.StatusCode.PERMISSION_DENIED, "only the primary client may send packets")
+            if state is None:
+                raise P4RuntimeError(grpc.StatusCode.FAILED_PRECONDITION, "no forwarding pipeline is set")
+            if cpu is None:
+                raise P4RuntimeError(grpc.StatusCode.FAILED_PRECONDITION,
+                                     "the switch has no CPU port (start it with --cpu-port N)")
+            data = packet_out_bytes(state, packet)
+        except P4RuntimeError as err:
+            msg = p4runtime_pb2.StreamMessageResponse()
+            msg.error.canonical_code = err.code.value[0]
+            msg.error.message = err.message
+            msg.error.packet_out.packet_out.CopyFrom(packet)
+            stream.send(msg)
+            return
+        self.live.inject(cpu, data)
+
+    def on_packet(self, port: int, data: bytes) -> None:
+        """LiveSwitch listener: a packet to the CPU port becomes a PacketIn for every primary."""
+        state = self.pipelines.current
+        if port != self.live.cpu_port or state is None:
+            return
+        msg = p4runtime_pb2.StreamMessageResponse(packet=packet_in_message(state, data))
+        for s in self.arbiter.primaries():
+            s.send(msg)
+
+    def poll(self) -> None:
+        """Move the data plane's digests into lists and send those that are due."""
+        state = self.pipelines.current
+        if state is None:
+            return
+        with self.live.lock:
+            if state.switch is not self.live.switch:
+                return
+            for receiver, values in state.switch.digests():
+                self.digests.add(state, receiver, values)
+            lists = self.digests.due(state)
+        for d in lists:
+            msg = p4runtime_pb2.StreamMessageResponse(digest=d)
+            for s in self.arbiter.primaries():
+                s.send(msg)
+
+    def close_streams(self) -> None:
+        with self._qlock:
+            for q in self._queues:
+                q.put(_CLOSE)
+
+
+class P4RuntimeServer:
+    """A gRPC server for one device; ``start()`` returns the port, ``stop()`` ends every stream."""
+
+    def __init__(self, live: Any, address: str = "127.0.0.1:9559", *,
+                 p4info: p4info_pb2.P4Info | None = None, device_config: bytes | None = None,
+                 poll_interval: float = 0.01):
+        self.live = live
+        self.address = address
+        self.service = P4RuntimeService(live)
+        self.port: int | None = None
+        self._server: grpc.Server | None = None
+        self._stop = threading.Event()
+        self._poller: threading.Thread | None = None
+        self._unlisten = None
+        self._interval = poll_interval
+        if p4info is not None and device_config is not None:
+            # The pipeline a program given on the command line starts with; the switch already loaded
+            # is kept (it may hold --entries), with the P4Info checked against it.
+            state = verify(p4info, device_config, 0, getattr(live, "name", "s1"))
+            if live.switch is not None:
+                state.switch = live.switch
+            self.service.pipelines._commit(state)
+
+    def start(self) -> int:
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=16, thread_name_prefix="p4rt"),
+                             options=[("grpc.max_receive_message_length", 64 << 20),
+                                      ("grpc.max_send_message_length", 64 << 20),
+                                      ("grpc.so_reuseport", 0)])
+        p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(self.service, server)
+        port = server.add_insecure_port(self.address)
+        if port == 0:
+            raise OSError(f"cannot listen on {self.address}")
+        server.start()
+        self._server, self.port = server, port
+        self._unlisten = self.live.listen(self.service.on_packet)
+        self._poller = threading.Thread(target=self._poll, name="p4rt-poll", daemon=True)
+        self._poller.start()
+        return port
+
+    def _poll(self) -> None:
+        while not self._stop.wait(self._interval):
+            self.service.poll()
+
+    def stop(self, grace: float = 0.5) -> None:
+        """Stop serving: close every stream, end the poller and release the port."""
+        if self._server is None:
+            return
+        self._stop.set()
+        if self._unlisten is not None:
+            self._unlisten()
+        self.service.close_streams()
+        self._server.stop(grace).wait()
+        if self._poller is not None:
+            self._poller.join(timeout=2)
+        self._server = None
+
+    def __enter__(self) -> "P4RuntimeServer":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+__all__ = ["P4RuntimeServer", "P4RuntimeService"]
