@@ -7,14 +7,17 @@ Give it a checkout of p4c (``github:p4lang/p4c``); nothing of it is copied here.
   ``*_ebpf-kernel.stf``, ``*_ubpf.stf``), each on the architecture it includes (ebpf, xdp, ubpf);
 - ``compile``: every ``testdata/p4_16_samples/*.p4`` through the front end (``compile --check``);
 - ``errors``: every ``testdata/p4_16_errors/*.p4``, which p4c rejects: it passes when the front
-  end rejects it too with a located error; an acceptance is listed with p4c's own message.
+  end rejects it too with a located error; an acceptance is listed with p4c's own message;
+- ``p4info``: every sample with p4c's ``p4_16_samples_outputs/NAME.p4info.txtpb``: the P4Info
+  built here must equal it, ignoring the order of repeated fields (a failure's category is the
+  first differing field); a sample that does not compile here is counted apart ("skip").
 
 Programs are grouped by the architecture they include (v1model, psa, pna, ebpf, ...). Each
 program runs in a worker process with a time limit, so a hang or a crash is a result, not
 the end of the run. It prints a table per suite and architecture, the failures by
 category, and a closing ``N passed, M failed``.
 
-    python tools/conformance.py P4C_DIR [--suite stf,compile,errors] [--only GLOB] [--json OUT]
+    python tools/conformance.py P4C_DIR [--suite stf,compile,errors,p4info] [--only GLOB] [--json OUT]
                                         [--jobs N] [--timeout S] [--list-failures]
 """
 from __future__ import annotations
@@ -107,6 +110,8 @@ def run_job(job: tuple[str, str]) -> dict:
             return out
         from dataplane.lang.frontend import compile_file
 
+        if suite == "p4info":
+            return _run_p4info(path, out)
         t = time.perf_counter()
         result = compile_file(path)
         out["compile_s"] = round(time.perf_counter() - t, 3)
@@ -139,6 +144,40 @@ def run_job(job: tuple[str, str]) -> dict:
         where = f"{Path(tb.filename).name}:{tb.lineno}"
         out.update(status="fail", category=f"traceback: {type(err).__name__}", message=f"{err!s:.200} ({where})")
     return out
+
+
+def _run_p4info(path: str, out: dict) -> dict:
+    from dataplane.errors import CompileError
+    from dataplane.lang.frontend import compile_file
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from p4info_compare import compare_text
+
+    from dataplane.control.p4info import P4InfoError, build_p4info
+
+    try:
+        program = compile_file(path).program
+    except CompileError as err:
+        message, _ = _diagnostic(err)
+        out.update(status="skip", category="not compiled: " + _category(message), message=message)
+        return out
+    golden = _p4info_golden(path)
+    try:
+        info = build_p4info(program)
+    except P4InfoError as err:
+        out.update(status="fail", category="p4info error: " + _category(str(err)), message=str(err))
+        return out
+    diff = compare_text(info, golden.read_text())
+    if diff is None:
+        out.update(status="pass")
+    else:
+        out.update(status="fail", category="different: " + diff[0], message=diff[1])
+    return out
+
+
+def _p4info_golden(path: str) -> Path:
+    p = Path(path)
+    return p.parent.parent / "p4_16_samples_outputs" / (p.name + ".p4info.txtpb")
 
 
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
@@ -228,6 +267,8 @@ def collect(p4c: Path, suites: list[str], only: str | None) -> list[tuple[str, s
         jobs += [("compile", str(p)) for p in sorted(samples.glob("*.p4"))]
     if "errors" in suites:
         jobs += [("errors", str(p)) for p in sorted((p4c / "testdata" / "p4_16_errors").glob("*.p4"))]
+    if "p4info" in suites:
+        jobs += [("p4info", str(p)) for p in sorted(samples.glob("*.p4")) if _p4info_golden(str(p)).is_file()]
     if only:
         jobs = [j for j in jobs if fnmatch.fnmatch(Path(j[1]).name, only)]
     return jobs
@@ -249,19 +290,23 @@ def report(results: list[dict], p4c: Path, list_failures: bool) -> str:
     by_suite = collections.defaultdict(list)
     for r in results:
         by_suite[r["suite"]].append(r)
-    for suite in ("stf", "compile", "errors"):
+    for suite in ("stf", "compile", "errors", "p4info"):
         rs = by_suite.get(suite)
         if not rs:
             continue
         lines.append(f"\n== {suite} ==")
-        lines.append(f"{'architecture':<14}{'passed':>8}{'failed':>8}{'total':>8}{'rate':>8}")
+        if suite == "p4info":
+            lines += _p4info_table(rs)
+        if suite != "p4info":
+            lines.append(f"{'architecture':<14}{'passed':>8}{'failed':>8}{'total':>8}{'rate':>8}")
         by_arch = collections.defaultdict(list)
         for r in rs:
             by_arch[r["arch"]].append(r)
         for arch in sorted(by_arch, key=lambda a: (-len(by_arch[a]), a)):
             ok = sum(r["status"] == "pass" for r in by_arch[arch])
             n = len(by_arch[arch])
-            lines.append(f"{arch:<14}{ok:>8}{n - ok:>8}{n:>8}{ok / n:>8.1%}")
+            if suite != "p4info":
+                lines.append(f"{arch:<14}{ok:>8}{n - ok:>8}{n:>8}{ok / n:>8.1%}")
         for arch in sorted(by_arch, key=lambda a: (-len(by_arch[a]), a)):
             fails = [r for r in by_arch[arch] if r["status"] != "pass"]
             if not fails:
@@ -276,14 +321,34 @@ def report(results: list[dict], p4c: Path, list_failures: bool) -> str:
                             extra = f"  [p4c: {p4c_reason(p4c, r['path'])}]" if suite == "errors" else ""
                             lines.append(f"          {Path(r['path']).name}: {r.get('message', '')[:140]}{extra}")
     ok = sum(r["status"] == "pass" for r in results)
-    lines.append(f"\n{ok} passed, {len(results) - ok} failed")
+    skipped = sum(r["status"] == "skip" for r in results)
+    lines.append(f"\n{ok} passed, {len(results) - ok - skipped} failed" + (f", {skipped} not compiled" if skipped else ""))
     return "\n".join(lines)
+
+
+def _p4info_table(rs: list[dict]) -> list[str]:
+    """Identical / different / not compiled per architecture, and the figure: identical of compiled."""
+    lines = [f"{'architecture':<14}{'identical':>10}{'different':>10}{'not comp.':>10}{'rate':>8}"]
+    by_arch = collections.defaultdict(list)
+    for r in rs:
+        by_arch[r["arch"]].append(r)
+    for arch in sorted(by_arch, key=lambda a: (-len(by_arch[a]), a)):
+        same = sum(r["status"] == "pass" for r in by_arch[arch])
+        skip = sum(r["status"] == "skip" for r in by_arch[arch])
+        diff = len(by_arch[arch]) - same - skip
+        rate = same / (same + diff) if same + diff else 0.0
+        lines.append(f"{arch:<14}{same:>10}{diff:>10}{skip:>10}{rate:>8.1%}")
+    same = sum(r["status"] == "pass" for r in rs)
+    compiled = sum(r["status"] != "skip" for r in rs)
+    lines.append(f"P4Info identical to p4c's: {same}/{compiled} of the samples that compile here "
+                 f"({same / compiled if compiled else 0:.1%})")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("p4c", type=Path, help="a checkout of github.com/p4lang/p4c")
-    ap.add_argument("--suite", default="stf,compile,errors", help="comma-separated: stf, compile, errors")
+    ap.add_argument("--suite", default="stf,compile,errors", help="comma-separated: stf, compile, errors, p4info")
     ap.add_argument("--only", help="only programs whose file name matches this glob")
     ap.add_argument("--arch", help="only programs of this architecture (v1model, psa, pna, ...)")
     ap.add_argument("--json", type=Path, help="write every result here")
@@ -295,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {args.p4c} has no testdata/p4_16_samples: give a checkout of p4lang/p4c", file=sys.stderr)
         return 2
     suites = [s.strip() for s in args.suite.split(",") if s.strip()]
-    bad = set(suites) - {"stf", "compile", "errors"}
+    bad = set(suites) - {"stf", "compile", "errors", "p4info"}
     if bad:
         print(f"error: unknown suite(s) {', '.join(sorted(bad))}", file=sys.stderr)
         return 2
@@ -328,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
             if r["suite"] == "errors" and r["status"] != "pass":
                 r["p4c"] = p4c_reason(args.p4c, r["path"])
         args.json.write_text(json.dumps(results, indent=1) + "\n")
-    return 0 if all(r["status"] == "pass" for r in results) else 1
+    return 0 if all(r["status"] in ("pass", "skip") for r in results) else 1
 
 
 if __name__ == "__main__":

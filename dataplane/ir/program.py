@@ -98,6 +98,7 @@ class Action:
     body: BlockStmt
     annotations: tuple = ()
     span: Span = NO_SPAN
+    param_annotations: tuple = ()   # each parameter's annotations, in order (P4Info copies them)
 
     @property
     def data_params(self) -> tuple[Param, ...]:
@@ -222,6 +223,7 @@ class Package:
     type_name: str     # e.g. "V1Switch"
     blocks: tuple[tuple[str, str], ...]  # (slot parameter name, parser/control name) in order
     block_args: tuple[tuple[Expr, ...], ...] = ()  # each block's constructor arguments, same order
+    annotations: tuple = ()   # of the ``main`` declaration (@pkginfo, ...)
 
 
 @record(slots=True)
@@ -239,6 +241,8 @@ class Program:
     parsers: dict[str, Parser] = field(default_factory=dict)
     controls: dict[str, Control] = field(default_factory=dict)
     package: Package | None = None
+    # Annotations of named type declarations (@controller_header, @p4runtime_translation, ...)
+    type_annotations: dict[str, tuple] = field(default_factory=dict)
 
     def block(self, slot: str) -> Parser | Control:
         """The parser or control filling the package slot ``slot`` (e.g. ``ig``)."""

@@ -84,11 +84,11 @@ class TableMixin:
             elif prop.name == "size":
                 size = self.const_int(prop.value, "table size")
             elif prop.name == "implementation":
-                implementation = self._instance_ref(prop.value, d.name, _IMPLEMENTATIONS)
+                implementation = self._instance_ref(prop.value, d.name, _IMPLEMENTATIONS, prop.annotations)
             elif prop.name == "counters":
-                counters = self._instance_ref(prop.value, d.name, ("direct_counter",))
+                counters = self._instance_ref(prop.value, d.name, ("direct_counter",), prop.annotations)
             elif prop.name == "meters":
-                meters = self._instance_ref(prop.value, d.name, ("direct_meter",))
+                meters = self._instance_ref(prop.value, d.name, ("direct_meter",), prop.annotations)
             else:
                 others.append((prop.name, self.check_expr(prop.value)))
         if "actions" not in seen:
@@ -208,13 +208,13 @@ class TableMixin:
                 self.error(f"@priority needs an integer, got '{prio.body}'", prio.span)
         return P.Entry(values, call or P.ActionCall(e.action.name), priority, e.span, e.is_const, annotated)
 
-    def _instance_ref(self, value: E.Expr, table: str, kinds: tuple[str, ...]) -> str | None:
+    def _instance_ref(self, value: E.Expr, table: str, kinds: tuple[str, ...], annotations: tuple = ()) -> str | None:
         if isinstance(value, E.ConstructorCall):
             checked = self.check_expr(value)
             name = f"{table}_{checked.type.name if isinstance(checked.type, T.Extern) else 'impl'}"
             if isinstance(checked.type, T.Extern):
                 self.add_instance(P.ExternInstance(name, checked.type.name, checked.type.type_args,
-                                                   tuple(a.value for a in checked.args), (), value.span))
+                                                   tuple(a.value for a in checked.args), annotations, value.span))
             t = checked.type
         else:
             checked = self.check_expr(value)

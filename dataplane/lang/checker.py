@@ -118,6 +118,8 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         p.errors = tuple(self.error_members)
         p.match_kinds = tuple(self.match_kinds)
         p.types = {n: t for n, t in self.types.items() if not is_unknown(t)}
+        p.type_annotations = {d.name: d.annotations for d in prog.decls
+                              if isinstance(d, (D.StructTypeDecl, D.EnumDecl, D.TypedefDecl)) and d.annotations}
         if not self.sink.has_errors():  # a field of an erroneous type has no width
             p.headers = {n: P.header_layout(t) for n, t in p.types.items() if isinstance(t, T.Header) and n == t.name}
         if p.package is None and not self.sink.has_errors():
@@ -316,7 +318,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         with self.context("action", "action"):
             self._declare_params(params, d.params)
             body = self.check_block(d.body)
-        return P.Action(d.name, params, body, d.annotations, d.span)
+        return P.Action(d.name, params, body, d.annotations, d.span, tuple(pd.annotations for pd in d.params))
 
     def check_function(self, d: D.FunctionDecl) -> P.Function:
         self.check_type_params(d.type_params, d.params, d.span)

@@ -1,0 +1,250 @@
+"""Build a ``p4.config.v1.P4Info`` from the front end's program, as p4c's P4RuntimeSerializer does.
+
+Two passes, like p4c's: first every control-plane name is collected with its kind (and
+``@id``), ids are assigned (``ids.SymbolTable``), then each object is written. Only the
+blocks the ``main`` package uses count (p4c evaluates the package), and only the actions
+tables can run (p4c's front end removes the others before generating P4Info).
+"""
+from __future__ import annotations
+
+from p4.config.v1 import p4info_pb2
+
+from dataplane.control.p4info import externs as X
+from dataplane.control.p4info import ids
+from dataplane.control.p4info.annotations import add_annotations, add_documentation, set_preamble, unquote, user_id
+from dataplane.control.p4info.ids import P4InfoError
+from dataplane.control.p4info.tables import ActionScope, add_action, add_table, table_action_refs, table_name
+from dataplane.control.p4info.type_info import TypeSpecs
+from dataplane.control.p4info.packet_io import add_controller_headers, add_value_set, controller_headers
+from dataplane.ir import expr as E
+from dataplane.ir import program as P
+from dataplane.ir import types as T
+from dataplane.ir.node import annotation, walk
+
+_NO_P4INFO = {"ebpf", "xdp"}
+
+
+def build_p4info(program: P.Program) -> p4info_pb2.P4Info:
+    """The P4Info p4c would generate for ``program`` (v1model, PSA, PNA or uBPF)."""
+    arch = program.architecture
+    if arch in _NO_P4INFO:
+        raise P4InfoError(f"p4c generates no P4Info for the {arch} architecture (its eBPF back end has no "
+                          "P4Runtime support); P4Info exists for v1model, psa, pna and ubpf programs")
+    traits = X.TRAITS.get(arch)
+    if traits is None or program.package is None:
+        raise P4InfoError(f"architecture '{arch or 'none'}' is not supported by the P4Runtime serializer "
+                          "(v1model, psa, pna and ubpf are)")
+    return _Builder(program, traits, arch).build()
+
+
+class _Builder:
+    def __init__(self, program: P.Program, traits: X.ArchTraits, arch: str):
+        self.program = program
+        self.traits = traits
+        self.arch = arch
+        self.info = p4info_pb2.P4Info()
+        self.symbols = ids.SymbolTable()
+        self.specs = TypeSpecs(self.info.type_info, program.type_annotations)
+        names = [b for _, b in program.package.blocks]
+        self.controls = [program.controls[n] for n in dict.fromkeys(names) if n in program.controls]
+        self.parsers = [program.parsers[n] for n in dict.fromkeys(names) if n in program.parsers]
+        self.instances = self._instances()
+        self.touch_type_info = False
+
+    # ---- collection -----------------------------------------------------------------------------
+    def _instances(self) -> list[X.Instance]:
+        out = []
+        for inst in self.program.instances:
+            out.append(X.Instance(P.control_plane_name("", inst.name, inst.annotations), inst, ""))
+        for block in self.parsers + self.controls:
+            implicit = self._implicit(block) if isinstance(block, P.Control) else set()
+            for inst in block.instances:
+                if inst.name in implicit:
+                    named = annotation(inst.annotations, "name")
+                    if named is None:
+                        if X.instance_kind(self.traits, inst.extern) is None:
+                            continue
+                        raise P4InfoError(f"table property '{inst.name}' is an anonymous {inst.extern} with no @name, "
+                                          "which P4Runtime does not support", inst.span)
+                    out.append(X.Instance(named.string_value.lstrip("."), inst, block.name))
+                else:
+                    out.append(X.Instance(P.control_plane_name(block.name, inst.name, inst.annotations), inst,
+                                          block.name))
+        return out
+
+    @staticmethod
+    def _implicit(control: P.Control) -> set[str]:
+        """Instances a table property constructs in place (``implementation = action_profile(..)``)."""
+        out = set()
+        by_name = {i.name: i for i in control.instances}
+        for t in control.tables.values():
+            for ref in (t.implementation, t.counters, t.meters):
+                inst = by_name.get(ref) if ref else None
+                if inst is not None and inst.name == f"{t.name}_{inst.extern}":
+                    out.add(inst.name)
+        return out
+
+    def _table_actions(self, control: P.Control) -> dict[str, P.Action]:
+        """The actions of ``control`` that p4c keeps: those its tables list (with an implicit
+        ``NoAction``) and those its body calls, directly or through another kept action."""
+        scope = ActionScope(self.program, control)
+        out: dict[str, P.Action] = {}
+        todo = [ref.action for t in control.tables.values() for ref in table_action_refs(t)]
+        todo += _called_actions(control.body)
+        seen: set[str] = set()
+        while todo:
+            short = todo.pop(0)
+            if short in seen:
+                continue
+            seen.add(short)
+            name, action = scope.lookup(short)
+            out.setdefault(name, action)
+            todo += _called_actions(action.body)
+        return out
+
+    def _collect(self) -> None:
+        s = self.symbols
+        for c in self.controls:
+            for name, action in self._table_actions(c).items():
+                s.add(ids.ACTION, name, user_id(action.annotations, name), action.span)
+            for t in c.tables.values():
+                name = table_name(c, t)
+                s.add(ids.TABLE, name, user_id(t.annotations, name), t.span)
+            for name, _ in self._digest_calls(c):
+                s.add(ids.DIGEST, name)
+        for it in self.instances:
+            kind = X.instance_kind(self.traits, it.inst.extern)
+            if kind is not None:
+                s.add(kind, it.name, user_id(it.inst.annotations, it.name), it.inst.span)
+        for p in self.parsers:
+            for inst in p.instances:
+                if inst.extern == "value_set":
+                    name = P.control_plane_name(p.name, inst.name, inst.annotations)
+                    s.add(ids.VALUE_SET, name, user_id(inst.annotations, name), inst.span)
+        for name, anns in controller_headers(self.program):
+            s.add(ids.CONTROLLER_HEADER, name, user_id(anns, name))
+        s.compute_ids()
+
+    def _digest_calls(self, control: P.Control):
+        """v1model's ``digest<T>(receiver, data)`` calls: (control-plane name, type of T)."""
+        if self.arch != "v1model":
+            return []
+        out = []
+        bodies = [a.body for a in self._table_actions(control).values()] + [control.body]
+        for body in bodies:
+            for n in walk(body):
+                if isinstance(n, E.Call) and isinstance(n.target, E.PathExpr) and n.target.name == "digest" \
+                        and len(n.args) == 2:
+                    t = n.args[1].value.type
+                    if isinstance(t, T.StructLike):
+                        name = t.name
+                    else:
+                        name = f"digest_{len(out)}"
+                    out.append((name, t))
+        return out
+
+    # ---- emission -------------------------------------------------------------------------------
+    def build(self) -> p4info_pb2.P4Info:
+        self._collect()
+        info, s, specs, traits = self.info, self.symbols, self.specs, self.traits
+        by_block: dict[str, dict[str, X.Instance]] = {}
+        for it in self.instances:
+            by_block.setdefault(it.block, {})[it.inst.name] = it
+        profile_tables: dict[str, list[str]] = {}
+        for c in self.controls:
+            scope = ActionScope(self.program, c)
+            for name, action in self._table_actions(c).items():
+                add_action(info, s, specs, name, action)
+                if any(not p.direction for p in action.params):
+                    self.touch_type_info = True
+            for t in c.tables.values():
+                self.touch_type_info = True
+                if annotation(t.annotations, "hidden") is not None:
+                    continue
+                msg = add_table(info, s, specs, scope, t, traits.timeout_property)
+                tname = table_name(c, t)
+                props = dict(t.properties)
+                impl = t.implementation or _ref(props.get(traits.implementation_property))
+                if impl:
+                    it = self._find(by_block, c.name, impl)
+                    msg.implementation_id = s.id(ids.ACTION_PROFILE, it.name)
+                    profile_tables.setdefault(it.name, []).append(tname)
+                for ref in (t.counters or _ref(props.get(traits.counters_property)),
+                            t.meters or _ref(props.get(traits.meters_property))):
+                    if ref:
+                        X.add_direct(info, s, traits, self._find(by_block, c.name, ref), tname, msg)
+            for name, t in self._digest_calls(c):
+                self.touch_type_info = True
+                X.add_digest(info, s, name, specs.spec(t))
+        for it in self.instances:
+            self.touch_type_info = True
+            kind = X.instance_kind(traits, it.inst.extern)
+            if kind == ids.COUNTER:
+                X.add_counter(info, s, specs, traits, it)
+            elif kind == ids.METER:
+                X.add_meter(info, s, specs, traits, it)
+            elif kind == ids.REGISTER:
+                X.add_register(info, s, specs, traits, it)
+            elif kind == ids.ACTION_PROFILE:
+                X.add_action_profile(info, s, traits, it, profile_tables.get(it.name, []))
+            elif kind == ids.DIGEST:
+                if not it.inst.type_args:
+                    raise P4InfoError(f"digest '{it.name}' has no type argument", it.inst.span)
+                X.add_digest(info, s, it.name, specs.spec(it.inst.type_args[0]), it.inst.annotations)
+        for p in self.parsers:
+            for inst in p.instances:
+                if inst.extern == "value_set":
+                    add_value_set(info, s, P.control_plane_name(p.name, inst.name, inst.annotations), inst)
+        if add_controller_headers(info, s, specs, self.program):
+            self.touch_type_info = True
+        if self.touch_type_info:
+            info.type_info.SetInParent()
+        self._pkg_info()
+        return info
+
+    @staticmethod
+    def _find(by_block: dict, block: str, name: str) -> X.Instance:
+        it = by_block.get(block, {}).get(name) or by_block.get("", {}).get(name)
+        if it is None:
+            raise P4InfoError(f"control '{block}': no extern instance '{name}'")
+        return it
+
+    def _pkg_info(self) -> None:
+        pkg = self.info.pkg_info
+        pkg.arch = self.arch
+        anns = self.program.package.annotations
+        info_ann = annotation(anns, "pkginfo")
+        if info_ann is not None:
+            for part in _kv_pairs(info_ann.body):
+                key, value = part
+                if key in ("name", "version", "organization", "contact", "url", "arch"):
+                    setattr(pkg, key, unquote(value))
+        prop = annotation(anns, "platform_property")
+        if prop is not None:
+            for key, value in _kv_pairs(prop.body):
+                if key in ("multicast_group_table_size", "multicast_group_table_total_replicas",
+                           "multicast_group_table_max_replicas_per_entry"):
+                    setattr(pkg.platform_properties, key, int(value, 0))
+        add_annotations(pkg, anns, lambda n: n in ("pkginfo", "platform_property"))
+        add_documentation(pkg, anns)
+
+
+def _called_actions(body) -> list[str]:
+    return [n.target.name for n in walk(body)
+            if isinstance(n, E.Call) and isinstance(n.target, E.PathExpr) and n.target.ref == "action"]
+
+
+def _ref(value) -> str | None:
+    if isinstance(value, E.PathExpr):
+        return value.name
+    return None
+
+
+def _kv_pairs(body: str) -> list[tuple[str, str]]:
+    from dataplane.control.p4info.annotations import split_top_level
+    out = []
+    for part in split_top_level(body):
+        if "=" in part:
+            k, v = part.split("=", 1)
+            out.append((k.strip(), v.strip()))
+    return out

@@ -1,0 +1,183 @@
+"""``P4DataTypeSpec`` and ``P4TypeInfo`` as p4c's TypeSpecConverter builds them.
+
+Converting a type gives its spec (``bitstring``, ``bool``, ``struct {name}``, ...) and records
+every named type it reaches in ``type_info``: structs, headers, header unions, enums,
+serializable enums, ``error`` and user types (``type``), the latter with their
+``@p4runtime_translation`` (translated type) or their original type.
+"""
+from __future__ import annotations
+
+from p4.config.v1 import p4types_pb2
+
+from dataplane.control.p4info.annotations import add_annotations, split_top_level, unquote
+from dataplane.control.p4info.ids import P4InfoError
+from dataplane.ir import types as T
+from dataplane.ir.node import annotation
+
+
+def bytes_of(value: int, width: int) -> bytes:
+    """``value`` in ``width`` bits as P4Runtime's minimal big-endian bytes (p4c's stringRepr)."""
+    if value < 0:
+        value &= (1 << width) - 1
+    nbytes = max(1, (width + 7) // 8)
+    return value.to_bytes(nbytes, "big")
+
+
+def type_name(t: T.Type) -> str | None:
+    """A user type's (``type``) name, which P4Info puts in ``type_name``; None for any other."""
+    return t.name if isinstance(t, T.NewType) else None
+
+
+def type_width(t: T.Type) -> int:
+    """The width p4c gives a match field, parameter or metadata of type ``t``."""
+    while isinstance(t, T.NewType):
+        t = t.base
+    if isinstance(t, T.Enum):
+        return t.underlying.width if t.underlying is not None else 32
+    if isinstance(t, T.Bool):
+        return 1
+    if isinstance(t, T.ErrorType):
+        return 32
+    return t.bit_width()
+
+
+class TypeSpecs:
+    """Converts IR types to P4DataTypeSpecs, filling ``info`` (a ``P4TypeInfo``) as it goes."""
+
+    def __init__(self, info: p4types_pb2.P4TypeInfo, type_annotations: dict[str, tuple]):
+        self.info = info
+        self.annotations = type_annotations
+
+    def spec(self, t: T.Type) -> p4types_pb2.P4DataTypeSpec:
+        s = p4types_pb2.P4DataTypeSpec()
+        if isinstance(t, T.Bits):
+            (s.bitstring.int if t.signed else s.bitstring.bit).bitwidth = t.width
+        elif isinstance(t, T.VarBits):
+            s.bitstring.varbit.max_bitwidth = t.max_width
+        elif isinstance(t, T.Bool):
+            s.bool.SetInParent()
+        elif isinstance(t, T.Tuple):
+            s.tuple.SetInParent()
+            for e in t.elements:
+                s.tuple.members.add().CopyFrom(self.spec(e))
+        elif isinstance(t, T.Stack):
+            el = t.element
+            if isinstance(el, T.HeaderUnion):
+                s.header_union_stack.header_union.name = el.name
+                s.header_union_stack.size = t.size
+            else:
+                s.header_stack.header.name = el.name
+                s.header_stack.size = t.size
+            self.record(el)
+        elif isinstance(t, T.Header):
+            s.header.name = t.name
+            self.record(t)
+        elif isinstance(t, T.HeaderUnion):
+            s.header_union.name = t.name
+            self.record(t)
+        elif isinstance(t, T.Struct):
+            s.struct.name = t.name
+            self.record(t)
+        elif isinstance(t, T.Enum):
+            if t.underlying is not None:
+                s.serializable_enum.name = t.name
+            else:
+                s.enum.name = t.name
+            self.record(t)
+        elif isinstance(t, T.ErrorType):
+            s.error.SetInParent()
+            self.record(t)
+        elif isinstance(t, T.NewType):
+            s.new_type.name = t.name
+            self.record(t)
+        else:
+            raise P4InfoError(f"type {t} cannot be described in P4Info")
+        return s
+
+    def record(self, t: T.Type) -> None:
+        """Add the named type ``t`` (and the types it uses) to ``type_info``, once."""
+        info = self.info
+        if isinstance(t, T.Header):
+            if t.name in info.headers:
+                return
+            spec = info.headers[t.name]
+            for name, ft in _flatten(t):
+                m = spec.members.add()
+                m.name = name
+                m.type_spec.CopyFrom(self.spec(ft).bitstring)
+        elif isinstance(t, T.HeaderUnion):
+            if t.name in info.header_unions:
+                return
+            spec = info.header_unions[t.name]
+            for f in t.fields:
+                m = spec.members.add()
+                m.name = f.name
+                m.header.name = f.type.name
+                self.record(f.type)
+        elif isinstance(t, T.Struct):
+            if t.name in info.structs:
+                return
+            spec = info.structs[t.name]
+            for f in t.fields:
+                m = spec.members.add()
+                m.name = f.name
+                m.type_spec.CopyFrom(self.spec(f.type))
+        elif isinstance(t, T.Enum) and t.underlying is not None:
+            if t.name in info.serializable_enums:
+                return
+            spec = info.serializable_enums[t.name]
+            spec.underlying_type.bitwidth = t.underlying.width
+            for name, value in zip(t.members, t.values or ()):
+                m = spec.members.add()
+                m.name = name
+                m.value = bytes_of(value, t.underlying.width)
+        elif isinstance(t, T.Enum):
+            if t.name in info.enums:
+                return
+            spec = info.enums[t.name]
+            for name in t.members:
+                spec.members.add().name = name
+        elif isinstance(t, T.ErrorType):
+            if not info.HasField("error"):
+                info.error.members.extend(t.members)
+        elif isinstance(t, T.NewType):
+            self._record_newtype(t)
+
+    def _record_newtype(self, t: T.NewType) -> None:
+        if t.name in self.info.new_types:
+            return
+        anns = self.annotations.get(t.name, ())
+        base = t.base
+        while isinstance(base, T.NewType):
+            base = base.base
+        translation = annotation(anns, "p4runtime_translation")
+        original = None if translation is not None else self.spec(base)
+        spec = self.info.new_types[t.name]
+        add_annotations(spec, anns, lambda n: n == "p4runtime_translation")
+        if translation is not None:
+            args = split_top_level(translation.body)
+            if len(args) != 2:
+                raise P4InfoError(f"type {t.name}: @p4runtime_translation needs a URI and a type",
+                                  translation.span)
+            spec.translated_type.uri = unquote(args[0])
+            kind = args[1].strip()
+            if kind == "string":
+                spec.translated_type.sdn_string.SetInParent()
+            else:
+                try:
+                    spec.translated_type.sdn_bitwidth = int(kind, 0)
+                except ValueError:
+                    raise P4InfoError(f"type {t.name}: @p4runtime_translation's second argument must be "
+                                      f"a width or 'string', not '{kind}'", translation.span) from None
+        else:
+            spec.original_type.CopyFrom(original)
+
+
+def _flatten(t: T.StructLike, prefix: str = ""):
+    """A header's fields with any struct-typed field replaced by its fields (p4c's FlattenHeader)."""
+    for f in t.fields:
+        ft = f.type
+        if isinstance(ft, T.Struct):
+            yield from _flatten(ft, prefix + f.name + "_")
+        else:
+            yield prefix + f.name, ft
