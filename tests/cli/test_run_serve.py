@@ -18,12 +18,14 @@ import pytest
 grpc = pytest.importorskip("grpc")
 pytest.importorskip("p4.v1.p4runtime_pb2")
 
-from google.protobuf import text_format  # noqa: E402
 from p4.config.v1 import p4info_pb2  # noqa: E402
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc  # noqa: E402
 from scapy.layers.inet import IP, UDP  # noqa: E402
 from scapy.layers.l2 import Ether  # noqa: E402
 
+from dataplane.control.p4info import build_p4info  # noqa: E402
+from dataplane.control.p4runtime.pipeline import make_device_config  # noqa: E402
+from dataplane.lang.frontend import compile_file  # noqa: E402
 from dataplane.resources import builtin_program  # noqa: E402
 
 TOPO = Path(__file__).parents[1] / "net" / "data" / "served" / "topology.json"
@@ -128,13 +130,8 @@ class Client:
 
 
 def test_run_serve_two_switches_configured_over_p4runtime(tmp_path):
-    p4info_file, config_file = tmp_path / "router.p4info.txtpb", tmp_path / "router.config"
-    made = subprocess.run(_dataplane("compile", str(PROGRAM), "--check", "--p4info", str(p4info_file),
-                                     "--device-config", str(config_file)),
-                          capture_output=True, text=True, timeout=120)
-    assert made.returncode == 0, made.stderr
-    p4info = text_format.Parse(p4info_file.read_text(), p4info_pb2.P4Info())
-    config = config_file.read_bytes()
+    p4info = build_p4info(compile_file(PROGRAM).program)
+    config = make_device_config(PROGRAM)
 
     base = _free_ports(2)
     log = tmp_path / "run.log"
