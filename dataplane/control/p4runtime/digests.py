@@ -13,7 +13,7 @@ import time
 from typing import Any, Iterator
 
 import grpc
-from p4.v1 import p4runtime_pb2
+from p4.v1 import p4data_pb2, p4runtime_pb2
 
 from dataplane.control.p4runtime.codec import encode
 from dataplane.control.p4runtime.context import PipelineState
@@ -131,10 +131,10 @@ def _digest_id(state: PipelineState, receiver: Any, values: tuple) -> int | None
     return fits[0] if fits else None
 
 
-def _p4data(state: PipelineState, did: int, values: tuple) -> p4runtime_pb2.P4Data:
+def _p4data(state: PipelineState, did: int, values: tuple) -> p4data_pb2.P4Data:
     d = state.index.get("digests", did)
     widths = _members(state, d)
-    data = p4runtime_pb2.P4Data()
+    data = p4data_pb2.P4Data()
     if d.type_spec.HasField("bitstring"):
         data.bitstring = encode(int(values[0]), widths[0])
         return data

@@ -97,25 +97,11 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
     def _replay(self, old, new) -> None:
         """RECONCILE_AND_COMMIT to a different pipeline: write what the old one holds into the new one."""
         with self.live.lock:
-            for kind in ("action_profile_member", "action_profile_group", "table_entry",
-                         "packet_replication_engine_entry", "register_entry", "counter_entry", "digest_entry"):
-                queries = [p4runtime_pb2.Entity()]
-                if kind == "packet_replication_engine_entry":
-                    queries = [p4runtime_pb2.Entity(packet_replication_engine_entry=p4runtime_pb2.PacketReplicationEngineEntry(
-                        multicast_group_entry=p4runtime_pb2.MulticastGroupEntry())),
-                        p4runtime_pb2.Entity(packet_replication_engine_entry=p4runtime_pb2.PacketReplicationEngineEntry(
-                            clone_session_entry=p4runtime_pb2.CloneSessionEntry()))]
-                else:
-                    getattr(queries[0], kind).SetInParent()
-                for q in queries:
-                    for e in entities.read_entities(old, q):
-                        fixed = kind in ("register_entry", "counter_entry")
-                        update = p4runtime_pb2.Update(type=p4runtime_pb2.Update.MODIFY if fixed
-                                                      else p4runtime_pb2.Update.INSERT, entity=e)
-                        try:
-                            entities.apply_update(new, update)
-                        except P4RuntimeError as err:
-                            raise invalid(f"RECONCILE_AND_COMMIT cannot keep the forwarding state: {err.message}")
+            for update in _state_updates(old):
+                try:
+                    entities.apply_update(new, update)
+                except P4RuntimeError as err:
+                    raise invalid(f"RECONCILE_AND_COMMIT cannot keep the forwarding state: {err.message}")
 
     # ---- the stream ----------------------------------------------------------------------------
     def StreamChannel(self, request_iterator, context):
@@ -214,6 +200,33 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         with self._qlock:
             for q in self._queues:
                 q.put(_CLOSE)
+
+
+def _state_updates(state):
+    """The updates that rebuild ``state``'s forwarding state (const tables left out: the program has them)."""
+    Update, Entity = p4runtime_pb2.Update, p4runtime_pb2.Entity
+    const = {t.preamble.id for t in state.p4info.tables if t.is_const_table}
+    queries = [Entity(action_profile_member=p4runtime_pb2.ActionProfileMember()),
+               Entity(action_profile_group=p4runtime_pb2.ActionProfileGroup())]
+    queries += [Entity(table_entry=p4runtime_pb2.TableEntry(table_id=t.preamble.id))
+                for t in state.p4info.tables if t.preamble.id not in const]
+    pre = p4runtime_pb2.PacketReplicationEngineEntry
+    queries += [Entity(packet_replication_engine_entry=pre(multicast_group_entry=p4runtime_pb2.MulticastGroupEntry())),
+                Entity(packet_replication_engine_entry=pre(clone_session_entry=p4runtime_pb2.CloneSessionEntry())),
+                Entity(digest_entry=p4runtime_pb2.DigestEntry())]
+    for q in queries:
+        for e in entities.read_entities(state, q):
+            yield Update(type=Update.INSERT, entity=e)
+    for t in state.p4info.tables:
+        if t.preamble.id not in const and not t.const_default_action_id:
+            q = Entity(table_entry=p4runtime_pb2.TableEntry(table_id=t.preamble.id, is_default_action=True))
+            for e in entities.read_entities(state, q):
+                yield Update(type=Update.MODIFY, entity=e)
+    fixed = [Entity(register_entry=p4runtime_pb2.RegisterEntry()), Entity(counter_entry=p4runtime_pb2.CounterEntry()),
+             Entity(meter_entry=p4runtime_pb2.MeterEntry()), Entity(value_set_entry=p4runtime_pb2.ValueSetEntry())]
+    for q in fixed:
+        for e in entities.read_entities(state, q):
+            yield Update(type=Update.MODIFY, entity=e)
 
 
 class P4RuntimeServer:
