@@ -46,8 +46,11 @@ def main() -> None:
               help="Add a directory to the #include <...> search path.")
 @click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]", help="Define a preprocessor macro.")
 @click.option("--timings", is_flag=True, help="Print how long each front-end pass took.")
+@click.option("--p4info", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the program's P4Info (p4c's ids and names) here: text (.txtpb, .txt), "
+                   "binary (.bin, .pb) or JSON (.json) by the extension.")
 def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[Path, ...],
-            defines: tuple[str, ...], timings: bool) -> None:
+            defines: tuple[str, ...], timings: bool, p4info: Path | None) -> None:
     """Compile PROGRAM (a .p4 file or a built-in program name) and summarise it."""
     from dataplane.ir.serialize import program_to_json
     from dataplane.ir.summary import summarize
@@ -65,12 +68,23 @@ def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[
         click.echo(w.render(), err=True)
     if output is not None:
         output.write_text(program_to_json(result.program) + "\n")
+    if p4info is not None:
+        _write_p4info(result.program, p4info)
     if not check:
         click.echo(summarize(result.program))
         if output is not None:
             click.echo(f"IR written to {output}")
     if timings:
         click.echo(" ".join(f"{k}={v * 1000:.1f}ms" for k, v in result.timings.items()), err=True)
+
+
+def _write_p4info(program, path: Path) -> None:
+    try:
+        from dataplane.control.p4info import build_p4info, write_p4info
+    except ImportError as err:   # PyPy has no grpcio / p4runtime wheels
+        raise click.ClickException(f"--p4info needs the 'p4runtime' package ({err}); "
+                                   "install it with pip install p4runtime (CPython only)") from None
+    write_p4info(build_p4info(program), path)
 
 
 def _register_net_commands() -> None:

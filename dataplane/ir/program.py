@@ -224,6 +224,7 @@ class Package:
     blocks: tuple[tuple[str, str], ...]  # (slot parameter name, parser/control name) in order
     block_args: tuple[tuple[Expr, ...], ...] = ()  # each block's constructor arguments, same order
     annotations: tuple = ()   # of the ``main`` declaration (@pkginfo, ...)
+    arg_externs: tuple[str, ...] = ()   # program.instances made by the package's own arguments
 
 
 @record(slots=True)

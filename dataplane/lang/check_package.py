@@ -75,7 +75,8 @@ class PackageMixin:
         self.declare_value(Symbol(d.name, "package", pkg, value=value, span=d.span))
         if value is None or d.name != "main":
             return
-        self.program.package = P.Package(d.name, value.type_name, value.blocks, value.block_args, d.annotations)
+        self.program.package = P.Package(d.name, value.type_name, value.blocks, value.block_args, d.annotations,
+                                         tuple(x.name for x in value.externs))
         self.program.instances += value.externs
         self.program.architecture = ARCHITECTURES.get(value.type_name, value.type_name)
 

@@ -7,6 +7,8 @@ tables can run (p4c's front end removes the others before generating P4Info).
 """
 from __future__ import annotations
 
+import dataclasses
+
 from p4.config.v1 import p4info_pb2
 
 from dataplane.control.p4info import externs as X
@@ -17,6 +19,7 @@ from dataplane.control.p4info.tables import ActionScope, add_action, add_table, 
 from dataplane.control.p4info.type_info import TypeSpecs
 from dataplane.control.p4info.packet_io import add_controller_headers, add_value_set, controller_headers
 from dataplane.ir import expr as E
+from dataplane.ir import stmt as S
 from dataplane.ir import program as P
 from dataplane.ir import types as T
 from dataplane.ir.node import annotation, walk
@@ -54,8 +57,10 @@ class _Builder:
     # ---- collection -----------------------------------------------------------------------------
     def _instances(self) -> list[X.Instance]:
         out = []
+        made_by_package = set(self.program.package.arg_externs)
         for inst in self.program.instances:
-            out.append(X.Instance(P.control_plane_name("", inst.name, inst.annotations), inst, ""))
+            out.append(X.Instance(P.control_plane_name("", inst.name, inst.annotations), inst, "",
+                                  inst.name not in made_by_package))
         for block in self.parsers + self.controls:
             implicit = self._implicit(block) if isinstance(block, P.Control) else set()
             for inst in block.instances:
@@ -66,10 +71,10 @@ class _Builder:
                             continue
                         raise P4InfoError(f"table property '{inst.name}' is an anonymous {inst.extern} with no @name, "
                                           "which P4Runtime does not support", inst.span)
-                    out.append(X.Instance(named.string_value.lstrip("."), inst, block.name))
+                    out.append(X.Instance(named.string_value.lstrip("."), inst, block.name, False))
                 else:
                     out.append(X.Instance(P.control_plane_name(block.name, inst.name, inst.annotations), inst,
-                                          block.name))
+                                          block.name, inst.extern != "value_set"))
         return out
 
     @staticmethod
@@ -86,20 +91,19 @@ class _Builder:
 
     def _table_actions(self, control: P.Control) -> dict[str, P.Action]:
         """The actions of ``control`` that p4c keeps: those its tables list (with an implicit
-        ``NoAction``) and those its body calls, directly or through another kept action."""
+        ``NoAction``) and those its body calls where the call is reachable. p4c's front end
+        inlines an action called from another action, and takes every parameter off one
+        that is only called directly (so P4Info shows none)."""
         scope = ActionScope(self.program, control)
         out: dict[str, P.Action] = {}
-        todo = [ref.action for t in control.tables.values() for ref in table_action_refs(t)]
-        todo += _called_actions(control.body)
-        seen: set[str] = set()
-        while todo:
-            short = todo.pop(0)
-            if short in seen:
-                continue
-            seen.add(short)
+        for t in control.tables.values():
+            for ref in table_action_refs(t):
+                name, action = scope.lookup(ref.action)
+                out.setdefault(name, action)
+        for short in _called_actions(control.body):
             name, action = scope.lookup(short)
-            out.setdefault(name, action)
-            todo += _called_actions(action.body)
+            if name not in out:
+                out[name] = dataclasses.replace(action, params=(), param_annotations=())
         return out
 
     def _collect(self) -> None:
@@ -174,10 +178,12 @@ class _Builder:
                     if ref:
                         X.add_direct(info, s, traits, self._find(by_block, c.name, ref), tname, msg)
             for name, t in self._digest_calls(c):
-                self.touch_type_info = True
                 X.add_digest(info, s, name, specs.spec(t))
+            if self.arch == "v1model" and self._calls_extern_function(c):
+                self.touch_type_info = True
         for it in self.instances:
-            self.touch_type_info = True
+            if it.declared:
+                self.touch_type_info = True
             kind = X.instance_kind(traits, it.inst.extern)
             if kind == ids.COUNTER:
                 X.add_counter(info, s, specs, traits, it)
@@ -201,6 +207,13 @@ class _Builder:
             info.type_info.SetInParent()
         self._pkg_info()
         return info
+
+    def _calls_extern_function(self, control: P.Control) -> bool:
+        """Whether the control or one of its actions calls an extern function (p4c's v1model
+        handler then looks for digests, touching ``type_info``)."""
+        bodies = [a.body for a in self._table_actions(control).values()] + [control.body]
+        return any(isinstance(n, E.Call) and isinstance(n.target, E.PathExpr) and n.target.ref == "extern_function"
+                   for body in bodies for n in walk(body))
 
     @staticmethod
     def _find(by_block: dict, block: str, name: str) -> X.Instance:
@@ -229,9 +242,36 @@ class _Builder:
         add_documentation(pkg, anns)
 
 
-def _called_actions(body) -> list[str]:
-    return [n.target.name for n in walk(body)
-            if isinstance(n, E.Call) and isinstance(n.target, E.PathExpr) and n.target.ref == "action"]
+def _called_actions(body: S.Stmt) -> list[str]:
+    """Actions a control body calls where the call can run (p4c drops dead code first: the
+    untaken branch of ``if (true)`` and whatever follows ``exit`` or ``return``)."""
+    out: list[str] = []
+    for stmt in _live(body):
+        for n in walk(stmt):
+            if isinstance(n, E.Call) and isinstance(n.target, E.PathExpr) and n.target.ref == "action":
+                out.append(n.target.name)
+    return out
+
+
+def _live(stmt: S.Stmt):
+    """The statements of ``stmt`` that can run, nested blocks and ifs opened up."""
+    if isinstance(stmt, S.BlockStmt):
+        for s in stmt.stmts:
+            yield from _live(s)
+            if isinstance(s, (S.Exit, S.Return)):
+                return
+    elif isinstance(stmt, S.If):
+        yield S.CallStmt(stmt.cond) if isinstance(stmt.cond, E.Call) else S.Empty()
+        if isinstance(stmt.cond, E.BoolLiteral):
+            taken = stmt.then if stmt.cond.value else stmt.otherwise
+            if taken is not None:
+                yield from _live(taken)
+        else:
+            yield from _live(stmt.then)
+            if stmt.otherwise is not None:
+                yield from _live(stmt.otherwise)
+    else:
+        yield stmt
 
 
 def _ref(value) -> str | None:

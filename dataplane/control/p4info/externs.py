@@ -66,6 +66,7 @@ class Instance:
     name: str
     inst: P.ExternInstance
     block: str
+    declared: bool = True   # a declaration (not a package argument or a table property's constructor call)
 
 
 def instance_kind(traits: ArchTraits, extern: str) -> int | None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from dataplane.errors import DataplaneError
+
 # p4.config.v1.P4Ids.Prefix
 ACTION = 0x01
 TABLE = 0x02
@@ -26,12 +28,21 @@ DIGEST = 0x17
 _PREFIX_MASK = 0xFF << 24
 
 
-class P4InfoError(Exception):
-    """A program P4Runtime cannot describe (p4c rejects it too); ``span`` locates it when known."""
+class P4InfoError(DataplaneError):
+    """A program P4Runtime cannot describe (p4c rejects it too), or a P4Info file that cannot be
+    read or written; ``span`` locates it in the program when known."""
+
+    code = "p4info"
 
     def __init__(self, message: str, span=None):
         super().__init__(message)
+        self.message = message
         self.span = span
+
+    def __str__(self) -> str:
+        if self.span is not None and getattr(self.span, "line", 0):
+            return f"{self.span}: error: {self.message}"
+        return self.message
 
 
 def jenkins_one_at_a_time(data: bytes) -> int:

@@ -1,0 +1,179 @@
+"""P4Info of small programs (dataplane.control.p4info.build): each object kind as p4c writes it."""
+from __future__ import annotations
+
+import pytest
+
+p4info_pb2 = pytest.importorskip("p4.config.v1.p4info_pb2")
+
+from dataplane.control.p4info import P4InfoError, build_p4info  # noqa: E402
+from dataplane.control.p4info.ids import hashed_id  # noqa: E402
+from dataplane.control.p4info import ids  # noqa: E402
+from dataplane.lang.frontend import compile_source  # noqa: E402
+from dataplane.testing.skeleton import v1model_program  # noqa: E402
+
+MF = p4info_pb2.MatchField
+
+
+def info_of(**pieces) -> p4info_pb2.P4Info:
+    return build_p4info(compile_source(v1model_program(**pieces), "p.p4").program)
+
+
+def by_name(items, name):
+    (found,) = [x for x in items if x.preamble.name == name]
+    return found
+
+
+TABLES = dict(
+    ingress_locals="""
+    action set(bit<8> v, bit<16> w) { meta.x = v; meta.w = w; }
+    @id(0x01000042) action other() { }
+    @brief("forward") @description("the main table")
+    table t {
+        key = { meta.x : exact; meta.z : lpm; meta.w : ternary; meta.y : range;
+                meta.s : optional; hdr.h.isValid() : exact @name("valid"); }
+        actions = { set; @tableonly other; @defaultonly NoAction; }
+        const default_action = NoAction();
+        size = 64;
+        support_timeout = true;
+    }
+    @name("renamed") table u {
+        key = { meta.x : exact; }
+        actions = { set; }
+        default_action = set(7, 0x102);
+        const entries = { 1 : set(1, 2); }
+    }
+    """,
+    ingress="t.apply(); u.apply();",
+)
+
+
+def test_tables_have_p4cs_ids_names_and_aliases():
+    info = info_of(**TABLES)
+    assert info.pkg_info.arch == "v1model"
+    t = by_name(info.tables, "IG.t")
+    assert t.preamble.id == hashed_id(ids.TABLE, "IG.t")
+    assert t.preamble.alias == "t"
+    assert t.preamble.doc.brief == "forward" and t.preamble.doc.description == "the main table"
+    assert not t.preamble.annotations   # @brief/@description go to doc only
+    u = by_name(info.tables, "IG.renamed")
+    assert u.preamble.alias == "renamed"
+
+
+def test_match_fields_carry_ids_widths_and_match_types():
+    t = by_name(info_of(**TABLES).tables, "IG.t")
+    got = [(m.id, m.name, m.bitwidth, m.match_type) for m in t.match_fields]
+    assert got == [(1, "meta.x", 8, MF.EXACT), (2, "meta.z", 32, MF.LPM), (3, "meta.w", 16, MF.TERNARY),
+                   (4, "meta.y", 8, MF.RANGE), (5, "meta.s", 8, MF.OPTIONAL), (6, "valid", 1, MF.EXACT)]
+
+
+def test_action_refs_scopes_default_action_size_and_timeout():
+    info = info_of(**TABLES)
+    t = by_name(info.tables, "IG.t")
+    set_id = by_name(info.actions, "IG.set").preamble.id
+    other = by_name(info.actions, "IG.other")
+    assert other.preamble.id == 0x01000042   # @id honoured
+    scopes = {r.id: (r.scope, list(r.annotations)) for r in t.action_refs}
+    assert scopes[set_id] == (p4info_pb2.ActionRef.TABLE_AND_DEFAULT, [])
+    assert scopes[other.preamble.id] == (p4info_pb2.ActionRef.TABLE_ONLY, ["@tableonly"])
+    noaction = hashed_id(ids.ACTION, "NoAction")
+    assert scopes[noaction] == (p4info_pb2.ActionRef.DEFAULT_ONLY, ["@defaultonly"])
+    assert t.const_default_action_id == noaction
+    assert t.size == 64
+    assert t.idle_timeout_behavior == p4info_pb2.Table.NOTIFY_CONTROL
+    u = by_name(info.tables, "IG.renamed")
+    assert u.size == 1024 and u.is_const_table and u.has_initial_entries
+    assert u.const_default_action_id == 0
+    assert u.initial_default_action.action_id == set_id
+    assert [(a.param_id, a.value) for a in u.initial_default_action.arguments] == [(1, b"\x07"), (2, b"\x01\x02")]
+    # NoAction comes in when a table names no default action, marked @defaultonly
+    assert any(r.id == noaction and r.scope == p4info_pb2.ActionRef.DEFAULT_ONLY
+               for r in by_name(info_of(ingress_locals="table v { key = { meta.x : exact; } actions = { } }",
+                                        ingress="v.apply();").tables, "IG.v").action_refs)
+
+
+def test_action_params_with_ids_names_and_widths():
+    info = info_of(ingress_locals="""
+        action a(@id(3) bit<8> first, bool second, @name("third") bit<48> t) { }
+        table tt { key = { meta.x : exact; } actions = { a; } }""", ingress="tt.apply();")
+    a = by_name(info.actions, "IG.a")
+    assert [(p.id, p.name, p.bitwidth) for p in a.params] == [(3, "first", 8), (2, "second", 1), (4, "third", 48)]
+
+
+def test_externs_counters_meters_registers_profiles_and_direct_resources():
+    info = info_of(ingress_locals="""
+        counter(32w16, CounterType.packets_and_bytes) cnt;
+        meter(32w8, MeterType.bytes) mtr;
+        register<bit<24>>(32w100) reg;
+        direct_counter(CounterType.packets) dc;
+        action a() { cnt.count(0); }
+        table t {
+            key = { meta.x : exact; meta.z : selector; }
+            actions = { a; }
+            counters = dc;
+            @name("prof") implementation = action_selector(HashAlgorithm.crc16, 32w64, 32w14);
+        }""", ingress="t.apply(); reg.write(0, 1); bit<8> c; mtr.execute_meter(0, c);")
+    c = by_name(info.counters, "IG.cnt")
+    assert (c.size, c.spec.unit) == (16, p4info_pb2.CounterSpec.BOTH)
+    assert c.preamble.id >> 24 == ids.COUNTER
+    m = by_name(info.meters, "IG.mtr")
+    assert (m.size, m.spec.unit, m.preamble.id >> 24) == (8, p4info_pb2.MeterSpec.BYTES, ids.METER)
+    r = by_name(info.registers, "IG.reg")
+    assert (r.size, r.type_spec.bitstring.bit.bitwidth, r.preamble.id >> 24) == (100, 24, ids.REGISTER)
+    t = by_name(info.tables, "IG.t")
+    assert [f.name for f in t.match_fields] == ["meta.x"]     # a selector key is not a match field
+    dc = by_name(info.direct_counters, "IG.dc")
+    assert dc.direct_table_id == t.preamble.id and list(t.direct_resource_ids) == [dc.preamble.id]
+    assert dc.preamble.id >> 24 == ids.DIRECT_COUNTER
+    prof = by_name(info.action_profiles, "prof")
+    assert prof.with_selector and prof.size == 64 and list(prof.table_ids) == [t.preamble.id]
+    assert t.implementation_id == prof.preamble.id and prof.preamble.id >> 24 == ids.ACTION_PROFILE
+
+
+def test_controller_headers_digests_and_value_sets():
+    info = info_of(decls="""
+        @controller_header("packet_in") header packet_in_t { bit<9> ingress_port; bit<7> pad; }
+        struct learn_t { bit<48> mac; bit<9> port; }""",
+                   headers="h_t h; packet_in_t pin;",
+                   parser_locals="value_set<bit<16>>(4) vs;",
+                   parser="state start { pkt.extract(hdr.h); transition select(hdr.h.b) { vs: accept; default: accept; } }",
+                   ingress="digest<learn_t>(1, {48w1, sm.ingress_port});")
+    (cpm,) = info.controller_packet_metadata
+    assert cpm.preamble.name == "packet_in" and cpm.preamble.alias == "packet_in"
+    assert cpm.preamble.id == hashed_id(ids.CONTROLLER_HEADER, "packet_in_t")
+    assert list(cpm.preamble.annotations) == ['@controller_header("packet_in")']
+    assert [(m.id, m.name, m.bitwidth) for m in cpm.metadata] == [(1, "ingress_port", 9), (2, "pad", 7)]
+    (d,) = info.digests
+    assert d.preamble.name == "learn_t" and d.type_spec.struct.name == "learn_t"
+    assert [m.name for m in info.type_info.structs["learn_t"].members] == ["mac", "port"]
+    (vs,) = info.value_sets
+    assert vs.preamble.name == "P.vs" and vs.size == 4
+    assert [(m.id, m.bitwidth, m.match_type) for m in vs.match] == [(1, 16, MF.EXACT)]
+
+
+def test_type_info_for_serializable_enums_and_translated_types():
+    info = info_of(decls="""
+        enum bit<8> Color { RED = 1, BLUE = 0x10 }
+        @p4runtime_translation("example.org/port", 32) type bit<9> port_t;""",
+                   ingress_locals="""
+        action paint(Color c, port_t p) { }
+        table t { key = { meta.x : exact; } actions = { paint; } }""", ingress="t.apply();")
+    a = by_name(info.actions, "IG.paint")
+    assert [(p.name, p.bitwidth, p.type_name.name) for p in a.params] == [("c", 8, ""), ("p", 9, "port_t")]
+    color = info.type_info.serializable_enums["Color"]
+    assert color.underlying_type.bitwidth == 8
+    assert [(m.name, m.value) for m in color.members] == [("RED", b"\x01"), ("BLUE", b"\x10")]
+    port = info.type_info.new_types["port_t"]
+    assert port.translated_type.uri == "example.org/port" and port.translated_type.sdn_bitwidth == 32
+
+
+def test_programs_p4c_makes_no_p4info_for_are_a_clear_error():
+    src = """#include <core.p4>
+#include <ebpf_model.p4>
+header h_t { bit<8> a; }
+struct hs { h_t h; }
+parser prs(packet_in p, out hs h) { state start { transition accept; } }
+control pipe(inout hs h, out bool pass) { apply { pass = true; } }
+ebpfFilter(prs(), pipe()) main;
+"""
+    with pytest.raises(P4InfoError, match="ebpf"):
+        build_p4info(compile_source(src, "e.p4").program)
