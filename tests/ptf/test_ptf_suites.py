@@ -24,7 +24,8 @@ pytest.importorskip("ptf")
 pytest.importorskip("p4.v1.p4runtime_pb2")
 
 HERE = Path(__file__).parent
-SUITES = {"ecmp_router": 12}     # suite directory -> at least this many PTF tests
+SUITES = {"ecmp_router": 17}     # suite directory -> at least this many PTF tests
+CPU_PORT = 64
 DEVICE_ID = 1
 
 
@@ -70,7 +71,7 @@ def server(request, tmp_path):
         with open(log, "w") as out:
             proc = subprocess.Popen(
                 _dataplane("serve", program, "--grpc-addr", grpc_addr, "--device-id", str(DEVICE_ID),
-                           "--ptf-socket", ptf_addr),
+                           "--cpu-port", str(CPU_PORT), "--ptf-socket", ptf_addr),
                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
 
         def stop():
@@ -101,7 +102,8 @@ def test_ptf_suite_passes_against_dataplane_serve(suite, server, tmp_path):
     config.write_bytes(make_device_config(program))
     grpc_addr, ptf_addr, proc, log = server(str(program))
     started = time.monotonic()
-    params = f"grpcaddr='{grpc_addr}';device_id={DEVICE_ID};p4info='{p4info}';config='{config}'"
+    params = (f"grpcaddr='{grpc_addr}';device_id={DEVICE_ID};cpu_port={CPU_PORT};"
+              f"p4info='{p4info}';config='{config}'")
     result = subprocess.run(
         [_ptf_command(), "--test-dir", str(HERE / suite), "--platform", "nn",
          "--device-socket", f"0-{{0-7}}@{ptf_addr}", "--test-params", params,

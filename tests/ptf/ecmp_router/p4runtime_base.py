@@ -9,6 +9,7 @@ writes the entries it needs by name; names are looked up in the P4Info file. Tes
   device_id  default 1
   p4info     the P4Info text file (``dataplane compile PROG --p4info FILE``)
   config     the device config file sent with SetForwardingPipelineConfig
+  cpu_port   the server's CPU port (packet-in and packet-out), if it has one
 """
 from __future__ import annotations
 
@@ -131,6 +132,17 @@ class P4RuntimeTest(BaseTest):
                     return msg
         except queue.Empty:
             return None
+
+    def send_packet_out(self, payload: bytes) -> None:
+        """A PacketOut with no metadata: the packet enters the pipeline on the CPU port."""
+        req = p4runtime_pb2.StreamMessageRequest()
+        req.packet.payload = bytes(payload)
+        self._requests.put(req)
+
+    def get_packet_in(self, timeout: float = 2.0):
+        """The payload of the next PacketIn on the stream, or None."""
+        msg = self.get_stream_message("packet", timeout)
+        return None if msg is None else msg.packet.payload
 
     def set_pipeline(self) -> None:
         req = p4runtime_pb2.SetForwardingPipelineConfigRequest()

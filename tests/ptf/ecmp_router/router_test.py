@@ -203,3 +203,24 @@ class PortDownTest(RouterTest):
             self.dataplane.port_up(0, 2)
         tu.send_packet(self, IN_PORT, tcp())
         tu.verify_packet(self, routed(), 2)
+
+
+class PacketInTest(RouterTest):
+    """A route to the CPU port turns the packet into a PacketIn; PTF sees nothing."""
+    def runTest(self):
+        cpu = int(tu.test_param_get("cpu_port"))
+        self.route("10.0.9.0", 24, cpu)
+        tu.send_packet(self, IN_PORT, tcp("10.0.9.9"))
+        payload = self.get_packet_in()
+        self.assertIsNotNone(payload, "no PacketIn")
+        self.assertEqual(payload, bytes(routed("10.0.9.9")))
+        tu.verify_no_other_packets(self)
+
+
+class PacketOutTest(RouterTest):
+    """A PacketOut enters the pipeline on the CPU port and is routed like any packet."""
+    def runTest(self):
+        self.route("10.0.2.0", 24, 3)
+        self.send_packet_out(bytes(tcp()))
+        tu.verify_packet(self, routed(), 3)
+        tu.verify_no_other_packets(self)
