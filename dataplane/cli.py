@@ -49,8 +49,10 @@ def main() -> None:
 @click.option("--p4info", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the program's P4Info (p4c's ids and names) here: text (.txtpb, .txt), "
                    "binary (.bin, .pb) or JSON (.json) by the extension.")
+@click.option("--device-config", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the P4Runtime device config (the preprocessed program) here.")
 def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[Path, ...],
-            defines: tuple[str, ...], timings: bool, p4info: Path | None) -> None:
+            defines: tuple[str, ...], timings: bool, p4info: Path | None, device_config: Path | None) -> None:
     """Compile PROGRAM (a .p4 file or a built-in program name) and summarise it."""
     from dataplane.ir.serialize import program_to_json
     from dataplane.ir.summary import summarize
@@ -70,6 +72,11 @@ def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[
         output.write_text(program_to_json(result.program) + "\n")
     if p4info is not None:
         _write_p4info(result.program, p4info)
+    if device_config is not None:
+        from dataplane.control.device_config import make_device_config
+
+        device_config.write_bytes(make_device_config(path, include_dirs=include_dirs, defines=_parse_defines(defines),
+                                                     arch=getattr(result.program, "architecture", "v1model")))
     if not check:
         click.echo(summarize(result.program))
         if output is not None:
@@ -90,10 +97,12 @@ def _write_p4info(program, path: Path) -> None:
 def _register_net_commands() -> None:
     from dataplane.cli_net import run_command, topo_group
     from dataplane.cli_scenarios import scenario_group
+    from dataplane.cli_serve import serve_command
 
     main.add_command(run_command)
     main.add_command(topo_group)
     main.add_command(scenario_group)
+    main.add_command(serve_command)
 
 
 _register_net_commands()

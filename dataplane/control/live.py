@@ -36,6 +36,10 @@ class LiveSwitch:
         self._start = time.monotonic()
         self.drops = 0
 
+    def now_us(self) -> int:
+        """The device clock: microseconds since the switch started (what ``inject`` gives the pipeline)."""
+        return int((time.monotonic() - self._start) * 1e6)
+
     def replace(self, switch: Switch | None) -> None:
         """Put a newly loaded switch in place (SetForwardingPipelineConfig); its state starts empty."""
         with self.lock:
@@ -62,7 +66,7 @@ class LiveSwitch:
             if self.switch is None:
                 self.drops += 1
                 return
-            self.switch.dp.now_us = int((time.monotonic() - self._start) * 1e6)
+            self.switch.dp.now_us = self.now_us()
             try:
                 outputs = [(out.port, out.data) for out in self.switch.send(port, data)]
             except ControlPlaneError:

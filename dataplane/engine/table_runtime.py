@@ -36,6 +36,7 @@ class ActionEntry:
     packets: int = 0  # direct counter
     bytes: int = 0
     meter: Any = None  # direct meter state (set by the meter extern)
+    last_hit_us: int | None = None  # device time of the last hit, kept for tables with support_timeout
 
 
 class RuntimeTable:
@@ -56,6 +57,9 @@ class RuntimeTable:
         self.has_direct_counter = table.counters is not None
         self.has_direct_meter = table.meters is not None
         self.direct_meter: Any = None
+        # support_timeout = true: hits are time-stamped for P4Runtime's idle timeouts (slow path only).
+        self.support_timeout = any(n == "support_timeout" and isinstance(v, E.BoolLiteral) and v.value
+                                   for n, v in table.properties)
         self.default: ActionEntry | None = None
         self.initial_default: ActionEntry | None = None
 
@@ -121,7 +125,7 @@ class RuntimeTable:
         to the trace as ``lookup`` does.
         """
         return (type(self).lookup is RuntimeTable.lookup and not self.selector_fields
-                and not self.has_direct_counter and not self.has_direct_meter)
+                and not self.has_direct_counter and not self.has_direct_meter and not self.support_timeout)
 
     def lookup(self, key: tuple, ctx) -> ActionEntry:
         full = key
@@ -138,6 +142,8 @@ class RuntimeTable:
                 entry.bytes += ctx.packet_length
             if self.has_direct_meter and self.direct_meter is not None:
                 ctx.direct_meter_color = self.direct_meter.color_for(entry, ctx)
+            if self.support_timeout:
+                entry.last_hit_us = ctx.now_us
         if ctx.trace is not None:
             ctx.trace.table(self.qualified_name, key, entry)
         return entry

@@ -33,11 +33,9 @@ def build_p4info(program: P.Program) -> p4info_pb2.P4Info:
     if arch in _NO_P4INFO:
         raise P4InfoError(f"p4c generates no P4Info for the {arch} architecture (its eBPF back end has no "
                           "P4Runtime support); P4Info exists for v1model, psa, pna and ubpf programs")
-    traits = X.TRAITS.get(arch)
-    if traits is None or program.package is None:
-        raise P4InfoError(f"architecture '{arch or 'none'}' is not supported by the P4Runtime serializer "
-                          "(v1model, psa, pna and ubpf are)")
-    return _Builder(program, traits, arch).build()
+    if arch not in X.TRAITS:
+        arch = "v1model"   # p4c's default for a package it does not know (P4C_DEFAULT_ARCH, --arch)
+    return _Builder(program, X.TRAITS[arch], arch).build()
 
 
 class _Builder:
@@ -48,7 +46,7 @@ class _Builder:
         self.info = p4info_pb2.P4Info()
         self.symbols = ids.SymbolTable()
         self.specs = TypeSpecs(self.info.type_info, program.type_annotations)
-        names = [b for _, b in program.package.blocks]
+        names = [b for _, b in program.package.blocks] if program.package is not None else []
         self.controls = [program.controls[n] for n in dict.fromkeys(names) if n in program.controls]
         self.parsers = [program.parsers[n] for n in dict.fromkeys(names) if n in program.parsers]
         self.instances = self._instances()
@@ -57,6 +55,8 @@ class _Builder:
     # ---- collection -----------------------------------------------------------------------------
     def _instances(self) -> list[X.Instance]:
         out = []
+        if self.program.package is None:    # nothing is evaluated without a main package
+            return out
         made_by_package = set(self.program.package.arg_externs)
         for inst in self.program.instances:
             out.append(X.Instance(P.control_plane_name("", inst.name, inst.annotations), inst, "",
@@ -205,7 +205,8 @@ class _Builder:
             self.touch_type_info = True
         if self.touch_type_info:
             info.type_info.SetInParent()
-        self._pkg_info()
+        if self.program.package is not None:   # p4c leaves pkg_info out without a main package
+            self._pkg_info()
         return info
 
     def _calls_extern_function(self, control: P.Control) -> bool:

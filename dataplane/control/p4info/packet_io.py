@@ -7,7 +7,7 @@ from dataplane.control.p4info import ids
 from dataplane.control.p4info.annotations import add_annotations, add_documentation, set_preamble, user_id
 from dataplane.control.p4info.ids import P4InfoError
 from dataplane.control.p4info.tables import allocate_field_ids
-from dataplane.control.p4info.type_info import TypeSpecs, type_name, type_width
+from dataplane.control.p4info.type_info import TypeSpecs, type_name
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
@@ -45,7 +45,7 @@ def add_controller_headers(info, symbols: ids.SymbolTable, specs: TypeSpecs, pro
             named = annotation(fanns, "name")
             m.name = named.string_value if named is not None else fname
             add_annotations(m, fanns)
-            m.bitwidth = type_width(ft)
+            m.bitwidth = specs.width(ft)
             specs.spec(ft)
             if type_name(ft):
                 m.type_name.name = type_name(ft)
@@ -55,7 +55,7 @@ def add_controller_headers(info, symbols: ids.SymbolTable, specs: TypeSpecs, pro
 def _flatten(t: T.StructLike, prefix: str = ""):
     for f in t.fields:
         if isinstance(f.type, T.Struct):
-            yield from _flatten(f.type, prefix + f.name + "_")
+            yield from _flatten(f.type, prefix + f.name + ".")
         else:
             yield prefix + f.name, f.type, f.annotations
 

@@ -6,7 +6,7 @@ from p4.config.v1 import p4info_pb2
 from dataplane.control.p4info import ids
 from dataplane.control.p4info.annotations import add_annotations, add_documentation, set_preamble, user_id
 from dataplane.control.p4info.ids import P4InfoError
-from dataplane.control.p4info.type_info import TypeSpecs, bytes_of, type_name, type_width
+from dataplane.control.p4info.type_info import TypeSpecs, bytes_of, type_name
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
@@ -100,7 +100,7 @@ def add_action(info: p4info_pb2.P4Info, symbols: ids.SymbolTable, specs: TypeSpe
             raise P4InfoError(f"action {name}: parameter '{p.name}' has type {t}, which is not bit<>, int<>, "
                               "bool, type or serializable enum")
         if not (isinstance(t, T.Enum) and t.underlying is None):
-            m.bitwidth = type_width(t)
+            m.bitwidth = specs.width(t)
         specs.spec(t)
         if type_name(t):
             m.type_name.name = type_name(t)
@@ -125,7 +125,7 @@ def add_table(info: p4info_pb2.P4Info, symbols: ids.SymbolTable, specs: TypeSpec
                               default_action.param_annotations or [()] * len(default_action.params))
             if not p.direction]
     for i, (arg, param) in enumerate(zip(table.default_action.args, data)):
-        value = constant_bytes(arg, type_width(param.type))
+        value = constant_bytes(arg, specs.width(param.type))
         if value is None:
             continue
         a = msg.initial_default_action.arguments.add()
@@ -157,7 +157,7 @@ def add_table(info: p4info_pb2.P4Info, symbols: ids.SymbolTable, specs: TypeSpec
         add_documentation(m, kanns)
         t = key.expr.type
         specs.spec(t) if not isinstance(T.strip_newtype(t), (T.Bits, T.Bool)) or isinstance(t, T.NewType) else None
-        m.bitwidth = type_width(t)
+        m.bitwidth = specs.width(t)
         if key.match_kind in _MATCH_TYPES:
             m.match_type = _MATCH_TYPES[key.match_kind]
         else:

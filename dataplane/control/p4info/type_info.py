@@ -7,6 +7,8 @@ serializable enums, ``error`` and user types (``type``), the latter with their
 """
 from __future__ import annotations
 
+import re
+
 from p4.config.v1 import p4types_pb2
 
 from dataplane.control.p4info.annotations import add_annotations, split_top_level, unquote
@@ -29,7 +31,7 @@ def type_name(t: T.Type) -> str | None:
 
 
 def type_width(t: T.Type) -> int:
-    """The width p4c gives a match field, parameter or metadata of type ``t``."""
+    """The width of type ``t``'s representation (``TypeSpecs.width`` also knows translations)."""
     while isinstance(t, T.NewType):
         t = t.base
     if isinstance(t, T.Enum):
@@ -47,6 +49,36 @@ class TypeSpecs:
     def __init__(self, info: p4types_pb2.P4TypeInfo, type_annotations: dict[str, tuple]):
         self.info = info
         self.annotations = type_annotations
+
+    def width(self, t: T.Type) -> int:
+        """The width p4c gives a match field, parameter or metadata field of type ``t``: a user
+        type's ``@p4runtime_translation`` width (0 for ``string``), 0 for ``error``, else the
+        representation's width."""
+        if isinstance(t, T.NewType):
+            translation = self.translation(t)
+            if translation is not None:
+                return translation[1] or 0
+        if isinstance(t, T.ErrorType):
+            return 0
+        return type_width(t)
+
+    def translation(self, t: T.NewType) -> tuple[str, int | None] | None:
+        """(URI, controller width or None for ``string``) of ``t``'s ``@p4runtime_translation``."""
+        a = annotation(self.annotations.get(t.name, ()), "p4runtime_translation")
+        if a is None:
+            return None
+        args = split_top_level(a.body)
+        if len(args) != 2:
+            raise P4InfoError(f"type {t.name}: @p4runtime_translation needs a URI and a type", a.span)
+        kind = args[1].strip().replace(" ", "")
+        if kind == "string":
+            return unquote(args[0]), None
+        m = re.fullmatch(r"bit<(\w+)>", kind)
+        try:
+            return unquote(args[0]), int(m.group(1) if m else kind, 0)
+        except ValueError:
+            raise P4InfoError(f"type {t.name}: @p4runtime_translation's second argument must be a width, "
+                              f"bit<W> or string, not '{args[1].strip()}'", a.span) from None
 
     def spec(self, t: T.Type) -> p4types_pb2.P4DataTypeSpec:
         s = p4types_pb2.P4DataTypeSpec()
@@ -150,25 +182,16 @@ class TypeSpecs:
         base = t.base
         while isinstance(base, T.NewType):
             base = base.base
-        translation = annotation(anns, "p4runtime_translation")
+        translation = self.translation(t)
         original = None if translation is not None else self.spec(base)
         spec = self.info.new_types[t.name]
         add_annotations(spec, anns, lambda n: n == "p4runtime_translation")
         if translation is not None:
-            args = split_top_level(translation.body)
-            if len(args) != 2:
-                raise P4InfoError(f"type {t.name}: @p4runtime_translation needs a URI and a type",
-                                  translation.span)
-            spec.translated_type.uri = unquote(args[0])
-            kind = args[1].strip()
-            if kind == "string":
+            spec.translated_type.uri = translation[0]
+            if translation[1] is None:
                 spec.translated_type.sdn_string.SetInParent()
             else:
-                try:
-                    spec.translated_type.sdn_bitwidth = int(kind, 0)
-                except ValueError:
-                    raise P4InfoError(f"type {t.name}: @p4runtime_translation's second argument must be "
-                                      f"a width or 'string', not '{kind}'", translation.span) from None
+                spec.translated_type.sdn_bitwidth = translation[1]
         else:
             spec.original_type.CopyFrom(original)
 
@@ -178,6 +201,6 @@ def _flatten(t: T.StructLike, prefix: str = ""):
     for f in t.fields:
         ft = f.type
         if isinstance(ft, T.Struct):
-            yield from _flatten(ft, prefix + f.name + "_")
+            yield from _flatten(ft, prefix + f.name + ".")
         else:
             yield prefix + f.name, ft

@@ -35,9 +35,13 @@ class PipelineState:
     direct_meter_configs: dict[tuple[int, int], Any] = field(default_factory=dict)  # (table, handle) -> config
     digest_configs: dict[int, Any] = field(default_factory=dict)          # digest id -> DigestConfig
     idle_timeouts: dict[tuple[int, int], int] = field(default_factory=dict)  # (table, handle) -> ns
+    clock: Any = None      # the device clock in µs (LiveSwitch.now_us), set when committed
 
     def __post_init__(self):
         self.index = P4InfoIndex(self.p4info)
+
+    def now_us(self) -> int:
+        return self.clock() if self.clock is not None else 0
 
 
 def switch_call(fn, *args, **kwargs):

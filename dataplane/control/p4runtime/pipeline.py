@@ -1,72 +1,33 @@
-"""SetForwardingPipelineConfig and GetForwardingPipelineConfig (spec section 15), and the device config.
+"""SetForwardingPipelineConfig and GetForwardingPipelineConfig (spec section 15).
 
-The device config (``p4_device_config``) of this emulator is the P4 program itself,
-preprocessed (every ``#include`` expanded, macros applied) after one header line::
-
-    // dataplane device config: format=p4-preprocessed version=1 arch=v1model source=router.p4
-
-Why source and not a compiled artefact: the engine generates Python from the IR when a
-switch loads, the IR has no loader (its JSON is a summary, not a round-trip format), and
-compiling a program takes well under a second; so the source is the smallest thing that
-fully defines the pipeline, needs no include path on the server, and stays valid across
-versions of this project. ``dataplane compile PROG --device-config FILE`` writes it.
+The device config is the preprocessed program (see ``dataplane.control.device_config`` for
+the format and why); the server compiles it when a controller sets the pipeline.
 """
 from __future__ import annotations
-
-from pathlib import Path
-from typing import Mapping, Sequence
 
 import grpc
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
 from dataplane.control.config_errors import ControlPlaneError
+from dataplane.control.device_config import DeviceConfigError, parse_device_config
 from dataplane.control.p4runtime.context import PipelineState
 from dataplane.control.p4runtime.status import P4RuntimeError, invalid
 from dataplane.control.switch import Switch
 from dataplane.errors import CompileError, DataplaneError
 
-HEADER = "// dataplane device config: "
-FORMAT = "p4-preprocessed"
 Req = p4runtime_pb2.SetForwardingPipelineConfigRequest
 GetReq = p4runtime_pb2.GetForwardingPipelineConfigRequest
-
-
-def make_device_config(path: str | Path, *, include_dirs: Sequence[Path] = (),
-                       defines: Mapping[str, str] | None = None) -> bytes:
-    """The device config of the program at ``path`` (raises CompileError if it does not compile)."""
-    from dataplane.lang.frontend import compile_source
-    from dataplane.lang.preprocess import preprocess
-
-    pre = preprocess(path, include_dirs=include_dirs, defines=defines)
-    program = compile_source(pre.text, str(path)).program
-    arch = getattr(program, "architecture", "v1model")
-    head = f"{HEADER}format={FORMAT} version=1 arch={arch} source={Path(path).name}\n"
-    return (head + pre.text).encode()
-
-
-def parse_device_config(data: bytes) -> tuple[dict[str, str], str]:
-    """(header fields, program text) of a device config; INVALID_ARGUMENT if it is not one."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise invalid("the device config is not this emulator's (expected UTF-8 P4 source; "
-                      "write one with 'dataplane compile PROG --device-config FILE')") from None
-    first, _, body = text.partition("\n")
-    if not first.startswith(HEADER):
-        raise invalid("the device config has no 'dataplane device config' header; "
-                      "write one with 'dataplane compile PROG --device-config FILE'")
-    fields = dict(item.partition("=")[::2] for item in first[len(HEADER):].split())
-    if fields.get("format") != FORMAT or fields.get("version") != "1":
-        raise invalid(f"unsupported device config format {fields.get('format')!r} version {fields.get('version')!r}")
-    return fields, body
 
 
 def load_switch(device_config: bytes, *, name: str = "s1") -> Switch:
     """Compile a device config and load it as a switch; INVALID_ARGUMENT with the compiler's messages."""
     from dataplane.lang.frontend import compile_source
 
-    fields, body = parse_device_config(device_config)
+    try:
+        fields, body = parse_device_config(device_config)
+    except DeviceConfigError as err:
+        raise invalid(str(err)) from None
     source = f"<device config {fields.get('source', 'program')}>"
     try:
         program = compile_source(body, source).program
@@ -146,10 +107,12 @@ class Pipelines:
             self.saved = state
             return
         if action == Req.RECONCILE_AND_COMMIT and self.current is not None:
+            state.clock = getattr(self.live, "now_us", None)
             replay(self.current, state)
         self._commit(state)
 
     def _commit(self, state: PipelineState) -> None:
+        state.clock = getattr(self.live, "now_us", None)
         with self.live.lock:
             self.current = state
             self.live.replace(state.switch)

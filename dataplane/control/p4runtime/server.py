@@ -16,7 +16,7 @@ import grpc
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
-from dataplane.control.p4runtime import entities
+from dataplane.control.p4runtime import entities, idle
 from dataplane.control.p4runtime.arbitration import Arbiter, Stream
 from dataplane.control.p4runtime.digests import DigestQueue
 from dataplane.control.p4runtime.packet_io import packet_in_message, packet_out_bytes
@@ -190,9 +190,11 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                 return
             for receiver, values in state.switch.digests():
                 self.digests.add(state, receiver, values)
-            lists = self.digests.due(state)
-        for d in lists:
-            msg = p4runtime_pb2.StreamMessageResponse(digest=d)
+            messages = [p4runtime_pb2.StreamMessageResponse(digest=d) for d in self.digests.due(state)]
+            if state.idle_timeouts:
+                messages += [p4runtime_pb2.StreamMessageResponse(idle_timeout_notification=n)
+                             for n in idle.expired(state, state.now_us())]
+        for msg in messages:
             for s in self.arbiter.primaries():
                 s.send(msg)
 

@@ -180,7 +180,7 @@ def write_table_entry(state: PipelineState, kind: int, entry: p4runtime_pb2.Tabl
         raise invalid(f"table '{name}' has only exact and lpm keys: priority must be 0, got {entry.priority}")
     priority = entry.priority if uses_priority else None
     handle = t.match.find(key, priority)
-    if entry.idle_timeout_ns and not info.idle_timeout_behavior:
+    if entry.idle_timeout_ns and not t.support_timeout:
         raise invalid(f"table '{name}' does not support idle timeouts (no support_timeout = true)")
     if kind == Update.INSERT:
         if handle is not None:
@@ -232,7 +232,7 @@ def _install(state, info, t, values, priority, entry, handle) -> int:
         else:
             switch_call(sw.table_modify, name, handle, action, args)
         new = t.match.get(handle).value
-        new.packets, new.bytes, new.meter = old.packets, old.bytes, old.meter
+        new.packets, new.bytes, new.meter, new.last_hit_us = old.packets, old.bytes, old.meter, old.last_hit_us
     if ref is None:
         state.refs.pop((tid, handle), None)
     else:
@@ -257,7 +257,12 @@ def _entry_extras(state, info, t, handle, entry) -> None:
 
         apply_direct_meter(state, info, t, handle, entry.meter_config)
     if entry.idle_timeout_ns:
+        from dataplane.control.p4runtime.idle import installed
+
         state.idle_timeouts[(tid, handle)] = entry.idle_timeout_ns
+        installed(state, tid, handle, state.now_us())
+    else:
+        state.idle_timeouts.pop((tid, handle), None)
 
 
 def _write_default(state, kind, info, t, entry) -> None:
@@ -321,6 +326,10 @@ def _entry_message(state, info, t, value, query) -> p4runtime_pb2.TableEntry:
     timeout = state.idle_timeouts.get((tid, value.handle))
     if timeout:
         out.idle_timeout_ns = timeout
+    if query.HasField("time_since_last_hit") and t.support_timeout:
+        from dataplane.control.p4runtime.idle import idle_ns
+
+        out.time_since_last_hit.elapsed_ns = idle_ns(value, state.now_us())
     return out
 
 

@@ -18,7 +18,7 @@ from p4.config.v1 import p4info_pb2  # noqa: E402
 from p4.v1 import p4runtime_pb2_grpc  # noqa: E402
 
 from dataplane.control.live import LiveSwitch  # noqa: E402
-from dataplane.control.p4runtime.pipeline import make_device_config  # noqa: E402
+from dataplane.control.device_config import make_device_config  # noqa: E402
 from dataplane.control.p4runtime.server import P4RuntimeServer  # noqa: E402
 
 HERE = Path(__file__).parent

@@ -3,6 +3,7 @@
  * a digest and packet-in/packet-out through CPU port 255.
  *
  * Ethernet frames pick what they exercise by EtherType:
+ * t_exact has support_timeout (idle timeouts).
  *   0x0800 IPv4: t_lpm (lpm, direct counter, direct meter), then t_ternary, t_range (range +
  *          optional) and t_ecmp (exact + selector), each overriding the egress port on a hit
  *   0x1234 a digest of (source MAC, ingress port), then dropped
@@ -124,6 +125,7 @@ control MyIngress(inout headers hdr, inout metadata meta, inout standard_metadat
         key = { hdr.ethernet.dstAddr : exact; }
         actions = { set_port; drop; NoAction; }
         default_action = NoAction();
+        support_timeout = true;
     }
     table t_lpm {
         key = { hdr.ipv4.dstAddr : lpm; }

@@ -5,8 +5,6 @@ import grpc
 import pytest
 from p4.v1 import p4runtime_pb2
 
-from dataplane.control.p4runtime.pipeline import parse_device_config
-
 Req = p4runtime_pb2.SetForwardingPipelineConfigRequest
 Get = p4runtime_pb2.GetForwardingPipelineConfigRequest
 REGISTER = 369098753
@@ -28,16 +26,6 @@ def _read_register(client, index):
     e = p4runtime_pb2.Entity()
     e.register_entry.register_id, e.register_entry.index.index = REGISTER, index
     return client.read(e)[0].register_entry.data.bitstring
-
-
-def test_device_config_header():
-    from dataplane.control.p4runtime.pipeline import make_device_config
-    from pathlib import Path
-
-    data = make_device_config(Path(__file__).parent / "rt.p4")
-    fields, body = parse_device_config(data)
-    assert fields == {"format": "p4-preprocessed", "version": "1", "arch": "v1model", "source": "rt.p4"}
-    assert "#include" not in body and "V1Switch(" in body and "control MyIngress" in body
 
 
 def test_verify_checks_without_committing_and_save_then_commit(start_server, connect):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import grpc
+import pytest
 from google.rpc import code_pb2
 from p4.v1 import p4runtime_pb2 as pb
 from scapy.layers.l2 import Ether
@@ -91,3 +93,28 @@ def test_digest_lists_batch_up_to_their_size(rt):
         server.live.inject(1, bytes(Ether(src=f"00:00:00:00:00:0{i}", type=0x1234) / (b"\x00" * 20)))
     d = c.next("digest")
     assert len(d.data) == 3
+
+
+def test_idle_timeouts_notify_once_and_reads_tell_the_idle_time(rt):
+    server, c = rt
+    e = pb.TableEntry(table_id=33554433, idle_timeout_ns=50_000_000)
+    e.match.add(field_id=1).exact.value = b"\x01"
+    e.action.action.action_id = 16777218
+    e.action.action.params.add(param_id=1, value=b"\x02")
+    c.write(pb.Update(type=pb.Update.INSERT, entity=pb.Entity(table_entry=e)))
+    hit = bytes(Ether(dst="00:00:00:00:00:01", type=0x9000) / (b"\x00" * 20))
+    server.live.inject(1, hit)
+    q = pb.Entity(table_entry=pb.TableEntry(table_id=33554433))
+    q.table_entry.time_since_last_hit.SetInParent()
+    [got] = c.read(q)
+    assert got.table_entry.idle_timeout_ns == 50_000_000
+    assert got.table_entry.time_since_last_hit.elapsed_ns < 50_000_000
+    note = c.next("idle_timeout_notification", timeout=3)
+    assert note.table_entry[0].match[0].exact.value == b"\x01"
+    server.live.inject(1, hit)                      # a hit re-arms it: one more notification
+    assert c.next("idle_timeout_notification", timeout=3).table_entry[0].idle_timeout_ns == 50_000_000
+    # a table without support_timeout refuses one
+    e2 = pb.TableEntry(table_id=33554435, idle_timeout_ns=1, priority=1)
+    e2.action.action.action_id = 16777217
+    with pytest.raises(grpc.RpcError):
+        c.write(pb.Update(type=pb.Update.INSERT, entity=pb.Entity(table_entry=e2)))

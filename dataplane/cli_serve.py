@@ -1,0 +1,100 @@
+"""``dataplane serve``: one switch in real time behind a P4Runtime server.
+
+With PROG the switch starts with that program (and ``--entries``) and its P4Info (from
+``--p4info`` or generated); without, it waits for a controller's SetForwardingPipelineConfig.
+SIGINT and SIGTERM stop it cleanly: streams closed, port released, exit status 0.
+"""
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from pathlib import Path
+
+import click
+
+from dataplane.cli_errors import reported_errors
+
+
+def load_p4info(path: Path):
+    """A P4Info file: text format (.txt, .txtpb, .pbtxt), binary (.bin, .pb) or JSON (.json)."""
+    from google.protobuf import json_format, text_format
+    from p4.config.v1 import p4info_pb2
+
+    info = p4info_pb2.P4Info()
+    data = path.read_bytes()
+    try:
+        if path.suffix == ".json":
+            json_format.Parse(data.decode(), info)
+        elif path.suffix in (".bin", ".pb"):
+            info.ParseFromString(data)
+        else:
+            text_format.Parse(data.decode(), info)
+    except Exception as err:  # protobuf raises several kinds; all mean the same to the user
+        raise click.BadParameter(f"cannot read P4Info from {path}: {err}", param_hint="--p4info") from None
+    return info
+
+
+def _generated_p4info(program):
+    try:
+        from dataplane.control.p4info import build_p4info
+    except ImportError:
+        raise click.UsageError("this installation cannot generate a P4Info; give one with --p4info FILE") from None
+    return build_p4info(program)
+
+
+@click.command("serve")
+@click.argument("program", required=False)
+@click.option("--entries", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Table entries to load at start (runtime JSON or simple_switch_CLI commands).")
+@click.option("--grpc-addr", default="127.0.0.1:9559", show_default=True,
+              help="Address to serve P4Runtime on (port 0: any free port, printed at start).")
+@click.option("--device-id", type=int, default=1, show_default=True, help="The P4Runtime device id.")
+@click.option("--cpu-port", type=int, default=None,
+              help="The port whose packets are the controller's (packet-in/packet-out).")
+@click.option("--p4info", "p4info_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The P4Info of PROG (default: generated from PROG).")
+def serve_command(program: str | None, entries: Path | None, grpc_addr: str, device_id: int,
+                  cpu_port: int | None, p4info_path: Path | None) -> None:
+    """Run PROG as one switch behind a P4Runtime server (or wait for a controller to set the pipeline)."""
+    try:
+        from dataplane.control.p4runtime.server import P4RuntimeServer
+    except ImportError as err:
+        raise click.UsageError(f"the P4Runtime server needs grpcio and p4runtime ({err}); "
+                               "they have no PyPy builds, run it under CPython") from None
+    from dataplane.control.live import LiveSwitch
+
+    live = LiveSwitch(None, device_id=device_id, cpu_port=cpu_port)
+    p4info = device_config = None
+    name = "no program (waiting for SetForwardingPipelineConfig)"
+    if program is not None:
+        from dataplane.cli import _load_switch, resolve_program
+        from dataplane.control.device_config import make_device_config
+
+        path = resolve_program(program)
+        live.replace(_load_switch(program, entries))
+        with reported_errors():
+            device_config = make_device_config(path)
+            p4info = load_p4info(p4info_path) if p4info_path else _generated_p4info(live.switch.program)
+        name = str(path)
+    elif entries is not None or p4info_path is not None:
+        raise click.UsageError("--entries and --p4info go with a PROGRAM")
+    from dataplane.control.p4runtime.status import P4RuntimeError
+
+    try:
+        server = P4RuntimeServer(live, grpc_addr, p4info=p4info, device_config=device_config)
+        port = server.start()
+    except P4RuntimeError as err:
+        raise click.UsageError(f"the P4Info does not fit the program: {err.message}") from None
+    except (OSError, RuntimeError) as err:
+        raise click.UsageError(f"cannot serve on {grpc_addr}: {err}") from None
+    host = grpc_addr.rsplit(":", 1)[0]
+    click.echo(f"serving {name} as device {device_id} on {host}:{port} (P4Runtime)", nl=True)
+    sys.stdout.flush()
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    while not stop.wait(0.5):
+        pass
+    server.stop()
+    click.echo("stopped")
