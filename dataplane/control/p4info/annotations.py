@@ -8,6 +8,7 @@ any other as its tokens joined by single spaces. ``@name``, ``@id``, ``@brief`` 
 """
 from __future__ import annotations
 
+import ast
 import re
 from typing import Callable, Iterable
 
@@ -140,21 +141,57 @@ def _add_structured(message, a: Annotation) -> None:
 
 
 def _structured_value(expr, text: str, a: Annotation) -> None:
-    if text.startswith('"'):
+    """A structured annotation's compile-time value (p4c folds ``1==2`` or ``2*3`` first)."""
+    if text.startswith('"') and text.endswith('"'):
         expr.string_value = unquote(text)
-    elif text in ("true", "false"):
-        expr.bool_value = text == "true"
+        return
+    try:
+        value = _fold(ast.parse(_as_python(text), mode="eval").body)
+    except (SyntaxError, ValueError, TypeError, ZeroDivisionError):
+        raise P4InfoError(f"@{a.name}: structured annotation values must be compile-time literals, "
+                          f"not '{text}'", a.span) from None
+    if isinstance(value, bool):
+        expr.bool_value = value
+    elif isinstance(value, str):
+        expr.string_value = value
     else:
-        try:
-            expr.int64_value = _int_literal(text)
-        except ValueError:
-            raise P4InfoError(f"@{a.name}: structured annotation values must be literals, not '{text}'",
-                              a.span) from None
+        if not -(1 << 63) <= value < (1 << 63):
+            raise P4InfoError(f"@{a.name}: integer {value} in a structured annotation must fit in int64", a.span)
+        expr.int64_value = value
 
 
-def _int_literal(text: str) -> int:
-    t = text.replace("_", "")
-    m = re.match(r"^(-?)(\d+)[wsWS](.+)$", t)
-    if m:
-        return int(m.group(1) + str(int(m.group(3), 0)))
-    return int(t, 0)
+def _as_python(text: str) -> str:
+    """P4 constant-expression syntax as Python's: width-prefixed literals, ``true``, ``&&`` ..."""
+    t = re.sub(r"\b(\d+)[wsWS](0[xXbBoO][0-9a-fA-F_]+|\d[\d_]*)", r"\2", text)
+    t = re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False", t))
+    t = t.replace("&&", " and ").replace("||", " or ")
+    return re.sub(r"!(?!=)", " not ", t)
+
+
+_BINARY = {ast.Add: lambda x, y: x + y, ast.Sub: lambda x, y: x - y, ast.Mult: lambda x, y: x * y,
+           ast.Div: lambda x, y: x // y, ast.FloorDiv: lambda x, y: x // y, ast.Mod: lambda x, y: x % y,
+           ast.BitAnd: lambda x, y: x & y, ast.BitOr: lambda x, y: x | y, ast.BitXor: lambda x, y: x ^ y,
+           ast.LShift: lambda x, y: x << y, ast.RShift: lambda x, y: x >> y}
+_COMPARE = {ast.Eq: lambda x, y: x == y, ast.NotEq: lambda x, y: x != y, ast.Lt: lambda x, y: x < y,
+            ast.LtE: lambda x, y: x <= y, ast.Gt: lambda x, y: x > y, ast.GtE: lambda x, y: x >= y}
+
+
+def _fold(node):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, str)):
+        return node.value
+    if isinstance(node, ast.UnaryOp):
+        v = _fold(node.operand)
+        if isinstance(node.op, ast.Not):
+            return not v
+        if isinstance(node.op, ast.USub):
+            return -v
+        if isinstance(node.op, ast.Invert):
+            return ~v
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        return _BINARY[type(node.op)](_fold(node.left), _fold(node.right))
+    if isinstance(node, ast.BoolOp):
+        values = [_fold(v) for v in node.values]
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
+        return _COMPARE[type(node.ops[0])](_fold(node.left), _fold(node.comparators[0]))
+    raise ValueError("not a compile-time value")

@@ -45,7 +45,7 @@ class _Builder:
         self.arch = arch
         self.info = p4info_pb2.P4Info()
         self.symbols = ids.SymbolTable()
-        self.specs = TypeSpecs(self.info.type_info, program.type_annotations)
+        self.specs = TypeSpecs(self.info.type_info, program.type_annotations, program.errors)
         names = [b for _, b in program.package.blocks] if program.package is not None else []
         self.controls = [program.controls[n] for n in dict.fromkeys(names) if n in program.controls]
         self.parsers = [program.parsers[n] for n in dict.fromkeys(names) if n in program.parsers]

@@ -6,6 +6,7 @@ from p4.config.v1 import p4info_pb2
 from dataplane.control.p4info import ids
 from dataplane.control.p4info.annotations import add_annotations, add_documentation, set_preamble, user_id
 from dataplane.control.p4info.ids import P4InfoError
+from dataplane.control.p4info.key_names import key_name
 from dataplane.control.p4info.type_info import TypeSpecs, bytes_of, type_name
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
@@ -173,14 +174,6 @@ def add_table(info: p4info_pb2.P4Info, symbols: ids.SymbolTable, specs: TypeSpec
     if timeout is not None and _is_notify(timeout):
         msg.idle_timeout_behavior = p4info_pb2.Table.NOTIFY_CONTROL
     return msg
-
-
-def key_name(key: P.TableKey) -> str:
-    """A match field's name: the key's ``@name`` or expression, except that p4c names a validity
-    key ``hdr.$valid$`` where BMv2's JSON says ``hdr.isValid()``."""
-    if isinstance(key.expr, E.Call) and key.name.endswith(".isValid()"):
-        return key.name[:-len("isValid()")] + "$valid$"
-    return key.name
 
 
 def _is_notify(value: E.Expr) -> bool:

@@ -46,9 +46,11 @@ def type_width(t: T.Type) -> int:
 class TypeSpecs:
     """Converts IR types to P4DataTypeSpecs, filling ``info`` (a ``P4TypeInfo``) as it goes."""
 
-    def __init__(self, info: p4types_pb2.P4TypeInfo, type_annotations: dict[str, tuple]):
+    def __init__(self, info: p4types_pb2.P4TypeInfo, type_annotations: dict[str, tuple],
+                 errors: tuple[str, ...] = ()):
         self.info = info
         self.annotations = type_annotations
+        self.errors = errors   # the program's error members, in declaration order
 
     def width(self, t: T.Type) -> int:
         """The width p4c gives a match field, parameter or metadata field of type ``t``: a user
@@ -171,7 +173,7 @@ class TypeSpecs:
                 spec.members.add().name = name
         elif isinstance(t, T.ErrorType):
             if not info.HasField("error"):
-                info.error.members.extend(t.members)
+                info.error.members.extend(self.errors or t.members)
         elif isinstance(t, T.NewType):
             self._record_newtype(t)
 
