@@ -24,7 +24,7 @@ from scapy.layers.inet import IP, UDP  # noqa: E402
 from scapy.layers.l2 import Ether  # noqa: E402
 
 from dataplane.control.p4info import build_p4info  # noqa: E402
-from dataplane.control.p4runtime.pipeline import make_device_config  # noqa: E402
+from dataplane.control.device_config import make_device_config  # noqa: E402
 from dataplane.lang.frontend import compile_file  # noqa: E402
 from dataplane.resources import builtin_program  # noqa: E402
 

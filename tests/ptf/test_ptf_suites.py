@@ -92,14 +92,12 @@ def server(request, tmp_path):
 def test_ptf_suite_passes_against_dataplane_serve(suite, server, tmp_path):
     from dataplane.resources import builtin_program
 
-    from dataplane.control.p4info import build_p4info, write_p4info
-    from dataplane.control.p4runtime.pipeline import make_device_config
-    from dataplane.lang.frontend import compile_file
-
     program = builtin_program(suite)
     p4info, config = tmp_path / f"{suite}.p4info.txtpb", tmp_path / f"{suite}.config"
-    write_p4info(build_p4info(compile_file(program).program), p4info)
-    config.write_bytes(make_device_config(program))
+    made = subprocess.run(_dataplane("compile", str(program), "--check", "--p4info", str(p4info),
+                                     "--device-config", str(config)),
+                          capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
     grpc_addr, ptf_addr, proc, log = server(str(program))
     started = time.monotonic()
     params = (f"grpcaddr='{grpc_addr}';device_id={DEVICE_ID};cpu_port={CPU_PORT};"
