@@ -154,3 +154,17 @@ def test_an_address_that_cannot_be_listened_on_is_a_clear_error():
     live = LiveSwitch(_router())
     with pytest.raises(ValueError, match="cannot listen for PTF at tcp://"):
         PtfSocket(live, "tcp://256.1.1.1:1").start()
+
+
+def test_tcp_addresses_work_as_ipc_ones():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with PtfSocket(LiveSwitch(_router()), f"tcp://127.0.0.1:{port}") as sock:
+        client = _ptf_client(sock)
+        assert _wait(lambda: set(sock.ports) == {1, 2})
+        client.send(1, _packet())
+        assert _recv_packet(client)[1] == 2
+        client.close()
