@@ -2,8 +2,8 @@
 to the wall clock (``dataplane run TOPO --serve``).
 
 Each switch of the network is offered through ``LiveNode``, which has LiveSwitch's interface
-(``lock``, ``switch``, ``replace``, ``inject``, ``listen``, ``cpu_port``, ``device_id``), so the
-P4Runtime server serves it as it serves a single switch. ``LiveNetwork`` runs the simulator:
+(``lock``, ``switch``, ``replace``, ``inject``, ``listen``, ``now_us``, ``cpu_port``,
+``device_id``), so the P4Runtime server serves it as it serves a single switch. ``LiveNetwork`` runs the simulator:
 
 * until the controllers have configured the switches, the network holds still at time 0 (no
   event runs, so no traffic is sent); what controllers send meanwhile (packet-outs) waits
@@ -71,6 +71,10 @@ class LiveNode:
     @property
     def switch(self) -> Switch:
         return self.node.api
+
+    def now_us(self) -> int:
+        """The device clock: the network's simulated time in µs (what the pipeline sees)."""
+        return self.node.sim.now // 1000
 
     def replace(self, switch: Switch | None) -> None:
         """A controller set a new pipeline: the switch runs it from now on, state empty."""

@@ -118,3 +118,12 @@ def test_a_cpu_port_that_is_a_link_port_is_refused():
     net, _ = _network()
     with pytest.raises(ValueError, match="CPU port 1 is also a link's port"):
         LiveNetwork(net, cpu_port=1)
+
+
+def test_the_device_clock_is_the_simulated_clock():
+    net, _ = _network()
+    live = LiveNetwork(net)
+    live.start()
+    assert live.nodes[0].now_us() == 0
+    live.run(3_000_000)
+    assert live.nodes[1].now_us() == 3000
