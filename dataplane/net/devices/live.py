@@ -84,6 +84,7 @@ class LiveNode:
             raise ValueError(f"switch {self.name} in a network runs v1model or PSA programs, "
                              f"not {switch.dp.architecture}")
         with self.lock:
+            self._drop_queued()
             self.node.load(switch)
             for number, port in self.node.ports.items():
                 self.node.set_port_status(number, port.up)
@@ -95,6 +96,17 @@ class LiveNode:
         with self.lock:
             self.writes += 1
             self.last_write = time.monotonic()
+
+    def _drop_queued(self) -> None:
+        """Packets waiting for egress belong to the old pipeline (their metadata is its
+        types): they are lost with it, counted as drops of the switch."""
+        for port in self.node.ports.values():
+            if port.queue:
+                for _ in range(len(port.queue)):
+                    self.node._drop("pipeline replaced")
+                port.stats.drops += len(port.queue)
+                port.queue.clear()
+                port.queue_bytes = 0
 
     def listen(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(port, data)`` for every packet the switch sends to its CPU port."""

@@ -127,3 +127,20 @@ def test_the_device_clock_is_the_simulated_clock():
     assert live.nodes[0].now_us() == 0
     live.run(3_000_000)
     assert live.nodes[1].now_us() == 3000
+
+
+def test_a_new_pipeline_drops_what_waits_for_the_old_ones_egress():
+    net, _ = _network()
+    live = LiveNetwork(net)
+    s1 = live.nodes[0]
+    s1.replace(_configured("s1"))
+    burst = bytes(Ether() / IP(src="10.0.1.1", dst="10.0.2.2", ttl=9) / UDP() / (b"x" * 1000))
+    for _ in range(5):
+        s1.inject(1, burst)
+    net.run(0)                          # ingress at time 0: one frame on the wire, four queued
+    port2 = s1.node.ports[2]
+    assert len(port2.queue) == 4
+    s1.replace(Switch.from_file(builtin_program("ecmp_router"), name="s1"))   # other metadata types
+    net.run(1_000_000)                  # the old frame finishes; nothing of the old pipeline runs
+    assert s1.node.drops["pipeline replaced"] == 4 and port2.queue_bytes == 0
+    assert port2.stats.tx_packets == 1
