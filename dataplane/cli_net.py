@@ -124,8 +124,16 @@ def _run_served(net, until: int, progress, host: str, base_port: int, cpu_port: 
 
     from dataplane.net.devices.live import LiveNetwork, serve_network
 
-    live = LiveNetwork(net, cpu_port=cpu_port, settle_s=settle_ns / 1e9)
-    servers = serve_network(live, host, base_port)
+    try:
+        import dataplane.control.p4runtime.server  # noqa: F401  (grpcio and p4runtime, CPython only)
+    except ImportError as err:
+        raise click.UsageError(f"--serve needs grpcio and p4runtime ({err}); they have no PyPy builds, "
+                               "run it under CPython") from None
+    try:
+        live = LiveNetwork(net, cpu_port=cpu_port, settle_s=settle_ns / 1e9)
+        servers = serve_network(live, host, base_port)
+    except (ValueError, OSError, RuntimeError) as err:
+        raise click.UsageError(f"--serve: {err}") from None
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGUSR1, signal.SIGINT, signal.SIGTERM)}
     signal.signal(signal.SIGUSR1, lambda *_: live.start())
     signal.signal(signal.SIGINT, lambda *_: live.stop())

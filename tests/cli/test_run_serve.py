@@ -173,3 +173,15 @@ def test_run_serve_two_switches_configured_over_p4runtime(tmp_path):
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+def test_run_serve_on_a_port_in_use_is_a_usage_error():
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = subprocess.run(_dataplane("run", str(TOPO), "--program", str(PROGRAM), "--serve",
+                                      "--grpc-base-port", str(port)),
+                           capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and f"--serve: Failed to bind to address 127.0.0.1:{port}" in r.stderr
+    assert "Traceback" not in r.stderr
