@@ -130,6 +130,7 @@ class TableKey:
     match_kind: str
     name: str  # the control-plane name: @name, else the expression as written
     span: Span = NO_SPAN
+    annotations: tuple = ()
 
 
 @record(frozen=True, slots=True)

@@ -120,7 +120,8 @@ class TableMixin:
         elif not is_unknown(expr.type) and not isinstance(T.strip_newtype(expr.type), _KEY_TYPES):
             self.error(f"a table key cannot have type {expr.type}", k.expr.span)
         named = annotation(k.annotations, "name")
-        return P.TableKey(expr, k.match_kind, named.string_value if named else format_expr(k.expr, key_name=True), k.span)
+        return P.TableKey(expr, k.match_kind, named.string_value if named else format_expr(k.expr, key_name=True), k.span,
+                          k.annotations)
 
     def _top_shadowed(self, ref: D.ActionRef) -> bool:
         """Whether ``ref`` is written ``.a`` while the control has an action ``a`` of its own."""

@@ -152,8 +152,9 @@ class TypeMixin:
             return UNKNOWN
         key = (d.name, args)
         if key not in self.specialized:
-            # The name must serve the backend as an identifier too: S<bit<8>> becomes S_bit_8.
-            name = re.sub(r"\W+", "_", f"{d.name}<{', '.join(map(str, args))}>").strip("_")
+            # p4c's name for the specialization (its P4Info shows it), an identifier too:
+            # S<bit<8>> becomes S_bit8, S<bit<8>, T> S_bit8_T.
+            name = d.name + "".join("_" + re.sub(r"\W", "_", re.sub(r"[<> ]", "", str(a))) for a in args)
             while name in self.types:
                 name += "_"
             self.type_vars.append(dict(zip(d.type_params, args)))

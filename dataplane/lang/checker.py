@@ -120,6 +120,9 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         p.types = {n: t for n, t in self.types.items() if not is_unknown(t)}
         p.type_annotations = {d.name: d.annotations for d in prog.decls
                               if isinstance(d, (D.StructTypeDecl, D.EnumDecl, D.TypedefDecl)) and d.annotations}
+        for special, generic in self.specialized_from.items():   # S<bit<8>> has S's annotations
+            if generic in p.type_annotations:
+                p.type_annotations[special] = p.type_annotations[generic]
         if not self.sink.has_errors():  # a field of an erroneous type has no width
             p.headers = {n: P.header_layout(t) for n, t in p.types.items() if isinstance(t, T.Header) and n == t.name}
         if p.package is None and not self.sink.has_errors():

@@ -2,8 +2,8 @@
 
 Two passes, like p4c's: first every control-plane name is collected with its kind (and
 ``@id``), ids are assigned (``ids.SymbolTable``), then each object is written. Only the
-blocks the ``main`` package uses count (p4c evaluates the package), and only the actions
-tables can run (p4c's front end removes the others before generating P4Info).
+blocks the ``main`` package uses count (p4c evaluates the package), and only the tables and
+actions p4c's front end keeps (``reach``).
 """
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ from p4.config.v1 import p4info_pb2
 
 from dataplane.control.p4info import externs as X
 from dataplane.control.p4info import ids
-from dataplane.control.p4info.annotations import add_annotations, add_documentation, set_preamble, unquote, user_id
+from dataplane.control.p4info.annotations import add_annotations, add_documentation, split_top_level, unquote, user_id
 from dataplane.control.p4info.ids import P4InfoError
 from dataplane.control.p4info.tables import ActionScope, add_action, add_table, table_action_refs, table_name
 from dataplane.control.p4info.type_info import TypeSpecs
 from dataplane.control.p4info.packet_io import add_controller_headers, add_value_set, controller_headers
+from dataplane.control.p4info.reach import applied_tables, called_actions
 from dataplane.ir import expr as E
-from dataplane.ir import stmt as S
 from dataplane.ir import program as P
 from dataplane.ir import types as T
 from dataplane.ir.node import annotation, walk
@@ -62,9 +62,11 @@ class _Builder:
             out.append(X.Instance(P.control_plane_name("", inst.name, inst.annotations), inst, "",
                                   inst.name not in made_by_package))
         for block in self.parsers + self.controls:
-            implicit = self._implicit(block) if isinstance(block, P.Control) else set()
+            implicit = self._implicit(block) if isinstance(block, P.Control) else {}
             for inst in block.instances:
                 if inst.name in implicit:
+                    if not implicit[inst.name]:
+                        continue    # its table is never applied: p4c removes both
                     named = annotation(inst.annotations, "name")
                     if named is None:
                         if X.instance_kind(self.traits, inst.extern) is None:
@@ -77,16 +79,17 @@ class _Builder:
                                           block.name, inst.extern != "value_set"))
         return out
 
-    @staticmethod
-    def _implicit(control: P.Control) -> set[str]:
-        """Instances a table property constructs in place (``implementation = action_profile(..)``)."""
-        out = set()
+    def _implicit(self, control: P.Control) -> dict[str, bool]:
+        """Instances a table property constructs in place (``implementation = action_profile(..)``),
+        each with whether its table is kept."""
+        out = {}
         by_name = {i.name: i for i in control.instances}
+        kept = {t.name for t in self._tables(control)}
         for t in control.tables.values():
             for ref in (t.implementation, t.counters, t.meters):
                 inst = by_name.get(ref) if ref else None
                 if inst is not None and inst.name == f"{t.name}_{inst.extern}":
-                    out.add(inst.name)
+                    out[inst.name] = t.name in kept
         return out
 
     def _table_actions(self, control: P.Control) -> dict[str, P.Action]:
@@ -96,22 +99,36 @@ class _Builder:
         that is only called directly (so P4Info shows none)."""
         scope = ActionScope(self.program, control)
         out: dict[str, P.Action] = {}
-        for t in control.tables.values():
+        for t in self._tables(control):
             for ref in table_action_refs(t):
                 name, action = scope.lookup(ref.action)
                 out.setdefault(name, action)
-        for short in _called_actions(control.body):
+        for short in called_actions(control.body):
             name, action = scope.lookup(short)
             if name not in out:
                 out[name] = dataclasses.replace(action, params=(), param_annotations=())
         return out
+
+    @staticmethod
+    def _tables(control: P.Control) -> list[P.Table]:
+        """The tables p4c keeps: those the control applies (in code that can run), also from
+        the key of a kept table."""
+        applied = applied_tables(control.body)
+        todo = list(applied)
+        while todo:
+            t = control.tables.get(todo.pop())
+            for key in t.keys if t is not None else ():
+                new = applied_tables(key.expr) - applied
+                applied |= new
+                todo += new
+        return [t for t in control.tables.values() if t.name in applied]
 
     def _collect(self) -> None:
         s = self.symbols
         for c in self.controls:
             for name, action in self._table_actions(c).items():
                 s.add(ids.ACTION, name, user_id(action.annotations, name), action.span)
-            for t in c.tables.values():
+            for t in self._tables(c):
                 name = table_name(c, t)
                 s.add(ids.TABLE, name, user_id(t.annotations, name), t.span)
             for name, _ in self._digest_calls(c):
@@ -121,10 +138,9 @@ class _Builder:
             if kind is not None:
                 s.add(kind, it.name, user_id(it.inst.annotations, it.name), it.inst.span)
         for p in self.parsers:
-            for inst in p.instances:
-                if inst.extern == "value_set":
-                    name = P.control_plane_name(p.name, inst.name, inst.annotations)
-                    s.add(ids.VALUE_SET, name, user_id(inst.annotations, name), inst.span)
+            for inst in _value_sets(p):
+                name = P.control_plane_name(p.name, inst.name, inst.annotations)
+                s.add(ids.VALUE_SET, name, user_id(inst.annotations, name), inst.span)
         for name, anns in controller_headers(self.program):
             s.add(ids.CONTROLLER_HEADER, name, user_id(anns, name))
         s.compute_ids()
@@ -141,7 +157,7 @@ class _Builder:
                         and len(n.args) == 2:
                     t = n.args[1].value.type
                     if isinstance(t, T.StructLike):
-                        name = t.name
+                        name = self.specs.name(t)
                     else:
                         name = f"digest_{len(out)}"
                     out.append((name, t))
@@ -161,7 +177,7 @@ class _Builder:
                 add_action(info, s, specs, name, action)
                 if any(not p.direction for p in action.params):
                     self.touch_type_info = True
-            for t in c.tables.values():
+            for t in self._tables(c):
                 self.touch_type_info = True
                 if annotation(t.annotations, "hidden") is not None:
                     continue
@@ -198,9 +214,8 @@ class _Builder:
                     raise P4InfoError(f"digest '{it.name}' has no type argument", it.inst.span)
                 X.add_digest(info, s, it.name, specs.spec(it.inst.type_args[0]), it.inst.annotations)
         for p in self.parsers:
-            for inst in p.instances:
-                if inst.extern == "value_set":
-                    add_value_set(info, s, P.control_plane_name(p.name, inst.name, inst.annotations), inst)
+            for inst in _value_sets(p):
+                add_value_set(info, s, P.control_plane_name(p.name, inst.name, inst.annotations), inst)
         if add_controller_headers(info, s, specs, self.program):
             self.touch_type_info = True
         if self.touch_type_info:
@@ -243,36 +258,11 @@ class _Builder:
         add_documentation(pkg, anns)
 
 
-def _called_actions(body: S.Stmt) -> list[str]:
-    """Actions a control body calls where the call can run (p4c drops dead code first: the
-    untaken branch of ``if (true)`` and whatever follows ``exit`` or ``return``)."""
-    out: list[str] = []
-    for stmt in _live(body):
-        for n in walk(stmt):
-            if isinstance(n, E.Call) and isinstance(n.target, E.PathExpr) and n.target.ref == "action":
-                out.append(n.target.name)
-    return out
-
-
-def _live(stmt: S.Stmt):
-    """The statements of ``stmt`` that can run, nested blocks and ifs opened up."""
-    if isinstance(stmt, S.BlockStmt):
-        for s in stmt.stmts:
-            yield from _live(s)
-            if isinstance(s, (S.Exit, S.Return)):
-                return
-    elif isinstance(stmt, S.If):
-        yield S.CallStmt(stmt.cond) if isinstance(stmt.cond, E.Call) else S.Empty()
-        if isinstance(stmt.cond, E.BoolLiteral):
-            taken = stmt.then if stmt.cond.value else stmt.otherwise
-            if taken is not None:
-                yield from _live(taken)
-        else:
-            yield from _live(stmt.then)
-            if stmt.otherwise is not None:
-                yield from _live(stmt.otherwise)
-    else:
-        yield stmt
+def _value_sets(parser: P.Parser) -> list[P.ExternInstance]:
+    """The parser's value sets that a select case uses (p4c removes the others)."""
+    used = {n.name for st in parser.states.values() for c in st.cases for k in c.keysets for n in walk(k)
+            if isinstance(n, E.PathExpr) and n.ref == "value_set"}
+    return [i for i in parser.instances if i.extern == "value_set" and i.name in used]
 
 
 def _ref(value) -> str | None:
@@ -282,7 +272,6 @@ def _ref(value) -> str | None:
 
 
 def _kv_pairs(body: str) -> list[tuple[str, str]]:
-    from dataplane.control.p4info.annotations import split_top_level
     out = []
     for part in split_top_level(body):
         if "=" in part:

@@ -50,9 +50,11 @@ V1MODEL = ArchTraits("counter", "direct_counter", "meter", "direct_meter", "regi
 PSA = ArchTraits("Counter", "DirectCounter", "Meter", "DirectMeter", "Register", "ActionProfile",
                  "ActionSelector", "psa_implementation", "psa_direct_counter", "psa_direct_meter",
                  "psa_idle_timeout", _PSA_COUNTER_UNITS, _PSA_METER_UNITS, 1, 1, "Digest")
+# p4c's PSA/PNA handler reads the idle timeout from "psa_idle_timeout" for PNA too, so a PNA
+# table's pna_idle_timeout does not show in its P4Info; we give the same P4Info.
 PNA = ArchTraits("Counter", "DirectCounter", "Meter", "DirectMeter", "Register", "ActionProfile",
                  "ActionSelector", "pna_implementation", "pna_direct_counter", "pna_direct_meter",
-                 "pna_idle_timeout", _PSA_COUNTER_UNITS, _PSA_METER_UNITS, 1, 1, "Digest")
+                 "psa_idle_timeout", _PSA_COUNTER_UNITS, _PSA_METER_UNITS, 1, 1, "Digest")
 UBPF = ArchTraits("Counter", "DirectCounter", "Meter", "DirectMeter", "Register", "ActionProfile",
                   "ActionSelector", "psa_implementation", "psa_direct_counter", "psa_direct_meter",
                   "", _PSA_COUNTER_UNITS, _PSA_METER_UNITS, 1, 1, None)

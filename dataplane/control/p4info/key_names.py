@@ -15,7 +15,7 @@ from dataplane.ir.summary import format_expr
 
 def key_name(key: P.TableKey) -> str:
     """``key``'s match-field name: its ``@name`` if it had one, else p4c's name for the expression."""
-    if key.name != format_expr(key.expr, key_name=True):
+    if annotation(key.annotations, "name") is not None or key.name != format_expr(key.expr, key_name=True):
         return key.name            # an @name annotation
     generated = _name(key.expr)
     return generated if generated is not None else key.name

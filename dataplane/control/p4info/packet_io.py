@@ -4,7 +4,7 @@ from __future__ import annotations
 from p4.config.v1 import p4info_pb2
 
 from dataplane.control.p4info import ids
-from dataplane.control.p4info.annotations import add_annotations, add_documentation, set_preamble, user_id
+from dataplane.control.p4info.annotations import add_annotations, add_documentation, set_preamble
 from dataplane.control.p4info.ids import P4InfoError
 from dataplane.control.p4info.tables import allocate_field_ids
 from dataplane.control.p4info.type_info import TypeSpecs, type_name

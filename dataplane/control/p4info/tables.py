@@ -99,7 +99,7 @@ def add_action(info: p4info_pb2.P4Info, symbols: ids.SymbolTable, specs: TypeSpe
         base = T.strip_newtype(t)
         if not isinstance(base, (T.Bits, T.Bool, T.Enum)):
             raise P4InfoError(f"action {name}: parameter '{p.name}' has type {t}, which is not bit<>, int<>, "
-                              "bool, type or serializable enum")
+                              "bool, type or serializable enum", action.span)
         if not (isinstance(t, T.Enum) and t.underlying is None):
             m.bitwidth = specs.width(t)
         specs.spec(t)
@@ -145,19 +145,18 @@ def add_table(info: p4info_pb2.P4Info, symbols: ids.SymbolTable, specs: TypeSpec
                               "'@tableonly' and '@defaultonly'", table.span)
         r.scope = (p4info_pb2.ActionRef.TABLE_ONLY if table_only else
                    p4info_pb2.ActionRef.DEFAULT_ONLY if default_only else p4info_pb2.ActionRef.TABLE_AND_DEFAULT)
-    keys = [k for k in table.keys if k.match_kind != "selector"]
-    kids = allocate_field_ids([getattr(k, "annotations", ()) for k in table.keys], f"table {name}")
+    kids = allocate_field_ids([k.annotations for k in table.keys], f"table {name}")
     for key, kid in zip(table.keys, kids):
         if key.match_kind == "selector":
             continue
         m = msg.match_fields.add()
         m.id = kid
         m.name = key_name(key)
-        kanns = getattr(key, "annotations", ())
+        kanns = key.annotations
         add_annotations(m, kanns)
         add_documentation(m, kanns)
         t = key.expr.type
-        specs.spec(t) if not isinstance(T.strip_newtype(t), (T.Bits, T.Bool)) or isinstance(t, T.NewType) else None
+        specs.spec(t)   # records a user-defined key type in type_info
         m.bitwidth = specs.width(t)
         if key.match_kind in _MATCH_TYPES:
             m.match_type = _MATCH_TYPES[key.match_kind]
@@ -165,7 +164,6 @@ def add_table(info: p4info_pb2.P4Info, symbols: ids.SymbolTable, specs: TypeSpec
             m.other_match_type = key.match_kind
         if type_name(t):
             m.type_name.name = type_name(t)
-    del keys
     if table.entries_const:
         msg.is_const_table = True
     if table.entries:

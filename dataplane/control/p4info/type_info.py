@@ -52,6 +52,11 @@ class TypeSpecs:
         self.annotations = type_annotations
         self.errors = errors   # the program's error members, in declaration order
 
+    def name(self, t: T.Type) -> str:
+        """A named type's control-plane name: its ``@name`` (without a leading dot), else its name."""
+        a = annotation(self.annotations.get(t.name, ()), "name")
+        return a.string_value.lstrip(".") if a is not None else t.name
+
     def width(self, t: T.Type) -> int:
         """The width p4c gives a match field, parameter or metadata field of type ``t``: a user
         type's ``@p4runtime_translation`` width (0 for ``string``), 0 for ``error``, else the
@@ -97,32 +102,32 @@ class TypeSpecs:
         elif isinstance(t, T.Stack):
             el = t.element
             if isinstance(el, T.HeaderUnion):
-                s.header_union_stack.header_union.name = el.name
+                s.header_union_stack.header_union.name = self.name(el)
                 s.header_union_stack.size = t.size
             else:
-                s.header_stack.header.name = el.name
+                s.header_stack.header.name = self.name(el)
                 s.header_stack.size = t.size
             self.record(el)
         elif isinstance(t, T.Header):
-            s.header.name = t.name
+            s.header.name = self.name(t)
             self.record(t)
         elif isinstance(t, T.HeaderUnion):
-            s.header_union.name = t.name
+            s.header_union.name = self.name(t)
             self.record(t)
         elif isinstance(t, T.Struct):
-            s.struct.name = t.name
+            s.struct.name = self.name(t)
             self.record(t)
         elif isinstance(t, T.Enum):
             if t.underlying is not None:
-                s.serializable_enum.name = t.name
+                s.serializable_enum.name = self.name(t)
             else:
-                s.enum.name = t.name
+                s.enum.name = self.name(t)
             self.record(t)
         elif isinstance(t, T.ErrorType):
             s.error.SetInParent()
             self.record(t)
         elif isinstance(t, T.NewType):
-            s.new_type.name = t.name
+            s.new_type.name = self.name(t)
             self.record(t)
         else:
             raise P4InfoError(f"type {t} cannot be described in P4Info")
@@ -132,43 +137,43 @@ class TypeSpecs:
         """Add the named type ``t`` (and the types it uses) to ``type_info``, once."""
         info = self.info
         if isinstance(t, T.Header):
-            if t.name in info.headers:
+            if self.name(t) in info.headers:
                 return
-            spec = info.headers[t.name]
+            spec = info.headers[self.name(t)]
             for name, ft in _flatten(t):
                 m = spec.members.add()
                 m.name = name
                 m.type_spec.CopyFrom(self.spec(ft).bitstring)
         elif isinstance(t, T.HeaderUnion):
-            if t.name in info.header_unions:
+            if self.name(t) in info.header_unions:
                 return
-            spec = info.header_unions[t.name]
+            spec = info.header_unions[self.name(t)]
             for f in t.fields:
                 m = spec.members.add()
                 m.name = f.name
-                m.header.name = f.type.name
+                m.header.name = self.name(f.type)
                 self.record(f.type)
         elif isinstance(t, T.Struct):
-            if t.name in info.structs:
+            if self.name(t) in info.structs:
                 return
-            spec = info.structs[t.name]
+            spec = info.structs[self.name(t)]
             for f in t.fields:
                 m = spec.members.add()
                 m.name = f.name
                 m.type_spec.CopyFrom(self.spec(f.type))
         elif isinstance(t, T.Enum) and t.underlying is not None:
-            if t.name in info.serializable_enums:
+            if self.name(t) in info.serializable_enums:
                 return
-            spec = info.serializable_enums[t.name]
+            spec = info.serializable_enums[self.name(t)]
             spec.underlying_type.bitwidth = t.underlying.width
             for name, value in zip(t.members, t.values or ()):
                 m = spec.members.add()
                 m.name = name
                 m.value = bytes_of(value, t.underlying.width)
         elif isinstance(t, T.Enum):
-            if t.name in info.enums:
+            if self.name(t) in info.enums:
                 return
-            spec = info.enums[t.name]
+            spec = info.enums[self.name(t)]
             for name in t.members:
                 spec.members.add().name = name
         elif isinstance(t, T.ErrorType):
@@ -178,7 +183,7 @@ class TypeSpecs:
             self._record_newtype(t)
 
     def _record_newtype(self, t: T.NewType) -> None:
-        if t.name in self.info.new_types:
+        if self.name(t) in self.info.new_types:
             return
         anns = self.annotations.get(t.name, ())
         base = t.base
@@ -186,7 +191,7 @@ class TypeSpecs:
             base = base.base
         translation = self.translation(t)
         original = None if translation is not None else self.spec(base)
-        spec = self.info.new_types[t.name]
+        spec = self.info.new_types[self.name(t)]
         add_annotations(spec, anns, lambda n: n == "p4runtime_translation")
         if translation is not None:
             spec.translated_type.uri = translation[0]

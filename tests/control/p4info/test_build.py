@@ -178,3 +178,32 @@ ebpfFilter(prs(), pipe()) main;
 """
     with pytest.raises(P4InfoError, match="ebpf"):
         build_p4info(compile_source(src, "e.p4").program)
+
+
+def test_only_what_p4c_keeps_tables_applied_and_actions_reachable():
+    info = info_of(ingress_locals="""
+        action direct(bit<8> v) { meta.x = v; }
+        action dead() { }
+        action used(bit<8> v) { meta.y = v; }
+        table applied { key = { meta.x : exact; } actions = { used; } }
+        table never { key = { meta.x : exact; } actions = { used; } }
+        table in_dead_code { key = { meta.x : exact; } actions = { used; } }""",
+                   ingress="applied.apply(); direct(3); if (false) { in_dead_code.apply(); dead(); }")
+    assert sorted(t.preamble.name for t in info.tables) == ["IG.applied"]
+    assert sorted(a.preamble.name for a in info.actions) == ["IG.direct", "IG.used", "NoAction"]
+    # an action only called directly loses its parameters in p4c's front end
+    assert not by_name(info.actions, "IG.direct").params
+    assert [p.name for p in by_name(info.actions, "IG.used").params] == ["v"]
+
+
+def test_match_field_names_follow_p4cs_key_names():
+    t = by_name(info_of(ingress_locals="""
+        table t { key = { meta.z & 0xff00 : ternary; meta.z[7:0] : exact; } actions = { } }""",
+                        ingress="t.apply();").tables, "IG.t")
+    assert [m.name for m in t.match_fields] == ["meta.z & 0xff00", "meta.z[7:0]"]
+
+
+def test_a_program_without_a_main_package_has_an_empty_p4info():
+    info = info_of(main=False, ingress_locals="table t { key = { meta.x : exact; } actions = { } }",
+                   ingress="t.apply();")
+    assert not info.HasField("pkg_info") and not info.tables
