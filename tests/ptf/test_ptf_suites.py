@@ -1,6 +1,7 @@
 """Unmodified PTF (``ptf --platform nn``) against ``dataplane serve --ptf-socket``: no veths, no root.
 
-For each suite directory here (named after the built-in program it tests) the test writes the
+For each suite directory here (named after the built-in program it tests; the P4Runtime base
+test they share is in lib/, given to PTF with --pypath) the test writes the
 program's P4Info and device config, starts ``dataplane serve`` on a free loopback port with a
 PTF socket in a temporary directory, runs the ``ptf`` command on the suite and checks every
 PTF test passed. The server is stopped in a finalizer, whatever happens.
@@ -103,7 +104,7 @@ def test_ptf_suite_passes_against_dataplane_serve(suite, server, tmp_path):
     params = (f"grpcaddr='{grpc_addr}';device_id={DEVICE_ID};cpu_port={CPU_PORT};"
               f"p4info='{p4info}';config='{config}'")
     result = subprocess.run(
-        [_ptf_command(), "--test-dir", str(HERE / suite), "--platform", "nn",
+        [_ptf_command(), "--test-dir", str(HERE / suite), "--pypath", str(HERE / "lib"), "--platform", "nn",
          "--device-socket", f"0-{{0-7}}@{ptf_addr}", "--test-params", params,
          "--log-file", str(tmp_path / "ptf.log")],
         capture_output=True, text=True, timeout=120, cwd=tmp_path,
