@@ -41,9 +41,30 @@ def _resolve_topology(name: str | None) -> Path:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Write pcaps (one per port), metrics (JSON, CSV) and PNG plots here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@click.option("--serve", is_flag=True,
+              help="Give every switch a P4Runtime server and run paced to the wall clock (see below).")
+@click.option("--grpc-base-port", type=int, default=50051, show_default=True,
+              help="With --serve: the first switch's gRPC port; the next switches take the next ports.")
+@click.option("--grpc-host", default="127.0.0.1", show_default=True, help="With --serve: the address to listen on.")
+@click.option("--cpu-port", type=int, default=None,
+              help="With --serve: the port whose packets become packet-ins (and packet-outs arrive on).")
+@click.option("--settle", default="1s", show_default=True,
+              help="With --serve: how long no switch may be written before the traffic starts.")
 def run_command(topology: str | None, program: Path | None, duration: str, traffic: str, events: Path | None,
-                seed: int, out: Path | None, as_json: bool) -> None:
-    """Run TOPOLOGY (YAML or tutorials topology.json; a built-in leaf-spine if omitted) in simulated time."""
+                seed: int, out: Path | None, as_json: bool, serve: bool, grpc_base_port: int, grpc_host: str,
+                cpu_port: int | None, settle: str) -> None:
+    """Run TOPOLOGY (YAML or tutorials topology.json; a built-in leaf-spine if omitted) in simulated time.
+
+    \b
+    With --serve, controllers configure the switches over P4Runtime, as in the P4 tutorials:
+    every switch gets its own server, in the order of the topology's switches, on ports
+    50051, 50052, ... (--grpc-base-port) with device ids 0, 1, ...; the servers start with
+    no pipeline. The network holds still at time 0 until every switch has had its pipeline
+    set (SetForwardingPipelineConfig) and at least one Write, and no switch has been written
+    for --settle; then the traffic starts and simulated time follows the wall clock for
+    --duration. Send SIGUSR1 to start at once; SIGINT ends the run early. Packets sent to
+    --cpu-port reach the controller as packet-ins; packet-outs enter on it.
+    """
     from dataplane.net.capture import metrics, plots
     from dataplane.net.topology.events import load_events
     from dataplane.net.fabric.network import Network
@@ -73,7 +94,10 @@ def run_command(topology: str | None, program: Path | None, duration: str, traff
                 click.echo(f"\r  {t_ns / 1e6:8.3f} ms of {until / 1e6:.3f} ms simulated, "
                            f"{net.sim.events_run:,} events", nl=False, err=True)
 
-        net.run(until, on_progress=progress)
+        if serve:
+            _run_served(net, until, progress, grpc_host, grpc_base_port, cpu_port, parse_time(settle))
+        else:
+            net.run(until, on_progress=progress)
         if show:
             click.echo("", err=True)
         wall = time.perf_counter() - started
@@ -92,6 +116,40 @@ def run_command(topology: str | None, program: Path | None, duration: str, traff
         click.echo(metrics.format_table(data))
         if out is not None:
             click.echo(f"pcaps, metrics and plots written to {out}")
+
+
+def _run_served(net, until: int, progress, host: str, base_port: int, cpu_port: int | None, settle_ns: int) -> None:
+    """``run --serve``: P4Runtime servers on every switch, then the paced run (see run's help)."""
+    import signal
+
+    from dataplane.net.devices.live import LiveNetwork, serve_network
+
+    try:
+        import dataplane.control.p4runtime.server  # noqa: F401  (grpcio and p4runtime, CPython only)
+    except ImportError as err:
+        raise click.UsageError(f"--serve needs grpcio and p4runtime ({err}); they have no PyPy builds, "
+                               "run it under CPython") from None
+    try:
+        live = LiveNetwork(net, cpu_port=cpu_port, settle_s=settle_ns / 1e9)
+        servers = serve_network(live, host, base_port)
+    except (ValueError, OSError, RuntimeError) as err:
+        raise click.UsageError(f"--serve: {err}") from None
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGUSR1, signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGUSR1, lambda *_: live.start())
+    signal.signal(signal.SIGINT, lambda *_: live.stop())
+    signal.signal(signal.SIGTERM, lambda *_: live.stop())
+    try:
+        for node, server in zip(live.nodes, servers):
+            click.echo(f"{node.name}: P4Runtime on {host}:{server.port}, device id {node.device_id}", err=True)
+        click.echo("waiting for the controllers to configure every switch (SIGUSR1 starts now)", err=True)
+        if live.run(until, on_progress=progress):
+            return
+        click.echo("stopped before the end of --duration", err=True)
+    finally:
+        for server in servers:
+            server.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 @click.group("topo")

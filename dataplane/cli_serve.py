@@ -35,8 +35,11 @@ def _generated_p4info(program):
               help="The port whose packets are the controller's (packet-in/packet-out).")
 @click.option("--p4info", "p4info_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="The P4Info of PROG (default: generated from PROG).")
+@click.option("--ptf-socket", metavar="ADDR",
+              help="Also serve PTF's nn platform here (ipc:///path or tcp://host:port): run PTF with "
+                   "--platform nn --device-socket 0-{0-7}@ADDR; no veths, no root.")
 def serve_command(program: str | None, entries: Path | None, grpc_addr: str, device_id: int,
-                  cpu_port: int | None, p4info_path: Path | None) -> None:
+                  cpu_port: int | None, p4info_path: Path | None, ptf_socket: str | None) -> None:
     """Run PROG as one switch behind a P4Runtime server (or wait for a controller to set the pipeline)."""
     try:
         from dataplane.control.p4runtime.server import P4RuntimeServer
@@ -74,13 +77,26 @@ def serve_command(program: str | None, entries: Path | None, grpc_addr: str, dev
         raise click.UsageError(f"the P4Info does not fit the program: {err.message}") from None
     except (OSError, RuntimeError) as err:
         raise click.UsageError(f"cannot serve on {grpc_addr}: {err}") from None
+    ptf = None
+    if ptf_socket is not None:
+        from dataplane.control.ptf_socket import PtfSocket
+
+        try:
+            ptf = PtfSocket(live, ptf_socket).start()
+        except ValueError as err:
+            server.stop()
+            raise click.UsageError(str(err)) from None
     host = grpc_addr.rsplit(":", 1)[0]
     click.echo(f"serving {name} as device {device_id} on {host}:{port} (P4Runtime)", nl=True)
+    if ptf is not None:
+        click.echo(f"PTF nn platform on {ptf_socket}")
     sys.stdout.flush()
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
     while not stop.wait(0.5):
         pass
+    if ptf is not None:
+        ptf.close()
     server.stop()
     click.echo("stopped")

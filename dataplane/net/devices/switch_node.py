@@ -43,18 +43,23 @@ class SwitchNode(Node):
     def __init__(self, sim: Simulator, spec: SwitchSpec, api: Switch):
         super().__init__(sim, spec.name)
         self.spec = spec
-        self.api = api
-        self.dp = api.dp
         self.processing_ns = spec.processing_ns
         self.controller = None  # a ControllerHandle, when one is attached
+        self.cpu = None         # where packets for the CPU port go (``live.CpuPort``), when served
         self.drops: dict[str, int] = {}
         self.packets_in = 0
+        self.load(api)
+        config = PfcConfig.from_value(spec.params.get("pfc"))
+        self.pfc: SwitchPfc | None = SwitchPfc(self, config) if config is not None else None
+
+    def load(self, api: Switch) -> None:
+        """Run ``api``'s pipeline from now on (at start, or when a controller sets a new one)."""
+        self.api = api
+        self.dp = api.dp
         # v1model's standard_metadata has the queue fields the egress queue fills; PSA has none.
         self._queue_metadata = self.dp.architecture == "v1model"
         self.port_status = self._find_register("port_status")
         self._queue_bytes_register = self._find_register("queue_bytes")
-        config = PfcConfig.from_value(spec.params.get("pfc"))
-        self.pfc: SwitchPfc | None = SwitchPfc(self, config) if config is not None else None
 
     def _find_register(self, name: str):
         for full, inst in self.dp.instances.items():
@@ -89,7 +94,7 @@ class SwitchNode(Node):
                 # The common case: one unicast packet for one port (what _run would do with it).
                 port = self.ports.get(item[1])
                 if port is None:
-                    self._drop(f"no port {item[1]}")
+                    self._no_port(item)
                 else:
                     port.enqueue(item, item[5].packet_length)
             else:
@@ -115,7 +120,7 @@ class SwitchNode(Node):
             if item[0] == "egress":
                 port = self.ports.get(item[1])
                 if port is None:
-                    self._drop(f"no port {item[1]}")
+                    self._no_port(item)
                 elif self.pfc is None:
                     port.enqueue(item, item[5].packet_length)
                 else:
@@ -159,6 +164,14 @@ class SwitchNode(Node):
             if out.port == number:
                 return out.data
         return None
+
+    def _no_port(self, item: tuple) -> None:
+        """Egress work for a port no link ends at: the CPU port when served, else a drop."""
+        cpu = self.cpu
+        if cpu is not None and item[1] == cpu.number:
+            cpu.enqueue(item, item[5].packet_length)
+        else:
+            self._drop(f"no port {item[1]}")
 
     def _drop(self, reason: str) -> None:
         self.drops[reason] = self.drops.get(reason, 0) + 1

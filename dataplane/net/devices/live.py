@@ -1,0 +1,226 @@
+"""A simulated network under real controllers: its switches as live switches, its clock paced
+to the wall clock (``dataplane run TOPO --serve``).
+
+Each switch of the network is offered through ``LiveNode``, which has LiveSwitch's interface
+(``lock``, ``switch``, ``replace``, ``inject``, ``listen``, ``now_us``, ``cpu_port``,
+``device_id``), so the P4Runtime server serves it as it serves a single switch. ``LiveNetwork`` runs the simulator:
+
+* until the controllers have configured the switches, the network holds still at time 0 (no
+  event runs, so no traffic is sent); what controllers send meanwhile (packet-outs) waits
+  for the start;
+* it starts when every switch has had its pipeline set (SetForwardingPipelineConfig) and at
+  least one Write, and no switch has been written for ``settle_s`` seconds; or at once when
+  ``start()`` is called (the command wires SIGUSR1 to it);
+* from then on simulated time follows the wall clock: every ``tick_s`` the simulator runs up
+  to the wall-clock time elapsed since the start.
+
+One lock guards the whole simulator: a controller's call into one switch and the simulator's
+events never overlap. Packets the pipeline sends to the CPU port run through egress and are
+handed to the listeners (the P4Runtime stream as packet-ins); packets to other ports go on
+the links, so listeners only hear the CPU port.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Callable
+
+from dataplane.control.switch import Switch
+
+Listener = Callable[[int, bytes], None]
+
+
+class CpuPort:
+    """The CPU port of a served switch: egress runs at once (no link, no queue) and what it
+    sends goes to the listeners."""
+
+    def __init__(self, live: "LiveNode", number: int):
+        self.live = live
+        self.number = number
+        self.queue: list = []        # SwitchNode.dequeue reads the queue's depth and bytes
+        self.queue_bytes = 0
+
+    def enqueue(self, item: Any, size: int) -> bool:
+        node = self.live.node
+        data = node.dequeue(self, item, node.sim.now, 0)
+        if data is not None:
+            self.live.deliver(self.number, data)
+        return True
+
+
+class LiveNode:
+    """One switch of a running network with LiveSwitch's interface."""
+
+    def __init__(self, network: "LiveNetwork", node: Any, device_id: int, cpu_port: int | None):
+        self.network = network
+        self.node = node
+        self.name = node.name
+        self.device_id = device_id
+        self.cpu_port = cpu_port
+        self.lock = network.lock
+        self.configured = False      # a controller has set the pipeline
+        self.writes = 0              # Write calls from controllers (note_write)
+        self.last_write = 0.0
+        self.drops = 0
+        self._listeners: list[Listener] = []
+        if cpu_port is not None:
+            if cpu_port in node.ports:
+                raise ValueError(f"switch {node.name}: CPU port {cpu_port} is also a link's port")
+            node.cpu = CpuPort(self, cpu_port)
+
+    @property
+    def switch(self) -> Switch:
+        return self.node.api
+
+    def now_us(self) -> int:
+        """The device clock: the network's simulated time in µs (what the pipeline sees)."""
+        return self.node.sim.now // 1000
+
+    def replace(self, switch: Switch | None) -> None:
+        """A controller set a new pipeline: the switch runs it from now on, state empty."""
+        if switch is None:
+            return
+        if switch.dp.architecture not in ("v1model", "psa"):
+            raise ValueError(f"switch {self.name} in a network runs v1model or PSA programs, "
+                             f"not {switch.dp.architecture}")
+        with self.lock:
+            self._drop_queued()
+            self.node.load(switch)
+            for number, port in self.node.ports.items():
+                self.node.set_port_status(number, port.up)
+            self.configured = True
+            self.last_write = time.monotonic()
+
+    def note_write(self) -> None:
+        """A controller wrote to this switch (the server's Write or pipeline call ended)."""
+        with self.lock:
+            self.writes += 1
+            self.last_write = time.monotonic()
+
+    def _drop_queued(self) -> None:
+        """Packets waiting for egress belong to the old pipeline (their metadata is its
+        types): they are lost with it, counted as drops of the switch."""
+        for port in self.node.ports.values():
+            if port.queue:
+                for _ in range(len(port.queue)):
+                    self.node._drop("pipeline replaced")
+                port.stats.drops += len(port.queue)
+                port.queue.clear()
+                port.queue_bytes = 0
+
+    def listen(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(port, data)`` for every packet the switch sends to its CPU port."""
+        with self.lock:
+            self._listeners.append(listener)
+
+        def stop() -> None:
+            with self.lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+        return stop
+
+    def inject(self, port: int, data: bytes) -> None:
+        """A packet arriving on ``port`` (a packet-out arrives on the CPU port) at the network's now."""
+        with self.lock:
+            self.node.sim.schedule(0, self.node._ingress, port, bytes(data))
+
+    def deliver(self, port: int, data: bytes) -> None:
+        # Called by the simulator's thread with the lock held; the listeners only queue the
+        # packet for their stream, so holding it is harmless.
+        for listener in list(self._listeners):
+            listener(port, data)
+
+
+class LiveNetwork:
+    """Every switch of ``net`` as a LiveNode (device ids from ``first_device_id`` in the
+    network's order of switches), and the paced run."""
+
+    def __init__(self, net: Any, *, cpu_port: int | None = None, first_device_id: int = 0,
+                 settle_s: float = 1.0, tick_s: float = 0.001):
+        self.net = net
+        self.lock = threading.RLock()
+        self.settle_s = settle_s
+        self.tick_s = tick_s
+        self.nodes = [LiveNode(self, node, first_device_id + i, cpu_port)
+                      for i, node in enumerate(net.switches.values())]
+        self._start = threading.Event()
+        self._stop = threading.Event()
+        self.started_at: float | None = None    # wall clock (monotonic) of simulated time 0
+
+    def start(self) -> None:
+        """Start the traffic now, configured or not (thread- and signal-safe)."""
+        self._start.set()
+
+    def stop(self) -> None:
+        """End ``run`` early (thread-safe)."""
+        self._stop.set()
+
+    def ready(self) -> bool:
+        """Every switch has its pipeline and a Write from a controller, and no switch has been
+        written for settle_s."""
+        if not all(n.configured and n.writes for n in self.nodes):
+            return False
+        last = max(n.last_write for n in self.nodes)
+        return time.monotonic() - last >= self.settle_s
+
+    def wait_for_start(self, poll_s: float = 0.05) -> bool:
+        """Block until the start (configured and quiet, or ``start()``); False if stopped first."""
+        while not self._start.is_set():
+            if self._stop.is_set():
+                return False
+            with self.lock:
+                if self.ready():
+                    break
+            self._start.wait(poll_s)
+        return not self._stop.is_set()
+
+    def run(self, until_ns: int, on_progress: Callable[[int], None] | None = None) -> bool:
+        """Wait for the start, then run simulated time up to ``until_ns`` paced to the wall clock.
+        False if stopped before the end."""
+        if not self.wait_for_start():
+            return False
+        sim = self.net.sim
+        self.started_at = time.monotonic()
+        while not self._stop.is_set():
+            target = min(until_ns, int((time.monotonic() - self.started_at) * 1e9))
+            with self.lock:
+                self.net.run(target)
+            if on_progress is not None:
+                on_progress(sim.now)
+            if sim.now >= until_ns:
+                return True
+            self._stop.wait(self.tick_s)
+        return False
+
+
+def serve_network(live: LiveNetwork, host: str = "127.0.0.1", base_port: int = 50051) -> list[Any]:
+    """Start one P4Runtime server per switch: ``host:base_port`` for the first, then +1 each
+    (the P4 tutorials' 50051, 50052, ...). Returns the started servers; the caller stops them.
+    Each server's Write calls are noted on its switch, so the network can tell when the
+    controllers are done."""
+    from dataplane.control.p4runtime.server import P4RuntimeServer
+
+    servers = []
+    try:
+        for i, node in enumerate(live.nodes):
+            server = P4RuntimeServer(node, f"{host}:{base_port + i}")
+            _note_writes(server.service, node)
+            server.start()
+            servers.append(server)
+    except BaseException:
+        for server in servers:
+            server.stop()
+        raise
+    return servers
+
+
+def _note_writes(service: Any, node: LiveNode) -> None:
+    """Wrap the service's Write RPC (before the server registers it) to call ``node.note_write``."""
+    write = service.Write
+
+    def noted_write(request, context):
+        try:
+            return write(request, context)
+        finally:
+            node.note_write()
+    service.Write = noted_write

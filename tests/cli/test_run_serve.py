@@ -1,0 +1,187 @@
+"""``dataplane run TOPO --serve``: a two-switch tutorials topology configured over P4Runtime by
+this test, as the P4 tutorials' controllers do, then its traffic; a packet-out on one switch
+comes back as a packet-in from the other."""
+from __future__ import annotations
+
+import json
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+grpc = pytest.importorskip("grpc")
+pytest.importorskip("p4.v1.p4runtime_pb2")
+
+from p4.config.v1 import p4info_pb2  # noqa: E402
+from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc  # noqa: E402
+from scapy.layers.inet import IP, UDP  # noqa: E402
+from scapy.layers.l2 import Ether  # noqa: E402
+
+from dataplane.control.p4info import build_p4info  # noqa: E402
+from dataplane.control.device_config import make_device_config  # noqa: E402
+from dataplane.lang.frontend import compile_file  # noqa: E402
+from dataplane.resources import builtin_program  # noqa: E402
+
+TOPO = Path(__file__).parents[1] / "net" / "data" / "served" / "topology.json"
+PROGRAM = builtin_program("ipv4_router")
+CPU = 64
+# per switch: (destination /32 or /24, next-hop MAC, port)
+ROUTES = {
+    "s1": [("10.0.1.1", 32, "08:00:00:00:01:11", 1), ("10.0.2.2", 32, "08:00:00:00:02:00", 2),
+           ("10.0.9.0", 24, "08:00:00:00:09:00", 2)],
+    "s2": [("10.0.2.2", 32, "08:00:00:00:02:22", 1), ("10.0.1.1", 32, "08:00:00:00:01:00", 2),
+           ("10.0.9.0", 24, "08:00:00:00:09:09", CPU)],
+}
+
+
+def _dataplane(*args: str) -> list[str]:
+    return [sys.executable, "-c", "from dataplane.cli import run; run()", *args]
+
+
+def _free_ports(n: int) -> int:
+    """A base port with ``n`` free consecutive ports after it (checked, not reserved)."""
+    for _ in range(50):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            base = s.getsockname()[1]
+        if base + n > 65535:
+            continue
+        ok = True
+        for p in range(base, base + n):
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", p))
+                except OSError:
+                    ok = False
+                    break
+        if ok:
+            return base
+    pytest.skip("no run of free ports on loopback")
+
+
+class Client:
+    """A minimal controller for one device: primary on the stream, pipeline, writes."""
+
+    def __init__(self, addr: str, device_id: int, p4info: p4info_pb2.P4Info, config: bytes):
+        self.device_id = device_id
+        self.p4info = p4info
+        self.channel = grpc.insecure_channel(addr)
+        self.stub = p4runtime_pb2_grpc.P4RuntimeStub(self.channel)
+        self.requests: queue.Queue = queue.Queue()
+        self.incoming: queue.Queue = queue.Queue()
+        stream = self.stub.StreamChannel(iter(self.requests.get, None))
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+        req = p4runtime_pb2.StreamMessageRequest()
+        req.arbitration.device_id = device_id
+        req.arbitration.election_id.low = 1
+        self.requests.put(req)
+        assert self.next("arbitration").arbitration.status.code == 0
+        set_req = p4runtime_pb2.SetForwardingPipelineConfigRequest(
+            device_id=device_id, action=p4runtime_pb2.SetForwardingPipelineConfigRequest.VERIFY_AND_COMMIT)
+        set_req.election_id.low = 1
+        set_req.config.p4info.CopyFrom(p4info)
+        set_req.config.p4_device_config = config
+        self.stub.SetForwardingPipelineConfig(set_req)
+
+    def _read(self, stream) -> None:
+        try:
+            for msg in stream:
+                self.incoming.put(msg)
+        except grpc.RpcError:
+            pass
+
+    def next(self, kind: str, timeout: float = 10):
+        end = time.monotonic() + timeout
+        while True:
+            msg = self.incoming.get(timeout=max(0.01, end - time.monotonic()))
+            if msg.WhichOneof("update") == kind:
+                return msg
+
+    def add_route(self, prefix: str, plen: int, mac: str, port: int) -> None:
+        table = next(t for t in self.p4info.tables if t.preamble.name == "MyIngress.ipv4_lpm")
+        action = next(a for a in self.p4info.actions if a.preamble.name == "MyIngress.ipv4_forward")
+        req = p4runtime_pb2.WriteRequest(device_id=self.device_id)
+        req.election_id.low = 1
+        entry = req.updates.add(type=p4runtime_pb2.Update.INSERT).entity.table_entry
+        entry.table_id = table.preamble.id
+        m = entry.match.add(field_id=table.match_fields[0].id)
+        m.lpm.value = bytes(int(x) for x in prefix.split(".")).lstrip(b"\0") or b"\0"
+        m.lpm.prefix_len = plen
+        entry.action.action.action_id = action.preamble.id
+        for param, value in zip(action.params, (int(mac.replace(":", ""), 16), port)):
+            entry.action.action.params.add(param_id=param.id,
+                                           value=value.to_bytes((value.bit_length() + 7) // 8 or 1, "big"))
+        self.stub.Write(req)
+
+    def packet_out(self, data: bytes) -> None:
+        req = p4runtime_pb2.StreamMessageRequest()
+        req.packet.payload = data
+        self.requests.put(req)
+
+    def close(self) -> None:
+        self.requests.put(None)
+        self.channel.close()
+
+
+def test_run_serve_two_switches_configured_over_p4runtime(tmp_path):
+    p4info = build_p4info(compile_file(PROGRAM).program)
+    config = make_device_config(PROGRAM)
+
+    base = _free_ports(2)
+    log = tmp_path / "run.log"
+    with open(log, "w") as err:
+        proc = subprocess.Popen(
+            _dataplane("run", str(TOPO), "--program", str(PROGRAM), "--serve", "--grpc-base-port", str(base),
+                       "--cpu-port", str(CPU), "--duration", "300ms", "--settle", "0.3s", "--json"),
+            stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True)
+    clients = []
+    try:
+        end = time.monotonic() + 60
+        while "waiting for the controllers" not in log.read_text():
+            assert proc.poll() is None, log.read_text()
+            assert time.monotonic() < end, log.read_text()
+            time.sleep(0.1)
+        for device_id, name in enumerate(["s1", "s2"]):
+            client = Client(f"127.0.0.1:{base + device_id}", device_id, p4info, config)
+            clients.append(client)
+            for route in ROUTES[name]:
+                client.add_route(*route)
+        s1, s2 = clients
+        # held until the traffic starts, then s1 routes it to s2, whose route sends it to the CPU
+        probe = bytes(Ether(dst="08:00:00:00:01:00") / IP(src="10.0.1.1", dst="10.0.9.9", ttl=20) / UDP(dport=9))
+        s1.packet_out(probe)
+        packet_in = s2.next("packet", timeout=30).packet
+        assert IP(packet_in.payload[14:]).dst == "10.0.9.9" and IP(packet_in.payload[14:]).ttl == 18
+        out, _ = proc.communicate(timeout=60)
+        assert proc.returncode == 0, log.read_text()
+        hosts = json.loads(out)["hosts"]
+        assert hosts == {"h1": {"sent": 1, "received": 1, "lost": 0}, "h2": {"sent": 1, "received": 1, "lost": 0}}
+        assert "s1: P4Runtime on 127.0.0.1:%d, device id 0" % base in log.read_text()
+    finally:
+        for client in clients:
+            client.close()
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def test_run_serve_on_a_port_in_use_is_a_usage_error():
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        r = subprocess.run(_dataplane("run", str(TOPO), "--program", str(PROGRAM), "--serve",
+                                      "--grpc-base-port", str(port)),
+                           capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and f"--serve: Failed to bind to address 127.0.0.1:{port}" in r.stderr
+    assert "Traceback" not in r.stderr
