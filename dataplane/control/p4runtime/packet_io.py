@@ -19,7 +19,7 @@ def _layout(state: PipelineState, name: str):
     header = state.index.packet_metadata.get(name)
     if header is None:
         return None
-    return sorted(header.metadata, key=lambda m: m.id)
+    return list(header.metadata)   # the header's field order; an @id may number it otherwise
 
 
 def packet_out_bytes(state: PipelineState, msg: p4runtime_pb2.PacketOut) -> bytes:

@@ -27,7 +27,9 @@ def lookup_table(state: PipelineState, table_id: int) -> tuple[p4info_pb2.Table,
 
 
 def _fields(info: p4info_pb2.Table) -> list[p4info_pb2.MatchField]:
-    return sorted(info.match_fields, key=lambda f: f.id)
+    # P4Info lists a table's key in the program's order, which is the switch API's order; an
+    # @id on a field may number it out of that order, so ids never decide the position.
+    return list(info.match_fields)
 
 
 def match_values(info: p4info_pb2.Table, matches) -> list:
@@ -138,7 +140,7 @@ def action_params(a: p4info_pb2.Action, params) -> tuple[str, list[int]]:
     missing = [p.name for p in a.params if p.id not in given]
     if missing:
         raise invalid(f"action '{a.preamble.name}': missing parameter(s) {', '.join(missing)}")
-    return a.preamble.name, [given[p.id] for p in sorted(a.params, key=lambda p: p.id)]
+    return a.preamble.name, [given[p.id] for p in a.params]   # declaration order, as for keys
 
 
 def action_message(state: PipelineState, t: RuntimeTable, name: str, args: tuple) -> p4runtime_pb2.Action:
@@ -151,7 +153,7 @@ def action_message(state: PipelineState, t: RuntimeTable, name: str, args: tuple
         if aid is None:
             raise P4RuntimeError(grpc.StatusCode.INTERNAL, f"action '{name}' of table '{t.qualified_name}' "
                                  "is not in the P4Info")
-        params = [p.id for p in sorted(state.index.get("actions", aid).params, key=lambda p: p.id)]
+        params = [p.id for p in state.index.get("actions", aid).params]
         found = cache[(t.qualified_name, name)] = (aid, params)
     aid, params = found
     msg = p4runtime_pb2.Action(action_id=aid)

@@ -39,7 +39,7 @@ def _member(vs, m: p4runtime_pb2.ValueSetMember) -> tuple[list[int], list[int]]:
     if unknown:
         raise invalid(f"value set '{vs.preamble.name}' has no field id {min(unknown)}")
     values, masks = [], []
-    for f in sorted(vs.match, key=lambda f: f.id):
+    for f in vs.match:
         full, what = (1 << f.bitwidth) - 1, f"value set '{vs.preamble.name}' field '{f.name}'"
         fm = given.get(f.id)
         if fm is None:
@@ -59,7 +59,7 @@ def _member(vs, m: p4runtime_pb2.ValueSetMember) -> tuple[list[int], list[int]]:
 def read_value_sets(state: PipelineState, q: p4runtime_pb2.ValueSetEntry) -> Iterator:
     for vid in [q.value_set_id] if q.value_set_id else state.index.ids("value_sets"):
         vs = state.index.get("value_sets", vid, "value set")
-        fields = sorted(vs.match, key=lambda f: f.id)
+        fields = list(vs.match)
         out = p4runtime_pb2.ValueSetEntry(value_set_id=vid)
         for value, mask in switch_call(state.switch.pvs_get, vs.preamble.name):
             member = out.members.add()
