@@ -133,7 +133,12 @@ def _first_difference(theirs: Any, mine: Any, path: str = "") -> str:
         for key in sorted(set(theirs) | set(mine)):
             if theirs.get(key) != mine.get(key):
                 return _first_difference(theirs.get(key), mine.get(key), f"{path}.{key}" if path else key)
-    return f"{path or 'value'}: pushed {json.dumps(theirs)}, program {json.dumps(mine)}"
+    return f"{path or 'value'}: pushed {_show(theirs)}, program {_show(mine)}"
+
+
+def _show(value: Any) -> str:
+    # MessageToDict writes 64-bit integers (size, ...) as strings: show them as numbers
+    return "nothing" if value is None else value if isinstance(value, str) else json.dumps(value)
 
 
 def _singular(section: str) -> str:
