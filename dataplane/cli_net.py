@@ -47,7 +47,8 @@ def _resolve_topology(name: str | None) -> Path:
               help="With --serve: the first switch's gRPC port; the next switches take the next ports.")
 @click.option("--grpc-host", default="127.0.0.1", show_default=True, help="With --serve: the address to listen on.")
 @click.option("--cpu-port", type=int, default=None,
-              help="With --serve: the port whose packets become packet-ins (and packet-outs arrive on).")
+              help="With --serve: the port whose packets become packet-ins (and packet-outs arrive on); "
+                   "default: each switch's cpu_port in the topology, if any.")
 @click.option("--settle", default="1s", show_default=True,
               help="With --serve: how long no switch may be written before the traffic starts.")
 def run_command(topology: str | None, program: Path | None, duration: str, traffic: str, events: Path | None,

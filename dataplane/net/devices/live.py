@@ -144,7 +144,10 @@ class LiveNetwork:
         self.lock = threading.RLock()
         self.settle_s = settle_s
         self.tick_s = tick_s
-        self.nodes = [LiveNode(self, node, first_device_id + i, cpu_port)
+        # --cpu-port for every switch, else each switch's own (topology.json's "cpu_port", as
+        # simple_switch_grpc --cpu-port is given per switch by the tutorials' run_exercise.py)
+        self.nodes = [LiveNode(self, node, first_device_id + i,
+                               cpu_port if cpu_port is not None else node.spec.params.get("cpu_port"))
                       for i, node in enumerate(net.switches.values())]
         self._start = threading.Event()
         self._stop = threading.Event()
