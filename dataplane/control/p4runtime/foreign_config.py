@@ -29,10 +29,11 @@ IGNORED = frozenset({"doc", "annotations", "structuredAnnotations", "annotationL
 
 
 def describe(device_config: bytes) -> str | None:
-    """What a foreign device config looks like ("BMv2 JSON", ...); None for this emulator's own."""
-    if device_config.startswith(HEADER.encode()):
+    """What a foreign device config looks like ("BMv2 JSON", ...); None for this emulator's own
+    (bare or wrapped)."""
+    data = unwrap(device_config)
+    if data.startswith(HEADER.encode()):
         return None
-    data = _unwrap(device_config)
     what = _kind(data)
     if data is not device_config:
         return f"{what} in a p4.tmp.P4DeviceConfig (as the P4 tutorials' p4runtime_lib sends it)"
@@ -49,7 +50,7 @@ def _kind(data: bytes) -> str:
     return "a JSON file that is not BMv2's"
 
 
-def _unwrap(data: bytes) -> bytes:
+def unwrap(data: bytes) -> bytes:
     """``device_data`` of a serialized ``p4.tmp.P4DeviceConfig`` (bool reassign = 1; Extras
     extras = 2; bytes device_data = 3), or ``data`` itself if it is not one. Read from the wire
     format by hand: the p4runtime package does not ship PI's p4.tmp protos."""

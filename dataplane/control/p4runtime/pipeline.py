@@ -12,7 +12,7 @@ from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
 from dataplane.control.config_errors import ControlPlaneError
-from dataplane.control.device_config import DeviceConfigError, parse_device_config
+from dataplane.control.device_config import HEADER, DeviceConfigError, parse_device_config
 from dataplane.control.p4runtime import foreign_config
 from dataplane.control.p4runtime.context import PipelineState
 from dataplane.control.p4runtime.status import P4RuntimeError, invalid
@@ -86,12 +86,13 @@ class Pipelines:
         self.known: tuple[p4info_pb2.P4Info, bytes] | None = None
 
     def own_config(self, p4info: p4info_pb2.P4Info, device_config: bytes) -> bytes:
-        """The device config to load for a pushed one: itself if it is this emulator's, the known
-        program's if it is another target's (BMv2 JSON) and ``p4info`` describes that program;
-        INVALID_ARGUMENT saying what to push otherwise."""
+        """The device config to load for a pushed one: itself if it is this emulator's (also inside
+        PI's P4DeviceConfig), the known program's if it is another target's (BMv2 JSON) and
+        ``p4info`` describes that program; INVALID_ARGUMENT saying what to push otherwise."""
+        inner = foreign_config.unwrap(device_config)
+        if inner.startswith(HEADER.encode()):
+            return inner      # this emulator's, bare or in PI's P4DeviceConfig (the tutorials' wrapper)
         what = foreign_config.describe(device_config)
-        if what is None:
-            return device_config
         push = ("push this emulator's device config with the program's P4Info instead (write both "
                 "with 'dataplane compile PROG --p4info FILE --device-config FILE')")
         if self.known is None:

@@ -125,8 +125,19 @@ def test_own_device_config_still_replaces_the_program(known, connect):
     assert _route_and_send(known, c) == [6]
 
 
+def test_own_device_config_in_pis_wrapper_needs_no_program(start_server, connect):
+    """What a tutorials controller pushes when its --bmv2-json file is this emulator's device
+    config ('dataplane compile PROG --device-config build/PROG.json')."""
+    server = start_server()
+    c = connect(server)
+    c.arbitrate()
+    c.set_pipeline(device_config=wrapped(rt_device_config()))
+    assert _route_and_send(server, c) == [6]
+
+
 def test_what_a_device_config_looks_like():
     assert foreign_config.describe(rt_device_config()) is None
+    assert foreign_config.describe(wrapped(rt_device_config())) is None
     assert foreign_config.describe(BMV2_JSON) == "BMv2 JSON"
     assert foreign_config.describe(b'{"a": 1}') == "a JSON file that is not BMv2's"
     assert foreign_config.describe(b"\x00\xffbinary") == "a device config of another target"
