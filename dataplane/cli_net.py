@@ -47,7 +47,8 @@ def _resolve_topology(name: str | None) -> Path:
               help="With --serve: the first switch's gRPC port; the next switches take the next ports.")
 @click.option("--grpc-host", default="127.0.0.1", show_default=True, help="With --serve: the address to listen on.")
 @click.option("--cpu-port", type=int, default=None,
-              help="With --serve: the port whose packets become packet-ins (and packet-outs arrive on).")
+              help="With --serve: the port whose packets become packet-ins (and packet-outs arrive on); "
+                   "default: each switch's cpu_port in the topology, if any.")
 @click.option("--settle", default="1s", show_default=True,
               help="With --serve: how long no switch may be written before the traffic starts.")
 def run_command(topology: str | None, program: Path | None, duration: str, traffic: str, events: Path | None,
@@ -58,12 +59,14 @@ def run_command(topology: str | None, program: Path | None, duration: str, traff
     \b
     With --serve, controllers configure the switches over P4Runtime, as in the P4 tutorials:
     every switch gets its own server, in the order of the topology's switches, on ports
-    50051, 50052, ... (--grpc-base-port) with device ids 0, 1, ...; the servers start with
-    no pipeline. The network holds still at time 0 until every switch has had its pipeline
-    set (SetForwardingPipelineConfig) and at least one Write, and no switch has been written
-    for --settle; then the traffic starts and simulated time follows the wall clock for
-    --duration. Send SIGUSR1 to start at once; SIGINT ends the run early. Packets sent to
-    --cpu-port reach the controller as packet-ins; packet-outs enter on it.
+    50051, 50052, ... (--grpc-base-port) with device ids 0, 1, ...; each server starts with
+    its switch's program and that program's P4Info, so a controller may push p4c's BMv2 JSON
+    as the device config (with the program's P4Info) as well as this emulator's own. The
+    network holds still at time 0 until a controller has written to a switch and no switch
+    has been written or had its pipeline set for --settle; then the traffic starts and
+    simulated time follows the wall clock for --duration. Send SIGUSR1 to start at once;
+    SIGINT ends the run early. Packets sent to --cpu-port reach the controller as
+    packet-ins; packet-outs enter on it.
     """
     from dataplane.net.capture import metrics, plots
     from dataplane.net.topology.events import load_events
@@ -141,7 +144,7 @@ def _run_served(net, until: int, progress, host: str, base_port: int, cpu_port: 
     try:
         for node, server in zip(live.nodes, servers):
             click.echo(f"{node.name}: P4Runtime on {host}:{server.port}, device id {node.device_id}", err=True)
-        click.echo("waiting for the controllers to configure every switch (SIGUSR1 starts now)", err=True)
+        click.echo("waiting for the controllers to configure the switches (SIGUSR1 starts now)", err=True)
         if live.run(until, on_progress=progress):
             return
         click.echo("stopped before the end of --duration", err=True)

@@ -371,7 +371,8 @@ class V1ModelSwitch(Device):
                 self._collect_field_list(ft, value, index, path + (attr,), keep)
 
     def _field_list_ids(self, body: str) -> set[int]:
-        """The indexes in a ``@field_list(...)`` body: numbers (``1``, ``8w1``) or serializable enum members."""
+        """The indexes in a ``@field_list(...)`` body: numbers (``1``, ``8w1``), constants or serializable
+        enum members."""
         ids = set()
         for item in body.split(","):
             item = item.strip()
@@ -380,6 +381,10 @@ class V1ModelSwitch(Device):
                 t = self.program.types.get(enum_name)
                 if isinstance(t, T.Enum) and t.values is not None and member in t.members:
                     ids.add(t.values[t.members.index(member)])
+                continue
+            const = self.program.constants.get(item)   # @field_list(FL_PACKET_IN), a named constant
+            if const is not None and isinstance(getattr(const.value, "value", None), int):
+                ids.add(const.value.value)
                 continue
             digits = item.split("w")[-1] if "w" in item else item
             try:

@@ -1,6 +1,8 @@
 """``dataplane run TOPO --serve``: a two-switch tutorials topology configured over P4Runtime by
 this test, as the P4 tutorials' controllers do, then its traffic; a packet-out on one switch
-comes back as a packet-in from the other."""
+comes back as a packet-in from the other. And the P4 tutorials' p4runtime exercise in
+miniature: BMv2 JSON pushed for the switches' program, one switch left to its program, the
+tunnel counters' like read while the network runs."""
 from __future__ import annotations
 
 import json
@@ -38,6 +40,9 @@ ROUTES = {
     "s2": [("10.0.2.2", 32, "08:00:00:00:02:22", 1), ("10.0.1.1", 32, "08:00:00:00:01:00", 2),
            ("10.0.9.0", 24, "08:00:00:00:09:09", CPU)],
 }
+
+
+SERVED = Path(__file__).parents[1] / "net" / "data" / "served"
 
 
 def _dataplane(*args: str) -> list[str]:
@@ -119,6 +124,14 @@ class Client:
                                            value=value.to_bytes((value.bit_length() + 7) // 8 or 1, "big"))
         self.stub.Write(req)
 
+    def counter(self, name: str, index: int) -> int:
+        counter = next(c for c in self.p4info.counters if c.preamble.name == name)
+        req = p4runtime_pb2.ReadRequest(device_id=self.device_id)
+        entry = req.entities.add().counter_entry
+        entry.counter_id, entry.index.index = counter.preamble.id, index
+        [resp] = self.stub.Read(req)
+        return resp.entities[0].counter_entry.data.packet_count
+
     def packet_out(self, data: bytes) -> None:
         req = p4runtime_pb2.StreamMessageRequest()
         req.packet.payload = data
@@ -173,6 +186,67 @@ def test_run_serve_two_switches_configured_over_p4runtime(tmp_path):
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+def _wait_for_servers(proc, log: Path) -> None:
+    end = time.monotonic() + 60
+    while "waiting for the controllers" not in log.read_text():
+        assert proc.poll() is None, log.read_text()
+        assert time.monotonic() < end, log.read_text()
+        time.sleep(0.1)
+
+
+def _stop(proc) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_run_serve_a_bmv2_controller_configures_two_of_three_switches(tmp_path):
+    """As the tutorials' mycontroller.py: BMv2 JSON wrapped in PI's P4DeviceConfig with the
+    program's P4Info, routes on s1 and s2 only (s3 keeps its program, tables empty), then the
+    counters read while the network runs; the traffic starts without s3 being touched."""
+    from dataplane.control.p4runtime.p4config import P4DeviceConfig
+
+    program = SERVED / "counting_router.p4"
+    p4info = build_p4info(compile_file(program).program)
+    bmv2_json = json.dumps({"header_types": [], "pipelines": [], "__meta__": {"version": [2, 23]}}).encode()
+    config = P4DeviceConfig(reassign=True, device_data=bmv2_json).SerializeToString()
+    base = _free_ports(3)
+    log = tmp_path / "run.log"
+    with open(log, "w") as err:
+        proc = subprocess.Popen(
+            _dataplane("run", str(SERVED / "triangle.json"), "--program", str(program), "--serve",
+                       "--grpc-base-port", str(base), "--duration", "2s", "--settle", "0.3s", "--json"),
+            stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True)
+    clients = []
+    try:
+        _wait_for_servers(proc, log)
+        for device_id, name in enumerate(["s1", "s2"]):
+            client = Client(f"127.0.0.1:{base + device_id}", device_id, p4info, config)
+            clients.append(client)
+            for route in ROUTES[name][:2]:
+                client.add_route(*route)
+        s1, s2 = clients
+        # h1 sends its ping to h2, its ping to h3 (no route: dropped) and its answer to h2
+        end = time.monotonic() + 30
+        while s1.counter("MyIngress.port_in", 1) < 3 and time.monotonic() < end:
+            time.sleep(0.05)
+        # ... and s1 passes on h1's ping and answer to h2; s3, untouched, drops h3's two pings
+        assert s1.counter("MyIngress.port_in", 1) == 3 and s2.counter("MyIngress.port_in", 2) == 2
+        out, _ = proc.communicate(timeout=60)
+        assert proc.returncode == 0, log.read_text()
+        hosts = json.loads(out)["hosts"]
+        assert hosts["h1"] == {"sent": 2, "received": 1, "lost": 1} and hosts["h3"]["received"] == 0
+        assert json.loads(out)["switches"]["s3"]["packets_in"] == 2
+    finally:
+        for client in clients:
+            client.close()
+        _stop(proc)
 
 
 def test_run_serve_on_a_port_in_use_is_a_usage_error():

@@ -1,7 +1,9 @@
 """SetForwardingPipelineConfig and GetForwardingPipelineConfig (spec section 15).
 
 The device config is the preprocessed program (see ``dataplane.control.device_config`` for
-the format and why); the server compiles it when a controller sets the pipeline.
+the format and why); the server compiles it when a controller sets the pipeline. A server
+started with a program also takes another target's device config (BMv2 JSON) with that
+program's P4Info, in place of its own (``foreign_config``; the check is ``Pipelines.own_config``).
 """
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
 from dataplane.control.config_errors import ControlPlaneError
-from dataplane.control.device_config import DeviceConfigError, parse_device_config
+from dataplane.control.device_config import HEADER, DeviceConfigError, parse_device_config
+from dataplane.control.p4runtime import foreign_config
 from dataplane.control.p4runtime.context import PipelineState
 from dataplane.control.p4runtime.status import P4RuntimeError, invalid
 from dataplane.control.switch import Switch
@@ -78,6 +81,33 @@ class Pipelines:
         self.live = live
         self.current: PipelineState | None = None
         self.saved: PipelineState | None = None
+        # (P4Info, device config) of the program the server was started with: what a foreign
+        # device config stands for (own_config)
+        self.known: tuple[p4info_pb2.P4Info, bytes] | None = None
+
+    def own_config(self, p4info: p4info_pb2.P4Info, device_config: bytes) -> bytes:
+        """The device config to load for a pushed one: itself if it is this emulator's (also inside
+        PI's P4DeviceConfig), the known program's if it is another target's (BMv2 JSON) and
+        ``p4info`` describes that program; INVALID_ARGUMENT saying what to push otherwise."""
+        inner = foreign_config.unwrap(device_config)
+        if inner.startswith(HEADER.encode()):
+            return inner      # this emulator's, bare or in PI's P4DeviceConfig (the tutorials' wrapper)
+        what = foreign_config.describe(device_config)
+        push = ("push this emulator's device config with the program's P4Info instead (write both "
+                "with 'dataplane compile PROG --p4info FILE --device-config FILE')")
+        if self.known is None:
+            raise invalid(f"the device config is {what}, which this emulator cannot run (it runs P4 "
+                          f"source), and the server was started without a program to run in its place; "
+                          f"{push}, or start the server with the program ('dataplane serve PROG')")
+        known_p4info, known_config = self.known
+        problems = foreign_config.same_program(p4info, known_p4info)
+        if problems:
+            source = parse_device_config(known_config)[0].get("source", "its program")
+            raise invalid(f"the device config is {what}, which this emulator cannot run (it runs P4 "
+                          f"source); it stands for the program this server runs ({source}) only with "
+                          f"that program's P4Info, and the pushed P4Info describes another program: "
+                          f"{'; '.join(problems[:5])}; {push}")
+        return known_config
 
     def set(self, req: p4runtime_pb2.SetForwardingPipelineConfigRequest, replay) -> None:
         """Carry out ``req.action``; ``replay(old, new)`` copies forwarding state for RECONCILE_AND_COMMIT."""
@@ -105,7 +135,8 @@ class Pipelines:
                 and self.current.device_config == device_config and self.current.p4info == config.p4info:
             self.current.cookie = cookie      # the same pipeline: nothing to reconcile
             return
-        state = verify(config.p4info, device_config, cookie, name)
+        state = verify(config.p4info, self.own_config(config.p4info, device_config), cookie, name)
+        state.device_config = device_config     # GetForwardingPipelineConfig returns what was pushed
         if action == Req.VERIFY:
             return
         if action == Req.VERIFY_AND_SAVE:

@@ -254,6 +254,7 @@ class P4RuntimeServer:
             # from it is kept (it may hold --entries), with the P4Info checked against it.
             state = verify(p4info, device_config, 0, getattr(live, "name", "s1"), live.switch)
             self.service.pipelines._commit(state)
+            self.service.pipelines.known = (p4info, device_config)
 
     def start(self) -> int:
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=16, thread_name_prefix="p4rt"),

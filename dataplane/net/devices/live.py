@@ -5,12 +5,15 @@ Each switch of the network is offered through ``LiveNode``, which has LiveSwitch
 (``lock``, ``switch``, ``replace``, ``inject``, ``listen``, ``now_us``, ``cpu_port``,
 ``device_id``), so the P4Runtime server serves it as it serves a single switch. ``LiveNetwork`` runs the simulator:
 
+* every switch runs its topology program from the start, and its server starts with that
+  pipeline (as BMv2 started with ``-j`` and its P4Info), so a controller may push BMv2 JSON in
+  place of it (``foreign_config``) and a switch no controller touches still forwards;
 * until the controllers have configured the switches, the network holds still at time 0 (no
   event runs, so no traffic is sent); what controllers send meanwhile (packet-outs) waits
   for the start;
-* it starts when every switch has had its pipeline set (SetForwardingPipelineConfig) and at
-  least one Write, and no switch has been written for ``settle_s`` seconds; or at once when
-  ``start()`` is called (the command wires SIGUSR1 to it);
+* it starts when a controller has written to some switch (a Write) and no switch has been
+  written or had its pipeline set for ``settle_s`` seconds; or at once when ``start()`` is
+  called (the command wires SIGUSR1 to it);
 * from then on simulated time follows the wall clock: every ``tick_s`` the simulator runs up
   to the wall-clock time elapsed since the start.
 
@@ -58,7 +61,7 @@ class LiveNode:
         self.device_id = device_id
         self.cpu_port = cpu_port
         self.lock = network.lock
-        self.configured = False      # a controller has set the pipeline
+        self.configured = False      # a controller has set a new pipeline
         self.writes = 0              # Write calls from controllers (note_write)
         self.last_write = 0.0
         self.drops = 0
@@ -78,8 +81,8 @@ class LiveNode:
 
     def replace(self, switch: Switch | None) -> None:
         """A controller set a new pipeline: the switch runs it from now on, state empty."""
-        if switch is None:
-            return
+        if switch is None or switch is self.node.api:
+            return     # the program the switch already runs (the server's initial pipeline)
         if switch.dp.architecture not in ("v1model", "psa"):
             raise ValueError(f"switch {self.name} in a network runs v1model or PSA programs, "
                              f"not {switch.dp.architecture}")
@@ -141,7 +144,10 @@ class LiveNetwork:
         self.lock = threading.RLock()
         self.settle_s = settle_s
         self.tick_s = tick_s
-        self.nodes = [LiveNode(self, node, first_device_id + i, cpu_port)
+        # --cpu-port for every switch, else each switch's own (topology.json's "cpu_port", as
+        # simple_switch_grpc --cpu-port is given per switch by the tutorials' run_exercise.py)
+        self.nodes = [LiveNode(self, node, first_device_id + i,
+                               cpu_port if cpu_port is not None else node.spec.params.get("cpu_port"))
                       for i, node in enumerate(net.switches.values())]
         self._start = threading.Event()
         self._stop = threading.Event()
@@ -156,15 +162,15 @@ class LiveNetwork:
         self._stop.set()
 
     def ready(self) -> bool:
-        """Every switch has its pipeline and a Write from a controller, and no switch has been
-        written for settle_s."""
-        if not all(n.configured and n.writes for n in self.nodes):
+        """A controller has written to some switch, and no switch has been written (or had its
+        pipeline set) for settle_s."""
+        if not any(n.writes for n in self.nodes):
             return False
         last = max(n.last_write for n in self.nodes)
         return time.monotonic() - last >= self.settle_s
 
     def wait_for_start(self, poll_s: float = 0.05) -> bool:
-        """Block until the start (configured and quiet, or ``start()``); False if stopped first."""
+        """Block until the start (written and quiet, or ``start()``); False if stopped first."""
         while not self._start.is_set():
             if self._stop.is_set():
                 return False
@@ -200,10 +206,11 @@ def serve_network(live: LiveNetwork, host: str = "127.0.0.1", base_port: int = 5
     controllers are done."""
     from dataplane.control.p4runtime.server import P4RuntimeServer
 
-    servers = []
+    servers, cache = [], {}
     try:
         for i, node in enumerate(live.nodes):
-            server = P4RuntimeServer(node, f"{host}:{base_port + i}")
+            p4info, config = _pipeline(node, cache)
+            server = P4RuntimeServer(node, f"{host}:{base_port + i}", p4info=p4info, device_config=config)
             _note_writes(server.service, node)
             server.start()
             servers.append(server)
@@ -212,6 +219,20 @@ def serve_network(live: LiveNetwork, host: str = "127.0.0.1", base_port: int = 5
             server.stop()
         raise
     return servers
+
+
+def _pipeline(node: LiveNode, cache: dict) -> tuple[Any, bytes]:
+    """(P4Info, device config) of the program ``node`` runs from its topology, made once per
+    program file (``cache``; the network compiled each file once too)."""
+    from dataplane.control.device_config import make_device_config
+    from dataplane.control.p4info import build_p4info
+
+    path = node.node.spec.program
+    if path not in cache:
+        program = node.switch.program
+        cache[path] = (build_p4info(program),
+                       make_device_config(path, arch=getattr(program, "architecture", "v1model")))
+    return cache[path]
 
 
 def _note_writes(service: Any, node: LiveNode) -> None:

@@ -1,4 +1,4 @@
-"""A network's switches as live switches: held at time 0 until configured, then paced to the
+"""A network's switches as live switches: held at time 0 until written, then paced to the
 wall clock; CPU-port packets to listeners, injected packets into the pipeline."""
 from __future__ import annotations
 
@@ -53,16 +53,27 @@ def test_nodes_follow_the_network_order_with_device_ids_from_the_first():
     assert [(n.name, n.device_id, n.cpu_port) for n in live.nodes] == [("s1", 3, CPU), ("s2", 4, CPU)]
 
 
-def test_the_network_holds_still_until_every_switch_is_configured_then_runs_paced():
+def test_without_cpu_port_each_switch_takes_its_own_from_the_topology():
+    spec = load_topology(TOPO, program=PROGRAM)
+    spec.switches["s2"].params["cpu_port"] = 510       # topology.json's "cpu_port" of a switch
+    live = LiveNetwork(Network.from_spec(spec))
+    assert [n.cpu_port for n in live.nodes] == [None, 510]
+    assert [n.cpu_port for n in LiveNetwork(Network.from_spec(spec), cpu_port=CPU).nodes] == [CPU, CPU]
+
+
+def test_the_network_holds_still_until_a_write_and_settle_s_of_quiet_then_runs_paced():
     net, tr = _network()
     live = LiveNetwork(net, settle_s=0.2)
     t, result = _run_in_thread(live, 50_000_000)    # 50 ms of traffic after the start
     s1, s2 = live.nodes
+    time.sleep(0.3)
+    assert net.sim.now == 0 and net.sim.events_run == 0     # no controller has written yet
     s1.replace(_configured("s1"))
     s1.note_write()
-    s2.replace(_configured("s2"))
-    time.sleep(0.4)
-    assert net.sim.now == 0 and net.sim.events_run == 0     # s2 has had no Write yet
+    time.sleep(0.1)
+    s2.replace(_configured("s2"))                          # a pipeline set is a write too
+    time.sleep(0.15)
+    assert net.sim.now == 0 and net.sim.events_run == 0     # 0.15 s since s2's pipeline < settle_s
     s2.note_write()
     began = time.monotonic()
     t.join(timeout=10)
