@@ -22,6 +22,30 @@ from dataplane.control.switch import Switch
 Listener = Callable[[int, bytes], None]
 
 
+class Listeners:
+    """The callbacks that get a switch's packets, added and removed under its owner's lock."""
+
+    def __init__(self, lock: threading.RLock):
+        self._lock = lock
+        self._items: list[Listener] = []
+
+    def add(self, listener: Listener) -> Callable[[], None]:
+        """Register ``listener``; returns the call that removes it again."""
+        with self._lock:
+            self._items.append(listener)
+
+        def stop() -> None:
+            with self._lock:
+                if listener in self._items:
+                    self._items.remove(listener)
+        return stop
+
+    def snapshot(self) -> list[Listener]:
+        """The listeners now, to call without holding the lock."""
+        with self._lock:
+            return list(self._items)
+
+
 class LiveSwitch:
     """A switch that outside clients drive concurrently; ``switch`` is None until a pipeline is set."""
 
@@ -32,7 +56,7 @@ class LiveSwitch:
         self.cpu_port = cpu_port
         self.lock = threading.RLock()
         self.switch = switch
-        self._listeners: list[Listener] = []
+        self._listeners = Listeners(self.lock)
         self._start = time.monotonic()
         self.drops = 0
 
@@ -47,14 +71,7 @@ class LiveSwitch:
 
     def listen(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(port, data)`` for every packet the switch sends; returns the way to stop."""
-        with self.lock:
-            self._listeners.append(listener)
-
-        def stop() -> None:
-            with self.lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-        return stop
+        return self._listeners.add(listener)
 
     def inject(self, port: int, data: bytes) -> None:
         """Run one packet arriving on ``port`` through the pipeline and hand its outputs out.
@@ -72,7 +89,7 @@ class LiveSwitch:
             except ControlPlaneError:
                 self.drops += 1
                 return
-            listeners = list(self._listeners)
+            listeners = self._listeners.snapshot()
         for port_out, out in outputs:
             for listener in listeners:
                 listener(port_out, out)

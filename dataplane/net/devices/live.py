@@ -28,9 +28,8 @@ import threading
 import time
 from typing import Any, Callable
 
+from dataplane.control.live import Listener, Listeners
 from dataplane.control.switch import Switch
-
-Listener = Callable[[int, bytes], None]
 
 
 class CpuPort:
@@ -65,7 +64,7 @@ class LiveNode:
         self.writes = 0              # Write calls from controllers (note_write)
         self.last_write = 0.0
         self.drops = 0
-        self._listeners: list[Listener] = []
+        self._listeners = Listeners(self.lock)
         if cpu_port is not None:
             if cpu_port in node.ports:
                 raise ValueError(f"switch {node.name}: CPU port {cpu_port} is also a link's port")
@@ -113,14 +112,7 @@ class LiveNode:
 
     def listen(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(port, data)`` for every packet the switch sends to its CPU port."""
-        with self.lock:
-            self._listeners.append(listener)
-
-        def stop() -> None:
-            with self.lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-        return stop
+        return self._listeners.add(listener)
 
     def inject(self, port: int, data: bytes) -> None:
         """A packet arriving on ``port`` (a packet-out arrives on the CPU port) at the network's now."""
@@ -130,7 +122,7 @@ class LiveNode:
     def deliver(self, port: int, data: bytes) -> None:
         # Called by the simulator's thread with the lock held; the listeners only queue the
         # packet for their stream, so holding it is harmless.
-        for listener in list(self._listeners):
+        for listener in self._listeners.snapshot():
             listener(port, data)
 
 
