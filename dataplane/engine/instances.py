@@ -26,15 +26,26 @@ def constructor_args(inst: P.ExternInstance, width_externs: frozenset[str]) -> l
     """The folded constructor arguments; externs in ``width_externs`` also get their value width."""
     args: list[Any] = []
     for a in inst.args:
+        while isinstance(a, E.Cast) and isinstance(a.expr, (E.Constant, E.TypeMember)):
+            a = a.expr
         if isinstance(a, (E.Constant, E.BoolLiteral)):
             args.append(a.value)
         elif isinstance(a, E.TypeMember):
-            args.append(a.member)
+            args.append(_member_value(a))
     if inst.extern in width_externs and inst.type_args:
         args.append(value_width(inst.type_args[0]))
     if inst.extern == "value_set" and inst.type_args:
         args.append(tuple(value_width(t) for t in _leaves(inst.type_args[0])))
     return args
+
+
+def _member_value(a: E.TypeMember) -> Any:
+    """A member of a serializable enum is its value (``counter(Sizes.N, ...)``); any other member
+    (``CounterType.packets``, ``HashAlgorithm.crc16``) is its name, which the extern interprets."""
+    t = T.strip_newtype(a.type) if a.type is not None else None
+    if isinstance(t, T.Enum) and t.values is not None and a.member in t.members:
+        return t.values[t.members.index(a.member)]
+    return a.member
 
 
 def _leaves(t: T.Type) -> list[T.Type]:
