@@ -68,6 +68,10 @@ class Device:
         """
         self.pipeline = compile_pipeline(self.program, reject_is_error=self.parser_reject_is_error)
         self.instances = self._make_instances()
+        for inst in self.instances.values():   # externs that make the program's structs (register<S>)
+            bind = getattr(inst, "bind_struct_classes", None)
+            if bind is not None:
+                bind(self.pipeline.struct_class)
         self.tables = self._make_tables()
         self.functions = self._bind_functions()
         missing = sorted(self.pipeline.extern_functions() - set(self.functions))

@@ -70,5 +70,24 @@ def make_instances(program: P.Program, width_externs: frozenset[str], error: typ
         cls = registry.get(inst.extern)
         if cls is None:
             raise error(f"unsupported: extern '{inst.extern}' in the {engine}")
+        if inst.extern in _REGISTERS and inst.type_args and isinstance(T.strip_newtype(inst.type_args[0]), T.Struct):
+            out[prefix + inst.name] = _struct_register(prefix + inst.name, inst, error)
+            continue
         out[prefix + inst.name] = cls(prefix + inst.name, *constructor_args(inst, width_externs))
     return out
+
+
+_REGISTERS = frozenset({"register", "Register"})   # v1model's and PSA/PNA's
+
+
+def _struct_register(name: str, inst: P.ExternInstance, error: type[DataplaneError]):
+    """A register of a struct type (an extension: see ``struct_register``)."""
+    from dataplane.engine.struct_register import StructRegister
+
+    args = constructor_args(inst, frozenset())
+    if len(inst.args) != 1 or len(args) != 1:
+        raise error(f"unsupported: register '{name}' of struct type with an initial value")
+    try:
+        return StructRegister(name, args[0], inst.type_args[0])
+    except DataplaneError as err:
+        raise error(str(err)) from None
