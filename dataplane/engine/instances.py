@@ -69,7 +69,9 @@ def make_instances(program: P.Program, width_externs: frozenset[str], error: typ
     for prefix, inst in pairs:
         cls = registry.get(inst.extern)
         if cls is None:
-            raise error(f"unsupported: extern '{inst.extern}' in the {engine}")
+            where = f"{inst.span}: " if inst.span.line else ""
+            raise error(f"{where}unsupported: extern '{inst.extern}' (instance '{prefix + inst.name}') in the "
+                        f"{engine}: it is not one of the architecture's externs, so no implementation exists here")
         if inst.extern in _REGISTERS and inst.type_args and isinstance(T.strip_newtype(inst.type_args[0]), T.Struct):
             out[prefix + inst.name] = _struct_register(prefix + inst.name, inst, error)
             continue

@@ -41,3 +41,26 @@ def test_a_package_the_program_declares_itself_is_refused_by_name(source, want):
     with pytest.raises(ArchitectureError) as err:
         Switch(program)
     assert want in str(err.value) and str(err.value).startswith("own.p4: ")
+
+
+OWN_EXTERN = """#include <core.p4>
+#include <v1model.p4>
+extern my_counter { my_counter(bit<32> n); void hit(); }
+struct H {} struct M {}
+parser P(packet_in p, out H h, inout M m, inout standard_metadata_t s) { state start { transition accept; } }
+control C(inout H h, inout M m) { apply {} }
+control I(inout H h, inout M m, inout standard_metadata_t s) {
+    my_counter(4) c;
+    apply { c.hit(); }
+}
+control D(packet_out p, in H h) { apply {} }
+V1Switch(P(), C(), I(), I(), C(), D()) main;
+"""
+
+
+def test_an_extern_the_program_declares_itself_is_refused_at_its_instance():
+    """p4c accepts an instance of an extern the program declares; only a target that implements
+    it could run it, so loading names the extern, the instance and where it is."""
+    with pytest.raises(ArchitectureError) as err:
+        Switch(compile_source(OWN_EXTERN, "ext.p4").program)
+    assert str(err.value).startswith("ext.p4:8:5: unsupported: extern 'my_counter' (instance 'I.c')")
