@@ -38,7 +38,10 @@ def run_load(path: str, out: dict, category: Callable[[str], str]) -> dict:
     except InternalError as err:
         out.update(status="fail", category="internal error", message=str(err)[:300])
     except DataplaneError as err:
-        out.update(status="refused", category="refused: " + category(str(err)), message=str(err)[:300])
+        message = str(err)
+        # The program's own path leads many messages; without it alike refusals group together.
+        bare = message[len(path):].lstrip(":0123456789 ") if message.startswith(path) else message
+        out.update(status="refused", category="refused: " + category(bare), message=message[:300])
     except RecursionError as err:
         out.update(status="fail", category="RecursionError", message=str(err)[:200])
     except Exception as err:  # a traceback a user would see: what this suite hunts

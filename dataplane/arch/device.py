@@ -56,9 +56,9 @@ class Device:
             name = pkg.type_name if pkg is not None else "package"
             expected = ", ".join(slot for slot, _ in self.package_blocks)
             include = _INCLUDES.get(self.architecture, "")
-            raise ArchitectureError(f"{self.program.source}: 'main' is a '{name}' that does not fit {include}'s "
-                                    f"{name}({expected}): {'; '.join(wrong)}; this emulator runs the "
-                                    f"architecture's own package (#include <{include}>)")
+            raise ArchitectureError(f"{self.program.source}: 'main' is a '{name}' that does not fit the "
+                                    f"{name}({expected}) of {include}: {'; '.join(wrong)}; this emulator runs "
+                                    f"the package as the architecture declares it (#include <{include}>)")
 
     def _load(self) -> None:
         """Generate the pipeline and give it this device's externs, tables and functions.

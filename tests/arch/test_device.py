@@ -28,9 +28,9 @@ ebpfFilter(prs()) main;
 
 
 @pytest.mark.parametrize("source, want", [
-    (OWN_V1SWITCH, "'main' is a 'V1Switch' that does not fit v1model.p4's V1Switch(p, vr, ig, eg, ck, dep): "
+    (OWN_V1SWITCH, "'main' is a 'V1Switch' that does not fit the V1Switch(p, vr, ig, eg, ck, dep) of v1model.p4: "
                    "'p' (MyP) has 0 parameter(s), not 4; no block 'vr'"),
-    (OWN_EBPF_FILTER, "'main' is a 'ebpfFilter' that does not fit ebpf_model.p4's ebpfFilter(prs, filt): "
+    (OWN_EBPF_FILTER, "'main' is a 'ebpfFilter' that does not fit the ebpfFilter(prs, filt) of ebpf_model.p4: "
                       "no block 'filt'"),
 ])
 def test_a_package_the_program_declares_itself_is_refused_by_name(source, want):
