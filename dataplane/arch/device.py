@@ -8,6 +8,10 @@ from dataplane.errors import DataplaneError
 from dataplane.ir import program as P
 
 
+_INCLUDES = {"v1model": "v1model.p4", "psa": "psa.p4", "pna": "pna.p4", "ebpf": "ebpf_model.p4",
+             "xdp": "xdp_model.p4", "ubpf": "ubpf_model.p4"}
+
+
 class ArchitectureError(DataplaneError):
     """The program does not fit the architecture as this emulator runs it."""
 
@@ -19,6 +23,10 @@ class Device:
     architecture = ""
     parser_reject_is_error = False   # eBPF targets: a parse that ends in reject is the packet's fate
     port_limit = 512   # ports are 0 .. port_limit - 1 (BMv2's 9-bit ports; PSA's are 32 bits)
+    # The blocks the architecture's package takes, each with its number of parameters (the
+    # bundled include's declaration): a package of the same name that a program declares itself
+    # (p4c's front-end tests do) has other slots and cannot run here.
+    package_blocks: tuple[tuple[str, int], ...] = ()
 
     def __init__(self, program: P.Program, name: str, seed: int):
         if program.architecture != self.architecture:
@@ -31,6 +39,26 @@ class Device:
         self.digests: list[tuple[int, tuple]] = []
         self.log_messages: list[str] = []
         self.layouts = program.headers
+        self._check_package()
+
+    def _check_package(self) -> None:
+        """Refuse a ``main`` whose blocks are not those of the architecture's own package."""
+        pkg = self.program.package
+        slots = dict(pkg.blocks) if pkg is not None else {}
+        wrong = []
+        for slot, nparams in self.package_blocks:
+            block = self.program.parsers.get(slots.get(slot)) or self.program.controls.get(slots.get(slot))
+            if block is None:
+                wrong.append(f"no block '{slot}'")
+            elif len(block.params) < nparams:
+                wrong.append(f"'{slot}' ({block.name}) has {len(block.params)} parameter(s), not {nparams}")
+        if wrong:
+            name = pkg.type_name if pkg is not None else "package"
+            expected = ", ".join(slot for slot, _ in self.package_blocks)
+            include = _INCLUDES.get(self.architecture, "")
+            raise ArchitectureError(f"{self.program.source}: 'main' is a '{name}' that does not fit the "
+                                    f"{name}({expected}) of {include}: {'; '.join(wrong)}; this emulator runs "
+                                    f"the package as the architecture declares it (#include <{include}>)")
 
     def _load(self) -> None:
         """Generate the pipeline and give it this device's externs, tables and functions.
@@ -40,6 +68,10 @@ class Device:
         """
         self.pipeline = compile_pipeline(self.program, reject_is_error=self.parser_reject_is_error)
         self.instances = self._make_instances()
+        for inst in self.instances.values():   # externs that make the program's structs (register<S>)
+            bind = getattr(inst, "bind_struct_classes", None)
+            if bind is not None:
+                bind(self.pipeline.struct_class)
         self.tables = self._make_tables()
         self.functions = self._bind_functions()
         missing = sorted(self.pipeline.extern_functions() - set(self.functions))

@@ -153,6 +153,7 @@ class EbpfFilter(EbpfDevice):
     """One ``ebpfFilter(prs, filt)`` program: accept passes the packet as received, on its port."""
 
     architecture = "ebpf"
+    package_blocks = (("prs", 2), ("filt", 2))
 
     def __init__(self, program: P.Program, *, name: str = "s1", seed: int = 0):
         super().__init__(program, name, seed)

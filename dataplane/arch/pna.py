@@ -72,6 +72,7 @@ class PnaNic(Device):
     """One PNA NIC: a program plus its own table entries and extern state."""
 
     architecture = "pna"
+    package_blocks = (("main_parser", 4), ("main_control", 4), ("main_deparser", 4))
 
     def __init__(self, program: P.Program, *, name: str = "s1", seed: int = 0, num_ports: int = 4,
                  net_ports: Iterable[int] | None = None):

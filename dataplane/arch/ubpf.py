@@ -46,6 +46,7 @@ class UbpfSwitch(EbpfDevice):
     """One ``ubpf(prs, p, dprs)`` program."""
 
     architecture = "ubpf"
+    package_blocks = (("prs", 3), ("p", 2), ("dprs", 2))
 
     def __init__(self, program: P.Program, *, name: str = "s1", seed: int = 0):
         super().__init__(program, name, seed)

@@ -63,6 +63,7 @@ class V1ModelSwitch(Device):
     """One v1model switch: a program plus its own table entries and extern state."""
 
     architecture = "v1model"
+    package_blocks = (("p", 4), ("vr", 2), ("ig", 3), ("eg", 3), ("ck", 2), ("dep", 2))
 
     def __init__(self, program: P.Program, *, name: str = "s1", seed: int = 0):
         super().__init__(program, name, seed)

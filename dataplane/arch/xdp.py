@@ -40,6 +40,7 @@ class XdpSwitch(EbpfDevice):
     """One ``xdp(p, s, d)`` program."""
 
     architecture = "xdp"
+    package_blocks = (("p", 2), ("s", 3), ("d", 2))
 
     def __init__(self, program: P.Program, *, name: str = "s1", seed: int = 0):
         super().__init__(program, name, seed)

@@ -184,12 +184,16 @@ class Switch(ValueSetApi):
         full = instance_names(self.program)
         return resolve(name, items, kinds[0], lambda o: {full.get(getattr(o, "name", None), "")} - {""})
 
-    def register_read(self, name: str, index: int) -> int:
+    def register_read(self, name: str, index: int) -> int | dict[str, Any]:
+        """One cell: an int, or for a register of a struct type a dict of its field values."""
         return self._extern_call(self._instance(name, "register").cp_read, index)
 
     def register_write(self, name: str, index: int, value: Any) -> None:
+        """Set one cell; a register of a struct type takes a dict of every field or a tuple in order."""
         reg = self._instance(name, "register")
-        self._extern_call(reg.cp_write, index, parse_number(value, f"register '{reg.name}'"))
+        if not hasattr(reg, "layout"):   # a struct register checks its own dict or tuple
+            value = parse_number(value, f"register '{reg.name}'")
+        self._extern_call(reg.cp_write, index, value)
 
     def counter_read(self, name: str, index: int) -> tuple[int, int]:
         """(packets, bytes) of one counter cell; for a direct counter ``index`` is the entry handle."""

@@ -256,3 +256,22 @@ class ValueSet:
         if not 0 <= value <= full or not 0 <= mask <= full:
             raise ExternError(f"value_set '{self.name}': {value:#x} does not fit in {self.width} bits")
         return value & mask, mask
+
+
+@register_extern("Checksum16")
+class Checksum16:
+    """v1model's deprecated ``Checksum16``: ``get(data)`` is the Internet checksum (csum16, as
+    ``update_checksum`` computes it) of the data's fields packed MSB-first. simple_switch has no
+    such extern (p4c's JSON names it and BMv2 cannot load it); the declaration is v1model.p4's."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def get(self, ctx, data) -> int:
+        from dataplane.engine.hashes import csum16
+        from dataplane.engine.runtime import pack_fields
+
+        return csum16(data if data.__class__ is bytes else pack_fields(data))
+
+    def reset(self) -> None:
+        pass

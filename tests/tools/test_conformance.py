@@ -58,3 +58,48 @@ def test_compile_suite_groups_programs_by_their_include(conformance, p4c):
     """--arch ebpf / xdp / ubpf select the programs that include ebpf_model.p4, xdp_model.p4, ubpf_model.p4."""
     arch = {Path(p).stem: conformance.architecture(Path(p)) for _, p in conformance.collect(p4c, ["compile"], None)}
     assert arch["no_stf_ebpf"] == "ebpf" and arch["dec_ttl_ebpf-kernel"] == "xdp" and arch["fwd_ubpf"] == "ubpf"
+
+
+_V1MODEL = """#include <core.p4>
+#include <v1model.p4>
+struct H {} struct M {}
+parser P(packet_in p, out H h, inout M m, inout standard_metadata_t s) { state start { transition accept; } }
+control C(inout H h, inout M m) { apply {} }
+control I(inout H h, inout M m, inout standard_metadata_t s) { apply {} }
+control D(packet_out p, in H h) { apply {} }
+V1Switch(P(), C(), I(), I(), C(), D()) main;
+"""
+
+
+def test_load_suite_tells_loaded_from_skipped_and_failed(conformance, tmp_path, monkeypatch):
+    """A program that loads passes; one without a main package, or that does not compile, is not
+    counted; an exception other than DataplaneError fails, named by type and dataplane frame."""
+    ok, nopkg, bad = tmp_path / "ok.p4", tmp_path / "nopkg.p4", tmp_path / "bad.p4"
+    ok.write_text(_V1MODEL)
+    nopkg.write_text("#include <core.p4>\nheader h_t { bit<8> f; }\n")
+    bad.write_text("this is not P4\n")
+    status = {p.stem: conformance.run_job(("load", str(p)))["status"] for p in (ok, nopkg, bad)}
+    assert status == {"ok": "pass", "nopkg": "skip", "bad": "skip"}
+    from dataplane.arch import v1model
+
+    def broken(self, *args, **kwargs):
+        raise KeyError("p")
+
+    monkeypatch.setattr(v1model.V1ModelSwitch, "__init__", broken)
+    out = conformance.run_job(("load", str(ok)))
+    assert out["status"] == "fail" and out["category"] == "KeyError at switch.py:__init__"   # innermost in dataplane
+
+
+def test_load_suite_counts_a_clear_refusal(conformance, tmp_path, monkeypatch):
+    """A DataplaneError while loading is a refusal with its message, not a failure."""
+    from dataplane.arch import v1model
+    from dataplane.arch.device import ArchitectureError
+
+    def refuse(self, *args, **kwargs):
+        raise ArchitectureError("extern 'E' is not supported")
+
+    monkeypatch.setattr(v1model.V1ModelSwitch, "__init__", refuse)
+    prog = tmp_path / "ok.p4"
+    prog.write_text(_V1MODEL)
+    out = conformance.run_job(("load", str(prog)))
+    assert out["status"] == "refused" and out["message"] == "extern 'E' is not supported"
