@@ -2,7 +2,8 @@
 
 All of them exist from the start with every cell, so the only write is MODIFY (INSERT and
 DELETE are INVALID_ARGUMENT); an entry without an index means every cell. Registers are
-read and written as ``P4Data`` bitstrings (an extension BMv2's server lacks).
+read and written as ``P4Data`` (an extension BMv2's server lacks): bitstrings, bools, and structs
+for registers of a struct type, their members in the order of the P4Info's type_info.
 Meter rates arrive in units per second and are given to the switch per microsecond.
 """
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from p4.config.v1 import p4info_pb2
-from p4.v1 import p4runtime_pb2
+from p4.v1 import p4data_pb2, p4runtime_pb2
 
 from dataplane.control.p4runtime.codec import decode, encode
 from dataplane.control.p4runtime.context import PipelineState, switch_call
@@ -187,26 +188,67 @@ def read_direct_meters(state: PipelineState, q: p4runtime_pb2.DirectMeterEntry) 
 
 
 # ---- registers -----------------------------------------------------------------------------------------
-def _register_width(state: PipelineState, r) -> int:
-    spec = r.type_spec
-    if spec.HasField("bitstring"):
-        bs = spec.bitstring
-        which = bs.WhichOneof("type_spec")
-        return getattr(bs, which).bitwidth
-    if spec.HasField("serializable_enum"):
+# A cell is a bitstring (bit<W>, int<W>, a serializable enum), a bool, or, for a register of a struct
+# type, a P4Data struct whose members follow the struct's fields in the P4Info's type_info.
+def _spec_width(state: PipelineState, spec, what: str) -> tuple[int, bool]:
+    """(width, signed) of a scalar type spec."""
+    kind = spec.WhichOneof("type_spec")
+    if kind == "bitstring":
+        which = spec.bitstring.WhichOneof("type_spec")
+        return getattr(spec.bitstring, which).bitwidth, which == "int"
+    if kind == "serializable_enum":
         enum = state.p4info.type_info.serializable_enums.get(spec.serializable_enum.name)
         if enum is not None:
-            return enum.underlying_type.bitwidth
-    raise unimplemented(f"register '{r.preamble.name}': only bit<W>/int<W> cells are supported")
+            return enum.underlying_type.bitwidth, False
+    raise unimplemented(f"{what}: cells of this type are not supported over P4Runtime")
+
+
+def _struct_members(state: PipelineState, spec, what: str):
+    struct = state.p4info.type_info.structs.get(spec.struct.name)
+    if struct is None:
+        raise unimplemented(f"{what}: struct '{spec.struct.name}' is not in the P4Info's type_info")
+    return struct.members
+
+
+def _to_data(state: PipelineState, spec, value, out: p4data_pb2.P4Data, what: str) -> None:
+    kind = spec.WhichOneof("type_spec")
+    if kind == "struct":
+        members = getattr(out, "struct").members
+        for m in _struct_members(state, spec, what):
+            _to_data(state, m.type_spec, value[m.name], members.add(), f"{what}.{m.name}")
+    elif kind == "bool":
+        out.bool = bool(value)
+    else:
+        out.bitstring = encode(int(value), _spec_width(state, spec, what)[0])
+
+
+def _from_data(state: PipelineState, spec, data: p4data_pb2.P4Data, what: str):
+    kind, given = spec.WhichOneof("type_spec"), data.WhichOneof("data")
+    if kind == "struct":
+        members = _struct_members(state, spec, what)
+        got = getattr(data, "struct").members if given == "struct" else None
+        if got is None or len(got) != len(members):
+            raise invalid(f"{what}: give a struct of {len(members)} members "
+                          f"({', '.join(m.name for m in members)})")
+        return {m.name: _from_data(state, m.type_spec, d, f"{what}.{m.name}") for m, d in zip(members, got)}
+    if kind == "bool":
+        if given != "bool":
+            raise invalid(f"{what}: give a bool")
+        return data.bool
+    if given != "bitstring":
+        raise invalid(f"{what}: give the value as a bitstring")
+    width, signed = _spec_width(state, spec, what)
+    value = decode(data.bitstring, width, what)
+    return value - (1 << width) if signed and value >> (width - 1) else value
 
 
 def write_register(state: PipelineState, kind: int, e: p4runtime_pb2.RegisterEntry) -> None:
     r = state.index.get("registers", e.register_id)
     name = r.preamble.name
     _modify_only(kind, f"register '{name}'")
-    if e.data.WhichOneof("data") != "bitstring":
-        raise invalid(f"register '{name}': give the value as a bitstring")
-    value = decode(e.data.bitstring, _register_width(state, r), f"register '{name}'")
+    value = _from_data(state, r.type_spec, e.data, f"register '{name}'")
+    if r.type_spec.WhichOneof("type_spec") == "bitstring" and value < 0:
+        value &= (1 << _spec_width(state, r.type_spec, name)[0]) - 1   # a scalar cell keeps its bits
     obj = switch_call(state.switch._instance, name, "register")
     for i in _cells(r, e.index, e.HasField("index"), f"register '{name}'"):
         switch_call(state.switch._extern_call, obj.cp_write, i, value)
@@ -215,12 +257,12 @@ def write_register(state: PipelineState, kind: int, e: p4runtime_pb2.RegisterEnt
 def read_registers(state: PipelineState, q: p4runtime_pb2.RegisterEntry) -> Iterator:
     for rid in [q.register_id] if q.register_id else state.index.ids("registers"):
         r = state.index.get("registers", rid)
-        width = _register_width(state, r)
+        what = f"register '{r.preamble.name}'"
         obj = switch_call(state.switch._instance, r.preamble.name, "register")
-        for i in _cells(r, q.index, q.HasField("index"), f"register '{r.preamble.name}'"):
+        for i in _cells(r, q.index, q.HasField("index"), what):
             out = p4runtime_pb2.RegisterEntry(register_id=rid)
             out.index.index = i
-            out.data.bitstring = encode(switch_call(state.switch._extern_call, obj.cp_read, i), width)
+            _to_data(state, r.type_spec, switch_call(state.switch._extern_call, obj.cp_read, i), out.data, what)
             yield out
 
 
