@@ -114,7 +114,7 @@ def _entries_of(info, t, handles) -> list[tuple[p4runtime_pb2.TableEntry, int]]:
     for h in handles:
         value = t.match.get(h).value
         msg = p4runtime_pb2.TableEntry(table_id=info.preamble.id)
-        msg.match.extend(match_fields(info, value.key))
+        match_fields(info, value.key, msg.match)
         if t.match.uses_priority and value.priority is not None:
             msg.priority = value.priority
         out.append((msg, h))

@@ -39,7 +39,7 @@ def expired(state: PipelineState, now_us: int) -> list[p4runtime_pb2.IdleTimeout
             continue
         notified.add(key)
         e = p4runtime_pb2.TableEntry(table_id=tid, idle_timeout_ns=timeout)
-        e.match.extend(match_fields(info, value.key))
+        match_fields(info, value.key, e.match)
         if t.match.uses_priority and value.priority is not None:
             e.priority = value.priority
         entries.append(e)

@@ -87,32 +87,28 @@ def _field_value(info, f: p4info_pb2.MatchField, fm):
     return (lo, hi)
 
 
-def match_fields(info: p4info_pb2.Table, key: tuple) -> list[p4runtime_pb2.FieldMatch]:
-    """The FieldMatch messages of an installed key (wildcards left out)."""
-    out = []
+def match_fields(info: p4info_pb2.Table, key: tuple, into) -> None:
+    """Add the FieldMatch messages of an installed key to ``into`` (a TableEntry's ``match``),
+    leaving wildcards out; built in place, since a read makes one per entry."""
     for f, k in zip(_fields(info), key):
         kind, full = _KINDS.get(f.match_type), (1 << f.bitwidth) - 1
-        fm = p4runtime_pb2.FieldMatch(field_id=f.id)
         if kind == "exact":
-            fm.exact.value = encode(k)
+            into.add(field_id=f.id).exact.value = encode(k)
         elif kind == "optional":
-            if k is None:
-                continue
-            fm.optional.value = encode(k)
+            if k is not None:
+                into.add(field_id=f.id).optional.value = encode(k)
         elif kind == "lpm":
-            if k[1] == 0:
-                continue
-            fm.lpm.value, fm.lpm.prefix_len = encode(k[0]), k[1]
+            if k[1] != 0:
+                fm = into.add(field_id=f.id)
+                fm.lpm.value, fm.lpm.prefix_len = encode(k[0]), k[1]
         elif kind == "ternary":
-            if k[1] == 0:
-                continue
-            fm.ternary.value, fm.ternary.mask = encode(k[0]), encode(k[1])
+            if k[1] != 0:
+                fm = into.add(field_id=f.id)
+                fm.ternary.value, fm.ternary.mask = encode(k[0]), encode(k[1])
         elif kind == "range":
-            if tuple(k) == (0, full):
-                continue
-            fm.range.low, fm.range.high = encode(k[0]), encode(k[1])
-        out.append(fm)
-    return out
+            if tuple(k) != (0, full):
+                fm = into.add(field_id=f.id)
+                fm.range.low, fm.range.high = encode(k[0]), encode(k[1])
 
 
 def action_call(state: PipelineState, info_table, action: p4runtime_pb2.Action, default: bool = False):
@@ -143,8 +139,10 @@ def action_params(a: p4info_pb2.Action, params) -> tuple[str, list[int]]:
     return a.preamble.name, [given[p.id] for p in a.params]   # declaration order, as for keys
 
 
-def action_message(state: PipelineState, t: RuntimeTable, name: str, args: tuple) -> p4runtime_pb2.Action:
-    """The ``Action`` of an installed entry whose action is ``name`` in the program."""
+def action_message(state: PipelineState, t: RuntimeTable, name: str, args: tuple,
+                   into: p4runtime_pb2.Action | None = None) -> p4runtime_pb2.Action:
+    """The ``Action`` of an installed entry whose action is ``name`` in the program, filled into
+    ``into`` when given (reads build thousands: a copy of each costs as much as building it)."""
     cache = state.__dict__.setdefault("action_ids", {})   # (table, action) -> (id, param ids): reads are hot
     found = cache.get((t.qualified_name, name))
     if found is None:
@@ -156,7 +154,8 @@ def action_message(state: PipelineState, t: RuntimeTable, name: str, args: tuple
         params = [p.id for p in state.index.get("actions", aid).params]
         found = cache[(t.qualified_name, name)] = (aid, params)
     aid, params = found
-    msg = p4runtime_pb2.Action(action_id=aid)
+    msg = p4runtime_pb2.Action() if into is None else into
+    msg.action_id = aid
     for pid, v in zip(params, args):
         msg.params.add(param_id=pid, value=encode(int(v)))
     return msg

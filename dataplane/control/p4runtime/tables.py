@@ -183,7 +183,7 @@ def read_table_entries(state: PipelineState, query: p4runtime_pb2.TableEntry) ->
 def _entry_message(state, info, t, value, query) -> p4runtime_pb2.TableEntry:
     tid = info.preamble.id
     out = p4runtime_pb2.TableEntry(table_id=tid)
-    out.match.extend(match_fields(info, value.key))
+    match_fields(info, value.key, out.match)
     if t.match.uses_priority and value.priority is not None:
         out.priority = value.priority
     ref = state.refs.get((tid, value.handle))
@@ -195,7 +195,7 @@ def _entry_message(state, info, t, value, query) -> p4runtime_pb2.TableEntry:
         else:
             out.action.action_profile_action_set.CopyFrom(ref[1])
     else:
-        out.action.action.CopyFrom(action_message(state, t, value.name, value.args))
+        action_message(state, t, value.name, value.args, into=out.action.action)
     if query.HasField("counter_data") and t.has_direct_counter:
         out.counter_data.packet_count, out.counter_data.byte_count = value.packets, value.bytes
     if query.HasField("meter_config"):
@@ -213,5 +213,5 @@ def _entry_message(state, info, t, value, query) -> p4runtime_pb2.TableEntry:
 def _default_message(state, info, t) -> p4runtime_pb2.TableEntry:
     out = p4runtime_pb2.TableEntry(table_id=info.preamble.id, is_default_action=True)
     d = t.default
-    out.action.action.CopyFrom(action_message(state, t, d.name, d.args))
+    action_message(state, t, d.name, d.args, into=out.action.action)
     return out
