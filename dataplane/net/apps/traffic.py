@@ -96,7 +96,7 @@ class Traffic:
         try:
             items = yaml.safe_load(text)
         except yaml.YAMLError as err:
-            raise ConfigError(f"cannot read traffic file: {err}", str(path), 0) from None
+            raise ConfigError(f"cannot read traffic file: {str(err).splitlines()[0]}", str(path), 0) from None
         if not isinstance(items, list):
             raise ConfigError("a traffic file is a list of apps", str(path), 1)
         for i, item in enumerate(items, 1):

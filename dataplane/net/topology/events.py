@@ -24,7 +24,7 @@ def load_events(net: Any, path: Path) -> int:
     try:
         items = yaml.safe_load(text)
     except yaml.YAMLError as err:
-        raise ConfigError(f"cannot read events file: {err}", str(path), 0) from None
+        raise ConfigError(f"cannot read events file: {str(err).splitlines()[0]}", str(path), 0) from None
     if not isinstance(items, list):
         raise ConfigError("an events file is a list of events", str(path), 1)
     for i, ev in enumerate(items, 1):
