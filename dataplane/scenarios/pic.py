@@ -340,8 +340,8 @@ def _detection(text: str) -> int:
     if t == "bfd":
         return BFD_DETECTION_NS
     if t.startswith("bfd:"):
-        return 3 * parse_time(t[4:])
-    return parse_time(t)
+        return 3 * Duration().convert(t[4:], None, None)
+    return Duration(allow_zero=True).convert(t, None, None)   # a bare number would be ns: refused
 
 
 @click.command("pic")

@@ -38,6 +38,8 @@ def test_run_help_says_durations_need_units():
 def test_scenario_durations_need_units():
     assert invoke("scenario", "vxlan", "--duration", "500").exit_code == 2
     assert invoke("scenario", "pic", "--fail-at", "5").exit_code == 2
+    assert invoke("scenario", "pic", "--detection", "10").exit_code == 2
+    assert invoke("scenario", "pic", "--detection", "bfd:50").exit_code == 2
 
 
 # ---- numeric ranges --------------------------------------------------------------------------------
