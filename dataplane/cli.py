@@ -8,6 +8,7 @@ import click
 
 from dataplane import __version__
 from dataplane.cli_errors import reported_errors
+from dataplane.cli_types import OutputDir, OutputFile
 from dataplane.cli_programs import load_switch as _load_switch, resolve_program
 from dataplane.errors import CompileError, DataplaneError
 
@@ -28,16 +29,16 @@ def main() -> None:
 
 @main.command()
 @click.argument("program")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the IR as JSON here.")
+@click.option("-o", "--output", type=OutputFile(), help="Write the IR as JSON here.")
 @click.option("--check", is_flag=True, help="Only check the program; print nothing on success.")
 @click.option("-I", "include_dirs", multiple=True, type=click.Path(file_okay=False, path_type=Path),
               help="Add a directory to the #include <...> search path.")
 @click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]", help="Define a preprocessor macro.")
 @click.option("--timings", is_flag=True, help="Print how long each front-end pass took.")
-@click.option("--p4info", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--p4info", type=OutputFile(),
               help="Write the program's P4Info (p4c's ids and names) here: text (.txtpb, .txt), "
                    "binary (.bin, .pb) or JSON (.json) by the extension.")
-@click.option("--device-config", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--device-config", type=OutputFile(),
               help="Write the P4Runtime device config (the preprocessed program) here.")
 def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[Path, ...],
             defines: tuple[str, ...], timings: bool, p4info: Path | None, device_config: Path | None) -> None:
@@ -56,15 +57,17 @@ def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[
         sys.exit(1)
     for w in result.warnings:
         click.echo(w.render(), err=True)
-    if output is not None:
-        output.write_text(program_to_json(result.program) + "\n")
-    if p4info is not None:
-        _write_p4info(result.program, p4info)
-    if device_config is not None:
-        from dataplane.control.device_config import make_device_config
+    with reported_errors():
+        if output is not None:
+            output.write_text(program_to_json(result.program) + "\n")
+        if p4info is not None:
+            _write_p4info(result.program, p4info)
+        if device_config is not None:
+            from dataplane.control.device_config import make_device_config
 
-        device_config.write_bytes(make_device_config(path, include_dirs=include_dirs, defines=_parse_defines(defines),
-                                                     arch=getattr(result.program, "architecture", "v1model")))
+            device_config.write_bytes(make_device_config(path, include_dirs=include_dirs,
+                                                         defines=_parse_defines(defines),
+                                                         arch=getattr(result.program, "architecture", "v1model")))
     if not check:
         click.echo(summarize(result.program))
         if output is not None:
@@ -125,10 +128,10 @@ def test_command(program: str, stf: Path, seed: int) -> None:
 @click.argument("program")
 @click.option("--entries", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Runtime JSON or simple_switch_CLI command file.")
-@click.option("--port", type=int, default=0, show_default=True, help="Ingress port.")
+@click.option("--port", type=click.IntRange(min=0), default=0, show_default=True, help="Ingress port.")
 @click.option("--packet", "packet_hex", help="One packet as hex.")
 @click.option("--pcap", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Packets from a pcap.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Write one pcap per egress port here.")
+@click.option("--out", type=OutputDir(), help="Write one pcap per egress port here.")
 @click.option("--trace", is_flag=True, help="Print each packet's path through the pipeline.")
 def run_packet(program: str, entries: Path | None, port: int, packet_hex: str | None, pcap: Path | None,
                out: Path | None, trace: bool) -> None:

@@ -21,3 +21,7 @@ def reported_errors() -> Iterator[None]:
     except DataplaneError as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(1)
+    except OSError as err:   # an output that could not be written after all (disk full, removed folder)
+        where = f"{err.filename}: " if err.filename else ""
+        click.echo(f"{where}error: {err.strerror or err}", err=True)
+        sys.exit(1)

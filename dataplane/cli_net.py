@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from dataplane.cli_errors import reported_errors
+from dataplane.cli_types import Duration, OutputDir
 from dataplane.errors import DataplaneError
 
 DEFAULT_TOPOLOGY = "leaf-spine.yaml"
@@ -32,28 +33,29 @@ def _resolve_topology(name: str | None) -> Path:
 @click.argument("topology", required=False)
 @click.option("--program", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="P4 program for every switch of a tutorials topology.json.")
-@click.option("--duration", default="10ms", show_default=True, help="Simulated time to run.")
+@click.option("--duration", type=Duration(), default="10ms", show_default=True,
+              help="Simulated time to run, with its unit: ns, us, ms or s (a bare number is an error).")
 @click.option("--traffic", default="pingall", show_default=True,
               help="A traffic YAML file, or a built-in pattern: pingall, incast, all-to-all.")
 @click.option("--events", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A YAML list of link/node failures and recoveries.")
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--out", type=OutputDir(),
               help="Write pcaps (one per port), metrics (JSON, CSV) and PNG plots here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 @click.option("--serve", is_flag=True,
               help="Give every switch a P4Runtime server and run paced to the wall clock (see below).")
-@click.option("--grpc-base-port", type=int, default=50051, show_default=True,
+@click.option("--grpc-base-port", type=click.IntRange(1, 65535), default=50051, show_default=True,
               help="With --serve: the first switch's gRPC port; the next switches take the next ports.")
 @click.option("--grpc-host", default="127.0.0.1", show_default=True, help="With --serve: the address to listen on.")
-@click.option("--cpu-port", type=int, default=None,
+@click.option("--cpu-port", type=click.IntRange(min=0), default=None,
               help="With --serve: the port whose packets become packet-ins (and packet-outs arrive on); "
                    "default: each switch's cpu_port in the topology, if any.")
-@click.option("--settle", default="1s", show_default=True,
+@click.option("--settle", type=Duration(allow_zero=True), default="1s", show_default=True,
               help="With --serve: how long no switch may be written before the traffic starts.")
-def run_command(topology: str | None, program: Path | None, duration: str, traffic: str, events: Path | None,
+def run_command(topology: str | None, program: Path | None, duration: int, traffic: str, events: Path | None,
                 seed: int, out: Path | None, as_json: bool, serve: bool, grpc_base_port: int, grpc_host: str,
-                cpu_port: int | None, settle: str) -> None:
+                cpu_port: int | None, settle: int) -> None:
     """Run TOPOLOGY (YAML or tutorials topology.json; a built-in leaf-spine if omitted) in simulated time.
 
     \b
@@ -73,11 +75,10 @@ def run_command(topology: str | None, program: Path | None, duration: str, traff
     from dataplane.net.fabric.network import Network
     from dataplane.net.topology.load import load_topology
     from dataplane.net.apps.traffic import PATTERNS, Traffic
-    from dataplane.net.core.units import parse_time
 
     with reported_errors():
         path = _resolve_topology(topology)
-        until = parse_time(duration)
+        until = duration
         spec = load_topology(path, program=program) if program is not None else load_topology(path)
         net = Network.from_spec(spec, seed=seed)
         tr = Traffic(net)
@@ -98,7 +99,7 @@ def run_command(topology: str | None, program: Path | None, duration: str, traff
                            f"{net.sim.events_run:,} events", nl=False, err=True)
 
         if serve:
-            _run_served(net, until, progress, grpc_host, grpc_base_port, cpu_port, parse_time(settle))
+            _run_served(net, until, progress, grpc_host, grpc_base_port, cpu_port, settle)
         else:
             net.run(until, on_progress=progress)
         if show:
@@ -171,10 +172,10 @@ def _write(make, out: Path) -> None:
 
 
 @topo_group.command("leaf-spine")
-@click.option("--leaves", type=int, default=4, show_default=True)
-@click.option("--spines", type=int, default=2, show_default=True)
-@click.option("--hosts-per-leaf", type=int, default=4, show_default=True)
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("leaf-spine"), show_default=True)
+@click.option("--leaves", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--spines", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--hosts-per-leaf", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--out", type=OutputDir(), default=Path("leaf-spine"), show_default=True)
 def leaf_spine_cmd(leaves: int, spines: int, hosts_per_leaf: int, out: Path) -> None:
     """A two-tier leaf-spine fabric with ECMP over the spines."""
     from dataplane.net.topology.generators import leaf_spine
@@ -183,8 +184,8 @@ def leaf_spine_cmd(leaves: int, spines: int, hosts_per_leaf: int, out: Path) -> 
 
 
 @topo_group.command("fat-tree")
-@click.option("--k", type=int, default=4, show_default=True)
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("fat-tree"), show_default=True)
+@click.option("--k", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--out", type=OutputDir(), default=Path("fat-tree"), show_default=True)
 def fat_tree_cmd(k: int, out: Path) -> None:
     """A k-ary fat tree: k pods, (k/2)^2 cores, k^3/4 hosts."""
     from dataplane.net.topology.generators import fat_tree
@@ -193,11 +194,11 @@ def fat_tree_cmd(k: int, out: Path) -> None:
 
 
 @topo_group.command("dragonfly")
-@click.option("--groups", type=int, default=None, help="Number of groups (default: the most the global links allow).")
-@click.option("--routers-per-group", type=int, default=4, show_default=True)
-@click.option("--hosts-per-router", type=int, default=2, show_default=True)
-@click.option("--global-links-per-router", type=int, default=2, show_default=True)
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("dragonfly"), show_default=True)
+@click.option("--groups", type=click.IntRange(min=1), default=None, help="Number of groups (default: the most the global links allow).")
+@click.option("--routers-per-group", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--hosts-per-router", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--global-links-per-router", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--out", type=OutputDir(), default=Path("dragonfly"), show_default=True)
 def dragonfly_cmd(groups: int | None, routers_per_group: int, hosts_per_router: int, global_links_per_router: int,
                   out: Path) -> None:
     """A dragonfly: all-to-all routers inside each group, global links between groups."""

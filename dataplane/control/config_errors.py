@@ -44,3 +44,23 @@ class ConfigWarning:
 
     def __str__(self) -> str:
         return f"{_where(self.file, self.line)}: warning: {self.message}"
+
+
+def read_text_file(path, what: str = "file") -> str:
+    """The UTF-8 text of ``path``; a missing, unreadable or non-UTF-8 file is a located ``ConfigError``.
+
+    Every reader of a user's file (topology, entries, STF, traffic, events) goes through here so
+    that a binary file or a directory gives ``FILE:LINE: error: ...``, never a traceback.
+    """
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise ConfigError(f"cannot read {what}: {e.strerror or e}", str(path)) from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
+        raise ConfigError(f"column {col}: the {what} is not UTF-8 text (byte 0x{raw[e.start]:02x})",
+                          str(path), line) from None

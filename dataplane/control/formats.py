@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dataplane.control.cli_parser import CliCommands, parse_cli_commands, parse_key
-from dataplane.control.config_errors import ConfigError, ConfigWarning
+from dataplane.control.config_errors import ConfigError, ConfigWarning, read_text_file
 from dataplane.control.keys import PRIORITY_KINDS, ExactKey, KeySpec, LpmKey, RangeKey, TernaryKey
 from dataplane.control.ops import (
     CounterRead, CounterReset, CounterWrite, McGroupCreate, McGroupDestroy, McNodeAssociate,
@@ -37,10 +37,7 @@ __all__ = [
 def load_control_file(path: str | Path) -> RuntimeConfig | CliCommands:
     """Read and parse a control file: ``.json`` as runtime JSON, anything else as CLI commands."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ConfigError(f"cannot read file: {e.strerror}", str(path)) from None
+    text = read_text_file(path)
     if path.suffix.lower() == ".json":
         return parse_runtime_json(text, str(path))
     return parse_cli_commands(text, str(path))

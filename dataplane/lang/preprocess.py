@@ -84,6 +84,15 @@ def _line_of(files: Mapping[str, str], file: str, line: int, split: dict[str, li
     return lines[line - 1].removesuffix("\r") if line <= len(lines) else None
 
 
+def _not_utf8(name: str, exc: UnicodeDecodeError) -> Diagnostic:
+    """A located error for a source file that is not UTF-8 (a binary file given as a program)."""
+    raw = exc.object
+    line = raw.count(b"\n", 0, exc.start) + 1
+    col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+    return Diagnostic(f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); is this a P4 source file?",
+                      Span(name, line, col), code="preprocess")
+
+
 def preprocess(path: str | Path | None = None, *, text: str | None = None, filename: str | None = None,
                include_dirs: Sequence[Path] = (), defines: Mapping[str, str] | None = None) -> PreprocessedSource:
     """Preprocess a P4 program given as a file ``path`` or as ``text`` (named ``filename`` in messages).
@@ -99,8 +108,10 @@ def preprocess(path: str | Path | None = None, *, text: str | None = None, filen
         name = filename or str(path)
         try:
             text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CompileError([Diagnostic(f"cannot read '{name}': {exc}", code="preprocess")]) from exc
+        except OSError as exc:
+            raise CompileError([Diagnostic(f"cannot read '{name}': {exc.strerror or exc}", code="preprocess")]) from None
+        except UnicodeDecodeError as exc:
+            raise CompileError([_not_utf8(name, exc)]) from None
         real = Path(path)
     else:
         name = filename or "<input>"
@@ -297,8 +308,11 @@ class _Preprocessor:
         display, real = found
         try:
             return real.read_text(encoding="utf-8"), display, real, st.depth + 1
-        except (OSError, UnicodeDecodeError) as exc:
-            self.error(f"cannot read include file '{target}': {exc}", loc)
+        except OSError as exc:
+            self.error(f"cannot read include file '{target}': {exc.strerror or exc}", loc)
+            return None
+        except UnicodeDecodeError as exc:
+            self.diagnostics.append(_not_utf8(display, exc))
             return None
 
     def _find(self, target: str, quoted: bool, st: _FileState) -> tuple[str, Path] | None:

@@ -29,6 +29,7 @@ from typing import Sequence
 import click
 import numpy as np
 
+from dataplane.cli_types import OutputDir
 from dataplane.resources import builtin_program
 from dataplane.net.apps.allreduce import (
     InaWorker, RingWorker, make_scale, quantisation_bound,
@@ -166,10 +167,11 @@ def _table(results: Sequence[AllreduceResult]) -> str:
 @click.option("--loss", default=0.0, show_default=True, type=click.FloatRange(0.0, 0.5),
               help="random loss on every link (ina only; ring runs lossless)")
 @click.option("--window", default=128, show_default=True, type=click.IntRange(1, 2048), help="ina pool slots")
-@click.option("--timeout", "timeout_us", default=100.0, show_default=True, help="ina retransmit timeout, us")
+@click.option("--timeout", "timeout_us", default=100.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              help="ina retransmit timeout, us (more than 0)")
 @click.option("--seed", default=1, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="print the results as JSON")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="write results.json (and a plot) here")
+@click.option("--out", type=OutputDir(), help="write results.json (and a plot) here")
 def command(workers: int, elements: int, modes: str, loss: float, window: int, timeout_us: float, seed: int,
             as_json: bool, out: Path | None) -> None:
     """In-network allreduce (allreduce.p4 on the ToR) versus ring allreduce over the same links."""

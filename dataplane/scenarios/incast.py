@@ -47,6 +47,7 @@ from typing import Any
 
 import click
 
+from dataplane.cli_types import OutputDir
 from dataplane.net.apps.dcqcn import DcqcnParams, DcqcnReceiver, DcqcnSender, data_frame_len
 from dataplane.net.devices.pfc import lossless_problems
 from dataplane.net.devices.queue_bytes import QueueSampler, attach_queue_bytes, percentile
@@ -308,7 +309,7 @@ def format_row(r: dict[str, Any]) -> str:
 @click.option("--xon", default="500KB", show_default=True, help="PFC XON, bytes queued per ingress port.")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print {\"results\": [...]} as JSON.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", type=OutputDir(), default=None,
               help="Write queue_depth.png, flow_rates.png and results.json here.")
 def command(senders: int, mode: str, transfer: str, buffer: str, kmin: str, kmax: str, pmax: float, xoff: str,
             xon: str, seed: int, as_json: bool, out: Path | None) -> None:

@@ -41,6 +41,7 @@ from typing import Any, Sequence
 
 import click
 
+from dataplane.cli_types import Duration, OutputDir
 from dataplane.errors import DataplaneError
 from dataplane.net.apps.basic import UdpFlow
 from dataplane.net.fabric.network import Network
@@ -339,8 +340,8 @@ def _detection(text: str) -> int:
     if t == "bfd":
         return BFD_DETECTION_NS
     if t.startswith("bfd:"):
-        return 3 * parse_time(t[4:])
-    return parse_time(t)
+        return 3 * Duration().convert(t[4:], None, None)
+    return Duration(allow_zero=True).convert(t, None, None)   # a bare number would be ns: refused
 
 
 @click.command("pic")
@@ -349,17 +350,17 @@ def _detection(text: str) -> int:
 @click.option("--modes", default=",".join(MODES), show_default=True, help="Comma-separated: flat, pic, dataplane.")
 @click.option("--detection", default="1ms", show_default=True,
               help="Failure detection delay: a time (1ms, 50us), 'bfd' (3 x 50 ms) or 'bfd:INTERVAL' (3 x INTERVAL).")
-@click.option("--write-rate", type=float, default=DEFAULT_WRITE_RATE, show_default=True,
+@click.option("--write-rate", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_WRITE_RATE, show_default=True,
               help="Control-plane table writes per second (one write costs 1/rate of simulated time).")
 @click.option("--paths", type=click.IntRange(1, 65536), default=4, show_default=True,
               help="Shared path ids the prefixes use (prefix i uses path i mod PATHS).")
 @click.option("--flows", type=click.IntRange(1, 4096), default=32, show_default=True,
               help="Probe flows, each to a distinct prefix.")
-@click.option("--probe-interval", default="1ms", show_default=True, help="Packet interval of each probe flow.")
-@click.option("--fail-at", default="5ms", show_default=True, help="When the primary link fails.")
+@click.option("--probe-interval", type=Duration(), default="1ms", show_default=True, help="Packet interval of each probe flow.")
+@click.option("--fail-at", type=Duration(), default="5ms", show_default=True, help="When the primary link fails.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help='Print {"results": [...]} and nothing else on stdout.')
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", type=OutputDir(), default=None,
               help="Write pic.json and pic.png (convergence vs prefixes) here.")
 def command(prefixes: str, modes: str, detection: str, write_rate: float, paths: int, flows: int,
             probe_interval: str, fail_at: str, seed: int, as_json: bool, out: Path | None) -> None:

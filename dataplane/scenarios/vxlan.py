@@ -40,6 +40,7 @@ from typing import Any
 
 import click
 
+from dataplane.cli_types import Duration, OutputDir
 from dataplane.net.apps import vxlan as vx
 from dataplane.net.capture.pcap import PcapWriter
 from dataplane.resources import builtin_program
@@ -360,7 +361,8 @@ def _tenant_list(text: str) -> list[int]:
 @click.option("--tenants", default="2", show_default=True, help="Tenants (VNIs); a comma list runs each.")
 @click.option("--hosts", type=click.IntRange(2, 1000), default=8, show_default=True, help="Servers, one VM each.")
 @click.option("--rate", default="100Gbps", show_default=True, help="Offered load per VM (inner frames).")
-@click.option("--duration", default="500us", show_default=True, help="How long the VMs send (simulated).")
+@click.option("--duration", type=Duration(), default="500us", show_default=True,
+              help="How long the VMs send (simulated), with its unit: ns, us, ms or s.")
 @click.option("--size", type=int, default=1000, show_default=True, help="UDP payload bytes of inner packets.")
 @click.option("--flows-per-pair", type=click.IntRange(1, 1000), default=4, show_default=True)
 @click.option("--leaves", type=click.IntRange(1, 64), default=2, show_default=True)
@@ -373,7 +375,7 @@ def _tenant_list(text: str) -> list[int]:
               help="VXLAN packets with an unconfigured VNI sent to the VTEPs.")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print {\"results\": [...]} as JSON.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", type=OutputDir(), default=None,
               help="Write results.json, vxlan.png and pcaps here.")
 def command(tenants: str, hosts: int, rate: str, duration: str, size: int, flows_per_pair: int, leaves: int,
             spines: int, host_ns_per_packet: int, offload_ns_per_packet: int, stray_packets: int, seed: int,

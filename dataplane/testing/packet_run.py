@@ -22,17 +22,30 @@ def _hex_packet(text: str) -> bytes:
         raise DataplaneError(f"--packet: {text!r} is not an even number of hex digits") from None
 
 
-def _pcap_packets(path: Path):
+def _pcap_packets(path: Path) -> list[bytes]:
+    """Every packet of a pcap or pcapng file; a truncated packet or a file with none is an error.
+
+    scapy only warns about a packet cut short by the end of the file and hands back what is
+    there, so the lengths are checked here: sending half a packet would be silent nonsense.
+    """
     from scapy.utils import RawPcapReader
 
+    packets = []
     try:
         with RawPcapReader(str(path)) as reader:
-            for data, _meta in reader:
-                yield data
-    except (OSError, EOFError, ValueError) as err:  # scapy raises Scapy_Exception (a subclass of Exception)
+            for data, meta in reader:
+                caplen = getattr(meta, "caplen", None)   # pcap records; pcapng's are checked by scapy
+                if caplen is not None and len(data) < caplen:
+                    raise DataplaneError(f"{path}: packet {len(packets) + 1} is truncated "
+                                         f"({len(data)} of {caplen} bytes): the file ends early")
+                packets.append(data)
+    except DataplaneError:
+        raise
+    except Exception as err:  # OSError, EOFError, ValueError and scapy's Scapy_Exception (a plain Exception)
         raise DataplaneError(f"{path}: cannot read as a pcap file ({err})") from None
-    except Exception as err:
-        raise DataplaneError(f"{path}: cannot read as a pcap file ({err})") from None
+    if not packets:
+        raise DataplaneError(f"{path}: the capture holds no packets")
+    return packets
 
 
 def run_packets(sw: Switch, port: int, *, packet_hex: str | None = None, pcap: Path | None = None,

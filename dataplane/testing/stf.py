@@ -21,7 +21,7 @@ import re
 from typing import Union
 
 from dataplane.control import ops
-from dataplane.control.config_errors import ConfigError
+from dataplane.control.config_errors import ConfigError, read_text_file
 from dataplane.records import record
 from dataplane.testing.stf_expect import describe_mismatch, expect_matches
 from dataplane.testing.stf_keys import (
@@ -380,9 +380,5 @@ def parse_stf(text: str, filename: str = "<stf>") -> list[StfCommand]:
 
 def load_stf(path: str) -> list[StfCommand]:
     """Read and parse an STF file."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        raise ConfigError(f"cannot read file: {e.strerror}", str(path)) from None
+    text = read_text_file(path, "STF file")
     return parse_stf(text, str(path))

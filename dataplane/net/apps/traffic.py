@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from dataplane.control.config_errors import ConfigError
+from dataplane.control.config_errors import ConfigError, read_text_file
 from dataplane.net.apps.basic import BulkReceiver, BulkTransfer, Ping, UdpFlow, UdpSink, incast
 from dataplane.net.core.units import UnitError, parse_queue, parse_rate, parse_time
 
@@ -92,10 +92,11 @@ class Traffic:
             raise ConfigError(f"unknown traffic pattern '{name}' (built-in: {', '.join(PATTERNS)})", "<traffic>", 0)
 
     def load(self, path: Path) -> None:
+        text = read_text_file(path, "traffic file")
         try:
-            items = yaml.safe_load(path.read_text())
-        except (OSError, yaml.YAMLError) as err:
-            raise ConfigError(f"cannot read traffic file: {err}", str(path), 0) from None
+            items = yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            raise ConfigError(f"cannot read traffic file: {str(err).splitlines()[0]}", str(path), 0) from None
         if not isinstance(items, list):
             raise ConfigError("a traffic file is a list of apps", str(path), 1)
         for i, item in enumerate(items, 1):

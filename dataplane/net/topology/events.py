@@ -13,17 +13,18 @@ from typing import Any
 
 import yaml
 
-from dataplane.control.config_errors import ConfigError
+from dataplane.control.config_errors import ConfigError, read_text_file
 from dataplane.errors import DataplaneError
 from dataplane.net.core.units import parse_time
 
 
 def load_events(net: Any, path: Path) -> int:
     """Schedule the events in ``path`` on ``net``; return how many."""
+    text = read_text_file(path, "events file")
     try:
-        items = yaml.safe_load(Path(path).read_text())
-    except (OSError, yaml.YAMLError) as err:
-        raise ConfigError(f"cannot read events file: {err}", str(path), 0) from None
+        items = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise ConfigError(f"cannot read events file: {str(err).splitlines()[0]}", str(path), 0) from None
     if not isinstance(items, list):
         raise ConfigError("an events file is a list of events", str(path), 1)
     for i, ev in enumerate(items, 1):

@@ -52,7 +52,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable
 
-from dataplane.control.config_errors import ConfigError
+from dataplane.control.config_errors import ConfigError, read_text_file
 from dataplane.net.topology.addresses import check_host_mac, format_ipv4, format_mac, parse_interface, parse_ipv4, parse_mac
 from dataplane.net.topology.spec import PfcConfig
 from dataplane.net.topology.spec import (
@@ -100,10 +100,7 @@ def load_topology(path: str | Path, program: str | Path | None = None) -> Topolo
     does not name its own; the tutorials' format never names one, so it needs ``program``.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ConfigError(f"cannot read topology file: {e.strerror}", str(path)) from None
+    text = read_text_file(path, "topology file")
     if path.suffix.lower() == ".json":
         return load_tutorials_topology(text, path, program)
     return load_yaml_topology(text, path, program)

@@ -104,7 +104,10 @@ _Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 
 def load_yaml_text(text: str, filename: str) -> Any:
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)   # the reader refuses NUL and other control characters here
+    except yaml.YAMLError as e:
+        raise ConfigError(f"invalid YAML: {str(e).splitlines()[0]}", filename) from None
     loader.filename = filename
     try:
         return loader.get_single_data()
