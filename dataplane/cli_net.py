@@ -113,12 +113,20 @@ def run_command(topology: str | None, program: Path | None, duration: str, traff
     if as_json:
         click.echo(json.dumps(data, sort_keys=True))
     else:
-        dpus = f"{len(net.dpus)} DPUs, " if net.dpus else ""
-        click.echo(f"topology {spec.name}: {len(net.switches)} switches, {dpus}{len(net.hosts)} hosts, "
-                   f"{len(net.links)} links; traffic {traffic}; {wall:.2f} s wall clock")
+        dpus = f"{_count(len(net.dpus), 'DPU')}, " if net.dpus else ""
+        click.echo(f"topology {spec.name}: {_count(len(net.switches), 'switch')}, {dpus}"
+                   f"{_count(len(net.hosts), 'host')}, {_count(len(net.links), 'link')}; traffic {traffic}; "
+                   f"{wall:.2f} s wall clock")
         click.echo(metrics.format_table(data))
         if out is not None:
             click.echo(f"pcaps, metrics and plots written to {out}")
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 switch``, ``2 switches``."""
+    if n == 1:
+        return f"1 {noun}"
+    return f"{n} {noun}es" if noun.endswith(("s", "sh", "ch", "x")) else f"{n} {noun}s"
 
 
 def _run_served(net, until: int, progress, host: str, base_port: int, cpu_port: int | None, settle_ns: int) -> None:
