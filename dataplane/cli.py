@@ -20,7 +20,11 @@ def _parse_defines(defines: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-@click.group()
+# -h as well as --help, on every command (subcommands inherit the context setting).
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, prog_name="dataplane")
 def main() -> None:
     """dataplane: run P4_16 programs on an emulated data plane."""

@@ -37,7 +37,8 @@ def _resolve_topology(name: str | None) -> Path:
               help="A traffic YAML file, or a built-in pattern: pingall, incast, all-to-all.")
 @click.option("--events", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A YAML list of link/node failures and recoveries.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the random sources (link loss, ECMP hashing, RED, switches' random externs); the same seed gives the same run.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Write pcaps (one per port), metrics (JSON, CSV) and PNG plots here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
@@ -67,6 +68,13 @@ def run_command(topology: str | None, program: Path | None, duration: str, traff
     simulated time follows the wall clock for --duration. Send SIGUSR1 to start at once;
     SIGINT ends the run early. Packets sent to --cpu-port reach the controller as
     packet-ins; packet-outs enter on it.
+
+    The summary counts packets unless a column says bytes. Hosts: "sent" is what the host's
+    apps sent, "delivered" how many of those reached their destination (a ping: its reply
+    came back), "lost" the rest, "received" the IP packets that arrived at the host. Ports:
+    "drops" are packets the egress queue tail-dropped (full buffer), "lost" packets lost on
+    the wire (link down, random loss, corruption). Drops the P4 program made (mark_to_drop,
+    no egress port) are listed per switch by reason.
     """
     from dataplane.net.capture import metrics, plots
     from dataplane.net.topology.events import load_events
@@ -179,10 +187,12 @@ def _write(make, out: Path) -> None:
 
 
 @topo_group.command("leaf-spine")
-@click.option("--leaves", type=int, default=4, show_default=True)
-@click.option("--spines", type=int, default=2, show_default=True)
-@click.option("--hosts-per-leaf", type=int, default=4, show_default=True)
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("leaf-spine"), show_default=True)
+@click.option("--leaves", type=int, default=4, show_default=True, help="Leaf (top-of-rack) switches.")
+@click.option("--spines", type=int, default=2, show_default=True,
+              help="Spine switches; every leaf links to every spine.")
+@click.option("--hosts-per-leaf", type=int, default=4, show_default=True, help="Hosts under each leaf.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("leaf-spine"), show_default=True,
+              help="Directory to write the topology YAML and per-switch runtime JSON into.")
 def leaf_spine_cmd(leaves: int, spines: int, hosts_per_leaf: int, out: Path) -> None:
     """A two-tier leaf-spine fabric with ECMP over the spines."""
     from dataplane.net.topology.generators import leaf_spine
@@ -191,8 +201,9 @@ def leaf_spine_cmd(leaves: int, spines: int, hosts_per_leaf: int, out: Path) -> 
 
 
 @topo_group.command("fat-tree")
-@click.option("--k", type=int, default=4, show_default=True)
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("fat-tree"), show_default=True)
+@click.option("--k", type=int, default=4, show_default=True, help="Switch radix k (even): k pods.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("fat-tree"), show_default=True,
+              help="Directory to write the topology YAML and per-switch runtime JSON into.")
 def fat_tree_cmd(k: int, out: Path) -> None:
     """A k-ary fat tree: k pods, (k/2)^2 cores, k^3/4 hosts."""
     from dataplane.net.topology.generators import fat_tree
@@ -202,10 +213,12 @@ def fat_tree_cmd(k: int, out: Path) -> None:
 
 @topo_group.command("dragonfly")
 @click.option("--groups", type=int, default=None, help="Number of groups (default: the most the global links allow).")
-@click.option("--routers-per-group", type=int, default=4, show_default=True)
-@click.option("--hosts-per-router", type=int, default=2, show_default=True)
-@click.option("--global-links-per-router", type=int, default=2, show_default=True)
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("dragonfly"), show_default=True)
+@click.option("--routers-per-group", type=int, default=4, show_default=True, help="Routers in each group.")
+@click.option("--hosts-per-router", type=int, default=2, show_default=True, help="Hosts on each router.")
+@click.option("--global-links-per-router", type=int, default=2, show_default=True,
+              help="Links from each router to routers of other groups.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("dragonfly"), show_default=True,
+              help="Directory to write the topology YAML and per-switch runtime JSON into.")
 def dragonfly_cmd(groups: int | None, routers_per_group: int, hosts_per_router: int, global_links_per_router: int,
                   out: Path) -> None:
     """A dragonfly: all-to-all routers inside each group, global links between groups."""

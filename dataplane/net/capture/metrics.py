@@ -82,14 +82,6 @@ def write_metrics(directory: Path, data: dict[str, Any]) -> None:
             w.writerow([name, m["sent"], m["delivered"], m["lost"], m["received"]])
 
 
-# What the table's words mean; ``dataplane run --help`` and the README say the same.
-COLUMNS_HELP = ("Units: packets unless a column says bytes. Hosts: 'sent' packets the host's apps sent, "
-                "'delivered' how many of those reached their destination (a ping: its reply came back), "
-                "'lost' the rest, 'received' IP packets that arrived at the host. Ports: 'drops' packets "
-                "the port's egress queue tail-dropped, 'lost' packets lost on the wire (link down, random "
-                "loss, corruption); drops the P4 program made are listed per switch by reason.")
-
-
 def format_table(data: dict[str, Any], top_ports: int = 12) -> str:
     """The human summary: hosts, the busiest ports (and how many more), switch drops by reason."""
     from dataplane.net.core.naming import natural_sorted
