@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from dataplane import __version__
-from dataplane.cli_errors import reported_errors
+from dataplane.cli_errors import error_message, reported_errors
 from dataplane.cli_programs import load_switch as _load_switch, resolve_program
 from dataplane.errors import CompileError, DataplaneError
 
@@ -105,7 +105,7 @@ def run() -> None:
     try:
         main(standalone_mode=True)
     except DataplaneError as err:
-        click.echo(f"error: {err}", err=True)
+        click.echo(error_message(err), err=True)
         sys.exit(1)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from dataplane.cli_errors import reported_errors
+from dataplane.cli_errors import error_message, reported_errors
 from dataplane.errors import DataplaneError
 
 DEFAULT_TOPOLOGY = "leaf-spine.yaml"
@@ -91,6 +91,9 @@ def run_command(topology: str | None, program: Path | None, duration: str, traff
         tr = Traffic(net)
         if traffic in PATTERNS:
             tr.pattern(traffic, until)
+        elif not Path(traffic).exists():
+            raise click.BadParameter(f"{traffic!r} is neither a traffic file nor a built-in pattern "
+                                     f"({', '.join(PATTERNS)})", param_hint="'--traffic'")
         else:
             tr.load(Path(traffic))
         if events is not None:
@@ -181,7 +184,7 @@ def _write(make, out: Path) -> None:
     try:
         path = make().write(out)
     except (DataplaneError, ValueError) as err:
-        click.echo(f"error: {err}", err=True)
+        click.echo(error_message(err), err=True)
         sys.exit(1)
     click.echo(f"wrote {path}")
 

@@ -76,3 +76,27 @@ def test_one_switch_is_singular():
     res = CliRunner().invoke(main, ["run", "basic", "--duration", "1ms"])
     assert res.exit_code == 0, res.output
     assert res.output.startswith("topology basic: 1 switch, 3 hosts, 3 links;"), res.output
+
+
+def test_config_file_errors_have_one_error_prefix(tmp_path):
+    bad = tmp_path / "traffic.yaml"
+    bad.write_text("{app: ping}\n")
+    res = CliRunner().invoke(main, ["run", "--traffic", str(bad)])     # output holds stderr too
+    assert res.exit_code == 1
+    assert f"{bad}:1: error: a traffic file is a list of apps" in res.output
+    assert res.output.count("error:") == 1, res.output
+
+
+def test_error_message_prefixes_only_unlocated_errors():
+    from dataplane.cli_errors import error_message
+    from dataplane.control.config_errors import ConfigError
+    from dataplane.errors import DataplaneError
+
+    assert error_message(ConfigError("bad", "t.yaml", 3)) == "t.yaml:3: error: bad"
+    assert error_message(DataplaneError("no such host h9")) == "error: no such host h9"
+
+
+def test_unknown_traffic_lists_the_built_in_patterns():
+    res = CliRunner().invoke(main, ["run", "--traffic", "pingal"])
+    assert res.exit_code == 2
+    assert "'pingal' is neither a traffic file nor a built-in pattern (pingall, incast, all-to-all)" in res.output
