@@ -23,7 +23,7 @@ import yaml
 
 from dataplane.control.config_errors import ConfigError
 from dataplane.net.apps.basic import BulkReceiver, BulkTransfer, Ping, UdpFlow, UdpSink, incast
-from dataplane.net.core.naming import natural_key, natural_sorted
+from dataplane.natural_order import natural_key, natural_sorted
 from dataplane.net.core.units import UnitError, parse_queue, parse_rate, parse_time
 
 PATTERNS = ("pingall", "incast", "all-to-all")

@@ -84,7 +84,7 @@ def write_metrics(directory: Path, data: dict[str, Any]) -> None:
 
 def format_table(data: dict[str, Any], top_ports: int = 12) -> str:
     """The human summary: hosts, the busiest ports (and how many more), switch drops by reason."""
-    from dataplane.net.core.naming import natural_sorted
+    from dataplane.natural_order import natural_sorted
 
     lines = [f"simulated {data['sim_time_ns'] / 1e6:.3f} ms, {data['events']:,} events"]
     lines.append(f"{'host':<10} {'sent pkts':>10} {'delivered':>10} {'lost':>6} {'received pkts':>14}")

@@ -1,4 +1,4 @@
-from dataplane.net.core.naming import natural_key, natural_sorted
+from dataplane.natural_order import natural_key, natural_sorted
 
 
 def test_digits_compare_as_numbers():
