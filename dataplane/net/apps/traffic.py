@@ -165,8 +165,26 @@ class Traffic:
         return sum(p.stats.rx_packets for p in getattr(host, "ports", {}).values())
 
     def throughput_series(self) -> dict[str, list[tuple[int, float]]]:
+        """(time ns, Gb/s) per UDP flow, averaged over windows of at least ``PACKETS_PER_POINT``
+        packet intervals: a bin shorter than that holds one packet or two by chance and plots as a
+        sawtooth around the flow's rate."""
         series = {}
-        for _, _, sink, name in self.flows:
-            points = sink.throughput_series()
-            series[name] = [(t, bps / 1e9) for t, bps in points]
+        for _, flow, sink, name in self.flows:
+            interval_ns = flow.size * 8e9 / max(flow.rate_bps, 1)
+            k = max(1, -(-int(PACKETS_PER_POINT * interval_ns) // sink.bin_ns))
+            series[name] = [(t, bps / 1e9) for t, bps in rebin(sink.throughput_series(), k)]
         return series
+
+
+PACKETS_PER_POINT = 10
+
+
+def rebin(points: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
+    """Merge each ``k`` consecutive equal-width bins of (bin start, rate) into one at their mean;
+    a shorter last group is dropped when there is a full one (it would read low or high by chance)."""
+    if k <= 1:
+        return list(points)
+    groups = [points[i:i + k] for i in range(0, len(points), k)]
+    if len(groups) > 1 and len(groups[-1]) < k:
+        groups.pop()
+    return [(g[0][0], sum(v for _, v in g) / len(g)) for g in groups]
