@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from dataplane import __version__
-from dataplane.cli_errors import reported_errors
+from dataplane.cli_errors import error_message, reported_errors
 from dataplane.cli_types import OutputDir, OutputFile
 from dataplane.cli_programs import load_switch as _load_switch, resolve_program
 from dataplane.errors import CompileError, DataplaneError
@@ -21,7 +21,11 @@ def _parse_defines(defines: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
-@click.group()
+# -h as well as --help, on every command (subcommands inherit the context setting).
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, prog_name="dataplane")
 def main() -> None:
     """dataplane: run P4_16 programs on an emulated data plane."""
@@ -104,7 +108,7 @@ def run() -> None:
     try:
         main(standalone_mode=True)
     except DataplaneError as err:
-        click.echo(f"error: {err}", err=True)
+        click.echo(error_message(err), err=True)
         sys.exit(1)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from dataplane.cli_errors import reported_errors
+from dataplane.cli_errors import error_message, reported_errors
 from dataplane.cli_types import Duration, OutputDir
 from dataplane.errors import DataplaneError
 
@@ -39,7 +39,8 @@ def _resolve_topology(name: str | None) -> Path:
               help="A traffic YAML file, or a built-in pattern: pingall, incast, all-to-all.")
 @click.option("--events", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A YAML list of link/node failures and recoveries.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the random sources (link loss, ECMP hashing, RED, switches' random externs); the same seed gives the same run.")
 @click.option("--out", type=OutputDir(),
               help="Write pcaps (one per port), metrics (JSON, CSV) and PNG plots here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
@@ -69,6 +70,13 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
     simulated time follows the wall clock for --duration. Send SIGUSR1 to start at once;
     SIGINT ends the run early. Packets sent to --cpu-port reach the controller as
     packet-ins; packet-outs enter on it.
+
+    The summary counts packets unless a column says bytes. Hosts: "sent" is what the host's
+    apps sent, "delivered" how many of those reached their destination (a ping: its reply
+    came back), "lost" the rest, "received" the IP packets that arrived at the host. Ports:
+    "drops" are packets the egress queue tail-dropped (full buffer), "lost" packets lost on
+    the wire (link down, random loss, corruption). Drops the P4 program made (mark_to_drop,
+    no egress port) are listed per switch by reason.
     """
     from dataplane.net.capture import metrics, plots
     from dataplane.net.topology.events import load_events
@@ -84,6 +92,9 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
         tr = Traffic(net)
         if traffic in PATTERNS:
             tr.pattern(traffic, until)
+        elif not Path(traffic).exists():
+            raise click.BadParameter(f"{traffic!r} is neither a traffic file nor a built-in pattern "
+                                     f"({', '.join(PATTERNS)})", param_hint="'--traffic'")
         else:
             tr.load(Path(traffic))
         if events is not None:
@@ -114,12 +125,20 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
     if as_json:
         click.echo(json.dumps(data, sort_keys=True))
     else:
-        dpus = f"{len(net.dpus)} DPUs, " if net.dpus else ""
-        click.echo(f"topology {spec.name}: {len(net.switches)} switches, {dpus}{len(net.hosts)} hosts, "
-                   f"{len(net.links)} links; traffic {traffic}; {wall:.2f} s wall clock")
+        dpus = f"{_count(len(net.dpus), 'DPU')}, " if net.dpus else ""
+        click.echo(f"topology {spec.name}: {_count(len(net.switches), 'switch')}, {dpus}"
+                   f"{_count(len(net.hosts), 'host')}, {_count(len(net.links), 'link')}; traffic {traffic}; "
+                   f"{wall:.2f} s wall clock")
         click.echo(metrics.format_table(data))
         if out is not None:
             click.echo(f"pcaps, metrics and plots written to {out}")
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 switch``, ``2 switches``."""
+    if n == 1:
+        return f"1 {noun}"
+    return f"{n} {noun}es" if noun.endswith(("s", "sh", "ch", "x")) else f"{n} {noun}s"
 
 
 def _run_served(net, until: int, progress, host: str, base_port: int, cpu_port: int | None, settle_ns: int) -> None:
@@ -166,16 +185,18 @@ def _write(make, out: Path) -> None:
     try:
         path = make().write(out)
     except (DataplaneError, ValueError) as err:
-        click.echo(f"error: {err}", err=True)
+        click.echo(error_message(err), err=True)
         sys.exit(1)
     click.echo(f"wrote {path}")
 
 
 @topo_group.command("leaf-spine")
-@click.option("--leaves", type=click.IntRange(min=1), default=4, show_default=True)
-@click.option("--spines", type=click.IntRange(min=1), default=2, show_default=True)
-@click.option("--hosts-per-leaf", type=click.IntRange(min=1), default=4, show_default=True)
-@click.option("--out", type=OutputDir(), default=Path("leaf-spine"), show_default=True)
+@click.option("--leaves", type=click.IntRange(min=1), default=4, show_default=True, help="Leaf (top-of-rack) switches.")
+@click.option("--spines", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Spine switches; every leaf links to every spine.")
+@click.option("--hosts-per-leaf", type=click.IntRange(min=1), default=4, show_default=True, help="Hosts under each leaf.")
+@click.option("--out", type=OutputDir(), default=Path("leaf-spine"), show_default=True,
+              help="Directory to write the topology YAML and per-switch runtime JSON into.")
 def leaf_spine_cmd(leaves: int, spines: int, hosts_per_leaf: int, out: Path) -> None:
     """A two-tier leaf-spine fabric with ECMP over the spines."""
     from dataplane.net.topology.generators import leaf_spine
@@ -184,8 +205,9 @@ def leaf_spine_cmd(leaves: int, spines: int, hosts_per_leaf: int, out: Path) -> 
 
 
 @topo_group.command("fat-tree")
-@click.option("--k", type=click.IntRange(min=1), default=4, show_default=True)
-@click.option("--out", type=OutputDir(), default=Path("fat-tree"), show_default=True)
+@click.option("--k", type=click.IntRange(min=1), default=4, show_default=True, help="Switch radix k (even): k pods.")
+@click.option("--out", type=OutputDir(), default=Path("fat-tree"), show_default=True,
+              help="Directory to write the topology YAML and per-switch runtime JSON into.")
 def fat_tree_cmd(k: int, out: Path) -> None:
     """A k-ary fat tree: k pods, (k/2)^2 cores, k^3/4 hosts."""
     from dataplane.net.topology.generators import fat_tree
@@ -195,10 +217,12 @@ def fat_tree_cmd(k: int, out: Path) -> None:
 
 @topo_group.command("dragonfly")
 @click.option("--groups", type=click.IntRange(min=1), default=None, help="Number of groups (default: the most the global links allow).")
-@click.option("--routers-per-group", type=click.IntRange(min=1), default=4, show_default=True)
-@click.option("--hosts-per-router", type=click.IntRange(min=1), default=2, show_default=True)
-@click.option("--global-links-per-router", type=click.IntRange(min=1), default=2, show_default=True)
-@click.option("--out", type=OutputDir(), default=Path("dragonfly"), show_default=True)
+@click.option("--routers-per-group", type=click.IntRange(min=1), default=4, show_default=True, help="Routers in each group.")
+@click.option("--hosts-per-router", type=click.IntRange(min=1), default=2, show_default=True, help="Hosts on each router.")
+@click.option("--global-links-per-router", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Links from each router to routers of other groups.")
+@click.option("--out", type=OutputDir(), default=Path("dragonfly"), show_default=True,
+              help="Directory to write the topology YAML and per-switch runtime JSON into.")
 def dragonfly_cmd(groups: int | None, routers_per_group: int, hosts_per_router: int, global_links_per_router: int,
                   out: Path) -> None:
     """A dragonfly: all-to-all routers inside each group, global links between groups."""

@@ -58,9 +58,16 @@ class Switch(ValueSetApi):
 
     @classmethod
     def from_file(cls, path: str | Path, **kwargs) -> "Switch":
-        """Compile ``path`` (a .p4 file) and load it."""
+        """Compile ``path`` and load it: a .p4 file, or, as on the command line, the name of a
+        built-in program (``"ipv4_router"``) when no such file exists."""
         from dataplane.lang.frontend import compile_file
+        from dataplane.resources import builtin_program
 
+        if not Path(path).is_file():
+            try:
+                path = builtin_program(str(path))
+            except FileNotFoundError:
+                pass            # compile_file reports the missing file
         return cls(compile_file(path).program, **kwargs)
 
     # ---- packets ---------------------------------------------------------------------------------

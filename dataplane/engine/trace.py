@@ -5,7 +5,11 @@ context, so an untraced packet pays one ``is not None`` test per hook site.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
+
+# ``field=123`` in a header's repr: field values are shown in hex, like table keys and action data.
+_FIELD_VALUE = re.compile(r"=(-?)(\d+)(?=[,)])")
 
 
 class Trace:
@@ -25,7 +29,8 @@ class Trace:
         self._add(f"  parser state {name}")
 
     def extract(self, name: str, header: Any) -> None:
-        self._add(f"    extracted {name}: {header!r}")
+        shown = _FIELD_VALUE.sub(lambda m: f"={m.group(1)}{int(m.group(2)):#x}", repr(header))
+        self._add(f"    extracted {name}: {shown}")
 
     def parser_error(self, code: int) -> None:
         name = self.errors[code] if 0 <= code < len(self.errors) else str(code)

@@ -161,15 +161,18 @@ def _table(results: Sequence[AllreduceResult]) -> str:
 
 
 @click.command("allreduce")
-@click.option("--workers", default=8, show_default=True, type=click.IntRange(2, 32))
-@click.option("--elements", default=1_000_000, show_default=True, type=click.IntRange(1, None))
+@click.option("--workers", default=8, show_default=True, type=click.IntRange(2, 32),
+              help="Number of worker hosts under the ToR.")
+@click.option("--elements", default=1_000_000, show_default=True, type=click.IntRange(1, None),
+              help="Length of each worker's vector (32-bit integers) to sum.")
 @click.option("--mode", "modes", default="ina,ring", show_default=True, help="comma list of ina, ring")
 @click.option("--loss", default=0.0, show_default=True, type=click.FloatRange(0.0, 0.5),
               help="random loss on every link (ina only; ring runs lossless)")
 @click.option("--window", default=128, show_default=True, type=click.IntRange(1, 2048), help="ina pool slots")
 @click.option("--timeout", "timeout_us", default=100.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               help="ina retransmit timeout, us (more than 0)")
-@click.option("--seed", default=1, show_default=True)
+@click.option("--seed", default=1, show_default=True,
+              help="Seed of the workers' data and of the link loss; the same seed gives the same run.")
 @click.option("--json", "as_json", is_flag=True, help="print the results as JSON")
 @click.option("--out", type=OutputDir(), help="write results.json (and a plot) here")
 def command(workers: int, elements: int, modes: str, loss: float, window: int, timeout_us: float, seed: int,

@@ -307,7 +307,8 @@ def format_row(r: dict[str, Any]) -> str:
 @click.option("--pmax", type=click.FloatRange(0, 1), default=0.01, show_default=True, help="RED Pmax.")
 @click.option("--xoff", default="1MB", show_default=True, help="PFC XOFF, bytes queued per ingress port.")
 @click.option("--xon", default="500KB", show_default=True, help="PFC XON, bytes queued per ingress port.")
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="Seed of the random sources (link loss, ECMP hashing, RED, switches' random externs); the same seed gives the same run.")
 @click.option("--json", "as_json", is_flag=True, help="Print {\"results\": [...]} as JSON.")
 @click.option("--out", type=OutputDir(), default=None,
               help="Write queue_depth.png, flow_rates.png and results.json here.")

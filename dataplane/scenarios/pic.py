@@ -358,7 +358,8 @@ def _detection(text: str) -> int:
               help="Probe flows, each to a distinct prefix.")
 @click.option("--probe-interval", type=Duration(), default="1ms", show_default=True, help="Packet interval of each probe flow.")
 @click.option("--fail-at", type=Duration(), default="5ms", show_default=True, help="When the primary link fails.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the random sources (link loss, ECMP hashing, RED, switches' random externs); the same seed gives the same run.")
 @click.option("--json", "as_json", is_flag=True, help='Print {"results": [...]} and nothing else on stdout.')
 @click.option("--out", type=OutputDir(), default=None,
               help="Write pic.json and pic.png (convergence vs prefixes) here.")

@@ -364,16 +364,20 @@ def _tenant_list(text: str) -> list[int]:
 @click.option("--duration", type=Duration(), default="500us", show_default=True,
               help="How long the VMs send (simulated), with its unit: ns, us, ms or s.")
 @click.option("--size", type=int, default=1000, show_default=True, help="UDP payload bytes of inner packets.")
-@click.option("--flows-per-pair", type=click.IntRange(1, 1000), default=4, show_default=True)
-@click.option("--leaves", type=click.IntRange(1, 64), default=2, show_default=True)
-@click.option("--spines", type=click.IntRange(1, 64), default=2, show_default=True)
+@click.option("--flows-per-pair", type=click.IntRange(1, 1000), default=4, show_default=True,
+              help="UDP flows (distinct source ports) between each pair of VMs of a tenant.")
+@click.option("--leaves", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="Leaf switches; the servers are spread over them.")
+@click.option("--spines", type=click.IntRange(1, 64), default=2, show_default=True,
+              help="Spine switches; every leaf links to every spine.")
 @click.option("--host-ns-per-packet", type=click.IntRange(0, None), default=1000, show_default=True,
               help="Host CPU ns per packet of software VXLAN (model parameter).")
 @click.option("--offload-ns-per-packet", type=click.IntRange(0, None), default=0, show_default=True,
               help="Host CPU ns per frame exchanged with the DPU.")
 @click.option("--stray", "stray_packets", type=click.IntRange(0, None), default=8, show_default=True,
               help="VXLAN packets with an unconfigured VNI sent to the VTEPs.")
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="Seed of the random sources (link loss, ECMP hashing, RED, switches' random externs); the same seed gives the same run.")
 @click.option("--json", "as_json", is_flag=True, help="Print {\"results\": [...]} as JSON.")
 @click.option("--out", type=OutputDir(), default=None,
               help="Write results.json, vxlan.png and pcaps here.")

@@ -59,7 +59,9 @@ def test_run_packet_trace():
     out = r.stdout
     for step in ("packet in: port 0, 34 bytes", "parser state parse_ipv4", "extracted hdr.ipv4",
                  "table MyIngress.ipv4_lpm: key (0xa000101) hit entry 0 -> ipv4_forward",
-                 "action ipv4_forward(0x80000000111, 0x1)", "packet out: port 1, 34 bytes"):
+                 "action ipv4_forward(0x80000000111, 0x1)", "packet out: port 1, 34 bytes",
+                 "ethernet_t(dstAddr=0x2, srcAddr=0x1, etherType=0x800)",    # fields in hex, like the keys
+                 "ttl=0x40, protocol=0x11, hdrChecksum=0x0, srcAddr=0xc0000201, dstAddr=0xa000101)"):
         assert step in out, step
     assert out.index("parser state parse_ipv4") < out.index("table MyIngress.ipv4_lpm") < out.index("packet out")
 

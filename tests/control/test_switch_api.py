@@ -415,3 +415,15 @@ def test_send_takes_scapy_packets_or_bytes(sw):
 def test_process_reports_why_a_packet_was_dropped(sw):
     result = sw.process(0, ipv4("10.0.0.1"))  # default action drop()
     assert result.outputs == [] and result.drops == ["dropped in ingress (egress_spec = 511)"]
+
+
+def test_from_file_takes_a_built_in_program_name(tmp_path, monkeypatch):
+    """Like the CLI: ``Switch.from_file("ipv4_router")`` works from any folder; a path still wins."""
+    from dataplane.control.switch import Switch
+    from dataplane.errors import DataplaneError
+
+    monkeypatch.chdir(tmp_path)
+    sw = Switch.from_file("ipv4_router")
+    assert sw.table("ipv4_lpm") is not None
+    with pytest.raises(DataplaneError):
+        Switch.from_file("no_such_program")

@@ -9,8 +9,10 @@ A traffic file is a list of apps::
 
 Built-in patterns: ``pingall`` (every host pings every other), ``incast`` (every host but
 the last sends to the last), ``all-to-all`` (a CBR flow between every ordered pair).
-Per-host results count what each host sent as a source: requests or packets sent,
-replies or packets that arrived, and the rest lost.
+Per-host results, in packets: ``sent`` counts what the host's apps sent as a source (ping
+requests, UDP and bulk packets), ``delivered`` how many of those reached their destination (for a
+ping: a reply came back), ``lost`` the rest; ``received`` counts the IP packets that arrived at the
+host itself, whoever sent them (an incast's receiver, ping requests and replies).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ import yaml
 
 from dataplane.control.config_errors import ConfigError, read_text_file
 from dataplane.net.apps.basic import BulkReceiver, BulkTransfer, Ping, UdpFlow, UdpSink, incast
+from dataplane.natural_order import natural_key, natural_sorted
 from dataplane.net.core.units import UnitError, parse_queue, parse_rate, parse_time
 
 PATTERNS = ("pingall", "incast", "all-to-all")
@@ -73,7 +76,7 @@ class Traffic:
 
     # ---- patterns and files ------------------------------------------------------------------------
     def pattern(self, name: str, duration_ns: int) -> None:
-        hosts = sorted(self.net.hosts)
+        hosts = sorted(self.net.hosts, key=natural_key)
         if name == "pingall":
             for i, a in enumerate(hosts):
                 for j, b in enumerate(hosts):
@@ -129,7 +132,8 @@ class Traffic:
 
     # ---- results ------------------------------------------------------------------------------------
     def host_results(self) -> dict[str, dict[str, int]]:
-        out = {name: {"sent": 0, "received": 0, "lost": 0} for name in sorted(self.net.hosts)}
+        out = {name: {"sent": 0, "delivered": 0, "lost": 0, "received": self._received(host)}
+               for name, host in natural_sorted(self.net.hosts.items())}
         for src, p in self.pings:
             self._count(out, src, p.stats["sent"], p.stats["received"])
         for src, flow, sink, _ in self.flows:
@@ -148,14 +152,40 @@ class Traffic:
         return out
 
     @staticmethod
-    def _count(out: dict, host: str, sent: int, received: int) -> None:
+    def _count(out: dict, host: str, sent: int, delivered: int) -> None:
         out[host]["sent"] += sent
-        out[host]["received"] += received
-        out[host]["lost"] += max(sent - received, 0)
+        out[host]["delivered"] += delivered
+        out[host]["lost"] += max(sent - delivered, 0)
+
+    @staticmethod
+    def _received(host: Any) -> int:
+        """IP packets accepted by the host (its stack's count; a host without one: frames on its ports)."""
+        stats = getattr(host, "stats", None)
+        if stats is not None and hasattr(stats, "received"):
+            return stats["received"]
+        return sum(p.stats.rx_packets for p in getattr(host, "ports", {}).values())
 
     def throughput_series(self) -> dict[str, list[tuple[int, float]]]:
+        """(time ns, Gb/s) per UDP flow, averaged over windows of at least ``PACKETS_PER_POINT``
+        packet intervals: a bin shorter than that holds one packet or two by chance and plots as a
+        sawtooth around the flow's rate."""
         series = {}
-        for _, _, sink, name in self.flows:
-            points = sink.throughput_series()
-            series[name] = [(t, bps / 1e9) for t, bps in points]
+        for _, flow, sink, name in self.flows:
+            interval_ns = flow.size * 8e9 / max(flow.rate_bps, 1)
+            k = max(1, -(-int(PACKETS_PER_POINT * interval_ns) // sink.bin_ns))
+            series[name] = [(t, bps / 1e9) for t, bps in rebin(sink.throughput_series(), k)]
         return series
+
+
+PACKETS_PER_POINT = 10
+
+
+def rebin(points: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
+    """Merge each ``k`` consecutive equal-width bins of (bin start, rate) into one at their mean;
+    a shorter last group is dropped when there is a full one (it would read low or high by chance)."""
+    if k <= 1:
+        return list(points)
+    groups = [points[i:i + k] for i in range(0, len(points), k)]
+    if len(groups) > 1 and len(groups[-1]) < k:
+        groups.pop()
+    return [(g[0][0], sum(v for _, v in g) / len(g)) for g in groups]

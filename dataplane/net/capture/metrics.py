@@ -77,22 +77,37 @@ def write_metrics(directory: Path, data: dict[str, Any]) -> None:
             w.writerow([name] + [m[c] for c in cols[1:]])
     with open(directory / "hosts.csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["host", "sent", "received", "lost"])
+        w.writerow(["host", "sent", "delivered", "lost", "received"])
         for name, m in data["hosts"].items():
-            w.writerow([name, m["sent"], m["received"], m["lost"]])
+            w.writerow([name, m["sent"], m["delivered"], m["lost"], m["received"]])
 
 
 def format_table(data: dict[str, Any], top_ports: int = 12) -> str:
-    """The human summary: hosts, the busiest ports, drops."""
+    """The human summary: hosts, the busiest ports (and how many more), switch drops by reason."""
+    from dataplane.natural_order import natural_sorted
+
     lines = [f"simulated {data['sim_time_ns'] / 1e6:.3f} ms, {data['events']:,} events"]
-    lines.append(f"{'host':<10} {'sent':>8} {'received':>9} {'lost':>6}")
-    for name, m in data["hosts"].items():
-        lines.append(f"{name:<10} {m['sent']:>8} {m['received']:>9} {m['lost']:>6}")
-    ports = sorted(data["ports"].items(), key=lambda kv: (-kv[1]["tx_bytes"], kv[0]))[:top_ports]
-    lines.append(f"{'port':<12} {'tx pkts':>8} {'util':>6} {'drops':>6} {'lost':>5} {'max q':>6} {'p99 q':>6}")
-    for name, m in ports:
-        lines.append(f"{name:<12} {m['tx_packets']:>8} {m['utilisation'] * 100:>5.1f}% {m['drops']:>6} "
-                     f"{m['lost']:>5} {m['max_qdepth']:>6} {m['p99_qdepth']:>6}")
+    lines.append(f"{'host':<10} {'sent pkts':>10} {'delivered':>10} {'lost':>6} {'received pkts':>14}")
+    for name, m in natural_sorted(data["hosts"].items()):
+        lines.append(f"{name:<10} {m['sent']:>10} {m['delivered']:>10} {m['lost']:>6} {m['received']:>14}")
+    ports = sorted(natural_sorted(data["ports"].items()), key=lambda kv: -kv[1]["tx_bytes"])
+    shown = ports if top_ports <= 0 else ports[:top_ports]
+    lines.append(f"{'port':<12} {'tx pkts':>8} {'tx bytes':>10} {'rx pkts':>8} {'util':>6} {'drops':>6} {'lost':>5} "
+                 f"{'max q pkts':>10} {'p99 q pkts':>10}")
+    for name, m in shown:
+        lines.append(f"{name:<12} {m['tx_packets']:>8} {m['tx_bytes']:>10} {m['rx_packets']:>8} "
+                     f"{m['utilisation'] * 100:>5.1f}% {m['drops']:>6} {m['lost']:>5} {m['max_qdepth']:>10} "
+                     f"{m['p99_qdepth']:>10}")
+    if len(shown) < len(ports):
+        idle = sum(1 for _, m in ports[len(shown):] if not m["tx_packets"] and not m["rx_packets"])
+        lines.append(f"... {len(ports) - len(shown)} more ports not shown ({idle} of them idle); "
+                     "all ports are in --json and --out's ports.csv")
+    drops = [(name, m["drops"]) for name, m in natural_sorted((data.get("switches") or {}).items()) if m["drops"]]
+    if drops:
+        for name, by_reason in drops:
+            lines.append(f"switch {name} dropped: " + ", ".join(f"{reason}: {n}" for reason, n in by_reason.items()))
+    elif data.get("switches"):
+        lines.append("switches dropped no packets")
     sent = sum(m.get("pause_tx", 0) for m in data["ports"].values())
     paused = sorted(((name, m) for name, m in data["ports"].items() if m.get("pause_rx")),
                     key=lambda kv: (-kv[1]["paused_ns"], kv[0]))

@@ -41,20 +41,38 @@ def plot_queues(net: Any, path: Path, top: int = 6) -> Path | None:
     return path
 
 
-def plot_throughput(series: dict[str, list[tuple[int, float]]], path: Path) -> Path | None:
-    """Throughput (Gb/s) over time, one line per flow; ``series`` maps a flow name to (time ns, Gb/s)."""
+def throughput_lines(series: dict[str, list[tuple[int, float]]], max_lines: int = 12) -> list[tuple[str, list]]:
+    """The labelled lines of the throughput plot: every flow when there are at most ``max_lines``,
+    else the busiest ``max_lines - 1`` and one line for the mean of the others, so that every line
+    drawn is in the legend."""
+    from dataplane.natural_order import natural_sorted
+
+    flows = [(name, pts) for name, pts in natural_sorted(series.items()) if pts]
+    if len(flows) <= max_lines:
+        return flows
+    flows.sort(key=lambda kv: -sum(g for _, g in kv[1]))
+    shown, rest = flows[:max_lines - 1], flows[max_lines - 1:]
+    total: dict[int, float] = {}
+    for _, pts in rest:
+        for t, g in pts:
+            total[t] = total.get(t, 0.0) + g
+    mean = [(t, g / len(rest)) for t, g in sorted(total.items())]
+    return [*natural_sorted(shown), (f"mean of the other {len(rest)} flows", mean)]
+
+
+def plot_throughput(series: dict[str, list[tuple[int, float]]], path: Path, max_lines: int = 12) -> Path | None:
+    """Throughput (Gb/s) over time, one line per flow (see ``throughput_lines``); ``series`` maps a
+    flow name to (time ns, Gb/s)."""
     if not any(series.values()):
         return None
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 4))
-    for name, points in sorted(series.items()):
-        if points:
-            ax.plot([t / 1000 for t, _ in points], [g for _, g in points], label=name, linewidth=1)
+    for name, points in throughput_lines(series, max_lines):
+        ax.plot([t / 1000 for t, _ in points], [g for _, g in points], label=name, linewidth=1)
     ax.set_xlabel("time (µs)")
     ax.set_ylabel("throughput (Gb/s)")
     ax.set_title("Throughput per flow")
-    if len(series) <= 12:
-        ax.legend(fontsize=8)
+    ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -198,7 +198,7 @@ def test_run_command_reports_dpus_and_captures_their_ports(tmp_path):
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     assert {"hosts", "ports", "switches", "sim_time_ns", "events", "log", "dpus"} <= set(data)
-    assert data["hosts"]["h1"] == {"sent": 1, "received": 1, "lost": 0}
+    assert data["hosts"]["h1"] == {"sent": 1, "delivered": 1, "lost": 0, "received": 2}
     d1 = data["dpus"]["d1"]
     # pingall: h1 -> h2 and h2 -> h1, request and reply each: 4 packets through each DPU.
     assert d1["processed"] == 4 and d1["drops"] == {} and 0 < d1["utilisation"] < 1e-4

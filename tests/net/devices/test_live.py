@@ -79,8 +79,8 @@ def test_the_network_holds_still_until_a_write_and_settle_s_of_quiet_then_runs_p
     t.join(timeout=10)
     assert result == {"done": True}
     assert time.monotonic() - began >= 0.2 + 0.05 - 0.01    # settle, then 50 ms paced
-    assert tr.host_results() == {"h1": {"sent": 1, "received": 1, "lost": 0},
-                                 "h2": {"sent": 1, "received": 1, "lost": 0}}
+    assert tr.host_results() == {"h1": {"sent": 1, "delivered": 1, "lost": 0, "received": 2},
+                                 "h2": {"sent": 1, "delivered": 1, "lost": 0, "received": 2}}
 
 
 def test_start_begins_the_traffic_without_configuration():
@@ -91,7 +91,7 @@ def test_start_begins_the_traffic_without_configuration():
     t.join(timeout=10)
     assert result == {"done": True}
     # the topology's switches run ipv4_router with no entries: everything is dropped
-    assert tr.host_results()["h1"] == {"sent": 1, "received": 0, "lost": 1}
+    assert tr.host_results()["h1"] == {"sent": 1, "delivered": 0, "lost": 1, "received": 0}
 
 
 def test_stop_ends_a_run_that_never_started():

@@ -29,7 +29,7 @@ def test_ping_crosses_the_leaf_spine():
     tr.pattern("pingall", 5_000_000)
     net.run(5_000_000)
     results = tr.host_results()
-    assert all(r["sent"] == 3 and r["received"] == 3 and r["lost"] == 0 for r in results.values()), results
+    assert all(r["sent"] == 3 and r["delivered"] == 3 and r["lost"] == 0 for r in results.values()), results
 
 
 def test_ecmp_spreads_flows_over_both_spines():
@@ -145,7 +145,7 @@ def test_run_command_prints_the_json_summary(tmp_path):
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     assert set(data["hosts"]) == {"h1", "h2", "h3", "h4"}
-    assert all(h["lost"] == 0 and h["received"] == h["sent"] > 0 for h in data["hosts"].values())
+    assert all(h["lost"] == 0 and h["delivered"] == h["sent"] > 0 for h in data["hosts"].values())
     assert {"tx_packets", "drops", "max_qdepth"} <= set(data["ports"]["leaf1:p1"])
     assert data["sim_time_ns"] == 3_000_000 and data["events"] > 0
     assert (out / "summary.json").is_file() and (out / "ports.csv").is_file()
@@ -160,4 +160,5 @@ def test_tutorials_topology_json_runs_unchanged():
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     hosts = json.loads(r.stdout)["hosts"]
-    assert hosts == {"h1": {"sent": 1, "received": 1, "lost": 0}, "h2": {"sent": 1, "received": 1, "lost": 0}}
+    assert hosts == {"h1": {"sent": 1, "delivered": 1, "lost": 0, "received": 2},
+                     "h2": {"sent": 1, "delivered": 1, "lost": 0, "received": 2}}

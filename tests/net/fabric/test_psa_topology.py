@@ -36,7 +36,7 @@ def test_hosts_ping_each_other_through_a_psa_router(tmp_path, extra):
     tr.pattern("pingall", 2_000_000)
     net.run(2_000_000)
     results = tr.host_results()
-    assert all(r["sent"] == 2 and r["received"] == 2 and r["lost"] == 0 for r in results.values()), results
+    assert all(r["sent"] == 2 and r["delivered"] == 2 and r["lost"] == 0 for r in results.values()), results
     # Every ping and reply crossed s1 once: 3 hosts x 2 peers x (request + reply).
     assert sum(p.stats.tx_packets for p in net.switch("s1").ports.values()) == 12
 
@@ -99,4 +99,4 @@ def test_run_command_runs_a_psa_topology(tmp_path):
                         "--duration", "2ms", "--json"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     hosts = json.loads(r.stdout)["hosts"]
-    assert all(h["received"] == h["sent"] > 0 for h in hosts.values()), hosts
+    assert all(h["delivered"] == h["sent"] > 0 for h in hosts.values()), hosts

@@ -77,7 +77,7 @@ def test_pingall_reaches_the_own_tenant_only():
         dst = next(h for h, (ip, *_) in HOSTS.items() if ip == ip_str(ping.dst_ip))
         want = 1 if same_tenant(src, dst) else 0
         assert (ping.stats["sent"], ping.stats["received"]) == (1, want), (src, dst)
-    assert tr.host_results() == {h: {"sent": 3, "received": 1, "lost": 2} for h in HOSTS}
+    assert tr.host_results() == {h: {"sent": 3, "delivered": 1, "lost": 2, "received": 2} for h in HOSTS}
 
     for h, (ip, vni, dpu, _) in HOSTS.items():
         # No frame of the other tenant reached the host; its peer's did (ARP, then ICMP).
@@ -99,7 +99,7 @@ def test_pingall_reaches_the_own_tenant_only():
 
 def test_cli_summary(cli_run):
     data, _ = cli_run
-    assert data["hosts"] == {h: {"sent": 3, "received": 1, "lost": 2} for h in HOSTS}
+    assert data["hosts"] == {h: {"sent": 3, "delivered": 1, "lost": 2, "received": 2} for h in HOSTS}
     assert {name: m["drops"] for name, m in data["switches"].items()} == {s: {} for s in data["switches"]}
     # 16 VXLAN frames cross from leaf to leaf; the outer UDP source port spreads them over both spines.
     spines = {s: data["switches"][s]["packets_in"] for s in ("spine1", "spine2")}
@@ -114,7 +114,7 @@ def test_human_summary():
     assert res.exit_code == 0, res.output
     assert "topology vxlan-dpu: 4 switches, 4 DPUs, 4 hosts, 12 links; traffic pingall" in res.output
     for h in HOSTS:
-        assert any(line.split() == [h, "3", "1", "2"] for line in res.output.splitlines()), res.output
+        assert any(line.split() == [h, "3", "1", "2", "2"] for line in res.output.splitlines()), res.output
 
 
 def test_fabric_links_carry_only_vxlan(cli_run):
