@@ -63,22 +63,23 @@ def test_without_cpu_port_each_switch_takes_its_own_from_the_topology():
 
 def test_the_network_holds_still_until_a_write_and_settle_s_of_quiet_then_runs_paced():
     net, tr = _network()
-    live = LiveNetwork(net, settle_s=0.2)
+    sw1, sw2 = _configured("s1"), _configured("s2")   # compiled first: on PyPy that takes a while
+    live = LiveNetwork(net, settle_s=0.5)
     t, result = _run_in_thread(live, 50_000_000)    # 50 ms of traffic after the start
     s1, s2 = live.nodes
     time.sleep(0.3)
     assert net.sim.now == 0 and net.sim.events_run == 0     # no controller has written yet
-    s1.replace(_configured("s1"))
+    s1.replace(sw1)
     s1.note_write()
     time.sleep(0.1)
-    s2.replace(_configured("s2"))                          # a pipeline set is a write too
-    time.sleep(0.15)
-    assert net.sim.now == 0 and net.sim.events_run == 0     # 0.15 s since s2's pipeline < settle_s
+    s2.replace(sw2)                                        # a pipeline set is a write too
+    time.sleep(0.2)
+    assert net.sim.now == 0 and net.sim.events_run == 0     # 0.2 s since s2's pipeline < settle_s
     s2.note_write()
     began = time.monotonic()
     t.join(timeout=10)
     assert result == {"done": True}
-    assert time.monotonic() - began >= 0.2 + 0.05 - 0.01    # settle, then 50 ms paced
+    assert time.monotonic() - began >= 0.5 + 0.05 - 0.01    # settle, then 50 ms paced
     assert tr.host_results() == {"h1": {"sent": 1, "delivered": 1, "lost": 0, "received": 2},
                                  "h2": {"sent": 1, "delivered": 1, "lost": 0, "received": 2}}
 
