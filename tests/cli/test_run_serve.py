@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import json
 import queue
-import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -29,6 +27,7 @@ from dataplane.control.p4info import build_p4info  # noqa: E402
 from dataplane.control.device_config import make_device_config  # noqa: E402
 from dataplane.lang.frontend import compile_file  # noqa: E402
 from dataplane.resources import builtin_program  # noqa: E402
+from dataplane.testing.processes import dataplane_command as _dataplane, stop_process  # noqa: E402
 
 TOPO = Path(__file__).parents[1] / "net" / "data" / "served" / "topology.json"
 PROGRAM = builtin_program("ipv4_router")
@@ -43,10 +42,6 @@ ROUTES = {
 
 
 SERVED = Path(__file__).parents[1] / "net" / "data" / "served"
-
-
-def _dataplane(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from dataplane.cli import run; run()", *args]
 
 
 def _free_ports(n: int) -> int:
@@ -180,13 +175,7 @@ def test_run_serve_two_switches_configured_over_p4runtime(tmp_path):
     finally:
         for client in clients:
             client.close()
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_process(proc)
 
 
 def _wait_for_servers(proc, log: Path) -> None:
@@ -195,16 +184,6 @@ def _wait_for_servers(proc, log: Path) -> None:
         assert proc.poll() is None, log.read_text()
         assert time.monotonic() < end, log.read_text()
         time.sleep(0.1)
-
-
-def _stop(proc) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def test_run_serve_a_bmv2_controller_configures_two_of_three_switches(tmp_path):
@@ -249,7 +228,7 @@ def test_run_serve_a_bmv2_controller_configures_two_of_three_switches(tmp_path):
     finally:
         for client in clients:
             client.close()
-        _stop(proc)
+        stop_process(proc)
 
 
 def test_run_serve_on_a_port_in_use_is_a_usage_error():

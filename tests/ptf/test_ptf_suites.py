@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -23,15 +21,13 @@ pytest.importorskip("grpc")
 pytest.importorskip("pynng")
 pytest.importorskip("ptf")
 pytest.importorskip("p4.v1.p4runtime_pb2")
+from dataplane.testing.processes import (  # noqa: E402
+    dataplane_command as _dataplane, free_port, stop_process, wait_listening)
 
 HERE = Path(__file__).parent
 SUITES = {"ecmp_router": 17}     # suite directory -> at least this many PTF tests
 CPU_PORT = 64
 DEVICE_ID = 1
-
-
-def _dataplane(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from dataplane.cli import run; run()", *args]
 
 
 def _ptf_command() -> str:
@@ -43,29 +39,11 @@ def _ptf_command() -> str:
     return found
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_listening(proc: subprocess.Popen, port: int, log: Path, timeout: float = 30) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if proc.poll() is not None:
-            pytest.fail(f"dataplane serve exited with {proc.returncode}:\n{log.read_text()}")
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    pytest.fail(f"dataplane serve did not listen on port {port} in {timeout} s:\n{log.read_text()}")
-
-
 @pytest.fixture
 def server(request, tmp_path):
     """Start ``dataplane serve PROGRAM``; yields (grpc address, ptf socket address)."""
     def start(program: str):
-        port = _free_port()
+        port = free_port()
         grpc_addr = f"127.0.0.1:{port}"
         ptf_addr = f"ipc://{tmp_path}/ptf.ipc"
         log = tmp_path / "serve.log"
@@ -75,16 +53,8 @@ def server(request, tmp_path):
                            "--cpu-port", str(CPU_PORT), "--ptf-socket", ptf_addr),
                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
 
-        def stop():
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGINT)
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
-        request.addfinalizer(stop)
-        _wait_listening(proc, port, log)
+        request.addfinalizer(lambda: stop_process(proc))
+        wait_listening(proc, port, log)
         return grpc_addr, ptf_addr, proc, log
     return start
 

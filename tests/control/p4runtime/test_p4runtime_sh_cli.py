@@ -10,8 +10,6 @@ shell with a lower election id is a backup whose write is refused with PERMISSIO
 from __future__ import annotations
 
 import queue
-import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -26,18 +24,10 @@ pytest.importorskip("p4runtime_sh.shell")
 pynng = pytest.importorskip("pynng")
 from scapy.layers.l2 import Ether  # noqa: E402
 
+from dataplane.testing.processes import dataplane_command as _dataplane, free_port, stop_process, wait_listening  # noqa: E402,E501
+
 RT = Path(__file__).parent / "rt.p4"
 PACKET_IN, PACKET_OUT, PORT_ADD = 3, 4, 0   # PTF's nn message types (PTF's view: in = to the switch)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _dataplane(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from dataplane.cli import run; run()", *args]
 
 
 class Shell:
@@ -93,21 +83,14 @@ def served(tmp_path):
     p4info, devcfg = tmp_path / "rt.p4info.txtpb", tmp_path / "rt.bin"
     subprocess.run(_dataplane("compile", str(RT), "--p4info", str(p4info), "--device-config", str(devcfg)),
                    check=True, capture_output=True)
-    port, ipc = _free_port(), f"ipc://{tmp_path}/ptf.ipc"
+    port, ipc = free_port(), f"ipc://{tmp_path}/ptf.ipc"
     log = tmp_path / "serve.log"
     with log.open("w") as out:
         server = subprocess.Popen(_dataplane("serve", "--grpc-addr", f"127.0.0.1:{port}", "--device-id", "1",
                                              "--cpu-port", "255", "--ptf-socket", ipc), stdout=out, stderr=out)
     wire = None
     try:
-        end = time.monotonic() + 30
-        while True:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            if server.poll() is not None or time.monotonic() > end:
-                pytest.fail(f"dataplane serve did not start:\n{log.read_text()}")
-            time.sleep(0.1)
+        wait_listening(server, port, log)
         wire = pynng.Pair0(recv_timeout=5000, send_timeout=2000)
         wire.dial(ipc)
         for p in (1, 2, 3, 4, 6):
@@ -116,12 +99,7 @@ def served(tmp_path):
     finally:
         if wire is not None:
             wire.close()
-        server.send_signal(signal.SIGINT)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop_process(server)
 
 
 def _send(wire, port: int, frame: bytes) -> None:

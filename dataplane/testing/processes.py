@@ -1,0 +1,51 @@
+"""Running ``dataplane`` as a separate process from a test: a free loopback port, the command
+line, waiting until it listens, and stopping it as Ctrl-C would.
+
+What a pytest test needs to put ``dataplane serve`` or ``dataplane run --serve`` in front of
+a real client (p4runtime-shell, ptf, a controller script) and to leave nothing behind.
+"""
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def dataplane_command(*args: str) -> list[str]:
+    """The argv that runs ``dataplane ARGS`` with this interpreter (no PATH lookup)."""
+    return [sys.executable, "-c", "from dataplane.cli import run; run()", *args]
+
+
+def wait_listening(proc: subprocess.Popen, port: int, log: Path, timeout: float = 30) -> None:
+    """Return once something accepts on 127.0.0.1:``port``; raise with the log if ``proc`` exits
+    or ``timeout`` seconds pass first."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the process exited with {proc.returncode}:\n{log.read_text()}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise TimeoutError(f"nothing listened on port {port} in {timeout} s:\n{log.read_text()}")
+
+
+def stop_process(proc: subprocess.Popen, timeout: float = 10) -> None:
+    """SIGINT (the servers' clean stop), then kill if it has not ended within ``timeout`` s."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
