@@ -116,6 +116,8 @@ def line_chart(chart_id: str, title: str, series: list[Series], y_label: str, *,
                 pts.append(f"{px(x):.1f},{py(ys[j - 1]):.1f}")
             pts.append(f"{px(x):.1f},{py(y):.1f}")
         colour = PALETTE[i % len(PALETTE)]
+        if len(xs) == 1:   # one point draws no line
+            out.append(f'<circle cx="{px(xs[0]):.1f}" cy="{py(ys[0]):.1f}" r="3" fill="{colour}"/>')
         out.append(f'<polyline class="line" fill="none" stroke="{colour}" stroke-width="1.5" points="{" ".join(pts)}">'
                    f'<title>{escape(name)}</title></polyline>')
     out.append(f'<line class="cursor" x1="0" x2="0" y1="{TOP}" y2="{TOP + ph}" visibility="hidden"/></svg>')

@@ -24,6 +24,8 @@ VERSION = 1
 DATA_FILE = "report.json"
 #: how many ports (or flows) a time-series chart draws; the rest are summed in the tables
 TOP_SERIES = 8
+#: how many intervals a time series has at most
+CHART_INTERVALS = 100
 
 
 class ReportError(Exception):
@@ -57,11 +59,13 @@ def collect_run(net: Any, recorder: Recorder | None, name: str, hosts: dict[str,
 
 def host_counters(net: Any) -> dict[str, dict[str, Any]]:
     """Per-host packets from the hosts' own counters, for runs without a ``Traffic`` (scenarios):
-    what the host sent and received; delivered and lost are not known there (None)."""
+    what the host's stack sent and received, and the frames its ports received (a scenario's app
+    may take frames before the stack); delivered and lost are not known there (None)."""
     out = {}
     for name, host in natural_sorted(net.hosts.items()):
         st = host.stats
-        out[name] = {"sent": st["sent"], "delivered": None, "lost": None, "received": st["received"]}
+        out[name] = {"sent": st["sent"], "delivered": None, "lost": None, "received": st["received"],
+                     "frames_in": sum(p.stats.rx_packets for p in host.ports.values())}
     return out
 
 
@@ -147,13 +151,23 @@ def series(net: Any, rec: Recorder | None, flow_series: dict[str, list[tuple[int
     if rec is None or len(rec.times) < 2:
         return {"t_ns": [], "queue": [], "throughput_gbps": [], "drops": [], "pfc": [], "ecn": [],
                 "program_drops": [], "lost": [], "flows": flows}
-    times = rec.times
+    # At most CHART_INTERVALS intervals: finer ones show single packets as spikes, not rates.
+    k = -(-(len(rec.times) - 1) // CHART_INTERVALS)
+    keep = list(range(0, len(rec.times), k))
+    if keep[-1] != len(rec.times) - 1:
+        keep.append(len(rec.times) - 1)
+    times = [rec.times[i] for i in keep]
+    samples = [rec.port_samples[i] for i in keep]
+    depths = [[max(d[j] for d in rec.depth_samples[a + 1:b + 1]) for j in range(len(rec.ports))]
+              for a, b in zip(keep, keep[1:])]
+    ce = [rec.ce_samples[i] for i in keep]
+    program_drops = [rec.program_drop_samples[i] for i in keep]
     names = [p.name for p in rec.ports]
     col = {f: i for i, f in enumerate(PORT_FIELDS)}
 
     def delta(field: str, k: int) -> list[int]:
         i = col[field]
-        return [rec.port_samples[s][k][i] - rec.port_samples[s - 1][k][i] for s in range(1, len(times))]
+        return [samples[s][k][i] - samples[s - 1][k][i] for s in range(1, len(times))]
 
     def top(values: dict[str, list], key) -> list[list]:
         chosen = sorted((kv for kv in values.items() if key(kv[1]) > 0), key=lambda kv: (-key(kv[1]), kv[0]))
@@ -162,7 +176,7 @@ def series(net: Any, rec: Recorder | None, flow_series: dict[str, list[tuple[int
     tput = {}
     for k, name in enumerate(names):
         tput[name] = [round(b * 8 / (times[s + 1] - times[s]), 4) for s, b in enumerate(delta("tx_bytes", k))]
-    queue = {name: _peak_depths(rec.ports[k], times, [d[k] for d in rec.depth_samples]) for k, name in enumerate(names)}
+    queue = {name: _peak_depths(rec.ports[k], times, [d[k] for d in depths]) for k, name in enumerate(names)}
     per_port = {f: {name: delta(f, k) for k, name in enumerate(names)} for f in ("drops", "lost", "pause_tx")}
 
     def total(values: list[int]) -> list[int]:
@@ -170,16 +184,16 @@ def series(net: Any, rec: Recorder | None, flow_series: dict[str, list[tuple[int
 
     return {"t_ns": times[1:], "queue": top(queue, max), "throughput_gbps": top(tput, sum),
             "drops": top(per_port["drops"], sum), "lost": top(per_port["lost"], sum),
-            "pfc": top(per_port["pause_tx"], sum), "ecn": total(rec.ce_samples),
-            "program_drops": total(rec.program_drop_samples), "flows": flows}
+            "pfc": top(per_port["pause_tx"], sum), "ecn": total(ce),
+            "program_drops": total(program_drops), "flows": flows}
 
 
 def _peak_depths(port: Any, times: list[int], sampled: list[int]) -> list[int]:
     """The queue's peak depth in each interval between sample times: from the port's recorded
-    depth changes when it keeps them (``record_depth``), else the depth the sampler saw."""
+    depth changes when it keeps them (``record_depth``), else the peak the sampler saw."""
     flat = port.stats.qdepth_flat
     if not flat:
-        return sampled[1:]
+        return sampled
     out = []
     i, depth = 0, 0
     n = len(flat)

@@ -160,9 +160,11 @@ def _flows(n: int, run: dict[str, Any]) -> str:
     hosts = run.get("hosts") or {}
     out = ""
     if hosts:
-        rows = [[h, m.get("sent"), m.get("delivered"), m.get("lost"), m.get("received")]
+        frames = any("frames_in" in m for m in hosts.values())
+        rows = [[h, m.get("sent"), m.get("delivered"), m.get("lost"), m.get("received")] + ([m.get("frames_in")] if frames else [])
                 for h, m in natural_sorted(hosts.items())]
-        out += _table(["host", "sent (packets)", "delivered (packets)", "lost (packets)", "received (packets)"], rows)
+        out += _table(["host", "sent (packets)", "delivered (packets)", "lost (packets)", "received (packets)"]
+                      + (["frames in (all, packets)"] if frames else []), rows)
         out += ('<p class="note">sent: what the host\'s apps sent; delivered: those that reached their destination '
                 '(a ping: its reply came back); lost: the rest; received: IP packets that arrived at the host. '
                 '— where the run does not know.</p>')
