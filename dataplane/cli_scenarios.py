@@ -5,6 +5,7 @@ used, so ``dataplane --help`` stays fast.
 """
 from __future__ import annotations
 
+import copy
 import functools
 import importlib
 import pkgutil
@@ -30,14 +31,19 @@ class ScenarioGroup(click.Group):
         return _with_report(command) if command is not None else None
 
 
+_REPORTED: dict[int, click.Command] = {}
+
+
 def _with_report(command: click.Command) -> click.Command:
-    """Give a scenario's command ``--report FILE.html``, and make its ``--out`` keep report.json
-    (``dataplane.report.scenario``); done once per command object."""
-    if any(p.name == "report" for p in command.params):
-        return command
-    command.params.append(click.Option(
+    """The scenario's command as ``dataplane scenario`` runs it: a copy with ``--report FILE.html``
+    whose ``--out`` also keeps report.json (``dataplane.report.scenario``). The module's own
+    ``command`` is left as it is."""
+    if id(command) in _REPORTED:
+        return _REPORTED[id(command)]
+    reported_command = copy.copy(command)
+    reported_command.params = [*command.params, click.Option(
         ["--report"], type=OutputFile(), default=None,
-        help="Write the HTML report of every network the scenario ran here (one file that opens offline)."))
+        help="Write the HTML report of every network the scenario ran here (one file that opens offline).")]
     callback = command.callback
 
     @functools.wraps(callback)
@@ -47,8 +53,9 @@ def _with_report(command: click.Command) -> click.Command:
 
         return run_reported(command.name, callback, kwargs, report, write_page)
 
-    command.callback = reported
-    return command
+    reported_command.callback = reported
+    _REPORTED[id(command)] = reported_command
+    return reported_command
 
 
 def _has_command(module: str) -> bool:
