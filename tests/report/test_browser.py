@@ -1,0 +1,96 @@
+"""The report in a real browser: headless Chromium loads the page of a run and of each built-in
+scenario from a file:// URL, every run shows every section, the hover read-out works, and the
+console stays free of errors."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from dataplane.cli import main
+from dataplane.report.page import SECTIONS
+
+# Small, quick settings of each scenario, through `dataplane scenario NAME --report`.
+SCENARIOS = {
+    "allreduce": ["--workers", "2", "--elements", "64", "--mode", "ina"],
+    "pic": ["--prefixes", "16", "--modes", "pic", "--flows", "2"],
+    "vxlan": ["--hosts", "2", "--duration", "20us", "--tenants", "1"],
+}
+
+
+@pytest.fixture(scope="module")
+def pages(failover_run, tmp_path_factory) -> dict[str, Path]:
+    """The report pages: the run's, each scenario's through the CLI, and incast's from its API
+    (its command runs its bottleneck sampler to 1 s of simulated time, too slow for a test)."""
+    folder = tmp_path_factory.mktemp("report-pages")
+    out = {"run": failover_run[1]}
+    for name, args in SCENARIOS.items():
+        page = folder / f"{name}.html"
+        result = CliRunner().invoke(main, ["scenario", name, *args, "--report", str(page)])
+        assert result.exit_code == 0, result.output
+        out[name] = page
+    out["incast"] = _incast_page(folder / "incast.html")
+    return out
+
+
+def _incast_page(path: Path) -> Path:
+    from dataplane.cli_report import write_page
+    from dataplane.report import collect
+    from dataplane.report.record import recording
+    from dataplane.scenarios.incast import IncastConfig, run_incast
+
+    with recording() as recorders:
+        run = run_incast(IncastConfig(senders=2, mode="ecn+pfc", transfer_bytes=200_000, max_sim_ns=150_000))
+    runs = [collect.collect_run(r.net, r, "incast ecn+pfc") for r in recorders]
+    write_page(collect.report_data("scenario", "dataplane scenario incast", runs, collect.provenance(), [run.result]), path)
+    return path
+
+
+OUTLINE = """
+return Array.from(document.querySelectorAll("article.run")).map(a =>
+  Array.from(a.querySelectorAll(":scope > section")).map(s => [s.className, s.innerText.trim().length]));
+"""
+
+
+@pytest.mark.parametrize("name", ["run", *SCENARIOS, "incast"])
+def test_the_browser_shows_every_section_without_console_errors(browser, pages, name):
+    browser.get(pages[name].resolve().as_uri())
+    assert browser.execute_script("return document.readyState") == "complete"
+    runs = browser.execute_script(OUTLINE)
+    assert runs, f"{name}: no run on the page"
+    for sections in runs:
+        assert [cls for cls, _ in sections] == [cls for cls, _ in SECTIONS]
+        assert all(length > 20 for _, length in sections), sections     # a heading and something under it
+    charts = int(browser.execute_script("return document.body.getAttribute('data-charts-ready')"))
+    assert charts == browser.execute_script("return document.querySelectorAll('svg.chart').length") > 0
+    assert browser.execute_script("return document.querySelectorAll('svg.topology .node').length") >= 2
+    if name != "run":
+        assert browser.execute_script("return document.querySelector('#results table') !== null")
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == [], json.dumps(errors, indent=1)
+
+
+def test_hovering_a_chart_reads_out_its_values(browser, pages):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    browser.get(pages["run"].resolve().as_uri())
+    chart = browser.find_element("css selector", "svg.chart")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", chart)
+    ActionChains(browser).move_to_element(chart).perform()
+    tip = browser.find_element("id", "tip")
+    assert tip.is_displayed()
+    text = tip.text
+    assert "µs" in text or "ms" in text
+    assert any(line.endswith("packets") or line.endswith("Gb/s") for line in text.splitlines()[1:]), text
+    assert chart.find_element("css selector", ".cursor").get_attribute("visibility") == "visible"
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_the_console_check_sees_a_script_error(browser, tmp_path):
+    # the check above can fail: a page whose script throws leaves a SEVERE entry in the log
+    page = tmp_path / "broken.html"
+    page.write_text("<!DOCTYPE html><html><body><script>undefinedFunction();</script></body></html>")
+    browser.get(page.as_uri())
+    assert any("undefinedFunction" in e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE")
