@@ -4,6 +4,7 @@ Every node and link has a ``<title>`` (the browser's tooltip) with its figures."
 from __future__ import annotations
 
 from html import escape
+from collections import Counter
 from typing import Any
 
 from dataplane.natural_order import natural_key
@@ -69,7 +70,9 @@ def layout(topo: dict[str, Any]) -> dict[str, tuple[float, float]]:
     for n in sorted(kinds, key=natural_key):
         rows.setdefault(level[n], []).append(n)
     width = max(len(r) for r in rows.values()) if rows else 1
-    spacing = max(28.0, min(120.0, 1400.0 / max(width, 1)))
+    # the widest row fits the page's 1100 px without scaling; every row spreads over that width
+    spacing = max(9.0, min(120.0, (1100.0 - 2 * MARGIN) / max(width, 1)))
+    span = spacing * width
     pos: dict[str, tuple[float, float]] = {}
     height = (max(rows) if rows else 0) * ROW_HEIGHT
     for lvl in sorted(rows):
@@ -79,10 +82,9 @@ def layout(topo: dict[str, Any]) -> dict[str, tuple[float, float]]:
                 below = [pos[m][0] for m in adj[n] if m in pos]
                 return sum(below) / len(below) if below else float("inf")
             names = sorted(names, key=lambda n: (centre(n), natural_key(n)))
-        span = (len(names) - 1) * spacing
-        x0 = MARGIN + (max(width - 1, 0) * spacing - span) / 2
+        step = span / len(names)
         for i, n in enumerate(names):
-            pos[n] = (x0 + i * spacing, MARGIN + height - lvl * ROW_HEIGHT)
+            pos[n] = (MARGIN + (i + 0.5) * step, MARGIN + height - lvl * ROW_HEIGHT)
     return pos
 
 
@@ -95,7 +97,7 @@ def topology_svg(topo: dict[str, Any]) -> str:
     width = max(x for x, _ in pos.values()) + MARGIN
     height = max(y for _, y in pos.values()) + MARGIN + 10
     label_links = len(topo["links"]) <= 24
-    small = len(pos) > 60
+    small = len(pos) > 60 or max(Counter(y for _, y in pos.values()).values()) > 24
     out = [f'<svg class="topology" viewBox="0 0 {width:.0f} {height:.0f}" width="{min(width, 1100):.0f}" '
            f'xmlns="http://www.w3.org/2000/svg" role="img" aria-label="topology {escape(topo.get("name") or "")}">']
     for link in topo["links"]:
@@ -116,7 +118,8 @@ def topology_svg(topo: dict[str, Any]) -> str:
             out.append(f'<text x="{mx + 4:.1f}" y="{my:.1f}" class="linklabel">{escape(format_rate(link["rate_bps"]))} '
                        f'{escape(format_ns(link["latency_ns"]))}</text>')
         out.append("</g>")
-    r = 7 if small else 11
+    row = max(Counter(y for _, y in pos.values()).values())
+    r = max(3, min(11, int((width - 2 * MARGIN) / row * 0.35)))
     for name, (x, y) in pos.items():
         kind = kinds[name]
         colour = KIND_COLOUR.get(kind, "#777")
