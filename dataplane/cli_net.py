@@ -42,7 +42,8 @@ def _resolve_topology(name: str | None) -> Path:
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the random sources (link loss, ECMP hashing, RED, switches' random externs); the same seed gives the same run.")
 @click.option("--out", type=OutputDir(),
-              help="Write pcaps (one per port), metrics (JSON, CSV) and PNG plots here.")
+              help="Write pcaps (one per port), metrics (JSON, CSV), PNG plots and report.json "
+                   "(for `dataplane report`) here.")
 @click.option("--report", type=OutputFile(),
               help="Write the run's HTML report here (one file that opens offline; see `dataplane report`).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")

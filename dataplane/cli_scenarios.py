@@ -43,7 +43,8 @@ def _with_report(command: click.Command) -> click.Command:
     reported_command = copy.copy(command)
     reported_command.params = [*command.params, click.Option(
         ["--report"], type=OutputFile(), default=None,
-        help="Write the HTML report of every network the scenario ran here (one file that opens offline).")]
+        help="Write the HTML report of every network the scenario ran here (one file that opens offline); "
+             "--out also keeps its data, report.json, for `dataplane report`.")]
     callback = command.callback
 
     @functools.wraps(callback)
