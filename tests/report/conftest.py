@@ -63,3 +63,35 @@ def browser():
     chrome = webdriver.Chrome(service=Service(executable_path=driver), options=options)
     yield chrome
     chrome.quit()
+
+
+# Small, quick settings of the scenarios run through `dataplane scenario NAME ... --report`;
+# allreduce also with --out (its folder), pic and vxlan with --report alone.
+SCENARIOS = {
+    "allreduce": ["--workers", "2", "--elements", "32", "--mode", "ina,ring"],
+    "pic": ["--prefixes", "16", "--modes", "pic", "--flows", "2"],
+    "vxlan": ["--hosts", "2", "--duration", "20us", "--tenants", "1"],
+}
+
+
+@pytest.fixture(scope="session")
+def scenario_runs(tmp_path_factory) -> dict[str, dict]:
+    """Per scenario: its page, its --out folder (or None), what it printed, and what its working
+    folder held afterwards (each runs in an empty one)."""
+    import os
+
+    runs = {}
+    for name, args in SCENARIOS.items():
+        folder = tmp_path_factory.mktemp(f"scenario-{name}")
+        out = folder / "out" if name == "allreduce" else None
+        here = os.getcwd()
+        os.chdir(folder)
+        try:
+            result = CliRunner().invoke(main, ["scenario", name, *args, "--report", f"{name}.html",
+                                               *(["--out", str(out)] if out else [])])
+        finally:
+            os.chdir(here)
+        assert result.exit_code == 0, result.output
+        runs[name] = {"page": folder / f"{name}.html", "out": out, "output": result.output,
+                      "left": sorted(p.name for p in folder.iterdir())}
+    return runs

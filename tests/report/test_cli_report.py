@@ -21,11 +21,9 @@ def test_report_of_the_out_folder_is_the_page_the_run_wrote(failover_run, tmp_pa
     assert (out / "report.html").read_bytes() == page.read_bytes()
 
 
-def test_scenario_out_keeps_report_data_and_report_agrees(tmp_path):
-    out, page = tmp_path / "out", tmp_path / "allreduce.html"
-    args = ["scenario", "allreduce", "--workers", "2", "--elements", "32", "--mode", "ina,ring"]
-    result = CliRunner().invoke(main, [*args, "--out", str(out), "--report", str(page)])
-    assert result.exit_code == 0, result.output
+def test_scenario_out_keeps_report_data_and_report_agrees(scenario_runs, tmp_path):
+    run = scenario_runs["allreduce"]
+    out, page = run["out"], run["page"]
     data = json.loads((out / "report.json").read_text())
     saved = json.loads((out / "results.json").read_text())["results"]
     assert data["kind"] == "scenario" and data["results"] == saved
@@ -35,14 +33,11 @@ def test_scenario_out_keeps_report_data_and_report_agrees(tmp_path):
     assert again.read_bytes() == page.read_bytes()
 
 
-def test_scenario_report_alone_keeps_no_files_and_prints_no_temporary_paths(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(main, ["scenario", "pic", "--prefixes", "16", "--modes", "pic", "--flows", "2",
-                                       "--report", "pic.html"])
-    assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["pic.html"]
-    assert "dataplane-report-" not in result.output and "pic.json" not in result.output
-    assert "<td>pic</td>" in (tmp_path / "pic.html").read_text()       # the result row made it in
+def test_scenario_report_alone_keeps_no_files_and_prints_no_temporary_paths(scenario_runs):
+    run = scenario_runs["pic"]
+    assert run["left"] == ["pic.html"]
+    assert "dataplane-report-" not in run["output"] and "pic.json" not in run["output"]
+    assert "<td>pic</td>" in run["page"].read_text()       # the result row made it in
 
 
 @pytest.mark.parametrize("setup,message", [
