@@ -125,7 +125,8 @@ def drops_by_node(net: Any, data: dict[str, Any]) -> dict[str, dict[str, int]]:
                 reasons["queue full (tail drop)"] = reasons.get("queue full (tail drop)", 0) + port.stats.drops
             if port.stats.lost:
                 reasons["lost on the wire"] = reasons.get("lost on the wire", 0) + port.stats.lost
-        for reason, n in sorted((getattr(node, "drops", None) or {}).items() if isinstance(getattr(node, "drops", None), dict) else []):
+        program_drops = getattr(node, "drops", None)      # switches and DPUs: by the program's reason
+        for reason, n in sorted(program_drops.items() if isinstance(program_drops, dict) else []):
             if n:
                 reasons[f"P4 program: {reason}"] = n
         for reason, n in sorted(((data.get("xdp") or {}).get(node.name) or {}).get("drops", {}).items()):
@@ -214,7 +215,7 @@ def programs(net: Any) -> list[dict[str, Any]]:
     specs += [h.xdp for h in net.spec.hosts.values() if getattr(h, "xdp", None) is not None]
     names = [*net.spec.switches, *net.spec.dpus, *[n for n, h in net.spec.hosts.items() if getattr(h, "xdp", None)]]
     for name, spec in zip(names, specs):
-        node = net._node(name)
+        node = net.switches.get(name) or net.dpus.get(name) or net.hosts.get(name)
         api = getattr(node, "api", None)
         installed = 0
         if api is not None:

@@ -95,3 +95,21 @@ def scenario_runs(tmp_path_factory) -> dict[str, dict]:
         runs[name] = {"page": folder / f"{name}.html", "out": out, "output": result.output,
                       "left": sorted(p.name for p in folder.iterdir())}
     return runs
+
+
+@pytest.fixture(scope="session")
+def incast_report() -> tuple[dict, dict]:
+    """(report data, the scenario's result row) of a small incast with ECN and PFC thresholds low
+    enough that both act, through the scenario's API: its command runs its bottleneck sampler
+    to 1 s of simulated time, too slow for a test."""
+    from dataplane.report import collect
+    from dataplane.report.record import recording
+    from dataplane.scenarios.incast import IncastConfig, run_incast
+
+    cfg = IncastConfig(senders=2, mode="ecn+pfc", transfer_bytes=200_000, kmin_bytes=5_000, kmax_bytes=20_000,
+                       pmax=0.5, pfc_xoff_bytes=30_000, pfc_xon_bytes=15_000, max_sim_ns=150_000)
+    with recording() as recorders:
+        run = run_incast(cfg)
+    runs = [collect.collect_run(r.net, r, "incast ecn+pfc") for r in recorders]
+    data = collect.report_data("scenario", "dataplane scenario incast", runs, collect.provenance(), [run.result])
+    return data, run.result

@@ -55,6 +55,15 @@ def test_provenance_names_the_command_programs_and_entries(failover_run):
     assert progs["s1"]["entries"].endswith("s1.txt") and progs["s1"]["entries_installed"] > 0
 
 
+def test_ecn_marks_and_pause_frames_over_time_add_up_to_the_scenarios_counts(incast_report):
+    data, result = incast_report
+    series = data["runs"][0]["series"]
+    assert sum(series["ecn"]) == result["ce_marked"] > 0
+    assert sum(sum(v) for _, v in series["pfc"]) == result["pause_frames"] > 0
+    depth = dict(series["queue"])
+    assert max(max(v) for v in depth.values()) > 0
+
+
 @pytest.mark.parametrize("make,message", [
     (lambda d: d / "missing", "does not exist"),
     (lambda d: (d / "f.txt").write_text("x") and d / "f.txt", "is not a folder"),
