@@ -52,9 +52,20 @@ def collect_run(net: Any, recorder: Recorder | None, name: str, hosts: dict[str,
     data["drops"] = drops_by_node(net, data)
     data["series"] = series(net, recorder, flow_series or {})
     data["flows"] = {"fct_ns": sorted(fct_ns) if fct_ns is not None else None, "what": fct_what}
-    data["timeline"] = [[t, what] for t, what in net.events_log]
+    data["timeline"] = timeline(net)
     data["programs"] = programs(net)
     return data
+
+
+def timeline(net: Any) -> list[list]:
+    """Failures, recoveries and detections (``net.events_log``), and when each switch's controller
+    finished its table writes (its reroute, after a failure), in time order."""
+    events = [[t, what] for t, what in net.events_log]
+    for name, handle in getattr(net, "controllers", {}).items():
+        if getattr(handle, "writes_done", 0):
+            events.append([handle.last_write_ns,
+                           f"{name}'s controller: its last table write ({handle.writes_done:,} in all)"])
+    return sorted(events, key=lambda e: e[0])
 
 
 def host_counters(net: Any) -> dict[str, dict[str, Any]]:

@@ -4,6 +4,7 @@ written, is one located error line and no traceback."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -37,7 +38,12 @@ def test_scenario_report_alone_keeps_no_files_and_prints_no_temporary_paths(scen
     run = scenario_runs["pic"]
     assert run["left"] == ["pic.html"]
     assert "dataplane-report-" not in run["output"] and "pic.json" not in run["output"]
-    assert "<td>pic</td>" in run["page"].read_text()       # the result row made it in
+    page = run["page"].read_text()
+    assert "<td>pic</td>" in page                                   # the result row made it in
+    # the reroute: the failure, its detection, then the controller's last write
+    events = re.findall(r"<li><time>[^<]*</time> ([^<]*)</li>", page)
+    assert events[0] == "link s1:p2&lt;-&gt;s2:p1 down" and "s1 detects port 2 down" in events
+    assert events[-1].startswith("s1&#x27;s controller: its last table write (")
 
 
 @pytest.mark.parametrize("setup,message", [
