@@ -10,7 +10,7 @@ nav ol{columns:3;font-size:13px}
 table{border-collapse:collapse;font-size:12.5px;margin:4px 0}th,td{border:1px solid #ddd;padding:2px 7px;text-align:left}
 th{background:#f1f4f8}td.num{text-align:right;font-variant-numeric:tabular-nums}.wide{overflow-x:auto;max-height:420px;overflow-y:auto}
 svg.topology{max-width:100%;height:auto;display:block}svg.topology text{font-size:11px;fill:#333}
-.linklabel{font-size:9px!important;fill:#666!important}.cross{font-size:15px!important;font-weight:bold}
+.linklabel{font-size:9px!important;fill:#666!important}.cross{font-size:15px!important;font-weight:bold;fill:#d62728!important}
 .legend,.keys{display:flex;flex-wrap:wrap;gap:4px 14px;font-size:12px;margin:4px 0}
 .legend i,.keys i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-2px;border-radius:2px}
 figure.chartbox{margin:10px 0 18px}figcaption{font-weight:600;font-size:13px}

@@ -111,7 +111,9 @@ def topology_svg(topo: dict[str, Any]) -> str:
         out.append(f'<g class="link{" failed" if link["failed"] else ""}"><title>{escape(title)}</title>'
                    f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{colour}" '
                    f'stroke-width="{width_px:.1f}"{dash}/>')
-        mx, my = (x1 + x2) / 2, (y1 + y2) / 2
+        # marks a third of the way up from the lower end: crossing links keep their labels apart
+        (lx, ly), (ux, uy) = ((x1, y1), (x2, y2)) if y1 >= y2 else ((x2, y2), (x1, y1))
+        mx, my = lx + (ux - lx) / 3, ly + (uy - ly) / 3
         if link["failed"]:
             out.append(f'<text x="{mx:.1f}" y="{my + 5:.1f}" class="cross" text-anchor="middle" fill="{FAILED}">✕</text>')
         elif label_links:
