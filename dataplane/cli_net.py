@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from dataplane.cli_errors import error_message, reported_errors
-from dataplane.cli_types import Duration, OutputDir
+from dataplane.cli_types import Duration, OutputDir, OutputFile
 from dataplane.errors import DataplaneError
 
 DEFAULT_TOPOLOGY = "leaf-spine.yaml"
@@ -42,7 +42,10 @@ def _resolve_topology(name: str | None) -> Path:
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the random sources (link loss, ECMP hashing, RED, switches' random externs); the same seed gives the same run.")
 @click.option("--out", type=OutputDir(),
-              help="Write pcaps (one per port), metrics (JSON, CSV) and PNG plots here.")
+              help="Write pcaps (one per port), metrics (JSON, CSV), PNG plots and report.json "
+                   "(for `dataplane report`) here.")
+@click.option("--report", type=OutputFile(),
+              help="Write the run's HTML report here (one file that opens offline; see `dataplane report`).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 @click.option("--serve", is_flag=True,
               help="Give every switch a P4Runtime server and run paced to the wall clock (see below).")
@@ -55,7 +58,7 @@ def _resolve_topology(name: str | None) -> Path:
 @click.option("--settle", type=Duration(allow_zero=True), default="1s", show_default=True,
               help="With --serve: how long no switch may be written before the traffic starts.")
 def run_command(topology: str | None, program: Path | None, duration: int, traffic: str, events: Path | None,
-                seed: int, out: Path | None, as_json: bool, serve: bool, grpc_base_port: int, grpc_host: str,
+                seed: int, out: Path | None, report: Path | None, as_json: bool, serve: bool, grpc_base_port: int, grpc_host: str,
                 cpu_port: int | None, settle: int) -> None:
     """Run TOPOLOGY (YAML or tutorials topology.json; a built-in leaf-spine if omitted) in simulated time.
 
@@ -101,6 +104,11 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
             load_events(net, events)
         if out is not None:
             net.capture(out / "pcap")
+        recorder = None
+        if out is not None or report is not None:
+            from dataplane.report.record import Recorder
+
+            recorder = Recorder(net)   # counters over time and table hits, for the report
         started = time.perf_counter()
         show = not as_json and sys.stderr.isatty()
 
@@ -116,12 +124,24 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
         if show:
             click.echo("", err=True)
         wall = time.perf_counter() - started
+        if recorder is not None:
+            recorder.stop()
         data = metrics.summary(net, tr.host_results())
         net.close()
+        if recorder is not None:
+            report_data = _report_data(net, recorder, tr, data, spec.name, traffic, until, events, seed)
     if out is not None:
         metrics.write_metrics(out, data)
         plots.plot_queues(net, out / "queues.png")
         plots.plot_throughput(tr.throughput_series(), out / "throughput.png")
+        from dataplane.report.collect import write_data
+
+        with reported_errors():
+            write_data(out, report_data)
+    if report is not None:
+        from dataplane.cli_report import write_page
+
+        write_page(report_data, report)
     if as_json:
         click.echo(json.dumps(data, sort_keys=True))
     else:
@@ -131,7 +151,22 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
                    f"{wall:.2f} s wall clock")
         click.echo(metrics.format_table(data))
         if out is not None:
-            click.echo(f"pcaps, metrics and plots written to {out}")
+            click.echo(f"pcaps, metrics, plots and report.json written to {out}")
+        if report is not None:
+            click.echo(f"report written to {report}")
+
+
+def _report_data(net, recorder, tr, data: dict, name: str, traffic: str, until: int, events: Path | None,
+                 seed: int) -> dict:
+    """The report's data for this run (``dataplane.report.collect``), from the same summary as --json."""
+    from dataplane.report import collect
+
+    fct, what = collect.traffic_completions(tr)
+    run = collect.collect_run(net, recorder, f"{name}: {traffic}", hosts=data["hosts"],
+                              flow_series=tr.throughput_series(), fct_ns=fct, fct_what=what)
+    prov = collect.provenance(topology=str(net.spec.source or name), traffic=traffic, duration_ns=until,
+                              events=str(events) if events else None, seed=seed)
+    return collect.report_data("run", f"dataplane run: {name}", [run], prov)
 
 
 def _count(n: int, noun: str) -> str:

@@ -5,12 +5,15 @@ used, so ``dataplane --help`` stays fast.
 """
 from __future__ import annotations
 
+import copy
+import functools
 import importlib
 import pkgutil
 
 import click
 
 import dataplane.scenarios as scenarios_pkg
+from dataplane.cli_types import OutputFile
 
 
 class ScenarioGroup(click.Group):
@@ -24,7 +27,36 @@ class ScenarioGroup(click.Group):
             mod = importlib.import_module(f"dataplane.scenarios.{module}")
         except ModuleNotFoundError:
             return None
-        return getattr(mod, "command", None)
+        command = getattr(mod, "command", None)
+        return _with_report(command) if command is not None else None
+
+
+_REPORTED: dict[int, click.Command] = {}
+
+
+def _with_report(command: click.Command) -> click.Command:
+    """The scenario's command as ``dataplane scenario`` runs it: a copy with ``--report FILE.html``
+    whose ``--out`` also keeps report.json (``dataplane.report.scenario``). The module's own
+    ``command`` is left as it is."""
+    if id(command) in _REPORTED:
+        return _REPORTED[id(command)]
+    reported_command = copy.copy(command)
+    reported_command.params = [*command.params, click.Option(
+        ["--report"], type=OutputFile(), default=None,
+        help="Write the HTML report of every network the scenario ran here (one file that opens offline); "
+             "--out also keeps its data, report.json, for `dataplane report`.")]
+    callback = command.callback
+
+    @functools.wraps(callback)
+    def reported(report=None, **kwargs):
+        from dataplane.cli_report import write_page
+        from dataplane.report.scenario import run_reported
+
+        return run_reported(command.name, callback, kwargs, report, write_page)
+
+    reported_command.callback = reported
+    _REPORTED[id(command)] = reported_command
+    return reported_command
 
 
 def _has_command(module: str) -> bool:

@@ -91,7 +91,7 @@ class DpuNode(Node):
         dp = self.dp
         dp.now_us = self.sim.now // 1000
         result = PacketResult()
-        dp.run_work(("ingress", port_number, data, 0, None, 0), result)
+        dp.run_work(("ingress", port_number, data, 0, None, 0), result, self.trace)
         st = self.stats
         st.processed += 1
         for out in result.outputs:

@@ -12,6 +12,9 @@ class Node:
     queued item reaches the head of a port's queue and is about to be serialized."""
 
     kind = "node"
+    #: handed to the pipeline with every packet when set (a ``dataplane.report.record.TableCounts``
+    #: while a report records table hits); None keeps the untraced fast path
+    trace: Any = None
 
     def __init__(self, sim: Simulator, name: str):
         self.sim = sim

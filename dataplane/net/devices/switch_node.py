@@ -87,7 +87,7 @@ class SwitchNode(Node):
         dp = self.dp
         dp.now_us = self.sim.now // 1000
         result = PacketResult()
-        work = dp.run_work(("ingress", port_number, data, NORMAL, None, 0), result)
+        work = dp.run_work(("ingress", port_number, data, NORMAL, None, 0), result, self.trace)
         if work:
             item = work[0]
             if len(work) == 1 and item[0] == "egress" and self.pfc is None:
@@ -126,7 +126,7 @@ class SwitchNode(Node):
                 else:
                     self.pfc.enqueue(port, item)
             else:
-                work.extend(dp.run_work(item, result))
+                work.extend(dp.run_work(item, result, self.trace))
 
     def dequeue(self, port: Port, item: Any, enq_time: int, enq_depth: int) -> bytes | None:
         if self.pfc is not None:
@@ -147,7 +147,7 @@ class SwitchNode(Node):
         if qb is not None and port.number < qb.size:
             qb.values[port.number] = min(port.queue_bytes, (1 << qb.width) - 1)
         result = PacketResult()
-        more = dp.run_work(item, result)
+        more = dp.run_work(item, result, self.trace)
         if more:
             self._run(more, result)
             if dp.digests:

@@ -37,9 +37,15 @@ class NetworkError(DataplaneError):
     """The network could not be built or an event named something that does not exist."""
 
 
+#: Called with every Network built while a report records (``dataplane.report.record.recording``),
+#: so scenarios that build their networks deep inside are reported without knowing it.
+observers: list = []
+
+
 class Network:
     def __init__(self, spec: TopologySpec, seed: int = 0):
         self.spec = spec
+        self.seed = seed
         self.sim = Simulator(seed)
         self.switches: dict[str, SwitchNode] = {}
         self.hosts: dict[str, Any] = {}
@@ -108,6 +114,8 @@ class Network:
         for name, s in spec.switches.items():
             if s.controller:
                 net.attach_controller(name, load_controller(s.controller, base), s.write_latency_ns)
+        for observe in list(observers):
+            observe(net)
         return net
 
     def _node(self, name: str) -> Any:

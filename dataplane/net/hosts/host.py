@@ -301,6 +301,8 @@ class Host(ArpResolver, Node):
                             stats.dropped_not_for_us += 1
                             return
                         stats.received += 1
+                        if tos & 3 == 3:
+                            stats.ce_received += 1
                         cb = self._udp.get(dport)
                         if cb is None:
                             stats.dropped_no_listener += 1
@@ -331,6 +333,8 @@ class Host(ArpResolver, Node):
             stats.dropped_unsupported += 1   # no reassembly in this stack
             return
         stats.received += 1
+        if ip.tos & 3 == 3:
+            stats.ce_received += 1
         proto = ip.protocol
         if proto == pk.PROTO_UDP:
             self._receive_udp(ip)

@@ -19,6 +19,7 @@ class HostStats:
     arp_resolved: int = 0
     echo_replies_sent: int = 0
     udp_delivered: int = 0
+    ce_received: int = 0           # of ``received``: IPv4 packets whose ECN field said CE (a switch marked them)
     dropped_no_arp: int = 0        # next hop never answered ARP, or the per-hop ARP queue overflowed
     dropped_no_route: int = 0      # off-link destination and no gateway
     dropped_txqueue: int = 0       # host transmit queue full

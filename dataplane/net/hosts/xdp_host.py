@@ -94,7 +94,7 @@ class XdpHost(Host):
         dp = self.dp
         dp.now_us = self.sim.now // 1000
         result = PacketResult()
-        dp.run_work(("ingress", port.number, data, 0, None, 0), result)
+        dp.run_work(("ingress", port.number, data, 0, None, 0), result, self.trace)
         st = self.xdp_stats
         st.processed += 1
         for out in result.outputs:

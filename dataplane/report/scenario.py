@@ -1,0 +1,106 @@
+"""Reporting a built-in scenario: record every network its command builds (``record.recording``),
+collect each when the next one is built (it has finished by then) and the last at the end, and
+take the result rows from the files the scenario writes with ``--out``.
+
+Without ``--out`` the scenario writes them into a temporary folder, and its lines naming that
+folder are left out of what it prints.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+from dataplane.report import collect
+from dataplane.report.record import recording
+
+RESULT_FILES = ("results.json", "pic.json")
+#: result-row keys that tell a scenario's runs apart, in the order they are named by
+NAME_KEYS = ("mode", "senders", "workers", "tenants", "prefixes", "offload")
+
+
+def run_reported(name: str, callback: Callable[..., Any], kwargs: dict[str, Any],
+                 report: Path | None, write_page: Callable[[dict, Path], None]) -> Any:
+    """Run a scenario's command ``callback(**kwargs)`` and write its report data (into ``--out``)
+    and page (``report``); without either it just runs."""
+    out = kwargs.get("out")
+    if out is None and report is None:
+        return callback(**kwargs)
+    runs: list[dict[str, Any]] = []
+    with contextlib.ExitStack() as stack:
+        if out is None:
+            tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="dataplane-report-"))
+            kwargs = {**kwargs, "out": Path(tmp)}
+            stream = _Without(sys.stdout, tmp)
+            stack.enter_context(contextlib.redirect_stdout(stream))
+            stack.callback(stream.flush)
+        recorders: list = []
+
+        def finished() -> None:
+            while recorders:
+                rec = recorders.pop(0)
+                runs.append(collect.collect_run(rec.net, rec, f"{rec.net.spec.name} {len(runs) + 1}"))
+
+        with recording(lambda net: finished()) as recorders:
+            value = callback(**kwargs)
+            finished()
+        results = _results(Path(kwargs["out"]))
+    _name_runs(runs, results)
+    options = {k: (str(v) if isinstance(v, Path) else v) for k, v in kwargs.items() if k not in ("out", "as_json")}
+    data = collect.report_data("scenario", f"dataplane scenario {name}", runs,
+                               collect.provenance(**options), results)
+    if out is not None:
+        collect.write_data(out, data)
+    if report is not None:
+        write_page(data, report)
+    return value
+
+
+def _results(out: Path) -> list[dict[str, Any]] | None:
+    for file in RESULT_FILES:
+        path = out / file
+        if path.is_file():
+            try:
+                rows = json.loads(path.read_text()).get("results")
+            except (OSError, ValueError, AttributeError):
+                return None
+            return rows if isinstance(rows, list) else None
+    return None
+
+
+def _name_runs(runs: list[dict[str, Any]], results: list[dict[str, Any]] | None) -> None:
+    """Name each run after its result row when there is one row per run (``mode ecn, senders 4``)."""
+    if not results or len(results) != len(runs):
+        return
+    for run, row in zip(runs, results):
+        label = ", ".join(f"{k} {row[k]}" for k in NAME_KEYS if k in row and row[k] is not None)
+        if label:
+            run["name"] = f"{run['topology']['name']}: {label}"
+
+
+class _Without(io.TextIOBase):
+    """A text stream that passes lines through to ``real`` except those containing ``drop``."""
+
+    def __init__(self, real: Any, drop: str) -> None:
+        self.real, self.drop, self.pending = real, drop, ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        while "\n" in self.pending:
+            line, self.pending = self.pending.split("\n", 1)
+            if self.drop not in line:
+                self.real.write(line + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pending and self.drop not in self.pending:
+            self.real.write(self.pending)
+        self.pending = ""
+        self.real.flush()

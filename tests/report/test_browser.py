@@ -1,0 +1,70 @@
+"""The report in a real browser: headless Chromium loads the page of a run and of each built-in
+scenario from a file:// URL, every run shows every section, the hover read-out works, and the
+console stays free of errors."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dataplane.report.page import SECTIONS
+
+
+@pytest.fixture(scope="module")
+def pages(failover_run, scenario_runs, incast_report, tmp_path_factory) -> dict[str, Path]:
+    """The report pages: the run's, each scenario's through the CLI, and incast's from its API."""
+    from dataplane.cli_report import write_page
+
+    out = {"run": failover_run[1], **{name: run["page"] for name, run in scenario_runs.items()}}
+    out["incast"] = tmp_path_factory.mktemp("report-pages") / "incast.html"
+    write_page(incast_report[0], out["incast"])
+    return out
+
+
+OUTLINE = """
+return Array.from(document.querySelectorAll("article.run")).map(a =>
+  Array.from(a.querySelectorAll(":scope > section")).map(s => [s.className, s.innerText.trim().length]));
+"""
+
+
+@pytest.mark.parametrize("name", ["run", "allreduce", "pic", "vxlan", "incast"])
+def test_the_browser_shows_every_section_without_console_errors(browser, pages, name):
+    browser.get(pages[name].resolve().as_uri())
+    assert browser.execute_script("return document.readyState") == "complete"
+    runs = browser.execute_script(OUTLINE)
+    assert runs, f"{name}: no run on the page"
+    for sections in runs:
+        assert [cls for cls, _ in sections] == [cls for cls, _ in SECTIONS]
+        assert all(length > 20 for _, length in sections), sections     # a heading and something under it
+    charts = int(browser.execute_script("return document.body.getAttribute('data-charts-ready')"))
+    assert charts == browser.execute_script("return document.querySelectorAll('svg.chart').length") > 0
+    assert browser.execute_script("return document.querySelectorAll('svg.topology .node').length") >= 2
+    if name != "run":
+        assert browser.execute_script("return document.querySelector('#results table') !== null")
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == [], json.dumps(errors, indent=1)
+
+
+def test_hovering_a_chart_reads_out_its_values(browser, pages):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    browser.get(pages["run"].resolve().as_uri())
+    chart = browser.find_element("css selector", "svg.chart")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", chart)
+    ActionChains(browser).move_to_element(chart).perform()
+    tip = browser.find_element("id", "tip")
+    assert tip.is_displayed()
+    text = tip.text
+    assert "µs" in text or "ms" in text
+    assert any(line.endswith("packets") or line.endswith("Gb/s") for line in text.splitlines()[1:]), text
+    assert chart.find_element("css selector", ".cursor").get_attribute("visibility") == "visible"
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_the_console_check_sees_a_script_error(browser, tmp_path):
+    # the check above can fail: a page whose script throws leaves a SEVERE entry in the log
+    page = tmp_path / "broken.html"
+    page.write_text("<!DOCTYPE html><html><body><script>undefinedFunction();</script></body></html>")
+    browser.get(page.as_uri())
+    assert any("undefinedFunction" in e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE")

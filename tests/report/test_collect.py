@@ -1,0 +1,77 @@
+"""dataplane.report.collect: the report's data from a finished run, and the report.json --out keeps."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dataplane.report.collect import FORMAT, ReportError, read_data
+
+
+def test_the_data_holds_what_the_run_measured(failover_run):
+    out, _, data = failover_run
+    assert data["format"] == FORMAT and data["kind"] == "run" and len(data["runs"]) == 1
+    run = data["runs"][0]
+    summary = json.loads((out / "summary.json").read_text())
+    for key in ("hosts", "ports", "switches", "sim_time_ns", "events"):
+        assert run[key] == summary[key]           # the same numbers as --json and summary.json
+    kinds = {n["name"]: n["kind"] for n in run["topology"]["nodes"]}
+    assert kinds == {"s1": "switch", "s2": "switch", "h1": "host", "h2": "host"}
+    failed = [l for l in run["topology"]["links"] if l["failed"]]
+    assert [(l["a_port"], l["b_port"], l["up"]) for l in failed] == [("s1:p2", "s2:p1", False)]
+    assert all(l["rate_bps"] in (1_000_000_000, 10_000_000_000) and l["latency_ns"] == 1000
+               for l in run["topology"]["links"])
+    assert run["timeline"][0] == [300_000, "link s1:p2<->s2:p1 down"]
+    assert any("detects port 2 down" in what for _, what in run["timeline"])
+
+
+def test_series_tables_drops_and_flows(failover_run):
+    run = failover_run[2]["runs"][0]
+    s = run["series"]
+    assert 2 <= len(s["t_ns"]) <= 101 and s["t_ns"] == sorted(s["t_ns"])
+    h1 = dict(s["throughput_gbps"])["h1:eth0"]
+    assert len(h1) == len(s["t_ns"]) and 1.0 < max(h1) <= 10.0       # a 2 Gb/s flow's bursts on a 10 Gb/s link
+    assert s["flows"] and s["flows"][0][0] == "h1->h2"
+    tables = run["tables"]["s1"]
+    assert sum(t["hits"] + t["misses"] for t in tables.values()) >= run["switches"]["s1"]["packets_in"]
+    assert all(t["entries"] >= 0 for t in tables.values())
+    lost = run["drops"]["s1"]["lost on the wire"]
+    assert lost == run["ports"]["s1:p2"]["lost"] > 0
+    fct = run["flows"]["fct_ns"]
+    # h2 only pings: each answered ping is one completion; the UDP flow lost packets, so it never completed
+    assert run["hosts"]["h1"]["lost"] > 0
+    assert len(fct) == run["hosts"]["h2"]["delivered"] > 0 and all(t > 0 for t in fct)
+    assert "pings" in run["flows"]["what"]
+
+
+def test_provenance_names_the_command_programs_and_entries(failover_run):
+    data = failover_run[2]
+    prov = data["provenance"]
+    assert isinstance(prov["command"], str) and prov["dataplane"] and prov["python"]
+    assert prov["options"]["seed"] == 0 and prov["options"]["duration_ns"] == 1_000_000
+    progs = {p["node"]: p for p in data["runs"][0]["programs"]}
+    assert set(progs) == {"s1", "s2"}
+    assert progs["s1"]["program"].endswith("failover.p4") and len(progs["s1"]["program_sha256"]) == 64
+    assert progs["s1"]["entries"].endswith("s1.txt") and progs["s1"]["entries_installed"] > 0
+
+
+def test_ecn_marks_and_pause_frames_over_time_add_up_to_the_scenarios_counts(incast_report):
+    data, result = incast_report
+    series = data["runs"][0]["series"]
+    assert sum(series["ecn"]) == result["ce_marked"] > 0
+    assert sum(sum(v) for _, v in series["pfc"]) == result["pause_frames"] > 0
+    depth = dict(series["queue"])
+    assert max(max(v) for v in depth.values()) > 0
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda d: d / "missing", "does not exist"),
+    (lambda d: (d / "f.txt").write_text("x") and d / "f.txt", "is not a folder"),
+    (lambda d: d, "not a finished run folder"),
+    (lambda d: (d / "report.json").write_bytes(b"\xff\x00") and d, "not report data"),
+    (lambda d: (d / "report.json").write_text('{"runs": []}') and d, "not report data"),
+    (lambda d: (d / "report.json").write_text(json.dumps({"format": FORMAT, "version": 99})) and d, "version 99"),
+])
+def test_a_folder_without_a_finished_run_is_refused(tmp_path, make, message):
+    with pytest.raises(ReportError, match=message):
+        read_data(make(tmp_path))

@@ -1,0 +1,63 @@
+"""dataplane.report.record: sampling a running network changes nothing in the run, counts
+table hits per table and node, keeps its samples bounded and never keeps a run alive."""
+from __future__ import annotations
+
+from dataplane.net.apps.traffic import Traffic
+from dataplane.net.capture import metrics
+from dataplane.net.fabric.network import Network
+from dataplane.net.topology.load import load_topology
+from dataplane.report.record import BUCKETS, Recorder, recording
+from dataplane.resources import data_dir
+
+
+def _leaf_spine(traffic: str = "all-to-all", until: int = 300_000, record: bool = True):
+    net = Network.from_spec(load_topology(data_dir("topologies") / "leaf-spine.yaml"), seed=3)
+    tr = Traffic(net)
+    tr.pattern(traffic, until)
+    rec = Recorder(net) if record else None
+    net.run(until)
+    if rec is not None:
+        rec.stop()
+    return net, tr, rec
+
+
+def test_recording_leaves_the_run_as_it_was():
+    plain, tr0, _ = _leaf_spine(record=False)
+    watched, tr1, _ = _leaf_spine(record=True)
+    assert metrics.summary(watched, tr1.host_results()) == metrics.summary(plain, tr0.host_results())
+
+
+def test_table_hits_and_misses_count_every_lookup():
+    net, _, rec = _leaf_spine()
+    for name, node in net.switches.items():
+        counts = rec.tables[name]
+        # every packet a switch takes in is looked up in ipv4_lpm once (ecmp_router.p4)
+        lpm = counts.hits.get("MyIngress.ipv4_lpm", 0) + counts.misses.get("MyIngress.ipv4_lpm", 0)
+        assert lpm == node.packets_in > 0
+        assert node.trace is None          # handed back when the recorder stopped
+
+
+def test_samples_stay_bounded_as_the_run_grows():
+    net, _, rec = _leaf_spine(until=3_000_000)
+    assert len(rec.times) < 2 * BUCKETS
+    assert rec.period > 1_000
+    assert rec.times == sorted(rec.times) and rec.times[-1] == net.sim.now
+    tx = sum(p.stats.tx_bytes for p in rec.ports)
+    assert sum(rec.port_samples[-1][k][0] for k in range(len(rec.ports))) == tx
+
+
+def test_a_lone_sampler_does_not_keep_an_open_ended_run_alive():
+    net = Network.from_spec(load_topology(data_dir("topologies") / "leaf-spine.yaml"))
+    Traffic(net).pattern("pingall", 0)
+    rec = Recorder(net)
+    net.run()                            # no end time: returns when the pings are done
+    assert net.sim.pending == 0 and rec.times[-1] < 10_000_000
+
+
+def test_recording_sees_every_network_built_inside_it():
+    seen = []
+    with recording(lambda net: seen.append(net)) as recorders:
+        a = Network.from_spec(load_topology(data_dir("topologies") / "basic.yaml"))
+        b = Network.from_spec(load_topology(data_dir("topologies") / "basic.yaml"))
+    Network.from_spec(load_topology(data_dir("topologies") / "basic.yaml"))
+    assert seen == [a, b] and [r.net for r in recorders] == [a, b]
