@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from dataplane.pcap.format import (MAX_RECORD, PCAPNG_BOM, PCAPNG_EPB, PCAPNG_IDB, PCAPNG_PB, PCAPNG_SHB,
-                                   PCAPNG_SPB, not_a_capture, truncated)
+                                   PCAPNG_SPB, empty, not_a_capture, truncated)
 from dataplane.pcap.stream import ChunkBuffer
 
 _OPT_END, _OPT_TSRESOL, _OPT_TSOFFSET = 0, 9, 14
@@ -55,13 +55,15 @@ def iter_blocks(src: ChunkBuffer, path: object, interfaces: list[Interface],
     """``(time_ns, captured bytes)`` of each packet block from the start of a pcapng file.
 
     ``interfaces`` is filled as IDBs are read (a new section starts it afresh); ``counter[0]``
-    counts packets for messages. Simple Packet Blocks carry no timestamp: they get 0.
+    counts packets for messages; a file without packets is an error. Simple Packet Blocks carry no timestamp: they get 0.
     """
     order = "<"
     index = counter[0]
     while True:
         have = src.ensure(12)
         if have == 0:
+            if index == 0:
+                raise empty(path)
             return
         if have < 12:
             raise not_a_capture(path, f"a block is cut short at byte {src.offset + src.pos}")

@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Iterator
 
 from dataplane.pcap.classic import iter_records
-from dataplane.pcap.format import PCAPNG_SHB, PcapError, classic_header, empty, not_a_capture
+from dataplane.pcap.format import PCAPNG_SHB, PcapError, classic_header, not_a_capture
 from dataplane.pcap.pcapng import Interface, iter_blocks
 from dataplane.pcap.stream import ChunkBuffer
 
@@ -16,7 +16,7 @@ class CaptureReader:
     ``format`` is ``"pcap"`` or ``"pcapng"``; for classic files ``linktype``, ``snaplen``,
     ``byte_order`` (``"<"``/``">"``) and ``ns_per_unit`` (1 or 1000) come from the file header;
     for pcapng, ``interfaces`` fills as the file is read and ``linktype`` is the first one's.
-    ``count`` is the number of packets read so far. A file that holds no packets is an error
+    ``count`` is the number of packets read (up to date at the end, and at each 1 MiB chunk). A file that holds no packets is an error
     when iteration ends, so callers need not count.
     """
 
@@ -63,11 +63,8 @@ class CaptureReader:
 
     def __iter__(self) -> Iterator[tuple[int, bytes]]:
         if self.format == "pcap":
-            yield from iter_records(self._src, self.path, self.byte_order, self.ns_per_unit, self._counter)
-        else:
-            yield from iter_blocks(self._src, self.path, self.interfaces, self._counter)
-        if self._counter[0] == 0:
-            raise empty(self.path)
+            return iter_records(self._src, self.path, self.byte_order, self.ns_per_unit, self._counter)
+        return iter_blocks(self._src, self.path, self.interfaces, self._counter)
 
     def close(self) -> None:
         self._f.close()

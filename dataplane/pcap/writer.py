@@ -85,6 +85,10 @@ class PcapWriter:
         self._f.write(out)
         self.count += n
 
+    def flush(self) -> None:
+        """Push what is buffered to the file, so a reader sees every packet written so far."""
+        self._f.flush()
+
     def close(self) -> None:
         if not self._f.closed:
             self._f.close()
