@@ -14,6 +14,7 @@ and placed into the padded array with one boolean-mask assignment.
 from __future__ import annotations
 
 import os
+import struct
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -21,14 +22,13 @@ from typing import Iterator
 
 import numpy as np
 
-from dataplane.pcap.classic import iter_records
 from dataplane.pcap.format import RECORD_HEADER, empty, truncated
 from dataplane.pcap.reader import CaptureReader
-from dataplane.pcap.stream import ChunkBuffer
 
 BATCH = 65536
 # Below this many same-length records in a row the fixed-stride read costs more than it saves.
 _MIN_RUN = 64
+_WALK_CHUNK = 1 << 22
 
 
 @dataclass
@@ -95,8 +95,59 @@ def _classic_batches(reader: CaptureReader, size: int) -> Iterator[PacketBatch]:
             raise empty(path)
         return
     f.seek(off)
-    records = iter_records(ChunkBuffer(f), path, order, reader.ns_per_unit, [index])
-    yield from _walked_batches(records, size, index)
+    yield from _walked_classic(f, path, order, reader.ns_per_unit, size, index)
+
+
+def _walked_classic(f, path: object, order: str, scale: int, size: int, index: int) -> Iterator[PacketBatch]:
+    """Mixed-length records: a Python walk that only notes where each record starts, then one
+    numpy gather of the headers and one of the packet bytes per batch."""
+    incl_at = struct.Struct(order + "I").unpack_from
+    head_dtype = np.dtype(order + "u4")
+    buf = b""
+    while True:
+        starts: list[int] = []
+        note = starts.append
+        pos = 0
+        eof = False
+        while len(starts) < size and not eof:
+            more = f.read(max(_WALK_CHUNK, (size - len(starts)) * 128))
+            eof = not more
+            buf = buf[pos:] + more if not starts else buf + more
+            if not starts:
+                pos = 0
+            limit, buf_len = len(buf) - RECORD_HEADER, len(buf)
+            for _ in range(size - len(starts)):
+                if pos > limit:
+                    break
+                end = pos + RECORD_HEADER + incl_at(buf, pos + 8)[0]
+                if end > buf_len:
+                    break
+                note(pos)
+                pos = end
+        if eof and pos < len(buf) and len(starts) < size:
+            rest = len(buf) - pos
+            number = index + len(starts) + 1
+            if rest < RECORD_HEADER:
+                raise truncated(path, number, rest, RECORD_HEADER)
+            raise truncated(path, number, rest - RECORD_HEADER, incl_at(buf, pos + 8)[0])
+        if not starts:
+            return
+        raw = np.frombuffer(buf, dtype=np.uint8)
+        at = np.array(starts, dtype=np.int64)
+        heads = raw[at[:, None] + np.arange(RECORD_HEADER)].view(head_dtype)     # (n, 4)
+        lengths = heads[:, 2].astype(np.int64)
+        # the packets' bytes are the walked span less the headers; a boolean scatter puts them
+        # in place (several times faster than gathering with a 2-D index array)
+        header_cells = np.zeros(pos, dtype=bool)
+        header_cells[(at[:, None] + np.arange(RECORD_HEADER)).ravel()] = True
+        data = np.zeros((len(at), int(lengths.max())), dtype=np.uint8)
+        data[np.arange(data.shape[1]) < lengths[:, None]] = raw[:pos][~header_cells]
+        ts = heads[:, 0].astype(np.int64) * 1_000_000_000 + heads[:, 1].astype(np.int64) * scale
+        yield PacketBatch(data, lengths, ts, index)
+        index += len(starts)
+        buf = buf[pos:]
+        if eof and not buf:
+            return
 
 
 def _walked_batches(records: Iterator[tuple[int, bytes]], size: int, index: int) -> Iterator[PacketBatch]:

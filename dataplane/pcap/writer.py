@@ -76,12 +76,14 @@ class PcapWriter:
             sizes = caplen + 16
             starts = np.zeros(n, dtype=np.int64)
             np.cumsum(sizes[:-1], out=starts[1:])
-            out = np.empty(int(starts[-1] + sizes[-1]), dtype=np.uint8)
-            out[(starts[:, None] + np.arange(16)).ravel()] = head_bytes.ravel()
+            total = int(starts[-1] + sizes[-1])
+            # boolean scatters: several times faster than a 2-D index array on the same cells
+            is_head = np.zeros(total, dtype=bool)
+            is_head[(starts[:, None] + np.arange(16)).ravel()] = True
+            out = np.empty(total, dtype=np.uint8)
+            out[is_head] = head_bytes.ravel()
             width = int(caplen.max())
-            cols = np.arange(width)
-            keep = cols < caplen[:, None]
-            out[(starts[:, None] + 16 + cols)[keep]] = data[:, :width][keep]
+            out[~is_head] = data[:, :width][np.arange(width) < caplen[:, None]]
         self._f.write(out)
         self.count += n
 

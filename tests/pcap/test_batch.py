@@ -83,3 +83,15 @@ def test_from_packets_pads_with_zeros():
     b = from_packets([b"\x01\x02\x03", b"", b"\x04"], [5, 6, 7], first=9)
     assert b.data.tolist() == [[1, 2, 3], [0, 0, 0], [4, 0, 0]]
     assert b.lengths.tolist() == [3, 0, 1] and b.timestamps.tolist() == [5, 6, 7] and b.first == 9
+
+
+@pytest.mark.parametrize("cut, message", [(3, r"packet 40 is truncated \(\d+ of \d+ bytes\)"),
+                                          (None, r"packet 41 is truncated \(5 of 16 bytes\)")])
+def test_truncated_on_the_mixed_path(tmp_path, cut, message):
+    path = tmp_path / "cut.pcap"
+    _write(path, [bytes(n % 50 + 1) for n in range(40)])
+    whole = path.read_bytes()
+    path.write_bytes(whole[:-cut] if cut else whole + bytes(5))
+    for size in (7, 1000):
+        with pytest.raises(PcapError, match=message):
+            list(read_batches(path, size))
