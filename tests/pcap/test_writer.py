@@ -69,3 +69,21 @@ def test_snaplen_cuts_and_keeps_the_wire_length(tmp_path):
     with RawPcapReader(str(path)) as r:
         got = [(d, meta.caplen, meta.wirelen) for d, meta in r]
     assert got == [(bytes(range(8)), 8, 20)] * 2
+
+
+def test_buffered_records_reach_the_file_on_flush_and_in_order(tmp_path):
+    path = tmp_path / "flush.pcap"
+    w = PcapWriter(path)
+    frame = bytearray(b"\x01" * 30)
+    w.write(frame, 1)
+    frame[:] = b"\x02" * 30                  # the caller reuses its buffer: the record keeps its bytes
+    w.flush()
+    assert list(iter_packets(path)) == [(1, b"\x01" * 30)]
+    for i in range(3000):                    # past the join threshold, then a bulk write after it
+        w.write(bytes([i % 256]) * 10, i)
+    batch = from_packets([b"bulk"], [7])
+    w.write_batch(batch.data, batch.lengths, batch.timestamps)
+    w.close()
+    got = list(iter_packets(path))
+    assert len(got) == 3002 and got[1:3001] == [(i, bytes([i % 256]) * 10) for i in range(3000)]
+    assert got[-1] == (7, b"bulk")
