@@ -89,6 +89,21 @@ def test_run_packet_pcap_to_per_port_pcaps(tmp_path):
     assert "5 packet(s) in" in r.stdout and "1 dropped" in r.stdout
 
 
+def test_run_packet_outputs_keep_their_input_times_and_pcapng_input_works(tmp_path):
+    from scapy.utils import RawPcapReader, wrpcapng
+
+    sent = [packet("10.0.1.1", b"a"), packet("11.0.0.1"), packet("10.0.1.1", b"b")]
+    for i, p in enumerate(sent):
+        p.time = 1_000 + i
+    wrpcapng(str(tmp_path / "in.pcapng"), sent)
+    out = tmp_path / "out"
+    r = run("run-packet", "ipv4_router", "--entries", str(ROUTER_JSON), "--pcap", str(tmp_path / "in.pcapng"),
+            "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    with RawPcapReader(str(out / "port1.pcap")) as reader:        # a nanosecond pcap
+        assert [(meta.sec, meta.usec) for _, meta in reader] == [(1000, 0), (1002, 0)]
+
+
 def test_run_packet_needs_exactly_one_source(tmp_path):
     r = run("run-packet", "ipv4_router")
     assert r.returncode != 0 and "exactly one of --packet HEX or --pcap FILE" in r.stderr

@@ -222,7 +222,7 @@ class Network:
             self.sim.run(until_ns, on_progress)
         finally:
             for w in self._captures:
-                w._f.flush()
+                w.flush()
 
     def close(self) -> None:
         for w in self._captures:
