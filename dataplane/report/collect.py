@@ -187,7 +187,8 @@ def series(net: Any, rec: Recorder | None, flow_series: dict[str, list[tuple[int
 
     tput = {}
     for k, name in enumerate(names):
-        tput[name] = [round(b * 8 / (times[s + 1] - times[s]), 4) for s, b in enumerate(delta("tx_bytes", k))]
+        # max(0, ...): a pause frame on the wire at a sample is taken off as if it were data
+        tput[name] = [round(max(0, b) * 8 / (times[s + 1] - times[s]), 4) for s, b in enumerate(delta("tx_bytes", k))]
     queue = {name: _peak_depths(rec.ports[k], times, [d[k] for d in depths]) for k, name in enumerate(names)}
     per_port = {f: {name: delta(f, k) for k, name in enumerate(names)} for f in ("drops", "lost", "pause_tx")}
 

@@ -41,6 +41,17 @@ class TableCounts:
 PORT_FIELDS = ("tx_bytes", "drops", "lost", "pause_tx")
 
 
+def _serialized_bytes(port: Any, now: int) -> int:
+    """Bytes the port has put on the wire by ``now``: ``tx_bytes`` counts a frame whole when its
+    serialization starts, so the part still to go is taken off. Without this, a rate over
+    intervals of a few frame times swings by a frame per interval (a sawtooth, not a rate)."""
+    sent = port.stats.tx_bytes
+    link = port.link
+    if link is not None and port.free_at > now:
+        sent -= (port.free_at - now) * link.rate_bps // 8_000_000_000
+    return sent
+
+
 class Recorder:
     """Samples one network's counters while it runs; ``stop`` ends it (see the module doc)."""
 
@@ -75,7 +86,9 @@ class Recorder:
 
     def _sample(self) -> None:
         self.times.append(self.sim.now)
-        self.port_samples.append([(p.stats.tx_bytes, p.stats.drops, p.stats.lost, p.stats.pause_tx) for p in self.ports])
+        now = self.sim.now
+        self.port_samples.append([(_serialized_bytes(p, now), p.stats.drops, p.stats.lost, p.stats.pause_tx)
+                                  for p in self.ports])
         self.depth_samples.append([p.depth for p in self.ports])
         self.ce_samples.append(sum(getattr(h.stats, "ce_received", 0) for h in self.hosts))
         self.program_drop_samples.append(sum(sum(n.drops.values()) for n in self.dropping))
