@@ -26,6 +26,17 @@ def test_assignment_of_a_wider_value_is_a_type_mismatch():
     assert_error(src, "type mismatch in assignment to 'meta.x': expected bit<8>, got bit<16>", at="meta.w;")
 
 
+def test_assignment_of_a_narrower_value_is_a_type_mismatch():
+    """P4 never widens implicitly either: bit<8> into bit<16> needs a cast, as p4c says."""
+    src = v1model(ingress="meta.w = meta.x;")
+    assert_error(src, "type mismatch in assignment to 'meta.w': expected bit<16>, got bit<8>", at="meta.x;")
+
+
+def test_assignment_of_a_narrower_value_with_a_cast_is_accepted():
+    """The cast is what makes the same assignment legal."""
+    compile_source(v1model(ingress="meta.w = (bit<16>)meta.x;"), FILE)
+
+
 def test_binary_operator_on_different_widths_is_a_width_mismatch():
     """`+` never widens; the caret is on the whole operation."""
     src = v1model(ingress="meta.x = meta.x + meta.w;")
