@@ -9,6 +9,11 @@ error the front end raises carries a code from here.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Iterable
+
+from dataplane.errors import Diagnostic
+
 # code -> what it means, one line each. Errors first, by the pass that reports them.
 ERRORS: dict[str, str] = {
     # reading and preprocessing
@@ -89,3 +94,25 @@ def catalogue_table() -> str:
     rows += [f"| `{c}` | error | {m} |" for c, m in ERRORS.items()]
     rows += [f"| `{c}` | warning | {m} |" for c, m in WARNINGS.items()]
     return "\n".join(rows)
+
+
+@dataclass(frozen=True)
+class WarningPolicy:
+    """What to do with warnings: leave out the codes in ``disabled`` (``--Wno CODE``) and, with
+    ``as_errors`` (``--Werror``), fail the compile on any warning left."""
+
+    disabled: frozenset[str] = frozenset()
+    as_errors: bool = False
+
+    def __post_init__(self) -> None:
+        unknown = sorted(c for c in self.disabled if c not in WARNINGS)
+        if unknown:
+            raise ValueError(f"unknown warning code(s) {', '.join(unknown)}; the codes are {', '.join(WARNINGS)}")
+
+    def kept(self, warnings: Iterable[Diagnostic]) -> list[Diagnostic]:
+        """The warnings that are not disabled."""
+        return [w for w in warnings if w.code not in self.disabled]
+
+    def as_error(self, warning: Diagnostic) -> Diagnostic:
+        """A warning promoted by ``--Werror``: same code, span and message, severity error."""
+        return Diagnostic(warning.message, warning.span, "error", warning.code, warning.source_line)

@@ -57,7 +57,7 @@ class InitializerMixin:
     def _match_abstract(self, d: D.FunctionDecl, f: P.Function, m: T.Method | None, bindings: dict,
                         t: T.Extern) -> None:
         if m is None:
-            self.error(f"'{d.name}' is not an abstract method of extern '{t.name}'", d.span, code="unknown-member")
+            self.error(f"'{d.name}' is not an abstract method of extern '{t.name}'", d.span, code="abstract-method")
             return
         # Parameters pair up by name when every name is the method's, else by position; the
         # implementation may leave out the method's @optional parameters.

@@ -38,6 +38,7 @@ class PreprocessedSource:
     line_map: list[tuple[str, int]]
     files: dict[str, str]
     col_maps: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    system_files: frozenset[str] = frozenset()  # files from the bundled p4include: no warnings there
     _split: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
 
     def locate(self, line: int, col: int) -> Span:
@@ -120,7 +121,8 @@ def preprocess(path: str | Path | None = None, *, text: str | None = None, filen
     pp.run_file(text, name, real, 0)
     if pp.diagnostics:
         raise CompileError(pp.diagnostics)
-    return PreprocessedSource("".join(line + "\n" for line in pp.lines), pp.line_map, pp.files, pp.col_maps)
+    return PreprocessedSource("".join(line + "\n" for line in pp.lines), pp.line_map, pp.files, pp.col_maps,
+                              frozenset(pp.system_files))
 
 
 @dataclass
@@ -163,6 +165,7 @@ class _Preprocessor:
         self.line_map: list[tuple[str, int]] = []
         self.col_maps: dict[int, list[tuple[int, int]]] = {}
         self.files: dict[str, str] = {}
+        self.system_files: set[str] = set()
         self.diagnostics: list[Diagnostic] = []
         self._split: dict[str, list[str]] = {}
 
@@ -318,10 +321,15 @@ class _Preprocessor:
     def _find(self, target: str, quoted: bool, st: _FileState) -> tuple[str, Path] | None:
         """Resolve an include target to (name used in messages, real path)."""
         if quoted and (st.real.parent / target).is_file():
-            return os.path.normpath(os.path.join(os.path.dirname(st.name), target)), st.real.parent / target
+            display = os.path.normpath(os.path.join(os.path.dirname(st.name), target))
+            if st.name in self.system_files:
+                self.system_files.add(display)
+            return display, st.real.parent / target
         bundled = include_dir()
         for directory in [*self.include_dirs, bundled]:
             if (directory / target).is_file():
+                if directory == bundled:
+                    self.system_files.add(target)
                 return (target if directory == bundled else str(directory / target)), directory / target
         return None
 

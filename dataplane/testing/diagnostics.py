@@ -37,11 +37,11 @@ def diagnostics(src: str) -> list[Diagnostic]:
     return err.diagnostics
 
 
-def assert_error(src: str, message: str, at: str, code: str | None = None) -> Diagnostic:
-    """The first diagnostic contains ``message``, points at the text ``at`` and, if given,
-    has the catalogue code ``code``."""
+def assert_error(src: str, message: str, at: str, *, code: str) -> Diagnostic:
+    """The first diagnostic contains ``message``, points at the text ``at`` and has the
+    catalogue code ``code`` (``dataplane.diagnostics``)."""
     d = diagnostics(src)[0]
     assert message in d.message, d.message
-    assert code is None or d.code == code, f"code {d.code!r}, expected {code!r}"
+    assert d.code == code, f"code {d.code!r}, expected {code!r}"
     assert (d.span.file, d.span.line, d.span.col) == (FILE, *where(src, at))
     return d
