@@ -7,10 +7,10 @@ from pathlib import Path
 import click
 
 from dataplane import __version__
-from dataplane.cli_errors import error_message, reported_errors
+from dataplane.cli_errors import error_message, report_internal, reported_errors
 from dataplane.cli_types import OutputDir, OutputFile
 from dataplane.cli_programs import load_switch as _load_switch, make_policy, resolve_program, warning_options
-from dataplane.errors import CompileError, DataplaneError
+from dataplane.errors import CompileError, DataplaneError, InternalError
 
 
 def _parse_defines(defines: tuple[str, ...]) -> dict[str, str]:
@@ -109,12 +109,19 @@ _register_net_commands()
 
 
 def run() -> None:
-    """Entry point that turns any project error into a message and a status, never a traceback."""
+    """Entry point that turns any project error into a message and a status, never a traceback:
+    1 for a user's error, 2 for a usage error (click), 3 for a bug in dataplane (``cli_errors``)."""
     try:
         main(standalone_mode=True)
+    except InternalError as err:
+        report_internal(err)
     except DataplaneError as err:
         click.echo(error_message(err), err=True)
         sys.exit(1)
+    except BrokenPipeError:    # the reader of our output went away (``| head``): nothing to say
+        sys.exit(1)
+    except Exception as err:   # no layer made it a user-facing error: a bug, reported as one
+        report_internal(err)
 
 
 @main.command("test")
