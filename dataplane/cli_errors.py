@@ -39,12 +39,17 @@ def reported_errors() -> Iterator[None]:
 
 
 def error_message(err: Exception) -> str:
-    """``error: MESSAGE``, or the message as it is when it already says ``FILE:LINE: error:``
-    (config-file errors do), so no line reads ``error: file: error: ...``."""
+    """``error: MESSAGE`` (``error [CODE]: MESSAGE`` for a refused control-plane operation, with
+    BMv2's code), or the message as it is when it already says ``FILE:LINE: error...:`` (config-file
+    errors do), so no line reads ``error: file: error: ...``."""
+    from dataplane.control.config_errors import ControlPlaneError
+
     text = str(err)
     first = text.split("\n", 1)[0]
-    if first.startswith("error:") or ": error:" in first:
+    if first.startswith("error") and ":" in first or ": error:" in first or ": error [" in first:
         return text
+    if isinstance(err, ControlPlaneError):
+        return f"error [{err.code}]: {text}"
     return f"error: {text}"
 
 
