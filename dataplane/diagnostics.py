@@ -75,7 +75,7 @@ ERRORS: dict[str, str] = {
 
 WARNINGS: dict[str, str] = {
     "no-main": "the program has no 'main' package instance: it can be checked but not run",
-    "unused": "an action, table or local variable that is declared but never used",
+    "unused": "an action, table, local variable, parser or control that nothing uses",
     "shadow": "a local declaration that hides a declaration of an enclosing scope",
     "uninitialized-use": "a local variable read before anything is written to it",
 }

@@ -240,7 +240,7 @@ class ExprMixin(AccessMixin):
             same_sign = isinstance(lt, T.Bits) and isinstance(rt, T.Bits) and lt.signed == rt.signed
             kind = "width mismatch" if same_sign else "type mismatch"
             self.error(f"{kind}: operands of '{op}' have types {lt} and {rt}; P4 does not widen implicitly, add a cast",
-                       e.span, code=kind.replace(" ", "-"))
+                       e.span, code="width-mismatch" if same_sign else "type-mismatch")
             return left, _typed(right, UNKNOWN)
         return left, right
 
