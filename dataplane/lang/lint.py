@@ -21,7 +21,7 @@ from dataplane.errors import DiagnosticSink
 from dataplane.ir import decl as D
 from dataplane.ir import expr as E
 from dataplane.ir import stmt as S
-from dataplane.ir.node import Node, walk
+from dataplane.ir.node import Node, children, walk
 
 
 def lint_program(prog: D.P4Program, sink: DiagnosticSink, system_files: frozenset[str] = frozenset()) -> None:
@@ -29,16 +29,38 @@ def lint_program(prog: D.P4Program, sink: DiagnosticSink, system_files: frozense
     Lint(sink, system_files).program(prog)
 
 
-def _names(node: Node | Iterable[Node], kinds: tuple[type, ...] = (E.PathExpr, D.ActionRef)) -> set[str]:
-    """Every name a node refers to: paths (reads, writes, calls, ``t.apply()``) and action references
-    (or, with ``kinds=(E.NamedTypeRef,)``, the types it names)."""
-    nodes = node if isinstance(node, (tuple, list)) else (node,)
-    out: set[str] = set()
-    for n in nodes:
-        for x in walk(n):
-            if isinstance(x, kinds):
-                out.add(x.type_name if isinstance(x, E.TypeMember) else x.name)
-    return out
+class _Names:
+    """The names each node refers to (paths: reads, writes, calls, ``t.apply()``; action
+    references), computed once for the whole program, bottom-up, and kept per node, so asking
+    for a statement list's names costs a union, not a walk. ``types`` collects the type names
+    the program uses (instantiations, ``T.apply()``)."""
+
+    def __init__(self, root: Node):
+        self.of: dict[int, frozenset[str]] = {}
+        self.types: set[str] = set()
+        order: list[tuple[Node, list[Node]]] = []   # pre-order: children come after their parent
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            kids = list(children(n))
+            order.append((n, kids))
+            stack.extend(kids)
+        of, none = self.of, frozenset()
+        named, typed = (E.PathExpr, D.ActionRef), (E.NamedTypeRef, E.TypeMember)
+        for n, kids in reversed(order):
+            sets = [s for s in (of[id(c)] for c in kids) if s]
+            if isinstance(n, named):
+                sets.append(frozenset((n.name,)))
+            elif isinstance(n, typed):
+                self.types.add(n.type_name if isinstance(n, E.TypeMember) else n.name)
+            of[id(n)] = none if not sets else sets[0] if len(sets) == 1 else frozenset().union(*sets)
+
+    def __call__(self, nodes: Iterable[Node | None]) -> set[str]:
+        out: set[str] = set()
+        for n in nodes:
+            if n is not None:
+                out |= self.of[id(n)]
+        return out
 
 
 def _silenced(decl, code: str) -> bool:
@@ -77,8 +99,9 @@ class Lint:
 
     # ---- the program -----------------------------------------------------------------------------
     def program(self, prog: D.P4Program) -> None:
-        used = _names(prog.decls)
-        types_used = _names(prog.decls, (E.NamedTypeRef, E.TypeMember))   # instantiated, or applied directly
+        self.names = _Names(prog)
+        used = self.names(prog.decls)
+        types_used = self.names.types            # parsers and controls instantiated, or applied directly
         self.enter()                 # the top level, in declaration order: a name is visible after it
         for d in prog.decls:
             if isinstance(d, D.ActionDecl):
@@ -103,7 +126,7 @@ class Lint:
         self.leave()
 
     def control(self, d: D.ControlDecl) -> None:
-        used = _names((*d.locals, d.body))
+        used = self.names((*d.locals, d.body))
         self.enter(p.name for p in (*d.params, *d.ctor_params))
         self.enter()
         for item in d.locals:
@@ -113,7 +136,7 @@ class Lint:
         self.leave()
 
     def parser(self, d: D.ParserDecl) -> None:
-        used = _names((*d.locals, *d.states))
+        used = self.names((*d.locals, *d.states))
         self.enter(p.name for p in (*d.params, *d.ctor_params))
         self.enter()
         for item in d.locals:
@@ -156,12 +179,16 @@ class Lint:
         """A statement list in its own scope: declarations, unused locals, uninitialized reads.
         ``tail`` is what runs after the statements (a parser state's transition)."""
         self.enter()
+        after = [self.names(tail)]               # after[k]: the names of statements k+1... and the tail
+        for s in reversed(stmts[1:]):
+            after.append(after[-1] | self.names((s,)))
+        after.reverse()
         for i, s in enumerate(stmts):
             if isinstance(s, (S.VarDecl, S.ConstDecl)):
                 self.declare(s, s.name, "variable" if isinstance(s, S.VarDecl) else "constant")
                 if isinstance(s, S.VarDecl):
                     rest = stmts[i + 1:]
-                    if s.name not in _names((*rest, *tail)):
+                    if s.name not in after[i]:
                         self.warn(s, "unused", f"variable '{s.name}' is unused")
                     elif s.init is None and isinstance(s.type_ref, _SCALAR) and not self.dead:
                         self.uninitialized(s, rest, tail)
@@ -193,7 +220,7 @@ class Lint:
         """Warn if the straight-line code after ``d`` reads it before writing it."""
         name = d.name
         for s in rest:
-            if name not in _names(s):
+            if name not in self.names((s,)):
                 continue
             if isinstance(s, S.Assign):
                 if _reads(s.rhs, name):
