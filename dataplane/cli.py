@@ -7,10 +7,10 @@ from pathlib import Path
 import click
 
 from dataplane import __version__
-from dataplane.cli_errors import error_message, reported_errors
+from dataplane.cli_errors import error_message, report_internal, reported_errors
 from dataplane.cli_types import OutputDir, OutputFile
-from dataplane.cli_programs import load_switch as _load_switch, resolve_program
-from dataplane.errors import CompileError, DataplaneError
+from dataplane.cli_programs import load_switch as _load_switch, make_policy, resolve_program, warning_options
+from dataplane.errors import CompileError, DataplaneError, InternalError
 
 
 def _parse_defines(defines: tuple[str, ...]) -> dict[str, str]:
@@ -44,8 +44,10 @@ def main() -> None:
                    "binary (.bin, .pb) or JSON (.json) by the extension.")
 @click.option("--device-config", type=OutputFile(),
               help="Write the P4Runtime device config (the preprocessed program) here.")
+@warning_options
 def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[Path, ...],
-            defines: tuple[str, ...], timings: bool, p4info: Path | None, device_config: Path | None) -> None:
+            defines: tuple[str, ...], timings: bool, p4info: Path | None, device_config: Path | None,
+            werror: bool, wno: tuple[str, ...]) -> None:
     """Compile PROGRAM (a .p4 file or a built-in program name) and summarise it."""
     from dataplane.ir.serialize import program_to_json
     from dataplane.ir.summary import summarize
@@ -53,7 +55,8 @@ def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[
 
     path = resolve_program(program)
     try:
-        result = compile_file(path, include_dirs=include_dirs, defines=_parse_defines(defines))
+        result = compile_file(path, include_dirs=include_dirs, defines=_parse_defines(defines),
+                              warnings=make_policy(werror, wno))
     except CompileError as err:
         click.echo(err.render(), err=True)
         n = len([d for d in err.diagnostics if d.severity == "error"])
@@ -106,24 +109,32 @@ _register_net_commands()
 
 
 def run() -> None:
-    """Entry point that turns any project error into a message and a status, never a traceback."""
+    """Entry point that turns any project error into a message and a status, never a traceback:
+    1 for a user's error, 2 for a usage error (click), 3 for a bug in dataplane (``cli_errors``)."""
     try:
         main(standalone_mode=True)
+    except InternalError as err:
+        report_internal(err)
     except DataplaneError as err:
         click.echo(error_message(err), err=True)
         sys.exit(1)
+    except BrokenPipeError:    # the reader of our output went away (``| head``): nothing to say
+        sys.exit(1)
+    except Exception as err:   # no layer made it a user-facing error: a bug, reported as one
+        report_internal(err)
 
 
 @main.command("test")
 @click.argument("program")
 @click.argument("stf", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--seed", type=int, default=0, help="Seed of the switch's random source.")
-def test_command(program: str, stf: Path, seed: int) -> None:
+@warning_options
+def test_command(program: str, stf: Path, seed: int, werror: bool, wno: tuple[str, ...]) -> None:
     """Run the STF packet test STF against PROGRAM, as p4c's BMv2 driver does; exit 1 on a mismatch."""
     from dataplane.testing.stf import load_stf
     from dataplane.testing.stf_runner import run_stf
 
-    sw = _load_switch(program, None)
+    sw = _load_switch(program, None, make_policy(werror, wno))
     with reported_errors():
         result = run_stf(sw, load_stf(str(stf)), str(stf))
     click.echo(f"{stf}: {result.report()}")
@@ -139,8 +150,9 @@ def test_command(program: str, stf: Path, seed: int) -> None:
 @click.option("--pcap", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Packets from a pcap.")
 @click.option("--out", type=OutputDir(), help="Write one pcap per egress port here.")
 @click.option("--trace", is_flag=True, help="Print each packet's path through the pipeline.")
+@warning_options
 def run_packet(program: str, entries: Path | None, port: int, packet_hex: str | None, pcap: Path | None,
-               out: Path | None, trace: bool) -> None:
+               out: Path | None, trace: bool, werror: bool, wno: tuple[str, ...]) -> None:
     """Send packets through one switch running PROGRAM and show what comes out."""
     from dataplane.testing.packet_run import run_packets
 
@@ -150,6 +162,6 @@ def run_packet(program: str, entries: Path | None, port: int, packet_hex: str | 
         # A built-in program comes with its control-plane config: use it unless told otherwise.
         default = resolve_program(program).with_suffix(".json")
         entries = default if default.is_file() else None
-    sw = _load_switch(program, entries)
+    sw = _load_switch(program, entries, make_policy(werror, wno))
     with reported_errors():
         run_packets(sw, port, packet_hex=packet_hex, pcap=pcap, out=out, trace=trace, echo=click.echo)

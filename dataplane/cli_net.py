@@ -10,6 +10,7 @@ import click
 
 from dataplane.cli_errors import error_message, reported_errors
 from dataplane.cli_types import Duration, OutputDir, OutputFile
+from dataplane.cli_programs import check_topology_programs, make_policy
 from dataplane.errors import DataplaneError
 
 DEFAULT_TOPOLOGY = "leaf-spine.yaml"
@@ -57,9 +58,11 @@ def _resolve_topology(name: str | None) -> Path:
                    "default: each switch's cpu_port in the topology, if any.")
 @click.option("--settle", type=Duration(allow_zero=True), default="1s", show_default=True,
               help="With --serve: how long no switch may be written before the traffic starts.")
+@click.option("--Werror", "werror", is_flag=True,
+              help="Check the topology's programs first and stop if any has a warning (exit status 1).")
 def run_command(topology: str | None, program: Path | None, duration: int, traffic: str, events: Path | None,
                 seed: int, out: Path | None, report: Path | None, as_json: bool, serve: bool, grpc_base_port: int, grpc_host: str,
-                cpu_port: int | None, settle: int) -> None:
+                cpu_port: int | None, settle: int, werror: bool = False) -> None:
     """Run TOPOLOGY (YAML or tutorials topology.json; a built-in leaf-spine if omitted) in simulated time.
 
     \b
@@ -91,6 +94,8 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
         path = _resolve_topology(topology)
         until = duration
         spec = load_topology(path, program=program) if program is not None else load_topology(path)
+        if werror:
+            check_topology_programs(spec, make_policy(True, ()))
         net = Network.from_spec(spec, seed=seed)
         tr = Traffic(net)
         if traffic in PATTERNS:

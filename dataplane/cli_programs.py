@@ -6,10 +6,45 @@ none of them imports another.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Callable, Iterable
 
 import click
 
 from dataplane.cli_errors import reported_errors
+from dataplane.diagnostics import WARNINGS, WarningPolicy
+
+
+def warning_options(fn: Callable) -> Callable:
+    """``--Werror`` and ``--Wno CODE`` on a command that compiles programs; they reach it as
+    ``werror`` and ``wno`` (see ``make_policy``)."""
+    fn = click.option("--Wno", "wno", multiple=True, type=click.Choice(sorted(WARNINGS)), metavar="CODE",
+                      help=f"Do not report warning CODE ({', '.join(WARNINGS)}); may be repeated.")(fn)
+    fn = click.option("--Werror", "werror", is_flag=True, help="Treat warnings as errors (exit status 1).")(fn)
+    return fn
+
+
+def make_policy(werror: bool, wno: Iterable[str]) -> WarningPolicy:
+    """The warning policy the ``--Werror``/``--Wno`` options ask for."""
+    return WarningPolicy(frozenset(wno), werror)
+
+
+def check_topology_programs(spec: Any, policy: WarningPolicy) -> None:
+    """Compile every program a topology names under ``policy`` (``run --Werror``), printing warnings."""
+    paths = [s.program for s in spec.switches.values()] + [d.program for d in spec.dpus.values()]
+    paths += [h.xdp.program for h in spec.hosts.values() if getattr(h, "xdp", None) is not None]
+    for path in dict.fromkeys(paths):
+        compile_checked(path, policy)
+
+
+def compile_checked(path: Path, policy: WarningPolicy, **kwargs: Any):
+    """Compile ``path`` under ``policy``, print its warnings; errors are reported and exit 1."""
+    from dataplane.lang.frontend import compile_file
+
+    with reported_errors():
+        result = compile_file(path, warnings=policy, **kwargs)
+    for w in result.warnings:
+        click.echo(w.render(), err=True)
+    return result
 
 
 def resolve_program(name: str) -> Path:
@@ -25,14 +60,16 @@ def resolve_program(name: str) -> Path:
         raise click.BadParameter(f"no such file, and no built-in program named {name!r}", param_hint="PROGRAM")
 
 
-def load_switch(program: str, entries: Path | None):
-    """Load PROGRAM (see ``resolve_program``) with ``entries``; errors become messages and exit 1."""
+def load_switch(program: str, entries: Path | None, policy: WarningPolicy | None = None):
+    """Load PROGRAM (see ``resolve_program``) with ``entries``; errors become messages and exit 1.
+    The program's warnings are printed, under ``policy`` (``--Werror``, ``--Wno``)."""
     from dataplane.control.loader import load_entries
     from dataplane.control.switch import Switch
 
     path = resolve_program(program)
+    result = compile_checked(path, policy or WarningPolicy())
     with reported_errors():
-        sw = Switch.from_file(path)
+        sw = Switch(result.program)
         warnings = load_entries(sw, entries) if entries is not None else []
     for w in warnings:
         click.echo(f"warning: {w}", err=True)

@@ -1,8 +1,9 @@
 """One exception root for the project, and source spans for messages.
 
 Every user-facing error carries a stable code and, where it concerns a source
-file, a span; it prints as ``file:line:col: error: message`` followed by the
-source line and a caret, the way compilers do.
+file, a span; a diagnostic prints as ``file:line:col: error [code]: message``
+followed by the source line and a caret, the way compilers do. The codes and what
+they mean are listed in ``dataplane.diagnostics``.
 """
 from __future__ import annotations
 
@@ -36,11 +37,16 @@ class Diagnostic:
     message: str
     span: Span = NO_SPAN
     severity: str = "error"
-    code: str = "error"
+    code: str = ""
     source_line: str | None = None
 
+    @property
+    def label(self) -> str:
+        """``error [code]``, or the bare severity for a diagnostic without a code."""
+        return f"{self.severity} [{self.code}]" if self.code else self.severity
+
     def render(self) -> str:
-        head = f"{self.span}: {self.severity}: {self.message}" if self.span.line else f"{self.severity}: {self.message}"
+        head = f"{self.span}: {self.label}: {self.message}" if self.span.line else f"{self.label}: {self.message}"
         if self.source_line is None or not self.span.line:
             return head
         line = self.source_line.rstrip("\n").expandtabs(1)
@@ -74,7 +80,8 @@ class CompileError(DataplaneError):
 
 
 class InternalError(DataplaneError):
-    """A bug in dataplane itself, never a fault of the user's program."""
+    """A bug in dataplane itself, never a fault of the user's program; the CLI reports it as a
+    bug (with the Python frame it came from) and exits with status 3."""
 
     code = "internal"
 
@@ -85,10 +92,12 @@ class DiagnosticSink:
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
-    def error(self, message: str, span: Span = NO_SPAN, code: str = "error") -> None:
+    def error(self, message: str, span: Span, code: str) -> None:
+        """Report an error; ``code`` is one of ``dataplane.diagnostics.ERRORS``."""
         self.diagnostics.append(Diagnostic(message, span, "error", code))
 
-    def warning(self, message: str, span: Span = NO_SPAN, code: str = "warning") -> None:
+    def warning(self, message: str, span: Span, code: str) -> None:
+        """Report a warning; ``code`` is one of ``dataplane.diagnostics.WARNINGS``."""
         self.diagnostics.append(Diagnostic(message, span, "warning", code))
 
     @property

@@ -125,7 +125,7 @@ def run_job(job: tuple[str, str]) -> dict:
         result = compile_file(path)
         out["compile_s"] = round(time.perf_counter() - t, 3)
         if suite == "compile":
-            out.update(status="pass")
+            out.update(status="pass", warnings=[f"{d.span}: [{d.code}] {d.message}" for d in result.warnings])
             return out
         from dataplane.control.switch import Switch
         from dataplane.testing.stf import load_stf
@@ -191,7 +191,7 @@ def _p4info_golden(path: str) -> Path:
 
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
 _NUMBER = re.compile(r"\b\d+\b")
-_LOCATION = re.compile(r"^\S+:\d+(:\d+)?: (error: )?")
+_LOCATION = re.compile(r"^\S+:\d+(:\d+)?: (error( \[[a-z-]+\])?: )?")
 
 
 def _category(message: str) -> str:
@@ -336,6 +336,11 @@ def report(results: list[dict], p4c: Path, list_failures: bool) -> str:
                         if r["category"] == cat:
                             extra = f"  [p4c: {p4c_reason(p4c, r['path'])}]" if suite == "errors" else ""
                             lines.append(f"          {Path(r['path']).name}: {r.get('message', '')[:140]}{extra}")
+    warned = [w for r in by_suite.get("compile", ()) for w in r.get("warnings", ())]
+    if warned:
+        codes = collections.Counter(re.search(r"\[([a-z-]+)\]", w).group(1) for w in warned)
+        lines.append(f"\ncompile warnings: {len(warned)} in {sum(bool(r.get('warnings')) for r in by_suite['compile'])} "
+                     "samples (" + ", ".join(f"{c} {n}" for c, n in codes.most_common()) + ")")
     ok = sum(r["status"] in ("pass", "refused") for r in results)
     skipped = sum(r["status"] == "skip" for r in results)
     lines.append(f"\n{ok} passed, {len(results) - ok - skipped} failed" + (f", {skipped} not compiled or not run" if skipped else ""))

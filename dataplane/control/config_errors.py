@@ -15,10 +15,24 @@ def _where(file: str, line: int) -> str:
     return f"{file}:{line}" if line else file
 
 
-class ControlPlaneError(DataplaneError):
-    """A control-plane call was refused; the message names what and where."""
+def control_plane_code(err: BaseException) -> str | None:
+    """The control-plane code an error carries (``ControlPlaneError``, ``TableError``), else None."""
+    code = getattr(err, "code", None)
+    return code if isinstance(code, str) and code.isupper() else None
 
-    code = "control_plane"
+
+class ControlPlaneError(DataplaneError):
+    """A control-plane call was refused; the message names what and where. ``code`` is BMv2's
+    name for the failure (its ``MatchErrorCode`` and kin: DUPLICATE_ENTRY, INVALID_HANDLE,
+    TABLE_FULL, BAD_MATCH_KEY, BAD_ACTION_DATA, INVALID_TABLE_NAME, INVALID_ACTION_NAME,
+    DEFAULT_ACTION_IS_CONST), ERROR when none fits; the CLI prints it as ``error [CODE]: ...``."""
+
+    code = "ERROR"
+
+    def __init__(self, message: str, code: str | None = None):
+        super().__init__(message)
+        if code is not None:
+            self.code = code
 
 
 class ConfigError(DataplaneError):
@@ -26,12 +40,18 @@ class ConfigError(DataplaneError):
 
     code = "config"
 
-    def __init__(self, message: str, file: str = "<input>", line: int = 0, token: str | None = None):
+    def __init__(self, message: str, file: str = "<input>", line: int = 0, token: str | None = None,
+                 code: str | None = None):
+        """``code``: the control-plane error code of a refused operation in the file (see
+        ``ControlPlaneError``); it prints as ``FILE:LINE: error [CODE]: message``."""
         self.message = message
         self.file = file
         self.line = line
         self.token = token
-        super().__init__(f"{_where(file, line)}: error: {message}")
+        if code is not None:
+            self.code = code
+        label = f"error [{code}]" if code is not None else "error"
+        super().__init__(f"{_where(file, line)}: {label}: {message}")
 
 
 @record(frozen=True, slots=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dataplane.control import ops as O
-from dataplane.control.config_errors import ConfigError, ConfigWarning
+from dataplane.control.config_errors import ConfigError, ConfigWarning, control_plane_code
 from dataplane.control.formats import CliCommands, RuntimeConfig, load_control_file
 from dataplane.control.switch import ControlPlaneError, Switch
 from dataplane.engine.table_runtime import BMV2_PRIORITY_LIMIT
@@ -24,7 +24,7 @@ def load_entries(switch: Switch, path: str | Path) -> list[ConfigWarning]:
 
 def _at(source, err: DataplaneError) -> ConfigError:
     file, line = source
-    return ConfigError(str(err), file, line)
+    return ConfigError(str(err), file, line, code=control_plane_code(err))
 
 
 def apply_runtime_config(switch: Switch, config: RuntimeConfig) -> list[ConfigWarning]:
@@ -40,7 +40,7 @@ def apply_runtime_config(switch: Switch, config: RuntimeConfig) -> list[ConfigWa
             for m in e.match:
                 kind = next((kinds[n] for n in kinds if n == m.field or n.endswith("." + m.field)), None)
                 if kind is None:
-                    raise ControlPlaneError(f"table '{t.qualified_name}' has no key '{m.field}'")
+                    raise ControlPlaneError(f"table '{t.qualified_name}' has no key '{m.field}'", "BAD_MATCH_KEY")
                 match[m.field] = m.to_key(kind)
             switch.table_add(e.table, e.action, match, e.params, e.priority)
         except DataplaneError as err:

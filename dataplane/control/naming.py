@@ -29,8 +29,13 @@ def resolve(name: str, items: Mapping[str, Any], kind: str,
         return items[matches[0]]
     if not matches:
         known = ", ".join(sorted(items)) or "none"
-        raise ControlPlaneError(f"unknown {kind} '{name}' (known: {known})")
-    raise ControlPlaneError(f"{kind} name '{name}' is ambiguous: {', '.join(sorted(matches))}")
+        raise ControlPlaneError(f"unknown {kind} '{name}' (known: {known})", _invalid_name(kind))
+    raise ControlPlaneError(f"{kind} name '{name}' is ambiguous: {', '.join(sorted(matches))}", _invalid_name(kind))
+
+
+def _invalid_name(kind: str) -> str:
+    """BMv2's code for a name that names nothing: INVALID_TABLE_NAME, INVALID_ACTION_NAME, ..."""
+    return f"INVALID_{kind.upper().replace(' ', '_')}_NAME"
 
 
 def table_aliases(t: RuntimeTable) -> set[str]:
@@ -80,7 +85,7 @@ def find_action(program: P.Program, table: RuntimeTable, name: str) -> tuple[str
     short = found.pop() if len(found) == 1 else None
     if short not in allowed:
         raise ControlPlaneError(f"table '{table.qualified_name}': action '{name}' is not one of its actions "
-                                f"({', '.join(sorted(allowed))})")
+                                f"({', '.join(sorted(allowed))})", "INVALID_ACTION_NAME")
     return short, program.controls[table.control].actions.get(short) or program.actions[short]
 
 

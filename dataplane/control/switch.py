@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from dataplane.arch.v1model import Output, PacketResult, V1ModelSwitch
-from dataplane.control.config_errors import ControlPlaneError
+from dataplane.control.config_errors import ControlPlaneError, control_plane_code
 from dataplane.control.value_sets import ValueSetApi
 from dataplane.control.match_keys import action_args, key_value, match_key, parse_number
 from dataplane.control.naming import action_names, find_action, instance_names, resolve, table_aliases, table_names
@@ -110,14 +110,14 @@ class Switch(ValueSetApi):
         name, entry = self._entry(t, action, params)
         if t.match.uses_priority and priority is None:
             raise ControlPlaneError(f"table '{t.qualified_name}' has ternary/range/optional keys: "
-                                    "an entry needs a priority")
+                                    "an entry needs a priority", "BAD_MATCH_KEY")
         if not t.match.uses_priority:
             priority = None
         entry.key, entry.priority = key, priority
         try:
             entry.handle = t.match.add(key, priority, entry)
-        except TableError as err:
-            raise ControlPlaneError(str(err)) from None
+        except TableError as err:   # its BMv2 code and the error itself travel on
+            raise ControlPlaneError(str(err), err.code) from err
         return entry.handle
 
     def table_add_group(self, table: str, match: Any, members: Sequence[tuple[str, Any]],
@@ -132,8 +132,8 @@ class Switch(ValueSetApi):
         group.key, group.priority = key, priority if t.match.uses_priority else None
         try:
             group.handle = t.match.add(key, group.priority, group)
-        except TableError as err:
-            raise ControlPlaneError(str(err)) from None
+        except TableError as err:   # its BMv2 code and the error itself travel on
+            raise ControlPlaneError(str(err), err.code) from err
         return group.handle
 
     def table_modify(self, table: str, handle: int, action: str, params: Any = ()) -> None:
@@ -144,14 +144,14 @@ class Switch(ValueSetApi):
             entry.key, entry.priority, entry.handle = old.key, old.priority, handle
             t.match.modify(handle, entry)
         except TableError as err:
-            raise ControlPlaneError(f"table '{t.qualified_name}': {err}") from None
+            raise ControlPlaneError(f"table '{t.qualified_name}': {err}", err.code) from err
 
     def table_delete(self, table: str, handle: int) -> None:
         t = self.table(table)
         try:
             t.match.delete(handle)
         except TableError as err:
-            raise ControlPlaneError(f"table '{t.qualified_name}': {err}") from None
+            raise ControlPlaneError(f"table '{t.qualified_name}': {err}", err.code) from err
 
     def table_clear(self, table: str) -> None:
         self.table(table).match.clear()
@@ -159,7 +159,8 @@ class Switch(ValueSetApi):
     def table_set_default(self, table: str, action: str, params: Any = ()) -> None:
         t = self.table(table)
         if t.table.default_action_const:
-            raise ControlPlaneError(f"table '{t.qualified_name}' has a const default_action; it cannot be changed")
+            raise ControlPlaneError(f"table '{t.qualified_name}' has a const default_action; it cannot be changed",
+                                    "DEFAULT_ACTION_IS_CONST")
         name, entry = self._entry(t, action, params, default=True)
         entry.hit = False
         t.default = entry
@@ -174,11 +175,18 @@ class Switch(ValueSetApi):
             raise ControlPlaneError(f"table '{t.qualified_name}': action '{name}' is @defaultonly")
         if ref is not None and default and annotation(ref.annotations, "tableonly"):
             raise ControlPlaneError(f"table '{t.qualified_name}': action '{name}' is @tableonly")
-        return name, ActionEntry(t.actions[name], action_args(t, name, act.data_params, params), name, True)
+        try:
+            args = action_args(t, name, act.data_params, params)
+        except ControlPlaneError as err:
+            raise _with_code(err, "BAD_ACTION_DATA") from err.__cause__
+        return name, ActionEntry(t.actions[name], args, name, True)
 
     def _match(self, t: RuntimeTable, match: Any) -> tuple:
-        """The key tuple of an entry of ``t`` (see ``match_keys.match_key``)."""
-        return match_key(t, match)
+        """The key tuple of an entry of ``t`` (see ``match_keys.match_key``); a bad key is BAD_MATCH_KEY."""
+        try:
+            return match_key(t, match)
+        except ControlPlaneError as err:
+            raise _with_code(err, "BAD_MATCH_KEY") from err.__cause__
 
     def _key_value(self, t: RuntimeTable, key, v: Any, width: int):
         """One key field's value for ``t.match`` (see ``match_keys.key_value``)."""
@@ -242,14 +250,14 @@ class Switch(ValueSetApi):
         try:
             return tables[0].match.get(handle).value
         except TableError as err:
-            raise ControlPlaneError(f"direct counter '{c.name}': {err}") from None
+            raise ControlPlaneError(f"direct counter '{c.name}': {err}", err.code) from err
 
     def direct_counter_read(self, table: str, handle: int) -> tuple[int, int]:
         t = self.table(table)
         try:
             e = t.match.get(handle).value
         except TableError as err:
-            raise ControlPlaneError(f"table '{t.qualified_name}': {err}") from None
+            raise ControlPlaneError(f"table '{t.qualified_name}': {err}", err.code) from err
         return e.packets, e.bytes
 
     def meter_set_rates(self, name: str, index: int | None, rates: Sequence[tuple[float, int]]) -> None:
@@ -271,7 +279,7 @@ class Switch(ValueSetApi):
             try:
                 entry = t.match.get(index).value
             except TableError as err:
-                raise ControlPlaneError(f"direct meter '{m.name}': {err}") from None
+                raise ControlPlaneError(f"direct meter '{m.name}': {err}", err.code) from err
             self._extern_call(m.set_entry_rates, entry, cir, cbs, pir, pbs)
         else:
             self._extern_call(m.set_rates, index or 0, cir, cbs, pir, pbs)
@@ -280,7 +288,7 @@ class Switch(ValueSetApi):
         try:
             return fn(*args)
         except DataplaneError as err:
-            raise ControlPlaneError(str(err)) from None
+            raise ControlPlaneError(str(err), control_plane_code(err)) from err
 
     def mc_group_create(self, group: int, replicas: Iterable[tuple[int, int]] = ()) -> None:
         """Create multicast group ``group`` with (egress port, rid) replicas."""
@@ -426,3 +434,8 @@ def _extern_name(obj: Any) -> str:
         if type(obj) is cls:
             return name
     return ""
+
+
+def _with_code(err: ControlPlaneError, code: str) -> ControlPlaneError:
+    """``err`` with ``code`` where it has only the generic ERROR."""
+    return err if err.code != "ERROR" else ControlPlaneError(str(err), code)

@@ -1,8 +1,8 @@
 """Typed errors of table edits, after BMv2's ``MatchErrorCode``.
 
-Each class has a stable ``code``: DUPLICATE_ENTRY, INVALID_HANDLE, TABLE_FULL and
-BAD_MATCH_KEY in BMv2 become ``duplicate_entry``, ``entry_not_found``,
-``table_full`` and ``bad_key`` here.
+Each class has a stable ``code``, BMv2's name for the failure: DUPLICATE_ENTRY,
+INVALID_HANDLE, TABLE_FULL, BAD_MATCH_KEY, and ERROR for the rest. The control-plane
+API (``control.switch``) passes the code on in its ``ControlPlaneError``.
 """
 from __future__ import annotations
 
@@ -12,28 +12,28 @@ from dataplane.errors import DataplaneError
 class TableError(DataplaneError):
     """A control-plane edit of a match table was refused, or a table was declared badly."""
 
-    code = "table"
+    code = "ERROR"
 
 
 class DuplicateEntryError(TableError):
     """An entry with the same match key (and, in a priority table, the same priority) exists."""
 
-    code = "duplicate_entry"
+    code = "DUPLICATE_ENTRY"
 
 
 class EntryNotFoundError(TableError):
     """No entry has this handle (never issued, or already deleted)."""
 
-    code = "entry_not_found"
+    code = "INVALID_HANDLE"
 
 
 class TableFullError(TableError):
     """The table already holds its maximum number of entries."""
 
-    code = "table_full"
+    code = "TABLE_FULL"
 
 
 class BadKeyError(TableError):
     """A match key does not fit the table's key layout (arity, form, or a value too wide)."""
 
-    code = "bad_key"
+    code = "BAD_MATCH_KEY"

@@ -44,30 +44,32 @@ class AccessMixin:
                 return _typed(out, T.Method(e.member, (), T.INT))
             hint = difflib.get_close_matches(e.member, [f.name for f in bt.fields], n=1)
             self.error(f"{bt.kind} '{bt.name}' has no field '{e.member}'" + (f"; did you mean '{hint[0]}'?" if hint else ""),
-                       e.span)
+                       e.span, code="unknown-member")
             return _typed(out, UNKNOWN)
         if isinstance(bt, T.Stack):
             if e.member in ("next", "last"):
                 if not self.in_context("parser"):
-                    self.error(f"header stack '.{e.member}' can only be used in a parser", e.span)
+                    self.error(f"header stack '.{e.member}' can only be used in a parser", e.span,
+                               code="invalid-context")
                 return _typed(out, bt.element)
             if e.member == "lastIndex" and not self.in_context("parser"):
-                self.error("header stack '.lastIndex' can only be used in a parser", e.span)
+                self.error("header stack '.lastIndex' can only be used in a parser", e.span, code="invalid-context")
             if e.member in ("size", "lastIndex"):
                 return _typed(out, T.Bits(32))
             if e.member in ("push_front", "pop_front"):
                 return _typed(out, T.Method(e.member, (T.Param("in", T.INT, "count"),)))
-            self.error(f"header stack has no member '{e.member}'", e.span)
+            self.error(f"header stack has no member '{e.member}'", e.span, code="unknown-member")
             return _typed(out, UNKNOWN)
         if isinstance(bt, T.Extern):
             methods = [m for m in bt.methods if m.name == e.member]
             if not methods:
-                self.error(f"extern '{bt.name}' has no method '{e.member}'", e.span)
+                self.error(f"extern '{bt.name}' has no method '{e.member}'", e.span, code="unknown-member")
                 return _typed(out, UNKNOWN)
             return _typed(out, methods[0])
         if isinstance(bt, T.Table):
             if e.member != "apply":
-                self.error(f"table '{bt.name}' has no member '{e.member}' (tables only have apply())", e.span)
+                self.error(f"table '{bt.name}' has no member '{e.member}' (tables only have apply())", e.span,
+                           code="unknown-member")
                 return _typed(out, UNKNOWN)
             return _typed(out, T.Method("apply", (), T.ApplyResult(bt.name)))
         if isinstance(bt, T.ApplyResult):
@@ -75,14 +77,16 @@ class AccessMixin:
                 return _typed(out, T.BOOL)
             if e.member == "action_run":
                 if e is not self.switch_subject:
-                    self.error("'.action_run' can only be the expression of a switch statement", e.span)
+                    self.error("'.action_run' can only be the expression of a switch statement", e.span,
+                               code="invalid-context")
                     return _typed(out, UNKNOWN)
                 return _typed(out, T.ActionEnum(bt.table))
-            self.error(f"the result of apply() has no member '{e.member}' (use hit, miss or action_run)", e.span)
+            self.error(f"the result of apply() has no member '{e.member}' (use hit, miss or action_run)", e.span,
+                       code="unknown-member")
             return _typed(out, UNKNOWN)
         if isinstance(bt, T.Block) and e.member == "apply":
             return _typed(out, T.Method("apply", bt.params))
-        self.error(f"a value of type {bt} has no member '{e.member}'", e.span)
+        self.error(f"a value of type {bt} has no member '{e.member}'", e.span, code="unknown-member")
         return _typed(out, UNKNOWN)
 
     def expr_Index(self, e, expected):
@@ -94,27 +98,28 @@ class AccessMixin:
         if isinstance(base.type, T.Tuple):
             return self._tuple_element(base, index, e)
         if not isinstance(base.type, T.Stack):
-            self.error(f"only header stacks and tuples can be indexed, not {base.type}", e.span)
+            self.error(f"only header stacks and tuples can be indexed, not {base.type}", e.span, code="operand-type")
             return _typed(out, UNKNOWN)
         if isinstance(index, E.Constant):
             if not 0 <= index.value < base.type.size:
-                self.error(f"index {index.value} is out of range for a stack of size {base.type.size}", e.index.span)
+                self.error(f"index {index.value} is out of range for a stack of size {base.type.size}", e.index.span,
+                           code="out-of-range")
                 return _typed(out, UNKNOWN)
             index = _const(index.value, T.Bits(32), index.span)
         elif not (isinstance(index.type, (T.Bits, T.InfInt))
                   or (isinstance(index.type, T.Enum) and index.type.underlying is not None)):
             # As p4c: bit<W>, int<W> (a negative index is out of range) or a serializable enum.
-            self.error(f"a stack index must be an integer, got {index.type}", e.index.span)
+            self.error(f"a stack index must be an integer, got {index.type}", e.index.span, code="operand-type")
         return E.Index(base, index, type=base.type.element, span=e.span)
 
     def _tuple_element(self, base: E.Expr, index: E.Expr, e: E.Index) -> E.Expr:
         """``t[i]`` of a tuple: ``i`` must be a constant in range; the element keeps its own type."""
         elements = base.type.elements
         if not isinstance(index, E.Constant):
-            self.error("a tuple index must be a compile-time constant", e.index.span)
+            self.error("a tuple index must be a compile-time constant", e.index.span, code="not-constant")
             return _typed(E.Index(base, index, span=e.span), UNKNOWN)
         if not 0 <= index.value < len(elements):
-            self.error(f"index {index.value} is out of range for {base.type}", e.index.span)
+            self.error(f"index {index.value} is out of range for {base.type}", e.index.span, code="out-of-range")
             return _typed(E.Index(base, index, span=e.span), UNKNOWN)
         if isinstance(base, E.ListExpr):
             return base.elements[index.value]
@@ -127,7 +132,7 @@ class AccessMixin:
         if is_unknown(base.type) or hi is None or lo is None:
             return E.Slice(base, e.hi, e.lo, type=UNKNOWN, span=e.span)
         if hi > MAX_WIDTH:
-            self.error(too_wide(f"slice bound {hi}"), e.hi.span)
+            self.error(too_wide(f"slice bound {hi}"), e.hi.span, code="too-wide")
             return E.Slice(base, e.hi, e.lo, type=UNKNOWN, span=e.span)
         bt = base.type
         if isinstance(bt, T.InfInt) and isinstance(base, E.Constant):
@@ -135,10 +140,10 @@ class AccessMixin:
         if isinstance(bt, T.Enum) and isinstance(bt.underlying, T.Bits):
             bt = bt.underlying   # a serializable enum value slices as its underlying type (p4c)
         if not isinstance(bt, T.Bits):
-            self.error(f"only bit<W> and int<W> values can be sliced, not {bt}", e.span)
+            self.error(f"only bit<W> and int<W> values can be sliced, not {bt}", e.span, code="operand-type")
             return E.Slice(base, e.hi, e.lo, type=UNKNOWN, span=e.span)
         if not 0 <= lo <= hi < bt.width:
-            self.error(f"slice [{hi}:{lo}] is out of range for {bt}", e.span)
+            self.error(f"slice [{hi}:{lo}] is out of range for {bt}", e.span, code="out-of-range")
             return E.Slice(base, e.hi, e.lo, type=UNKNOWN, span=e.span)
         rt = T.Bits(hi - lo + 1)
         if isinstance(base, E.Constant):

@@ -44,7 +44,7 @@ class BlockMixin:
                        code="unsupported")
             return None
         if t.kind != holder:
-            self.error(f"a {holder} cannot instantiate {t.kind} '{t.name}'", d.span)
+            self.error(f"a {holder} cannot instantiate {t.kind} '{t.name}'", d.span, code="instantiation")
             return None
         if t.type_params:
             self.error(f"unsupported: instance of generic {t.kind} '{t.name}'", d.span, code="unsupported")
@@ -63,7 +63,8 @@ class BlockMixin:
         if not isinstance(t, T.Block) or t.kind not in ("parser", "control") or target.member != "apply":
             return None
         if t.constructor_params:
-            self.error(f"{t.kind} '{t.name}' has constructor parameters; instantiate it to apply it", e.span)
+            self.error(f"{t.kind} '{t.name}' has constructor parameters; instantiate it to apply it", e.span,
+                       code="instantiation")
             return dataclasses.replace(e, type=UNKNOWN)
         name = self._anonymous_name(t.name)
         inst = self.block_instance(D.Instantiation(E.NamedTypeRef(t.name), (), name, span=e.span), t,
@@ -89,11 +90,12 @@ class BlockMixin:
         """``inst.apply(args)`` on a parser or control instance (or constructor parameter)."""
         if t.kind == "control":
             if self.in_context("parser"):
-                self.error(f"control '{t.name}' cannot be applied in a parser", e.span)
+                self.error(f"control '{t.name}' cannot be applied in a parser", e.span, code="invalid-context")
             elif self.in_context("action") or self.in_context("function") or not self.in_context("apply"):
-                self.error(f"control '{t.name}' can only be applied in a control's apply block", e.span)
+                self.error(f"control '{t.name}' can only be applied in a control's apply block", e.span,
+                           code="invalid-context")
         elif t.kind == "parser" and not self.in_context("parser"):
-            self.error(f"parser '{t.name}' can only be applied in a parser state", e.span)
+            self.error(f"parser '{t.name}' can only be applied in a parser state", e.span, code="invalid-context")
         call = self._finish_call(e, member, [T.Method("apply", t.params)], f"'{t.name}.apply'", {}, type_args)
         if is_unknown(call.type):
             return call

@@ -69,7 +69,7 @@ class CallMixin:
             call = self.direct_apply(e, target, type_args)
             if call is not None:
                 return call
-        self.error("this expression cannot be called", e.span)
+        self.error("this expression cannot be called", e.span, code="not-callable")
         return dataclasses.replace(e, type=UNKNOWN)
 
     def _call_path(self, e, target, type_args):
@@ -82,18 +82,18 @@ class CallMixin:
         path = E.PathExpr(target.name, sym.kind, type=sym.type, span=target.span)
         if sym.kind == "action":
             if self.in_context("parser"):
-                self.error(f"action '{target.name}' cannot be called from a parser", e.span)
+                self.error(f"action '{target.name}' cannot be called from a parser", e.span, code="invalid-context")
             elif self.in_context("function"):
-                self.error(f"action '{target.name}' cannot be called from a function", e.span)
+                self.error(f"action '{target.name}' cannot be called from a function", e.span, code="invalid-context")
             candidates = [sym.type]
         elif sym.kind == "function":
             candidates = [sym.type]
         elif sym.kind == "extern_function":
             candidates = [sym.type] + list(sym.overloads)
             if target.name == "verify" and not self.in_context("parser"):
-                self.error("'verify' can only be called in a parser", e.span)
+                self.error("'verify' can only be called in a parser", e.span, code="invalid-context")
         else:
-            self.error(f"'{target.name}' is not a function or action", target.span)
+            self.error(f"'{target.name}' is not a function or action", target.span, code="not-callable")
             return dataclasses.replace(e, type=UNKNOWN)
         call = self._finish_call(e, path, candidates, f"'{target.name}'", {}, type_args)
         if sym.kind == "extern_function" and isinstance(call.target.type, T.Method):
@@ -110,10 +110,10 @@ class CallMixin:
             if not check.value:
                 given = call.args[1].value if len(call.args) > 1 else None
                 message = f": {given.value}" if isinstance(given, E.StringLiteral) else ""
-                self.error(f"static_assert failed{message}", call.span)
+                self.error(f"static_assert failed{message}", call.span, code="static-assert")
             return E.BoolLiteral(True, type=T.BOOL, span=call.span)
         if not is_unknown(check.type):
-            self.error("static_assert needs a condition known at compile time", check.span)
+            self.error("static_assert needs a condition known at compile time", check.span, code="static-assert")
         return call
 
     def _callable(self, name: str, args: tuple[E.Argument, ...]):
@@ -139,28 +139,29 @@ class CallMixin:
         member = E.Member(base, name, span=target.span)
         if isinstance(bt, (T.Header, T.HeaderUnion)) and name in ("isValid", "setValid", "setInvalid"):
             if bt.kind == "header_union" and name != "isValid":
-                self.error(f"header_union has no method '{name}'; set a member header valid instead", e.span)
+                self.error(f"header_union has no method '{name}'; set a member header valid instead", e.span,
+                           code="unknown-member")
             ret = T.BOOL if name == "isValid" else T.VOID
             return self._finish_call(e, member, [T.Method(name, (), ret)], f"'{name}'", {}, type_args)
         if isinstance(bt, T.StructLike) and name in ("minSizeInBits", "minSizeInBytes"):
             if e.args:
-                self.error(f"'{name}' takes no arguments", e.span)
+                self.error(f"'{name}' takes no arguments", e.span, code="arity")
             bits = sum(0 if isinstance(f.type, T.VarBits) else _fixed_bits(f.type) for f in bt.fields)
             return E.Constant(bits if name == "minSizeInBits" else (bits + 7) // 8, type=T.INT, span=e.span)
         if isinstance(bt, T.Stack) and name in ("push_front", "pop_front"):
             if len(e.args) != 1:
-                self.error(f"'{name}' expects 1 argument, got {len(e.args)}", e.span)
+                self.error(f"'{name}' expects 1 argument, got {len(e.args)}", e.span, code="arity")
                 return dataclasses.replace(e, type=UNKNOWN)
             count = self.const_int(e.args[0].value, f"the argument of '{name}'")
             if count is not None and count < 0:
-                self.error(f"'{name}' needs a non-negative count", e.args[0].span)
+                self.error(f"'{name}' needs a non-negative count", e.args[0].span, code="out-of-range")
             arg = E.Argument(E.Constant(count or 0, type=T.INT, span=e.args[0].span), span=e.args[0].span)
             self.check_writable(base)
             return E.Call(member, (), (arg,), type=T.VOID, span=e.span)
         if isinstance(bt, T.Extern):
             methods = [m for m in bt.methods if m.name == name]
             if not methods:
-                self.error(f"extern '{bt.name}' has no method '{name}'", target.span)
+                self.error(f"extern '{bt.name}' has no method '{name}'", target.span, code="unknown-member")
                 return dataclasses.replace(e, type=UNKNOWN)
             call = self._finish_call(e, member, methods, f"'{bt.name}.{name}'", self.extern_bindings(bt), type_args)
             if isinstance(call.target.type, T.Method):
@@ -172,15 +173,16 @@ class CallMixin:
             return call
         if isinstance(bt, T.Table) and name == "apply":
             if self.in_context("action"):
-                self.error(f"table '{bt.name}' cannot be applied inside an action", e.span)
+                self.error(f"table '{bt.name}' cannot be applied inside an action", e.span, code="invalid-context")
             elif not self.in_context("apply"):
-                self.error(f"table '{bt.name}' can only be applied in a control's apply block", e.span)
+                self.error(f"table '{bt.name}' can only be applied in a control's apply block", e.span,
+                           code="invalid-context")
             return self._finish_call(e, member, [T.Method("apply", (), T.ApplyResult(bt.name))], f"'{bt.name}.apply'", {}, type_args)
         if isinstance(bt, T.Block) and name == "apply" and bt.kind != "package":
             return self.block_apply(e, member, bt, type_args)
         checked = self.expr_Member(target, None)
         if not is_unknown(checked.type):
-            self.error(f"'{name}' is not a method of {bt}", target.span)
+            self.error(f"'{name}' is not a method of {bt}", target.span, code="unknown-member")
         return dataclasses.replace(e, type=UNKNOWN)
 
     def _finish_call(self, e, target, candidates, what, bindings, type_args):
@@ -200,7 +202,7 @@ class CallMixin:
         if not fits:
             counts = sorted({len(m.params) for m in candidates})
             expected = " or ".join(str(c) for c in counts)
-            self.error(f"{what} expects {expected} argument(s), got {n}", span)
+            self.error(f"{what} expects {expected} argument(s), got {n}", span, code="arity")
             for a in args:
                 if a.value is not None:
                     self.check_expr(a.value)
@@ -208,11 +210,13 @@ class CallMixin:
         method = fits[0]
         if sum(len(m.params) == len(method.params) for m in fits) > 1:
             self.error(f"{what} is ambiguous: {sum(len(m.params) == len(method.params) for m in fits)} declarations "
-                       f"take {len(method.params)} argument(s); name the arguments to choose one", span)
+                       f"take {len(method.params)} argument(s); name the arguments to choose one", span,
+                       code="ambiguous")
         bound = dict(bindings)
         if type_args:
             if len(type_args) != len(method.type_params):
-                self.error(f"{what} takes {len(method.type_params)} type argument(s), got {len(type_args)}", span)
+                self.error(f"{what} takes {len(method.type_params)} type argument(s), got {len(type_args)}", span,
+                           code="arity")
             bound.update(zip(method.type_params, type_args))
         pairs = _pair(method, args)
         checked: list[tuple[T.Param, E.Argument, E.Expr | None]] = []
@@ -240,7 +244,7 @@ class CallMixin:
                     if writable and not is_unknown(value.type, ptype) and not isinstance(ptype, (T.TypeVar, T.DontCare)) \
                             and value.type != ptype:
                         self.error(f"type mismatch in argument '{param.name}' of {what}: expected {ptype}, got {value.type}",
-                                   arg.span)
+                                   arg.span, code="type-mismatch")
             else:
                 value = self.convert(value, ptype, f"argument '{param.name}' of {what}")
             out.append(E.Argument(value, arg.name, span=arg.span))
@@ -254,20 +258,22 @@ class CallMixin:
         if is_unknown(t) or isinstance(t, T.DontCare):
             return
         if method == "extract" and not isinstance(t, T.Header):
-            self.error(f"'extract' needs a header, not {t}", arg.span)
+            self.error(f"'extract' needs a header, not {t}", arg.span, code="invalid-type")
         elif method == "extract":
             varbits = [f.name for f in t.fields if isinstance(f.type, T.VarBits)]
             varbit = bool(varbits)
             if len(varbits) > 1:  # p4c checks this where a header is extracted
                 self.error(f"header {t} has {len(varbits)} varbit fields ({', '.join(varbits)}); a header may "
-                           "have only one", arg.span)
+                           "have only one", arg.span, code="invalid-type")
             elif varbit and len(args) == 1:
                 self.error(f"header {t} has a varbit field: extract it with its size in bits, "
-                           "extract(hdr, size)", arg.span)
+                           "extract(hdr, size)", arg.span, code="invalid-type")
             elif not varbit and len(args) == 2:
-                self.error(f"header {t} has no varbit field, so 'extract' takes no size argument", arg.span)
+                self.error(f"header {t} has no varbit field, so 'extract' takes no size argument", arg.span,
+                           code="invalid-type")
         elif method == "emit" and not _emittable(t):
-            self.error(f"'emit' needs a header, header stack, header_union or a struct of those, not {t}", arg.span)
+            self.error(f"'emit' needs a header, header stack, header_union or a struct of those, not {t}", arg.span,
+                       code="invalid-type")
 
     # ---- l-values ----------------------------------------------------------------------------------
     def check_writable(self, e: E.Expr, prefix: str = "", raw: E.Expr | None = None) -> bool:
@@ -275,7 +281,8 @@ class CallMixin:
         target = e.expr if isinstance(e, E.Slice) else e
         if (isinstance(target, E.Index) and isinstance(target.expr.type, T.Tuple)
                 and not isinstance(T.strip_newtype(target.type), (T.StructLike, T.Stack))):
-            self.error(f"{prefix}a tuple's element cannot be written on its own; assign the whole tuple", e.span)
+            self.error(f"{prefix}a tuple's element cannot be written on its own; assign the whole tuple", e.span,
+                       code="not-writable")
             return False
         root = e
         while isinstance(root, (E.Member, E.Index, E.Slice)):
@@ -292,9 +299,10 @@ class CallMixin:
                 if sym.direction in ("out", "inout"):
                     return True
                 why = "it is an 'in' parameter" if sym.direction == "in" else "it is a read-only action parameter"
-                self.error(f"{prefix}cannot write to '{root.name}': {why}", e.span)
+                self.error(f"{prefix}cannot write to '{root.name}': {why}", e.span, code="not-writable")
                 return False
-            self.error(f"{prefix}cannot write to '{root.name}': it is a {_kind_name(sym.kind)}", e.span)
+            self.error(f"{prefix}cannot write to '{root.name}': it is a {_kind_name(sym.kind)}", e.span,
+                       code="not-writable")
             return False
         if is_unknown(e.type):
             return False
@@ -303,18 +311,19 @@ class CallMixin:
             raw = raw.expr
         sym = self.scope.lookup(raw.name) if isinstance(raw, E.PathExpr) else None
         if sym is not None and sym.kind == "const":
-            self.error(f"{prefix}cannot write to '{raw.name}': it is a constant", e.span)
+            self.error(f"{prefix}cannot write to '{raw.name}': it is a constant", e.span, code="not-writable")
             return False
-        self.error(f"{prefix}this expression cannot be written to", e.span)
+        self.error(f"{prefix}this expression cannot be written to", e.span, code="not-writable")
         return False
 
 
     def _check_lookahead_type(self, t: T.Type, span: Span) -> None:
         """``lookahead<T>`` reads a fixed number of bits: no void, no varbit."""
         if isinstance(t, T.Void):
-            self.error("'lookahead' cannot return void; give it the type of the bits to read", span)
+            self.error("'lookahead' cannot return void; give it the type of the bits to read", span,
+                       code="invalid-type")
         elif _has_varbit(t):
-            self.error(f"'lookahead' needs a fixed-width type, and {t} has a varbit field", span)
+            self.error(f"'lookahead' needs a fixed-width type, and {t} has a varbit field", span, code="invalid-type")
 
 
 def _has_varbit(t: T.Type) -> bool:

@@ -17,21 +17,22 @@ class CompareMixin:
         """Report and return False if ``left`` and ``right`` (typed operands of ``e``) cannot be compared."""
         if anonymous_struct(left) and anonymous_struct(right):
             self.error(f"cannot compare two struct initializers with '{e.op}': their struct type is unknown; "
-                       "cast one to a struct type, e.g. (S){ ... }", e.span)
+                       "cast one to a struct type, e.g. (S){ ... }", e.span, code="operand-type")
             return False
         for side in (left, right):
             t = side.type
             if isinstance(t, T.Void):
-                self.error(f"'{e.op}' cannot compare the results of calls that return no value", side.span)
+                self.error(f"'{e.op}' cannot compare the results of calls that return no value", side.span,
+                           code="operand-type")
                 return False
             if isinstance(t, T.ApplyResult):
                 self.error(f"the results of applying table '{t.table}' cannot be compared; test .hit or .miss, "
-                           "or switch on .action_run", side.span)
+                           "or switch on .action_run", side.span, code="operand-type")
                 return False
             if isinstance(t, T.TypeVar):
-                self.error(f"values of type {t}, a type variable, cannot be compared", e.span)
+                self.error(f"values of type {t}, a type variable, cannot be compared", e.span, code="operand-type")
                 return False
             if isinstance(t, (T.Extern, T.Block, T.Table, T.Method, T.String)):
-                self.error(f"values of type {t} cannot be compared", e.span)
+                self.error(f"values of type {t} cannot be compared", e.span, code="operand-type")
                 return False
         return True

@@ -28,7 +28,8 @@ class EntriesMixin:
         """An ``entries`` list written before the ``key`` is an error (p4c types entries against the key)."""
         names = [p.name for p in d.properties]
         if "entries" in names and "key" in names and names.index("entries") < names.index("key"):
-            self.error(f"the entries of table '{d.name}' must come after its 'key'", d.prop("entries").span)
+            self.error(f"the entries of table '{d.name}' must come after its 'key'", d.prop("entries").span,
+                       code="table-entry")
             return False
         return True
 
@@ -37,7 +38,7 @@ class EntriesMixin:
         names = [p.name for p in d.properties]
         if "actions" in names and names.index("default_action") < names.index("actions"):
             self.error(f"the default_action of table '{d.name}' must come after its 'actions' list",
-                       d.prop("default_action").span)
+                       d.prop("default_action").span, code="table")
             return False
         return True
 
@@ -46,7 +47,8 @@ class EntriesMixin:
         seen: set[str] = set()
         for r in refs:
             if r.name in seen:
-                self.error(f"action '{r.name}' is listed twice in the actions of table '{table}'", r.span)
+                self.error(f"action '{r.name}' is listed twice in the actions of table '{table}'", r.span,
+                           code="duplicate")
             seen.add(r.name)
 
     def check_implicit_no_action(self, d: D.TableDecl) -> None:
@@ -64,7 +66,7 @@ class EntriesMixin:
             why = "NoAction is not core.p4's action without parameters and body"
         if why is not None:
             self.error(f"table '{d.name}' has no default_action, so it defaults to NoAction, but {why}; "
-                       "include core.p4 or give the table a default_action", d.span)
+                       "include core.p4 or give the table a default_action", d.span, code="table")
 
     def check_entry_set(self, d: D.TableDecl, keys: list[P.TableKey], decls: tuple[D.EntryDecl, ...],
                         entries: list[P.Entry], is_const: bool) -> None:
@@ -84,11 +86,12 @@ class EntriesMixin:
             return
         if all(k.match_kind in _NO_PRIORITY_KINDS for k in keys):
             self.error(f"entries of table '{d.name}' cannot have priorities: its keys are all exact or lpm, "
-                       "which need none", given[0].priority.span)
+                       "which need none", given[0].priority.span, code="table-entry")
             return
         if decls[0].priority is None:
             self.error(f"the first entry of table '{d.name}' needs a priority, since later entries give one "
-                       "(each entry without one takes the previous entry's, moved by priority_delta)", decls[0].span)
+                       "(each entry without one takes the previous entry's, moved by priority_delta)", decls[0].span,
+                       code="table-entry")
             return
         largest_wins, delta = self._priority_order(d)
         if delta is None:
@@ -100,14 +103,14 @@ class EntriesMixin:
                 if value is None:
                     return
                 if value < 0:
-                    self.error(f"entry priority must not be negative, got {value}", e.priority.span)
+                    self.error(f"entry priority must not be negative, got {value}", e.priority.span, code="table-entry")
                     return
                 current = value
             # p4c computes the next priority after every entry, the last one included.
             if largest_wins and current - delta < 0:
                 self.error(f"the priorities of table '{d.name}' fall below 0 after entry {i + 1} (priority "
                            f"{current}): with largest_priority_wins each entry without a priority takes the "
-                           f"previous one's minus priority_delta ({delta})", e.span)
+                           f"previous one's minus priority_delta ({delta})", e.span, code="table-entry")
                 return
             current = current - delta if largest_wins else current + delta
 
@@ -125,7 +128,8 @@ class EntriesMixin:
         if delta is None:
             return largest_wins, None
         if delta <= 0:
-            self.error(f"priority_delta of table '{d.name}' must be positive, got {delta}", prop.value.span)
+            self.error(f"priority_delta of table '{d.name}' must be positive, got {delta}", prop.value.span,
+                       code="table-entry")
             return largest_wins, None
         return largest_wins, delta
 
@@ -139,7 +143,7 @@ class EntriesMixin:
             first = seen.get(sig)
             if first is not None:
                 self.error(f"entry of table '{table}' has the same keys as the entry at line {first.span.line}",
-                           entry.span)
+                           entry.span, code="table-entry")
                 continue
             seen[sig] = entry
 
@@ -153,7 +157,7 @@ class EntriesMixin:
         zeros = width if m == 0 else (m & -m).bit_length() - 1
         if ones + zeros != width:
             self.error(f"invalid mask {format_expr(value.mask)} for lpm key '{key.name}': an lpm mask must be "
-                       f"a prefix (ones, then zeros) of the key's {width} bits", value.span)
+                       f"a prefix (ones, then zeros) of the key's {width} bits", value.span, code="keyset")
 
     # ---- directional arguments bound by the actions list ------------------------------------------
     def check_bound_args(self, ref: D.ActionRef, method: T.Method, values: tuple[E.Expr, ...],
@@ -165,7 +169,8 @@ class EntriesMixin:
                 continue
             if _strip(given) != _strip(expected):
                 self.error(f"{what} '{ref.name}': argument '{format_expr(given)}' for '{p.direction} {p.name}' "
-                           f"does not match the actions list, which binds '{format_expr(expected)}'", given.span)
+                           f"does not match the actions list, which binds '{format_expr(expected)}'", given.span,
+                           code="table")
                 return
 
 

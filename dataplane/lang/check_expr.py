@@ -29,25 +29,26 @@ class ExprMixin(AccessMixin):
         out = self.check_expr(e, T.BOOL)
         if not is_unknown(out.type) and out.type != T.BOOL:
             self.error(f"{what} must be a bool, got {out.type}" + (
-                " (write 'x == 1' to test a bit)" if isinstance(out.type, T.Bits) else ""), e.span)
+                " (write 'x == 1' to test a bit)" if isinstance(out.type, T.Bits) else ""), e.span,
+                code="type-mismatch")
         return out
 
     def const_int(self, e: E.Expr, what: str) -> int | None:
         out = self.check_expr(e)
         if isinstance(out, E.InvalidHeader) and out.type is None:  # `{#}` has no type of its own
-            self.error(f"{what} must be a compile-time constant", e.span)
+            self.error(f"{what} must be a compile-time constant", e.span, code="not-constant")
             return None
         if is_unknown(out.type):
             return None
         if not isinstance(out, E.Constant):
-            self.error(f"{what} must be a compile-time constant", e.span)
+            self.error(f"{what} must be a compile-time constant", e.span, code="not-constant")
             return None
         return out.value
 
     # ---- leaves ---------------------------------------------------------------------------------
     def expr_Constant(self, e, expected):
         if isinstance(e.type, T.Bits) and e.type.width > MAX_WIDTH:
-            self.error(too_wide(f"the width {e.type.width} of this literal"), e.span)
+            self.error(too_wide(f"the width {e.type.width} of this literal"), e.span, code="too-wide")
             return _typed(e, UNKNOWN)
         return e if e.type is not None else _typed(e, T.INT)
 
@@ -71,7 +72,7 @@ class ExprMixin(AccessMixin):
         fields = []
         for f in e.fields:
             if any(g.name == f.name for g in fields):
-                self.error(f"field '{f.name}' is given twice", f.span)
+                self.error(f"field '{f.name}' is given twice", f.span, code="duplicate")
             fields.append(E.NamedField(f.name, self.check_expr(f.value), span=f.span))
         # Until a context gives it a declared type, `{ a = x }` has an anonymous struct type.
         types = [f.value.type for f in fields]
@@ -91,7 +92,8 @@ class ExprMixin(AccessMixin):
             return E.TypeMember("match_kind", e.name, type=T.MATCH_KIND, span=e.span)
         if sym is None:
             hint = difflib.get_close_matches(e.name, self.scope.visible_names(), n=1)
-            self.error(f"unknown name '{e.name}'" + (f"; did you mean '{hint[0]}'?" if hint else ""), e.span)
+            self.error(f"unknown name '{e.name}'" + (f"; did you mean '{hint[0]}'?" if hint else ""), e.span,
+                       code="unknown-name")
             return _typed(e, UNKNOWN)
         if sym.kind == "const":
             return dataclasses.replace(sym.value, span=e.span) if sym.value is not None else _typed(e, UNKNOWN)
@@ -100,19 +102,19 @@ class ExprMixin(AccessMixin):
     def expr_TypeMember(self, e, expected):
         if e.type_name == "error":
             if e.member not in self.error_members:
-                self.error(f"unknown error '{e.member}'", e.span)
+                self.error(f"unknown error '{e.member}'", e.span, code="unknown-member")
                 return _typed(e, UNKNOWN)
             return _typed(e, ERROR)
         t = self.types.get(e.type_name)
         if isinstance(t, T.Enum):
             if e.member not in t.members:
-                self.error(f"enum '{t.name}' has no member '{e.member}'", e.span)
+                self.error(f"enum '{t.name}' has no member '{e.member}'", e.span, code="unknown-member")
                 return _typed(e, UNKNOWN)
             return _typed(e, t)
         if t is None:
-            self.error(f"unknown type '{e.type_name}'", e.span)
+            self.error(f"unknown type '{e.type_name}'", e.span, code="unknown-type")
         else:
-            self.error(f"type '{e.type_name}' has no member '{e.member}'", e.span)
+            self.error(f"type '{e.type_name}' has no member '{e.member}'", e.span, code="unknown-member")
         return _typed(e, UNKNOWN)
 
     # ---- operators ----------------------------------------------------------------------------------
@@ -121,20 +123,22 @@ class ExprMixin(AccessMixin):
         t = x.type
         out = E.Unary(e.op, x, span=e.span)
         if isinstance(x, E.InvalidHeader) and t is None:
-            self.error(f"'{e.op}' cannot apply to '{{#}}', an invalid header of unknown type", e.span)
+            self.error(f"'{e.op}' cannot apply to '{{#}}', an invalid header of unknown type", e.span,
+                       code="type-inference")
             return _typed(out, UNKNOWN)
         if is_unknown(t):
             return _typed(out, UNKNOWN)
         if e.op == "!":
             if t != T.BOOL:
-                self.error(f"'!' needs a bool operand, got {t}", e.span)
+                self.error(f"'!' needs a bool operand, got {t}", e.span, code="operand-type")
                 return _typed(out, UNKNOWN)
             return E.BoolLiteral(not x.value, type=T.BOOL, span=e.span) if isinstance(x, E.BoolLiteral) else _typed(out, t)
         if not isinstance(t, (T.Bits, T.InfInt)):
-            self.error(f"'{e.op}' needs an integer operand, got {t}", e.span)
+            self.error(f"'{e.op}' needs an integer operand, got {t}", e.span, code="operand-type")
             return _typed(out, UNKNOWN)
         if e.op == "~" and isinstance(t, T.InfInt):
-            self.error("'~' needs a value of known width; give the literal a width (e.g. 8w5)", e.span)
+            self.error("'~' needs a value of known width; give the literal a width (e.g. 8w5)", e.span,
+                       code="operand-type")
             return _typed(out, UNKNOWN)
         if isinstance(x, E.Constant):
             v = {"-": -x.value, "+": x.value, "~": ~x.value}[e.op]
@@ -162,7 +166,7 @@ class ExprMixin(AccessMixin):
             return E.Binary(e.op, left, right, type=T.BOOL, span=e.span)
         if e.op in _DIVISION and any(isinstance(x, E.Constant) and isinstance(x.type, T.InfInt) and x.value < 0
                                      for x in (left, right)):
-            self.error(f"'{e.op}' is not defined on negative numbers", e.span)
+            self.error(f"'{e.op}' is not defined on negative numbers", e.span, code="operand-type")
             return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
         left, right = self._unify(e, left, right)
         lt = left.type
@@ -175,19 +179,19 @@ class ExprMixin(AccessMixin):
             return E.Binary(e.op, left, right, type=T.BOOL, span=e.span)
         base = T.strip_newtype(lt)
         if not isinstance(base, (T.Bits, T.InfInt)):
-            self.error(f"'{e.op}' needs integer operands, got {lt}", e.span)
+            self.error(f"'{e.op}' needs integer operands, got {lt}", e.span, code="operand-type")
             return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
         if e.op in _DIVISION:
             if isinstance(base, T.Bits) and base.signed:
-                self.error(f"'{e.op}' is not defined on signed values ({lt})", e.span)
+                self.error(f"'{e.op}' is not defined on signed values ({lt})", e.span, code="operand-type")
             if isinstance(right, E.Constant) and right.value == 0:
-                self.error("division by zero", e.right.span)
+                self.error("division by zero", e.right.span, code="division-by-zero")
                 return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
             if isinstance(base, T.InfInt) and ((isinstance(left, E.Constant) and left.value < 0) or right.value < 0):
-                self.error(f"'{e.op}' on negative compile-time integers is not defined", e.span)
+                self.error(f"'{e.op}' on negative compile-time integers is not defined", e.span, code="operand-type")
             self.check_run_time_division(e, left, right)
         if e.op in _BITWISE and isinstance(base, T.InfInt) and not (isinstance(left, E.Constant) and isinstance(right, E.Constant)):
-            self.error(f"'{e.op}' needs values of known width", e.span)
+            self.error(f"'{e.op}' needs values of known width", e.span, code="operand-type")
         rt = T.BOOL if e.op in _ORDER else lt
         if isinstance(left, E.Constant) and isinstance(right, E.Constant):
             width = base.width if isinstance(base, T.Bits) else None
@@ -210,7 +214,7 @@ class ExprMixin(AccessMixin):
         elif isinstance(right, inits) and not isinstance(left, inits) and not is_unknown(left.type):
             right = self.convert(right, left.type, f"the right operand of '{e.op}'")
         elif isinstance(left, E.InvalidHeader) or isinstance(right, E.InvalidHeader):
-            self.error(f"the header type of '{{#}}' cannot be inferred in '{e.op}'", e.span)
+            self.error(f"the header type of '{{#}}' cannot be inferred in '{e.op}'", e.span, code="type-inference")
             left = _typed(left, UNKNOWN)
         return left, right
 
@@ -236,28 +240,29 @@ class ExprMixin(AccessMixin):
             same_sign = isinstance(lt, T.Bits) and isinstance(rt, T.Bits) and lt.signed == rt.signed
             kind = "width mismatch" if same_sign else "type mismatch"
             self.error(f"{kind}: operands of '{op}' have types {lt} and {rt}; P4 does not widen implicitly, add a cast",
-                       e.span)
+                       e.span, code="width-mismatch" if same_sign else "type-mismatch")
             return left, _typed(right, UNKNOWN)
         return left, right
 
     def _shift(self, e, left, right):
         lt, rt = left.type, right.type
         if not isinstance(lt, (T.Bits, T.InfInt)):
-            self.error(f"'{e.op}' needs an integer left operand, got {lt}", e.span)
+            self.error(f"'{e.op}' needs an integer left operand, got {lt}", e.span, code="operand-type")
             return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
         if isinstance(rt, T.InfInt):
             if not isinstance(right, E.Constant) or right.value < 0:
-                self.error("a shift amount must be non-negative", e.right.span)
+                self.error("a shift amount must be non-negative", e.right.span, code="out-of-range")
                 return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
         elif not (isinstance(rt, T.Bits) and not rt.signed):
-            self.error(f"a shift amount must be an unsigned bit<W> value, got {rt}", e.right.span)
+            self.error(f"a shift amount must be an unsigned bit<W> value, got {rt}", e.right.span, code="operand-type")
             return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
         if isinstance(lt, T.InfInt) and not isinstance(right, E.Constant):
-            self.error("cannot shift an untyped integer by a non-constant amount; give it a width (e.g. 32w1)", e.span)
+            self.error("cannot shift an untyped integer by a non-constant amount; give it a width (e.g. 32w1)", e.span,
+                       code="operand-type")
             return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
         if isinstance(left, E.Constant) and isinstance(right, E.Constant):
             if right.value > MAX_WIDTH:  # p4c refuses to fold such a shift, whatever the left side
-                self.error(too_wide(f"shift amount {right.value}"), e.span)
+                self.error(too_wide(f"shift amount {right.value}"), e.span, code="too-wide")
                 return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
             width = lt.width if isinstance(lt, T.Bits) else None
             v = fold_binary(e.op, left.value, right.value, width, isinstance(lt, T.Bits) and lt.signed)
@@ -267,10 +272,10 @@ class ExprMixin(AccessMixin):
     def _concat(self, e, left, right):
         lt, rt = left.type, right.type
         if not (isinstance(lt, T.Bits) and isinstance(rt, T.Bits)):
-            self.error(f"'++' needs operands of known width, got {lt} and {rt}", e.span)
+            self.error(f"'++' needs operands of known width, got {lt} and {rt}", e.span, code="operand-type")
             return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
         if lt.width + rt.width > MAX_WIDTH:
-            self.error(too_wide(f"the width {lt.width + rt.width} of this concatenation"), e.span)
+            self.error(too_wide(f"the width {lt.width + rt.width} of this concatenation"), e.span, code="too-wide")
             return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
         t = T.Bits(lt.width + rt.width, lt.signed)
         if isinstance(left, E.Constant) and isinstance(right, E.Constant):
@@ -287,7 +292,7 @@ class ExprMixin(AccessMixin):
             if isinstance(expected, T.Bits):
                 then, other = self.convert(then, expected, "'?:'"), self.convert(other, expected, "'?:'")
             else:
-                self.error("both branches of '?:' are untyped integers; give one a width", e.span)
+                self.error("both branches of '?:' are untyped integers; give one a width", e.span, code="operand-type")
                 return E.Mux(cond, then, other, type=UNKNOWN, span=e.span)
         then, other = self._unify(e, then, other) if then.type != other.type else (then, other)
         if isinstance(cond, E.BoolLiteral):
@@ -306,7 +311,7 @@ class ExprMixin(AccessMixin):
             hint = ""
             if isinstance(src, T.Bits) and isinstance(target, T.Bits):
                 hint = "; change the sign and the width in two casts"
-            self.error(f"cannot cast {src} to {target}{hint}", e.span)
+            self.error(f"cannot cast {src} to {target}{hint}", e.span, code="invalid-cast")
             return E.Cast(e.to, x, type=UNKNOWN, span=e.span)
         if isinstance(x, E.Constant):
             tb = T.strip_newtype(target)
@@ -314,7 +319,7 @@ class ExprMixin(AccessMixin):
                 return _const(cast_int(x.value, tb.width, tb.signed), target, e.span)
             if tb == T.BOOL:
                 if x.value not in (0, 1):
-                    self.error(f"only 0 and 1 can be cast to bool, not {x.value}", e.span)
+                    self.error(f"only 0 and 1 can be cast to bool, not {x.value}", e.span, code="invalid-cast")
                 return E.BoolLiteral(bool(x.value), type=T.BOOL, span=e.span)
         if isinstance(x, E.BoolLiteral) and isinstance(target, T.Bits):
             return _const(int(x.value), target, e.span)
@@ -333,7 +338,7 @@ class ExprMixin(AccessMixin):
                 missing = [n for n in t.type_params if n not in args[2]]
                 if missing:
                     self.error(f"cannot infer the type argument(s) {', '.join(missing)} of extern '{t.name}'; "
-                               f"write {t.name}<...>(...)", e.span)
+                               f"write {t.name}<...>(...)", e.span, code="type-inference")
                     return E.ConstructorCall(e.type_ref, args[1], type=UNKNOWN, span=e.span)
                 t = dataclasses.replace(t, type_args=tuple(args[2][n] for n in t.type_params))
             return E.ConstructorCall(e.type_ref, args[1] if args else (), type=t, span=e.span)
@@ -342,7 +347,7 @@ class ExprMixin(AccessMixin):
             if args is not None:
                 self.check_ctor_args(args[1], f"'{t.name}'")
             return E.ConstructorCall(e.type_ref, args[1] if args else (), type=t, span=e.span)
-        self.error(f"'{t}' cannot be instantiated", e.span)
+        self.error(f"'{t}' cannot be instantiated", e.span, code="instantiation")
         return _typed(e, UNKNOWN)
 
     def extern_bindings(self, t: T.Extern) -> dict[str, T.Type]:

@@ -28,7 +28,8 @@ class InferenceMixin:
                 continue
             if isinstance(value, E.DontCareExpr) and param.direction != "out":
                 self.error(f"'_' can only be passed to an 'out' parameter; '{param.name}' of {what} is "
-                           f"{repr(param.direction) if param.direction else 'directionless'}", arg.span)
+                           f"{repr(param.direction) if param.direction else 'directionless'}", arg.span,
+                           code="invalid-context")
                 return False
             if not isinstance(param.type, T.TypeVar):
                 continue
@@ -36,21 +37,22 @@ class InferenceMixin:
             b = bound.get(var)
             if isinstance(b, (T.Table, T.Block)) or isinstance(value.type, T.Method):
                 what_t = f"{b.kind} {b.name}" if isinstance(b, T.Block) else str(b) if b is not None else "an action"
-                self.error(f"argument '{param.name}' of {what}: a generic parameter cannot take {what_t}", arg.span)
+                self.error(f"argument '{param.name}' of {what}: a generic parameter cannot take {what_t}", arg.span,
+                           code="invalid-type")
                 return False
             if unbound(bound, var):
                 if isinstance(value.type, T.InfInt):
                     self.error(f"could not infer a width for {format_expr(value)}: it is the only source of "
                                f"type {var} of {what}; give it a width (e.g. {_sized(value)}) "
-                               "or write the type argument", arg.span)
+                               "or write the type argument", arg.span, code="type-inference")
                     return False
                 if isinstance(value, E.DontCareExpr):
                     self.error(f"could not infer type {var} of {what} from '_'; write the type argument "
-                               "(e.g. extract<H>(_))", arg.span)
+                               "(e.g. extract<H>(_))", arg.span, code="type-inference")
                     return False
             elif anonymous_struct(value) and bound.get(var) == value.type:
                 self.error(f"could not infer the struct type of this initializer for type {var} of {what}; "
-                           "cast it to a struct type, e.g. (S){ ... }", arg.span)
+                           "cast it to a struct type, e.g. (S){ ... }", arg.span, code="type-inference")
                 return False
         return True
 

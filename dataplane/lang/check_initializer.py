@@ -26,10 +26,11 @@ class InitializerMixin:
         if d.initializer is None:
             if required:
                 self.error(f"instance '{d.name}' must implement the abstract method(s) {_names(required)} of "
-                           f"extern '{t.name}': {t.name}(...) {d.name} = {{ ... }};", d.span)
+                           f"extern '{t.name}': {t.name}(...) {d.name} = {{ ... }};", d.span, code="abstract-method")
             return ()
         if not isinstance(t, T.Extern) or not abstract:
-            self.error(f"'{d.name}' has an initializer, but {t} has no abstract methods to implement", d.span)
+            self.error(f"'{d.name}' has an initializer, but {t} has no abstract methods to implement", d.span,
+                       code="abstract-method")
             return ()
         bindings = dict(zip(t.type_params, t.type_args))
         wanted = {m.name: m for m in t.methods if m.name in abstract}
@@ -50,13 +51,13 @@ class InitializerMixin:
         missing = [name for name in wanted if abstract[name]]
         if missing:
             self.error(f"instance '{d.name}' does not implement the abstract method(s) {_names(missing)} "
-                       f"of extern '{t.name}'", d.span)
+                       f"of extern '{t.name}'", d.span, code="abstract-method")
         return tuple(functions)
 
     def _match_abstract(self, d: D.FunctionDecl, f: P.Function, m: T.Method | None, bindings: dict,
                         t: T.Extern) -> None:
         if m is None:
-            self.error(f"'{d.name}' is not an abstract method of extern '{t.name}'", d.span)
+            self.error(f"'{d.name}' is not an abstract method of extern '{t.name}'", d.span, code="abstract-method")
             return
         # Parameters pair up by name when every name is the method's, else by position; the
         # implementation may leave out the method's @optional parameters.
@@ -71,12 +72,14 @@ class InitializerMixin:
               and all((w.direction, subst(w.type, bindings)) == (h.direction, h.type) for w, h in pairs)
               and all(p.has_default for p in left_out))
         if not ok:
-            self.error(f"'{d.name}' does not match the abstract method it implements: {m}", d.span)
+            self.error(f"'{d.name}' does not match the abstract method it implements: {m}", d.span,
+                       code="abstract-method")
 
     def expr_This(self, e: E.This, expected) -> E.Expr:
         sym = self.scope.lookup("this")
         if sym is None:
-            self.error("'this' can only be used in the methods of an instance's initializer", e.span)
+            self.error("'this' can only be used in the methods of an instance's initializer", e.span,
+                       code="invalid-context")
             return E.This(type=UNKNOWN, span=e.span)
         return E.This(type=sym.type, span=e.span)
 

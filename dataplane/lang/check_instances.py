@@ -22,7 +22,7 @@ class InstancesMixin:
             v = a.value
             if v is not None and not is_unknown(v.type) and not self._ctor_constant(v):
                 self.error(f"argument of {what} must be a compile-time constant (constructor arguments are "
-                           "fixed when the program is built)", a.span)
+                           "fixed when the program is built)", a.span, code="not-constant")
                 return
 
     def _ctor_constant(self, e: E.Expr) -> bool:
@@ -61,10 +61,10 @@ class InstancesMixin:
             return False
         if d.initializer is not None and isinstance(t, T.Block):
             self.error(f"'{d.name}': only extern instances take an initializer ({{ ... }}), not {t.kind} "
-                       f"'{t.name}'", d.span)
+                       f"'{t.name}'", d.span, code="abstract-method")
             return False
         if top and d.name == "main" and not (isinstance(t, T.Block) and t.kind == "package"):
-            self.error(f"'main' must be an instance of a package, not of {t}", d.span)
+            self.error(f"'main' must be an instance of a package, not of {t}", d.span, code="instantiation")
             return False
         return True
 
@@ -72,7 +72,8 @@ class InstancesMixin:
         """An extern with abstract methods is instantiated by a declaration with an initializer."""
         if isinstance(t, T.Extern) and getattr(t, "abstract", ()):
             self.error(f"extern '{t.name}' has abstract methods, so a constructor call cannot create one; "
-                       f"declare an instance that implements them: {t.name}(...) x = {{ ... }};", span)
+                       f"declare an instance that implements them: {t.name}(...) x = {{ ... }};", span,
+                       code="abstract-method")
             return False
         return True
 
@@ -89,13 +90,13 @@ class InstancesMixin:
         missing = sorted({n for n in needed if n in pkg.type_params and n not in bindings and n not in nested})
         if missing:
             self.error(f"could not infer type {', '.join(missing)} of package '{pkg.name}': no block argument "
-                       f"gives it; write the type arguments, {pkg.name}<...>(...)", span)
+                       f"gives it; write the type arguments, {pkg.name}<...>(...)", span, code="type-inference")
 
     def check_top_instance(self, t: T.Type, name: str, span: Span) -> bool:
         """Parsers and controls cannot be instantiated at the top level."""
         if isinstance(t, T.Block) and t.kind in ("parser", "control"):
             self.error(f"{t.kind} '{t.name}' cannot be instantiated at the top level ('{name}'); "
-                       f"instantiate it inside the {t.kind} that applies it", span)
+                       f"instantiate it inside the {t.kind} that applies it", span, code="instantiation")
             return False
         return True
 

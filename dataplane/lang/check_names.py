@@ -55,13 +55,14 @@ class NamesMixin:
         a = annotation(annotations, "p4runtime_translation")
         if a is not None and not _TRANSLATION.match(a.body):
             self.error(f"@p4runtime_translation({a.body.strip()}): expected a URI string and the controller's "
-                       "type: string, bit<W> or an integer width", a.span)
+                       "type: string, bit<W> or an integer width", a.span, code="annotation")
 
     def check_key_name(self, k: D.KeyElement) -> None:
         """A key the control plane cannot name after its expression needs ``@name``."""
         if annotation(k.annotations, "name") is None and not nameable_key(k.expr):
             self.error("this key needs a @name annotation: the control plane names a key after its expression, "
-                       "which must be a field, a slice, a mask (&), a constant or isValid()", k.expr.span)
+                       "which must be a field, a slice, a mask (&), a constant or isValid()", k.expr.span,
+                       code="annotation")
 
     def check_control_plane_names(self, prog: D.P4Program) -> None:
         """Duplicate table names in programs for an architecture with a control plane here."""
@@ -79,7 +80,7 @@ class NamesMixin:
                     absolute.setdefault(name, []).append((table, control.name))
                 elif name in local:
                     self.error(f"tables '{local[name].name}' and '{table.name}' of control '{control.name}' have "
-                               f"the same control-plane name '{name}'", table.span)
+                               f"the same control-plane name '{name}'", table.span, code="control-plane-name")
                 else:
                     local[name] = table
         for name, tables in absolute.items():
@@ -89,7 +90,8 @@ class NamesMixin:
             how = (f"control '{control}' is instantiated {counts[control]} times" if len(tables) == 1
                    else f"{len(tables)} tables have it")
             self.error(f"table '{table.name}' keeps the control-plane name '{name[1:]}' in every instance of its "
-                       f"control, and {how}: the name would denote several tables", table.span)
+                       f"control, and {how}: the name would denote several tables", table.span,
+                       code="control-plane-name")
 
     def instance_counts(self, prog: D.P4Program) -> dict[str, int]:
         """How many instances of each control the package's blocks create, sub-controls included."""

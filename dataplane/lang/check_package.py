@@ -63,7 +63,7 @@ class PackageMixin:
         same = next((b for b, _ in earlier if len(b.params) == len(d.params)), None)
         if same is not None:
             self.error(f"package '{d.name}' is already declared with {len(d.params)} parameter(s); "
-                       f"packages may only be overloaded by their number of parameters", d.span)
+                       f"packages may only be overloaded by their number of parameters", d.span, code="duplicate")
             return
         block = self.declare_block_type("package", d.name, d.type_params, d.params, (), d.span)
         self.package_overloads[d.name] = earlier + [(block, d)]
@@ -139,7 +139,7 @@ class PackageMixin:
         if fits:
             return min(fits, key=lambda bd: len(bd[0].params))
         counts = " or ".join(sorted({_arity(b) for b, _ in overloads})) or "?"
-        self.error(f"package '{pkg.name}' takes {counts} argument(s), got {n}", span)
+        self.error(f"package '{pkg.name}' takes {counts} argument(s), got {n}", span, code="arity")
         return None
 
     def _package_args(self, args: tuple[E.Argument, ...], pkg: T.Block, span: Span) -> dict | None:
@@ -149,15 +149,15 @@ class PackageMixin:
         if not any(a.name for a in args):
             return dict(zip(names, args))
         if not all(a.name for a in args):
-            self.error(f"package '{pkg.name}': give every argument by name or none", span)
+            self.error(f"package '{pkg.name}': give every argument by name or none", span, code="package")
             return None
         by_name: dict[str, E.Argument] = {}
         for a in args:
             if a.name not in names:
-                self.error(f"package '{pkg.name}' has no parameter '{a.name}'", a.span)
+                self.error(f"package '{pkg.name}' has no parameter '{a.name}'", a.span, code="package")
                 return None
             if a.name in by_name:
-                self.error(f"package argument '{a.name}' is given twice", a.span)
+                self.error(f"package argument '{a.name}' is given twice", a.span, code="duplicate")
                 return None
             by_name[a.name] = a
         return by_name
@@ -173,11 +173,11 @@ class PackageMixin:
             if not is_unknown(checked.type) and (not isinstance(checked.type, T.Extern)
                                                  or checked.type.name != proto.name):
                 self.error(f"argument '{param.name}' of package '{pkg.name}' must be a {proto.name}, "
-                           f"got {checked.type}", arg.span)
+                           f"got {checked.type}", arg.span, code="package")
                 return None
             if not isinstance(checked, E.ConstructorCall):
                 self.error(f"argument '{param.name}' of package '{pkg.name}' must construct a {proto.name} "
-                           f"in place: {proto.name}(...)", arg.span)
+                           f"in place: {proto.name}(...)", arg.span, code="package")
                 return None
             if not self.check_abstract_construction(checked.type, arg.span):
                 return None
@@ -193,17 +193,18 @@ class PackageMixin:
                 known = [n for n, t in self.types.items() if isinstance(t, T.Block) and t.kind != "package"]
                 hint = difflib.get_close_matches(name, known, n=1)
                 self.error(f"unknown parser or control '{name}'" + (f"; did you mean '{hint[0]}'?" if hint else ""),
-                           value.target.span)
+                           value.target.span, code="unknown-name")
             else:
                 self.error(f"argument '{param.name}' of package '{pkg.name}' must instantiate a parser or control",
-                           arg.span)
+                           arg.span, code="package")
             return None
         checked = self.check_expr(value)
         block = checked.type
         if is_unknown(block, proto):
             return None
         if not isinstance(block, T.Block) or block.kind != proto.kind:
-            self.error(f"argument '{param.name}' of package '{pkg.name}' must be a {proto.kind}, got {block}", arg.span)
+            self.error(f"argument '{param.name}' of package '{pkg.name}' must be a {proto.kind}, got {block}", arg.span,
+                       code="package")
             return None
         self.match_block(block, proto, bindings, arg.span, pkg.name)
         return block.name, self.ordered_args(block.constructor_params, checked.args, block.name, ctor=True) or ()
@@ -214,7 +215,7 @@ class PackageMixin:
             sym = self.scope.lookup(value.name)
             if sym is None or sym.kind != "package":
                 self.error(f"argument '{param.name}' of package '{outer.name}' must be a package instance, "
-                           f"got '{value.name}'", arg.span)
+                           f"got '{value.name}'", arg.span, code="package")
                 return None
             inner, got = sym.value, sym.type
         elif isinstance(value, E.ConstructorCall):
@@ -222,28 +223,30 @@ class PackageMixin:
             if is_unknown(got):
                 return None
             if not isinstance(got, T.Block) or got.kind != "package":
-                self.error(f"argument '{param.name}' of package '{outer.name}' must be a package, got {got}", arg.span)
+                self.error(f"argument '{param.name}' of package '{outer.name}' must be a package, got {got}", arg.span,
+                           code="package")
                 return None
             inner = self.package_value(value.type_ref, value.args, value.span, got)
         else:
-            self.error(f"argument '{param.name}' of package '{outer.name}' must be a package instance", arg.span)
+            self.error(f"argument '{param.name}' of package '{outer.name}' must be a package instance", arg.span,
+                       code="package")
             return None
         if inner is not None and got.name != proto.name:
             self.error(f"argument '{param.name}' of package '{outer.name}' must be a {proto.name}, "
-                       f"got {got.name}", arg.span)
+                       f"got {got.name}", arg.span, code="package")
             return None
         return inner
 
     def match_block(self, block: T.Block, proto: T.Block, bindings: dict, span: Span, pkg: str) -> None:
         if len(block.params) != len(proto.params):
             self.error(f"{block.kind} '{block.name}' has {len(block.params)} parameter(s); package '{pkg}' expects "
-                       f"{len(proto.params)} as in '{proto.name}'", span)
+                       f"{len(proto.params)} as in '{proto.name}'", span, code="arity")
             return
         # One message per block: after the first mismatch the rest are usually its echoes.
         for i, (have, want) in enumerate(zip(block.params, proto.params), 1):
             if have.direction != want.direction:
                 self.error(f"parameter {i} of '{block.name}' ('{have.name}') must be "
-                           f"'{want.direction or 'directionless'}' as in '{proto.name}'", span)
+                           f"'{want.direction or 'directionless'}' as in '{proto.name}'", span, code="package")
                 return
             wt = want.type
             if isinstance(have.type, T.TypeVar):
@@ -252,10 +255,12 @@ class PackageMixin:
                 bound = bindings.setdefault(wt.name, have.type)
                 if bound != have.type and not is_unknown(bound, have.type):
                     self.error(f"parameter {i} of '{block.name}' has type {have.type}, but package '{pkg}' has "
-                               f"{wt.name} = {bound} (from its type arguments or its other blocks)", span)
+                               f"{wt.name} = {bound} (from its type arguments or its other blocks)", span,
+                               code="type-mismatch")
                     return
             elif have.type != wt and not is_unknown(have.type, wt):
-                self.error(f"parameter {i} of '{block.name}' has type {have.type}, expected {wt}", span)
+                self.error(f"parameter {i} of '{block.name}' has type {have.type}, expected {wt}", span,
+                           code="type-mismatch")
                 return
 
 

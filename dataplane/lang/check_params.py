@@ -32,22 +32,23 @@ class ParamRulesMixin:
         if p.direction and not is_unknown(p.type) and _directionless_only(p.type):
             what = "int" if isinstance(p.type, T.InfInt) else str(p.type)
             self.error(f"parameter '{p.name}' has type {what} and cannot be '{p.direction}': "
-                       f"{_kind(p.type)} parameters are directionless", decl.span)
+                       f"{_kind(p.type)} parameters are directionless", decl.span, code="invalid-type")
 
     def check_bound_direction(self, param: T.Param, bound: T.Type, what: str, span: Span) -> None:
         """A generic ``in T`` parameter whose ``T`` the call binds to a string or an extern."""
         if param.direction and isinstance(bound, (T.Extern, T.String)):
             self.error(f"argument '{param.name}' of {what}: {param.type} is {bound} here, and "
-                       f"{_kind(bound)} parameters cannot be '{param.direction}'", span)
+                       f"{_kind(bound)} parameters cannot be '{param.direction}'", span, code="invalid-declaration")
 
     def check_action_params(self, name: str, params: tuple[T.Param, ...], decls: tuple[D.ParamDecl, ...]) -> None:
         """Actions take no extern instances and no compile-time ints."""
         for p, d in zip(params, decls):
             if isinstance(p.type, T.Extern):
-                self.error(f"action '{name}': parameter '{p.name}' cannot have extern type {p.type}", d.type_ref.span)
+                self.error(f"action '{name}': parameter '{p.name}' cannot have extern type {p.type}", d.type_ref.span,
+                           code="invalid-type")
             elif isinstance(p.type, T.InfInt) and not p.direction:
                 self.error(f"action '{name}': parameter '{p.name}' cannot have type int; give it a width "
-                           "(bit<W> or int<W>)", d.type_ref.span)
+                           "(bit<W> or int<W>)", d.type_ref.span, code="invalid-type")
 
     def note_action_data(self, action: str, method: T.Method, decl, table: str) -> None:
         """Remember an action a table lists, for ``check_action_data`` once the architecture is known."""
@@ -69,7 +70,7 @@ class ParamRulesMixin:
                 continue
             self.error(f"action '{action}' (in the actions of table '{table}'): the control plane supplies "
                        f"parameter '{p.name}', so it must be bit<W>, int<W>, bool, an enum or a 'type', "
-                       f"not {p.type}", d.span)
+                       f"not {p.type}", d.span, code="invalid-declaration")
             return
 
     def check_value_type(self, t: T.Type, what: str, span: Span) -> bool:
@@ -77,7 +78,7 @@ class ParamRulesMixin:
         if isinstance(t, T.String) or isinstance(t, T.InfInt):
             self.error(f"{what} cannot have type {'int' if isinstance(t, T.InfInt) else t}; "
                        f"{'use bit<W> or int<W>' if isinstance(t, T.InfInt) else 'strings exist only as literals and directionless parameters'}",
-                       span)
+                       span, code="invalid-type")
             return False
         return True
 
@@ -92,7 +93,7 @@ class ParamRulesMixin:
             if sym is not None:
                 if sym.kind == "param":
                     self.error(f"declaration of '{name}' shadows a parameter '{name}' "
-                               f"(declared at line {sym.span.line})", span)
+                               f"(declared at line {sym.span.line})", span, code="duplicate")
                 return
             scope = scope.parent
 

@@ -37,4 +37,4 @@ class ParserGraphMixin:
                     todo.append(nxt)
         if "accept" not in seen and "reject" not in seen:
             self.error(f"parser '{d.name}' never reaches 'accept' or 'reject': its transitions from 'start' "
-                       f"only loop through {', '.join(sorted(seen))}", d.span)
+                       f"only loop through {', '.join(sorted(seen))}", d.span, code="parser-graph")

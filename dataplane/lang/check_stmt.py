@@ -48,7 +48,7 @@ class StmtMixin:
 
     def stmt_CallStmt(self, s):
         if not isinstance(s.call, E.Call):
-            self.error("this statement has no effect; only calls can stand alone", s.span)
+            self.error("this statement has no effect; only calls can stand alone", s.span, code="no-effect")
             return s
         call = self.check_call(s.call)
         if not isinstance(call, E.Call):   # folded at compile time (static_assert)
@@ -73,26 +73,27 @@ class StmtMixin:
 
     def stmt_Exit(self, s):
         if self.in_context("parser"):
-            self.error("'exit' cannot be used in a parser", s.span)
+            self.error("'exit' cannot be used in a parser", s.span, code="invalid-context")
         elif self.in_context("function"):
-            self.error("'exit' cannot be used in a function", s.span)
+            self.error("'exit' cannot be used in a function", s.span, code="invalid-context")
         return s
 
     def stmt_Return(self, s):
         if self.in_context("parser"):
-            self.error("'return' cannot be used in a parser", s.span)
+            self.error("'return' cannot be used in a parser", s.span, code="invalid-context")
             return s
         ret = self.return_type
         if s.value is None:
             if ret is not None and ret != T.VOID:
-                self.error(f"this function must return a value of type {ret}", s.span)
+                self.error(f"this function must return a value of type {ret}", s.span, code="missing-return")
             return s
         if ret is None or ret == T.VOID:
-            self.error("'return' with a value outside a function that returns one", s.span)
+            self.error("'return' with a value outside a function that returns one", s.span, code="invalid-context")
             return s
         value = self.convert(self.check_expr(s.value, ret), ret, "return value")
         if isinstance(ret, T.TypeVar) and not is_unknown(value.type) and value.type != ret:
-            self.error(f"type mismatch in return value: expected {ret}, got {value.type}", s.value.span)
+            self.error(f"type mismatch in return value: expected {ret}, got {value.type}", s.value.span,
+                       code="type-mismatch")
         return S.Return(value, span=s.span)
 
     def stmt_Switch(self, s):
@@ -111,18 +112,19 @@ class StmtMixin:
                 if self._default_case(i, s, case, cases):
                     continue
                 if not isinstance(label, E.PathExpr):
-                    self.error("a switch on action_run needs action names as labels", label.span)
+                    self.error("a switch on action_run needs action names as labels", label.span, code="switch-label")
                     continue
                 if label.name not in allowed:
-                    self.error(f"'{label.name}' is not an action of table '{st.table}'", label.span)
+                    self.error(f"'{label.name}' is not an action of table '{st.table}'", label.span,
+                               code="switch-label")
                 if label.name in seen:
-                    self.error(f"duplicate switch label '{label.name}'", label.span)
+                    self.error(f"duplicate switch label '{label.name}'", label.span, code="duplicate")
                 seen.add(label.name)
                 cases.append(S.SwitchCase(E.PathExpr(label.name, "action", type=st, span=label.span),
                                           self._case_body(case), span=case.span))
             return S.Switch(subject, tuple(cases), span=s.span)
         if not is_unknown(st) and not isinstance(T.strip_newtype(st), (T.Bits, T.Enum, T.ErrorType)):
-            self.error(f"cannot switch on a value of type {st}", s.expr.span)
+            self.error(f"cannot switch on a value of type {st}", s.expr.span, code="operand-type")
             st = UNKNOWN
         for i, case in enumerate(s.cases):
             label = case.label
@@ -132,10 +134,10 @@ class StmtMixin:
             if not is_unknown(st):
                 value = self.convert(value, st, "switch label")
                 if not isinstance(value, (E.Constant, E.TypeMember)):
-                    self.error("switch labels must be compile-time constants", label.span)
+                    self.error("switch labels must be compile-time constants", label.span, code="not-constant")
                 key = getattr(value, "value", None) if isinstance(value, E.Constant) else getattr(value, "member", None)
                 if key in seen:
-                    self.error("duplicate switch label", label.span)
+                    self.error("duplicate switch label", label.span, code="duplicate")
                 seen.add(key)
             cases.append(S.SwitchCase(value, self._case_body(case), span=case.span))
         return S.Switch(subject, tuple(cases), span=s.span)
@@ -145,7 +147,7 @@ class StmtMixin:
         if not isinstance(case.label, E.DefaultKeyset):
             return False
         if i != len(s.cases) - 1:
-            self.error("'default' must be the last switch label", case.label.span)
+            self.error("'default' must be the last switch label", case.label.span, code="switch-label")
         cases.append(S.SwitchCase(case.label, self._case_body(case), span=case.span))
         return True
 
@@ -168,7 +170,8 @@ class StmtMixin:
 
     def _loop_clause(self, s: S.Stmt) -> S.Stmt:
         if isinstance(s, S.CallStmt) and not isinstance(s.call, E.Call):
-            self.error("this has no effect; a 'for' clause must be an assignment, a call or a declaration", s.span)
+            self.error("this has no effect; a 'for' clause must be an assignment, a call or a declaration", s.span,
+                       code="no-effect")
             return S.Empty(span=s.span)
         return self.check_stmt(s)
 
@@ -192,7 +195,7 @@ class StmtMixin:
             lo = self.convert(self.check_expr(c.lo, t), t, f"start of the range of '{name}'")
             hi = self.convert(self.check_expr(c.hi, t), t, f"end of the range of '{name}'")
             if not is_unknown(t) and not isinstance(T.strip_newtype(t), T.Bits):
-                self.error(f"a range loop needs a bit<W> or int<W> variable, not {t}", c.span)
+                self.error(f"a range loop needs a bit<W> or int<W> variable, not {t}", c.span, code="invalid-type")
             return E.Range(lo, hi, type=t, span=c.span)
         checked = self.check_expr(c)
         ct = T.strip_newtype(checked.type) if checked.type is not None else UNKNOWN
@@ -207,20 +210,20 @@ class StmtMixin:
             elements = ct.elements
         else:
             self.error(f"a 'for ... in' loop iterates over a range (a .. b), a header stack or a list, not {ct}",
-                       c.span)
+                       c.span, code="invalid-type")
             return checked
         if any(e != t for e in elements):
-            self.error(f"loop variable '{name}' has type {t}, but the elements are {ct}", c.span)
+            self.error(f"loop variable '{name}' has type {t}, but the elements are {ct}", c.span, code="type-mismatch")
         return checked
 
     def stmt_Break(self, s):
         if not self.in_context("loop"):
-            self.error("'break' can only be used inside a 'for' loop", s.span)
+            self.error("'break' can only be used inside a 'for' loop", s.span, code="invalid-context")
         return s
 
     def stmt_Continue(self, s):
         if not self.in_context("loop"):
-            self.error("'continue' can only be used inside a 'for' loop", s.span)
+            self.error("'continue' can only be used inside a 'for' loop", s.span, code="invalid-context")
         return s
 
     def stmt_VarDecl(self, s):
@@ -229,7 +232,8 @@ class StmtMixin:
         if s.init is not None:
             init = self.convert(self.check_expr(s.init, t), t, f"initializer of '{s.name}'")
         if isinstance(t, (T.Extern, T.Block)) and not is_unknown(t):
-            self.error(f"'{s.name}': {t} cannot be a variable; instantiate it with {t}(...) {s.name};", s.span)
+            self.error(f"'{s.name}': {t} cannot be a variable; instantiate it with {t}(...) {s.name};", s.span,
+                       code="invalid-type")
         else:
             self.check_value_type(t, f"variable '{s.name}'", s.span)
         self.declare_value(Symbol(s.name, "local", t, span=s.span))
@@ -241,7 +245,8 @@ class StmtMixin:
         value = self.convert(raw, t, f"constant '{s.name}'")
         self.check_v1model_version(s.name, raw, s.value.span)
         if not is_unknown(value.type) and not _is_constant(value):
-            self.error(f"the value of constant '{s.name}' must be known at compile time", s.value.span)
+            self.error(f"the value of constant '{s.name}' must be known at compile time", s.value.span,
+                       code="not-constant")
         self.declare_value(Symbol(s.name, "const", t, value=value, span=s.span))
         return S.ConstDecl(s.type_ref, s.name, value, s.annotations, span=s.span)
 

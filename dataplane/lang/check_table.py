@@ -24,11 +24,11 @@ class TableMixin:
     def check_keyset(self, k: E.Expr, key_type: T.Type, match_kind: str | None, what: str) -> E.Expr:
         if isinstance(k, E.DefaultKeyset):
             if match_kind == "exact":
-                self.error(f"{what}: an exact key cannot be a wildcard", k.span)
+                self.error(f"{what}: an exact key cannot be a wildcard", k.span, code="keyset")
             return E.DefaultKeyset(type=key_type, span=k.span)
         if isinstance(k, E.Mask):
             if match_kind not in (None, "ternary", "lpm"):
-                self.error(f"{what}: a mask '&&&' needs a ternary or lpm key, not {match_kind}", k.span)
+                self.error(f"{what}: a mask '&&&' needs a ternary or lpm key, not {match_kind}", k.span, code="keyset")
             value = self._keyset_value(k.value, key_type, what)
             # A serializable enum's mask is a number of its underlying type (p4c accepts `E.A &&& 0xff00`).
             mask_type = key_type.underlying if isinstance(key_type, T.Enum) and key_type.underlying else key_type
@@ -36,12 +36,12 @@ class TableMixin:
             return E.Mask(value, mask, type=key_type, span=k.span)
         if isinstance(k, E.Range):
             if match_kind not in (None, "range"):
-                self.error(f"{what}: a range '..' needs a range key, not {match_kind}", k.span)
+                self.error(f"{what}: a range '..' needs a range key, not {match_kind}", k.span, code="keyset")
             lo = self._keyset_value(k.lo, key_type, what)
             hi = self._keyset_value(k.hi, key_type, what)
             return E.Range(lo, hi, type=key_type, span=k.span)
         if isinstance(k, E.TupleKeyset):
-            self.error(f"{what}: a tuple keyset needs as many keys as it has elements", k.span)
+            self.error(f"{what}: a tuple keyset needs as many keys as it has elements", k.span, code="keyset")
             return E.DefaultKeyset(type=UNKNOWN, span=k.span)
         return self._keyset_value(k, key_type, what)
 
@@ -55,7 +55,7 @@ class TableMixin:
                 number = enum.values[enum.members.index(member.member)]
                 value = E.Constant(number, type=value.type, span=value.span)
         if not is_unknown(value.type) and not isinstance(value, (E.Constant, E.BoolLiteral, E.TypeMember)):
-            self.error(f"{what}: keyset values must be compile-time constants", e.span)
+            self.error(f"{what}: keyset values must be compile-time constants", e.span, code="not-constant")
         return value
 
     def check_table(self, d: D.TableDecl) -> P.Table:
@@ -70,7 +70,7 @@ class TableMixin:
         seen: set[str] = set()
         for prop in d.properties:
             if prop.name in seen:
-                self.error(f"table '{d.name}' sets '{prop.name}' twice", prop.span)
+                self.error(f"table '{d.name}' sets '{prop.name}' twice", prop.span, code="duplicate")
             seen.add(prop.name)
             if prop.name == "key":
                 keys = [self._check_key(k) for k in prop.value]
@@ -92,7 +92,7 @@ class TableMixin:
             else:
                 others.append((prop.name, self.check_expr(prop.value)))
         if "actions" not in seen:
-            self.error(f"table '{d.name}' has no 'actions' property", d.span)
+            self.error(f"table '{d.name}' has no 'actions' property", d.span, code="table")
         listed = {a.action: a for a in actions}
         self.table_actions[d.name] = set(listed)
         if "default_action" in seen and self.check_default_order(d):
@@ -105,7 +105,7 @@ class TableMixin:
             entries = [e for e in (self._check_entry(x, keys, listed, d.name) for x in entries_decl) if e is not None]
             self.check_entry_set(d, keys, entries_decl, entries, entries_const)
         if size is not None and size <= 0:
-            self.error(f"table '{d.name}' size must be positive", d.prop("size").span)
+            self.error(f"table '{d.name}' size must be positive", d.prop("size").span, code="out-of-range")
         return P.Table(d.name, tuple(keys), tuple(actions), default, default_const, tuple(entries), entries_const,
                        size, implementation, counters, meters, tuple(others), d.annotations, d.span)
 
@@ -116,9 +116,9 @@ class TableMixin:
             expr = self.check_expr(k.expr)
         self.check_key_name(k)
         if k.match_kind not in self.match_kinds:
-            self.error(f"unknown match kind '{k.match_kind}'", k.span)
+            self.error(f"unknown match kind '{k.match_kind}'", k.span, code="unknown-member")
         elif not is_unknown(expr.type) and not isinstance(T.strip_newtype(expr.type), _KEY_TYPES):
-            self.error(f"a table key cannot have type {expr.type}", k.expr.span)
+            self.error(f"a table key cannot have type {expr.type}", k.expr.span, code="table")
         named = annotation(k.annotations, "name")
         return P.TableKey(expr, k.match_kind, named.string_value if named else format_expr(k.expr, key_name=True), k.span,
                           k.annotations)
@@ -135,12 +135,12 @@ class TableMixin:
     def _check_action_ref(self, ref: D.ActionRef, table: str) -> P.ActionCall | None:
         if self._top_shadowed(ref):
             self.error(f"unsupported: '.{ref.name}' names the top-level action while the control declares "
-                       f"its own '{ref.name}'; rename one of them", ref.span)
+                       f"its own '{ref.name}'; rename one of them", ref.span, code="unsupported")
             return None
         sym = self.scope.lookup(ref.name)
         if sym is None or sym.kind != "action":
             what = "unknown action" if sym is None else "not an action:"
-            self.error(f"{what} '{ref.name}' in the actions of table '{table}'", ref.span)
+            self.error(f"{what} '{ref.name}' in the actions of table '{table}'", ref.span, code="table")
             return None
         method: T.Method = sym.type
         self.note_action_data(ref.name, method, sym.decl, table)
@@ -152,13 +152,13 @@ class TableMixin:
     def _check_default(self, ref: D.ActionRef, listed: dict, table: str) -> P.ActionCall | None:
         if self._top_shadowed(ref) and ref.name in listed:
             self.error(f".{ref.name}() and {ref.name} refer to different actions (the top-level one and "
-                       f"the control's, which table '{table}' lists)", ref.span)
+                       f"the control's, which table '{table}' lists)", ref.span, code="table")
             return None
         if ref.name not in listed:
-            self.error(f"default action '{ref.name}' is not in the actions of table '{table}'", ref.span)
+            self.error(f"default action '{ref.name}' is not in the actions of table '{table}'", ref.span, code="table")
             return None
         if annotation(listed[ref.name].annotations, "tableonly"):
-            self.error(f"action '{ref.name}' is @tableonly and cannot be the default action", ref.span)
+            self.error(f"action '{ref.name}' is @tableonly and cannot be the default action", ref.span, code="table")
         return self._action_call(ref, table, "default action", listed[ref.name])
 
     def _action_call(self, ref: D.ActionRef, table: str, what: str, listed: P.ActionCall) -> P.ActionCall | None:
@@ -176,7 +176,7 @@ class TableMixin:
             values = tuple(v for v, p in zip(values, method.params) if not p.direction)
         for v in values:
             if not is_unknown(v.type) and not isinstance(v, (E.Constant, E.BoolLiteral, E.TypeMember)):
-                self.error(f"{what} arguments must be compile-time constants", v.span)
+                self.error(f"{what} arguments must be compile-time constants", v.span, code="not-constant")
         return P.ActionCall(ref.name, values)
 
     def _check_entry(self, e: D.EntryDecl, keys: list[P.TableKey], listed: dict, table: str) -> P.Entry | None:
@@ -184,19 +184,22 @@ class TableMixin:
             # `{(k)} : a();` (a list of the key values, as p4c takes it) names the keys one by one.
             e = dataclasses.replace(e, keys=tuple(e.keys[0].elements))
         if len(e.keys) != len(keys):
-            self.error(f"entry has {len(e.keys)} key value(s), table '{table}' has {len(keys)} key(s)", e.span)
+            self.error(f"entry has {len(e.keys)} key value(s), table '{table}' has {len(keys)} key(s)", e.span,
+                       code="table-entry")
             return None
         values = tuple(self.check_keyset(k, key.expr.type or UNKNOWN, key.match_kind, f"entry of table '{table}'")
                        for k, key in zip(e.keys, keys))
         if self._top_shadowed(e.action) and e.action.name in listed:
             self.error(f".{e.action.name}() and {e.action.name} refer to different actions (the top-level one and "
-                       f"the control's, which table '{table}' lists)", e.action.span)
+                       f"the control's, which table '{table}' lists)", e.action.span, code="table")
             return None
         if e.action.name not in listed:
-            self.error(f"entry action '{e.action.name}' is not in the actions of table '{table}'", e.action.span)
+            self.error(f"entry action '{e.action.name}' is not in the actions of table '{table}'", e.action.span,
+                       code="table-entry")
             return None
         if annotation(listed[e.action.name].annotations, "defaultonly"):
-            self.error(f"action '{e.action.name}' is @defaultonly and cannot be used in an entry", e.action.span)
+            self.error(f"action '{e.action.name}' is @defaultonly and cannot be used in an entry", e.action.span,
+                       code="table-entry")
         call = self._action_call(e.action, table, "entry action", listed[e.action.name])
         priority = annotated = None
         if e.priority is not None:
@@ -206,7 +209,7 @@ class TableMixin:
             try:
                 annotated = int(prio.body.strip(), 0)
             except ValueError:
-                self.error(f"@priority needs an integer, got '{prio.body}'", prio.span)
+                self.error(f"@priority needs an integer, got '{prio.body}'", prio.span, code="annotation")
         return P.Entry(values, call or P.ActionCall(e.action.name), priority, e.span, e.is_const, annotated)
 
     def _instance_ref(self, value: E.Expr, table: str, kinds: tuple[str, ...], annotations: tuple = ()) -> str | None:
@@ -224,6 +227,6 @@ class TableMixin:
         if is_unknown(t):
             return None
         if not isinstance(t, T.Extern) or t.name not in kinds:
-            self.error(f"table '{table}' needs {' or '.join(kinds)} here, not {t}", value.span)
+            self.error(f"table '{table}' needs {' or '.join(kinds)} here, not {t}", value.span, code="table")
             return None
         return name

@@ -55,7 +55,7 @@ class TargetRulesMixin:
         called |= {n.target.name for n in walk(prog) if isinstance(n, E.Call) and isinstance(n.target, E.PathExpr)}
         for message, span in self.target_errors:
             if _used(prog.decls, span, blocks, called):
-                self.error(message, span)
+                self.error(message, span, code="target")
 
     def check_run_time_division(self, e: E.Binary, left: E.Expr, right: E.Expr) -> None:
         """``a / b`` and ``a % b`` with a run-time operand: only a constant power-of-2 divisor remains."""
@@ -117,10 +117,10 @@ class TargetRulesMixin:
             return
         if not isinstance(value, E.Constant) or value.value < 0:
             self.error("V1MODEL_VERSION must be a non-negative number"
-                       + (f", got {value.value}" if isinstance(value, E.Constant) else ""), span)
+                       + (f", got {value.value}" if isinstance(value, E.Constant) else ""), span, code="target")
         elif not V1MODEL_VERSIONS[0] <= value.value <= V1MODEL_VERSIONS[1]:
             self.error(f"unknown V1MODEL_VERSION {value.value}: versions from {V1MODEL_VERSIONS[0]} to "
-                       f"{V1MODEL_VERSIONS[1]} are supported", span)
+                       f"{V1MODEL_VERSIONS[1]} are supported", span, code="target")
 
 
 def _by_param(method: T.Method, args: tuple[E.Argument, ...]) -> list:

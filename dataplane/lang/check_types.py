@@ -46,20 +46,21 @@ class TypeMixin:
             if width is None:
                 return UNKNOWN
             if width <= 0 or (ref.signed and width < 1):
-                self.error(f"invalid width {width} for {'int' if ref.signed else 'bit'}<W>", ref.span)
+                self.error(f"invalid width {width} for {'int' if ref.signed else 'bit'}<W>", ref.span,
+                           code="out-of-range")
                 return UNKNOWN
             if width > MAX_WIDTH:
-                self.error(too_wide(f"{'int' if ref.signed else 'bit'}<{width}>"), ref.width.span)
+                self.error(too_wide(f"{'int' if ref.signed else 'bit'}<{width}>"), ref.width.span, code="too-wide")
                 return UNKNOWN
             return T.Bits(width, ref.signed)
         if isinstance(ref, E.VarbitRef):
             width = self.const_int(ref.width, "a width")
             if width is None or width <= 0:
                 if width is not None:
-                    self.error(f"invalid width {width} for varbit<W>", ref.span)
+                    self.error(f"invalid width {width} for varbit<W>", ref.span, code="out-of-range")
                 return UNKNOWN
             if width > MAX_WIDTH:
-                self.error(too_wide(f"varbit<{width}>"), ref.width.span)
+                self.error(too_wide(f"varbit<{width}>"), ref.width.span, code="too-wide")
                 return UNKNOWN
             return T.VarBits(width)
         if isinstance(ref, E.BaseTypeRef):
@@ -71,10 +72,10 @@ class TypeMixin:
             if is_unknown(elem) or size is None:
                 return UNKNOWN
             if not isinstance(elem, (T.Header, T.HeaderUnion)):
-                self.error(f"header stack elements must be headers, not {elem}", ref.span)
+                self.error(f"header stack elements must be headers, not {elem}", ref.span, code="invalid-type")
                 return UNKNOWN
             if size <= 0:
-                self.error(f"header stack size must be positive, got {size}", ref.size.span)
+                self.error(f"header stack size must be positive, got {size}", ref.size.span, code="out-of-range")
                 return UNKNOWN
             return T.Stack(elem, size)
         if isinstance(ref, E.TupleRef):
@@ -94,36 +95,38 @@ class TypeMixin:
             if not ref.args:
                 d = self.generic_structs[ref.name]
                 self.error(f"{d.kind} '{ref.name}' is generic: give its type arguments, "
-                           f"e.g. {ref.name}<{', '.join(d.type_params)}>", ref.span)
+                           f"e.g. {ref.name}<{', '.join(d.type_params)}>", ref.span, code="arity")
                 return UNKNOWN
             return self.specialize_struct(ref)
         t = self.types.get(ref.name)
         if t is None:
-            self.error(f"unknown type '{ref.name}'", ref.span)
+            self.error(f"unknown type '{ref.name}'", ref.span, code="unknown-type")
             return UNKNOWN
         if ref.args:
             args = tuple(self.resolve(a) for a in ref.args)
             if isinstance(t, T.Extern):
                 if t.type_args:
-                    self.error(f"'{ref.name}' is {t} already and cannot take type arguments again", ref.span)
+                    self.error(f"'{ref.name}' is {t} already and cannot take type arguments again", ref.span,
+                               code="invalid-type")
                     return UNKNOWN
                 if not self.check_type_args(t.name, args, ref.span, struct=False):
                     return UNKNOWN
                 if t.type_params and len(args) != len(t.type_params):
-                    self.error(f"extern '{t.name}' takes {len(t.type_params)} type argument(s), got {len(args)}", ref.span)
+                    self.error(f"extern '{t.name}' takes {len(t.type_params)} type argument(s), got {len(args)}", ref.span,
+                               code="arity")
                     return UNKNOWN
                 return dataclasses.replace(t, type_args=args)
             if isinstance(t, T.Block):
                 # `c<...>` inside c (a plain `c() x;` is checked with the instantiation)
                 return t if self.check_self_reference(t.name, ref.span) else UNKNOWN
-            self.error(f"type '{ref.name}' takes no type arguments", ref.span)
+            self.error(f"type '{ref.name}' takes no type arguments", ref.span, code="arity")
             return UNKNOWN
         return t
 
     # ---- type declarations ----------------------------------------------------------------------
     def declare_type(self, name: str, t: T.Type, span: Span) -> None:
         if name in self.types and not isinstance(self.types[name], T.Block):
-            self.error(f"'{name}' is already declared as a type", span)
+            self.error(f"'{name}' is already declared as a type", span, code="duplicate")
             return
         self.types[name] = t
 
@@ -133,7 +136,7 @@ class TypeMixin:
             self.check_generic_fields(d)
             # A generic struct or header is a template: each use with type arguments makes a type.
             if d.name in self.types:
-                self.error(f"'{d.name}' is already declared as a type", d.span)
+                self.error(f"'{d.name}' is already declared as a type", d.span, code="duplicate")
                 return
             self.generic_structs[d.name] = d
             self.types[d.name] = UNKNOWN
@@ -146,7 +149,8 @@ class TypeMixin:
         d = self.generic_structs[ref.name]
         args = tuple(self.resolve(a) for a in ref.args)
         if len(args) != len(d.type_params):
-            self.error(f"{d.kind} '{d.name}' takes {len(d.type_params)} type argument(s), got {len(args)}", ref.span)
+            self.error(f"{d.kind} '{d.name}' takes {len(d.type_params)} type argument(s), got {len(args)}", ref.span,
+                       code="arity")
             return UNKNOWN
         if is_unknown(*args) or not self.check_type_args(d.name, args, ref.span, struct=True):
             return UNKNOWN
@@ -171,12 +175,12 @@ class TypeMixin:
         for f in d.fields:
             ft = self.resolve(f.type_ref)
             if f.name in seen:
-                self.error(f"duplicate field '{f.name}' in {d.kind} '{d.name}'", f.span)
+                self.error(f"duplicate field '{f.name}' in {d.kind} '{d.name}'", f.span, code="duplicate")
             seen.add(f.name)
             if d.kind == "header" and not is_unknown(ft) and not _header_field_ok(ft):
-                self.error(f"header field '{f.name}' cannot have type {ft}", f.span)
+                self.error(f"header field '{f.name}' cannot have type {ft}", f.span, code="invalid-type")
             if d.kind == "header_union" and not is_unknown(ft) and not isinstance(ft, T.Header):
-                self.error(f"header_union field '{f.name}' must be a header, not {ft}", f.span)
+                self.error(f"header_union field '{f.name}' must be a header, not {ft}", f.span, code="invalid-type")
             if d.kind == "struct":
                 self.check_value_type(ft, f"field '{f.name}' of struct '{d.name}'", f.span)
             fields.append(T.StructField(f.name, ft, f.annotations))
@@ -185,14 +189,15 @@ class TypeMixin:
 
     def declare_enum(self, d: D.EnumDecl) -> None:
         if len(set(d.members)) != len(d.members):
-            self.error(f"duplicate member in enum '{d.name}'", d.span)
+            self.error(f"duplicate member in enum '{d.name}'", d.span, code="duplicate")
         if d.underlying is None:
             self.declare_type(d.name, T.Enum(d.name, d.members), d.span)
             return
         base = self.resolve(d.underlying)
         if not isinstance(base, T.Bits):
             if not is_unknown(base):
-                self.error(f"a serializable enum needs a bit<W> or int<W> type, not {base}", d.underlying.span)
+                self.error(f"a serializable enum needs a bit<W> or int<W> type, not {base}", d.underlying.span,
+                           code="invalid-type")
             return
         values = []
         for m, v in zip(d.members, d.values):
@@ -215,12 +220,12 @@ class TypeMixin:
         seen: set[str] = set()
         for p in params:
             if p.name in seen:
-                self.error(f"duplicate parameter '{p.name}'", p.span)
+                self.error(f"duplicate parameter '{p.name}'", p.span, code="duplicate")
             seen.add(p.name)
             marked = annotation(p.annotations, "optional") is not None
             if marked and not optional_ok:
                 self.error(f"'{p.name}': an @optional parameter is only allowed in an extern function, "
-                           "an extern method or a package", p.span)
+                           "an extern method or a package", p.span, code="invalid-declaration")
             # A parameter with a default value or marked @optional may be left out of a call.
             out.append(T.Param(p.direction, self.resolve(p.type_ref), p.name, p.default is not None or marked))
             self.check_param_default(p, out[-1].type)
@@ -249,10 +254,11 @@ class TypeMixin:
                 for p, pd in zip(mt.params, m.params):
                     if isinstance(p.type, T.Block):  # p4c: only parsers, controls and packages take blocks
                         self.error(f"parameter '{p.name}' of extern '{d.name}' cannot have type "
-                                   f"{p.type.kind} {p.type.name}", pd.span)
+                                   f"{p.type.kind} {p.type.name}", pd.span, code="invalid-type")
                 if m.ret is None:
                     if m.name != d.name:
-                        self.error(f"constructor '{m.name}' must be named like its extern '{d.name}'", m.span)
+                        self.error(f"constructor '{m.name}' must be named like its extern '{d.name}'", m.span,
+                                   code="invalid-declaration")
                     ctors.append(mt)
                 else:
                     methods.append(mt)
@@ -284,7 +290,7 @@ class TypeMixin:
             if converted is not None:
                 return converted
         if isinstance(e, E.InvalidHeader) and src is None and not is_unknown(target):
-            self.error(f"'{{#}}' needs a header or header_union type here, not {target}", e.span)
+            self.error(f"'{{#}}' needs a header or header_union type here, not {target}", e.span, code="invalid-type")
             return dataclasses.replace(e, type=UNKNOWN)
         if is_unknown(src, target) or isinstance(target, (T.DontCare, T.TypeVar)):
             return e
@@ -302,7 +308,7 @@ class TypeMixin:
             return e
         if isinstance(src, T.Block) and isinstance(target, T.Block) and block_compatible(src, target):
             return e  # an instance passed where a parser/control prototype is expected
-        self.error(f"type mismatch in {what}: expected {target}, got {src}", e.span)
+        self.error(f"type mismatch in {what}: expected {target}, got {src}", e.span, code="type-mismatch")
         return dataclasses.replace(e, type=UNKNOWN) if hasattr(e, "type") else e
 
     def convert_initializer(self, e: E.Expr, target: T.Type, what: str) -> E.Expr | None:
@@ -319,7 +325,8 @@ class TypeMixin:
             slots = ([(f.name, f.type) for f in target.fields] if isinstance(target, T.StructLike)
                      else [(str(i), t) for i, t in enumerate(target.elements)])
             if len(slots) != len(e.elements):
-                self.error(f"{what}: {target} has {len(slots)} field(s), the list gives {len(e.elements)}", e.span)
+                self.error(f"{what}: {target} has {len(slots)} field(s), the list gives {len(e.elements)}", e.span,
+                           code="arity")
                 return dataclasses.replace(e, type=UNKNOWN)
             elems = tuple(self.convert(x, t, f"field '{n}'") for x, (n, t) in zip(e.elements, slots))
             return E.ListExpr(elems, type=target, span=e.span)
@@ -329,12 +336,13 @@ class TypeMixin:
             for f in e.fields:
                 tf = target.get_field(f.name)
                 if tf is None:
-                    self.error(f"{target.kind} '{target.name}' has no field '{f.name}'", f.span)
+                    self.error(f"{target.kind} '{target.name}' has no field '{f.name}'", f.span, code="unknown-member")
                     continue
                 fields.append(E.NamedField(f.name, self.convert(f.value, tf.type, f"field '{f.name}'"), span=f.span))
             missing = [f.name for f in target.fields if f.name not in given]
             if missing and not e.has_rest:
-                self.error(f"{what}: missing field(s) {', '.join(missing)} of {target.kind} '{target.name}'", e.span)
+                self.error(f"{what}: missing field(s) {', '.join(missing)} of {target.kind} '{target.name}'", e.span,
+                           code="arity")
             return E.StructInit(tuple(fields), e.has_rest, type=target, span=e.span)
         return None
 

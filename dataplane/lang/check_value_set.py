@@ -46,13 +46,14 @@ class ValueSetMixin:
         t = self.resolve(d.type_ref)
         size = self.check_expr(d.size)
         if not self.in_context("parser"):
-            self.error(f"value_set '{d.name}' can only be declared in a parser", d.span)
+            self.error(f"value_set '{d.name}' can only be declared in a parser", d.span, code="invalid-context")
         if not isinstance(size, E.Constant) or size.value <= 0:
-            self.error(f"the size of value_set '{d.name}' must be a positive compile-time constant", d.size.span)
+            self.error(f"the size of value_set '{d.name}' must be a positive compile-time constant", d.size.span,
+                       code="not-constant")
             size = E.Constant(1, type=T.INT)
         if not is_unknown(t) and key_leaves(t) is None:
             self.error(f"value_set '{d.name}': elements of type {t} cannot be matched; use bit<W>, a serializable "
-                       "enum, or a struct or tuple of them", d.type_ref.span)
+                       "enum, or a struct or tuple of them", d.type_ref.span, code="invalid-type")
             t = UNKNOWN
         self.declare_value(Symbol(d.name, "value_set", t, span=d.span))
         if is_unknown(t):
@@ -69,7 +70,7 @@ class ValueSetMixin:
             if widths != want:
                 self.error(f"value_set '{ref.name}' has elements of type {sym.type} "
                            f"({', '.join(map(str, leaves))}), which do not match the select keys "
-                           f"({', '.join(map(str, key_types))})", ref.span)
+                           f"({', '.join(map(str, key_types))})", ref.span, code="invalid-type")
         return E.PathExpr(ref.name, "value_set", type=sym.type, span=ref.span)
 
 

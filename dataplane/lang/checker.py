@@ -71,7 +71,8 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
         self.program = P.Program(source=source, architecture="")
 
     # ---- shared helpers ----------------------------------------------------------------------
-    def error(self, message: str, span: Span, code: str = "type") -> None:
+    def error(self, message: str, span: Span, code: str) -> None:
+        """Report an error with its catalogue code (``dataplane.diagnostics``)."""
         self.sink.error(message, span, code)
 
     def in_context(self, kind: str) -> bool:
@@ -99,7 +100,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             self.check_shadowed_param(sym.name, sym.span)
         old = self.scope.declare(sym)
         if old is not None:
-            self.error(f"'{sym.name}' is already declared in this scope", sym.span)
+            self.error(f"'{sym.name}' is already declared in this scope", sym.span, code="duplicate")
 
     def add_instance(self, inst: P.ExternInstance) -> None:
         """Record an instance created implicitly, e.g. by a table's ``implementation = action_profile(...)``."""
@@ -129,7 +130,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             last = prog.decls[-1].span if prog.decls else Span(p.source, 1, 1)
             # p4c checks such a program and only warns; running it is what needs a package.
             self.sink.warning("the program has no 'main' package instance (e.g. V1Switch(...) main;): "
-                              "it can be checked but not run", last)
+                              "it can be checked but not run", last, code="no-main")
         return p
 
     def check_top(self, d) -> None:
@@ -181,7 +182,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
     def _extend(self, into: list[str], members, what: str, span: Span) -> None:
         for m in members:
             if m in into:
-                self.error(f"{what} member '{m}' is declared twice", span)
+                self.error(f"{what} member '{m}' is declared twice", span, code="duplicate")
             else:
                 into.append(m)
 
@@ -227,10 +228,11 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             for st in d.states:
                 if st.name in names:
                     self.error(f"state '{st.name}' is declared twice" if st.name not in ("accept", "reject")
-                               else f"state '{st.name}' is predefined and cannot be declared", st.span)
+                               else f"state '{st.name}' is predefined and cannot be declared", st.span,
+                               code="duplicate")
                 names.add(st.name)
             if "start" not in names:
-                self.error(f"parser '{d.name}' has no 'start' state", d.span)
+                self.error(f"parser '{d.name}' has no 'start' state", d.span, code="parser-graph")
             for st in d.states:
                 states[st.name] = self._check_state(st, names)
             self.check_parser_ends(d)
@@ -252,7 +254,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             keys = tuple(self.check_expr(k) for k in tr.select)
             for k, raw in zip(keys, tr.select):
                 if not is_unknown(k.type) and not isinstance(T.strip_newtype(k.type), (T.Bits, T.Bool, T.Enum, T.ErrorType)):
-                    self.error(f"cannot select on a value of type {k.type}", raw.span)
+                    self.error(f"cannot select on a value of type {k.type}", raw.span, code="operand-type")
             cases = []
             for case in tr.cases:
                 self._check_state_name(case.state, names, case.span)
@@ -273,13 +275,13 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             return tuple(E.DefaultKeyset(type=k.type, span=keyset.span) for k in keys)
         parts = keyset.elements if isinstance(keyset, E.TupleKeyset) else (keyset,)
         if len(parts) != len(keys):
-            self.error(f"select case has {len(parts)} value(s) for {len(keys)} key(s)", keyset.span)
+            self.error(f"select case has {len(parts)} value(s) for {len(keys)} key(s)", keyset.span, code="keyset")
             return tuple(E.DefaultKeyset(type=UNKNOWN, span=keyset.span) for _ in keys)
         return tuple(self.check_keyset(p, k.type or UNKNOWN, None, "select case") for p, k in zip(parts, keys))
 
     def _check_state_name(self, name: str, names: set[str], span: Span) -> None:
         if name not in names:
-            self.error(f"unknown parser state '{name}'", span)
+            self.error(f"unknown parser state '{name}'", span, code="unknown-state")
 
     # ---- controls, actions, functions ------------------------------------------------------------
     def check_control(self, d: D.ControlDecl) -> P.Control:
@@ -316,7 +318,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
                 seen_data = True
             elif seen_data:
                 self.error(f"action '{d.name}': directional parameter '{p.name}' must come before "
-                           "the action data (directionless) parameters", pd.span)
+                           "the action data (directionless) parameters", pd.span, code="invalid-declaration")
         self.declare_value(Symbol(d.name, "action", T.Method(d.name, params), decl=d, span=d.span))
         with self.context("action", "action"):
             self._declare_params(params, d.params)
@@ -340,7 +342,7 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             # Declared after its body: P4 has no recursion, so a function does not see itself (as in p4c).
             self.declare_value(Symbol(d.name, "function", T.Method(d.name, params, ret, d.type_params), span=d.span))
             if ret != T.VOID and not _always_returns(body):
-                self.error(f"function '{d.name}' does not return a value on every path", d.span)
+                self.error(f"function '{d.name}' does not return a value on every path", d.span, code="missing-return")
         finally:
             self.type_vars.pop()
         return P.Function(d.name, params, ret, body, d.span)
@@ -357,7 +359,8 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             if top:
                 self.check_package_instance(d, t)
             else:
-                self.error(f"a package ('{t.name}') can only be instantiated at the top level", d.span)
+                self.error(f"a package ('{t.name}') can only be instantiated at the top level", d.span,
+                           code="instantiation")
             return None
         if top and not self.check_top_instance(t, d.name, d.span):
             self.declare_value(Symbol(d.name, "instance", UNKNOWN, span=d.span))

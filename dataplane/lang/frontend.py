@@ -1,5 +1,5 @@
 """The front end as an ordered list of passes: preprocess, parse, check (which lowers to the program IR),
-inline (sub-parsers and sub-controls into the blocks the package uses).
+inline (sub-parsers and sub-controls into the blocks the package uses), lint (warnings).
 
 Each pass stops the pipeline when it reports errors; every diagnostic carries the
 original file, line and column and the source line for the caret.
@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from dataplane.diagnostics import WarningPolicy
 from dataplane.errors import CompileError, Diagnostic, DiagnosticSink
 from dataplane.gc_pause import paused_gc
 from dataplane.ir.decl import P4Program
@@ -18,6 +19,7 @@ from dataplane.ir.program import Program
 from dataplane.lang.checker import Checker
 from dataplane.lang.cp_names import check_action_names
 from dataplane.lang.inline import inline_program
+from dataplane.lang.lint import lint_program
 from dataplane.lang.parser import parse_text
 from dataplane.lang.preprocess import PreprocessedSource, preprocess
 
@@ -33,21 +35,22 @@ class CompileResult:
 
 
 def compile_file(path: str | Path, *, include_dirs: Sequence[Path] = (),
-                 defines: Mapping[str, str] | None = None) -> CompileResult:
-    """Compile the P4 program at ``path``; raise ``CompileError`` with every diagnostic on failure."""
+                 defines: Mapping[str, str] | None = None, warnings: WarningPolicy | None = None) -> CompileResult:
+    """Compile the P4 program at ``path``; raise ``CompileError`` with every diagnostic on failure.
+    ``warnings`` disables warning codes or makes warnings errors (``--Wno``, ``--Werror``)."""
     start = time.perf_counter()
     with paused_gc():
         pre = preprocess(path, include_dirs=include_dirs, defines=defines)
-        return _compile(pre, str(path), start)
+        return _compile(pre, str(path), start, warnings or WarningPolicy())
 
 
 def compile_source(text: str, filename: str = "<input>", *, include_dirs: Sequence[Path] = (),
-                   defines: Mapping[str, str] | None = None) -> CompileResult:
+                   defines: Mapping[str, str] | None = None, warnings: WarningPolicy | None = None) -> CompileResult:
     """Compile P4 source text; quoted includes resolve relative to ``filename``'s directory."""
     start = time.perf_counter()
     with paused_gc():
         pre = preprocess(text=text, filename=filename, include_dirs=include_dirs, defines=defines)
-        return _compile(pre, filename, start)
+        return _compile(pre, filename, start, warnings or WarningPolicy())
 
 
 def compile_program(path_or_text: str | Path, **kwargs) -> Program:
@@ -57,7 +60,7 @@ def compile_program(path_or_text: str | Path, **kwargs) -> Program:
     return compile_file(path_or_text, **kwargs).program
 
 
-def _compile(pre: PreprocessedSource, source: str, start: float) -> CompileResult:
+def _compile(pre: PreprocessedSource, source: str, start: float, policy: WarningPolicy) -> CompileResult:
     timings = {"preprocess": time.perf_counter() - start}
     tree: P4Program = parse_text(pre.text, pre.locate, pre.source_line, timings)
     t = time.perf_counter()
@@ -69,13 +72,20 @@ def _compile(pre: PreprocessedSource, source: str, start: float) -> CompileResul
         program = inline_program(program, sink)
         check_action_names(program, sink)
         timings["inline"] = time.perf_counter() - t
+    if not sink.has_errors():
+        t = time.perf_counter()
+        lint_program(tree, sink, pre.system_files)
+        timings["lint"] = time.perf_counter() - t
     for d in sink.diagnostics:
         if d.source_line is None and d.span.line:
             d.source_line = pre.source_line(d.span)
     if sink.has_errors():
         raise CompileError(_dedupe(sink.diagnostics))
+    warnings = policy.kept(d for d in sink.diagnostics if d.severity != "error")
+    if policy.as_errors and warnings:
+        raise CompileError([policy.as_error(w) for w in warnings])
     timings["total"] = time.perf_counter() - start
-    return CompileResult(program, [d for d in sink.diagnostics if d.severity != "error"], timings)
+    return CompileResult(program, warnings, timings)
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:

@@ -54,8 +54,8 @@ class Flattener:
         locals_ = {v.name for v in self.variables}
         return all(n.ref != "local" or n.name in locals_ for n in walk(e) if isinstance(n, E.PathExpr))
 
-    def error(self, message: str, span: Span) -> None:
-        self.sink.error(message, span, "unsupported" if message.startswith("unsupported") else "type")
+    def error(self, message: str, span: Span, code: str) -> None:
+        self.sink.error(message, span, code)
 
     # ---- the top-level block --------------------------------------------------------------------------
     def top_env(self, args: tuple[E.Expr, ...]) -> tuple[Env, Rewriter]:
@@ -92,7 +92,7 @@ class Flattener:
                     inst = env.blocks.get(a.name) if isinstance(a, E.PathExpr) else None
                     if inst is None:
                         self.error(f"unsupported: argument '{p.name}' of '{b.name}' must name a {a.type.kind} "
-                                   f"instance", b.span)
+                                   f"instance", b.span, code="unsupported")
                         continue
                     inst.escaped = True   # applied from inside another block
                     blocks[p.name] = inst
@@ -183,10 +183,10 @@ class Flattener:
         base = call.target.expr
         inst = rw.env.blocks.get(base.name)
         if inst is None:
-            self.error(f"unsupported: applying '{base.name}' here", call.span)
+            self.error(f"unsupported: applying '{base.name}' here", call.span, code="unsupported")
             return None
         if inst.decl.name in self.stack:
-            self.error(f"{inst.decl.name} instantiates itself (recursive instantiation)", call.span)
+            self.error(f"{inst.decl.name} instantiates itself (recursive instantiation)", call.span, code="recursion")
             return None
         return inst
 
@@ -199,7 +199,7 @@ class Flattener:
             for p, a in zip(inst.decl.params, args):
                 if inst.modes.get(p.name) == "value" and not same(a, inst.env.values[p.name]):
                     self.error(f"directionless parameter '{p.name}' of '{inst.decl.name}' must get the same value "
-                               f"at every apply", a.span)
+                               f"at every apply", a.span, code="sub-block")
         return args
 
     def copy_in(self, inst: Inst, args: list[E.Expr], span: Span) -> list[S.Stmt]:
@@ -225,7 +225,8 @@ class Flattener:
         if inst is None:
             return []
         if isinstance(inst.decl, P.Parser):
-            self.error("unsupported: a sub-parser call inside a conditional or block of a state", call.span)
+            self.error("unsupported: a sub-parser call inside a conditional or block of a state", call.span,
+                       code="unsupported")
             return []
         args = self.bind_call(rw, inst, call)
         stmts = self.copy_in(inst, args, call.span)

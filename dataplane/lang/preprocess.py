@@ -38,6 +38,7 @@ class PreprocessedSource:
     line_map: list[tuple[str, int]]
     files: dict[str, str]
     col_maps: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    system_files: frozenset[str] = frozenset()  # files from the bundled p4include: no warnings there
     _split: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
 
     def locate(self, line: int, col: int) -> Span:
@@ -90,7 +91,7 @@ def _not_utf8(name: str, exc: UnicodeDecodeError) -> Diagnostic:
     line = raw.count(b"\n", 0, exc.start) + 1
     col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
     return Diagnostic(f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); is this a P4 source file?",
-                      Span(name, line, col), code="preprocess")
+                      Span(name, line, col), code="encoding")
 
 
 def preprocess(path: str | Path | None = None, *, text: str | None = None, filename: str | None = None,
@@ -109,7 +110,7 @@ def preprocess(path: str | Path | None = None, *, text: str | None = None, filen
         try:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as exc:
-            raise CompileError([Diagnostic(f"cannot read '{name}': {exc.strerror or exc}", code="preprocess")]) from None
+            raise CompileError([Diagnostic(f"cannot read '{name}': {exc.strerror or exc}", code="io")]) from None
         except UnicodeDecodeError as exc:
             raise CompileError([_not_utf8(name, exc)]) from None
         real = Path(path)
@@ -120,7 +121,8 @@ def preprocess(path: str | Path | None = None, *, text: str | None = None, filen
     pp.run_file(text, name, real, 0)
     if pp.diagnostics:
         raise CompileError(pp.diagnostics)
-    return PreprocessedSource("".join(line + "\n" for line in pp.lines), pp.line_map, pp.files, pp.col_maps)
+    return PreprocessedSource("".join(line + "\n" for line in pp.lines), pp.line_map, pp.files, pp.col_maps,
+                              frozenset(pp.system_files))
 
 
 @dataclass
@@ -163,13 +165,14 @@ class _Preprocessor:
         self.line_map: list[tuple[str, int]] = []
         self.col_maps: dict[int, list[tuple[int, int]]] = {}
         self.files: dict[str, str] = {}
+        self.system_files: set[str] = set()
         self.diagnostics: list[Diagnostic] = []
         self._split: dict[str, list[str]] = {}
 
-    def error(self, message: str, loc: tuple[str, int, int]) -> None:
+    def error(self, message: str, loc: tuple[str, int, int], code: str) -> None:
         file, line, col = loc
         source = _line_of(self.files, file, line, self._split)
-        self.diagnostics.append(Diagnostic(message, Span(file, line, col), code="preprocess", source_line=source))
+        self.diagnostics.append(Diagnostic(message, Span(file, line, col), code=code, source_line=source))
 
     def run_file(self, text: str, name: str, real: Path, depth: int) -> None:
         """Append the preprocessed lines of one file (and, recursively, of what it includes)."""
@@ -182,7 +185,7 @@ class _Preprocessor:
         if unterminated is not None:
             index = code.count("\n", 0, unterminated)
             col = unterminated - code.rfind("\n", 0, unterminated)
-            self.error("unterminated comment", (name, logical[index][1] + 1, col))
+            self.error("unterminated comment", (name, logical[index][1] + 1, col), code="unterminated-comment")
         state = _FileState(name, real, depth, name)
         rows = [(first, count, line) for (_, first, count), line in zip(logical, code.split("\n"))]
         i = 0
@@ -195,14 +198,14 @@ class _Preprocessor:
                 except Unterminated as err:
                     # A macro's arguments may run over several lines: join the next one and retry.
                     if i + 1 >= len(rows) or _DIRECTIVE.match(rows[i + 1][2]):
-                        self.error(str(err), (state.line_name, first + 1 + state.delta, err.col))
+                        self.error(str(err), (state.line_name, first + 1 + state.delta, err.col), code="pp-macro")
                         self._line(state, "", first, count)
                         break
                     i += 1
                     line, count = line + " " + rows[i][2], count + rows[i][1]
             i += 1
         for cond in state.conds:
-            self.error(f"unterminated #{cond.directive} (missing #endif)", cond.loc)
+            self.error(f"unterminated #{cond.directive} (missing #endif)", cond.loc, code="pp-directive")
 
     def _line(self, st: _FileState, code: str, first: int, count: int) -> None:
         line_name, line_no = st.line_name, first + 1 + st.delta
@@ -218,7 +221,7 @@ class _Preprocessor:
             except Unterminated:
                 raise
             except MacroError as err:
-                self.error(str(err), (line_name, line_no, err.col or 1))
+                self.error(str(err), (line_name, line_no, err.col or 1), code="pp-macro")
                 text, breaks = "", []
             if breaks:
                 self.col_maps[len(self.lines)] = breaks
@@ -235,11 +238,11 @@ class _Preprocessor:
             st.conds.append(_Cond(loc, name, active=value, taken=value or not st.active))
         elif name in ("elif", "else", "endif"):
             if not st.conds:
-                self.error(f"#{name} without #if", loc)
+                self.error(f"#{name} without #if", loc, code="pp-directive")
             elif name == "endif":
                 st.conds.pop()
             elif st.conds[-1].seen_else:
-                self.error(f"#{name} after #else", loc)
+                self.error(f"#{name} after #else", loc, code="pp-directive")
             else:
                 cond = st.conds[-1]
                 cond.active = not cond.taken and (name == "else" or self._condition("if", rest, loc))
@@ -251,7 +254,7 @@ class _Preprocessor:
             self._define(rest, loc)
         elif name == "undef":
             if (m := _NAME.match(rest)) is None:
-                self.error("#undef expects a macro name", loc)
+                self.error("#undef expects a macro name", loc, code="pp-directive")
             else:
                 self.macros.pop(m.group(1), None)
         elif name == "include":
@@ -259,57 +262,57 @@ class _Preprocessor:
         elif name == "line" or (name or "").isdigit():
             self._line_marker(st, rest if name == "line" else name + rest, loc, next_line)
         elif name == "error":
-            self.error(f"#error {rest.strip()}".strip(), loc)
+            self.error(f"#error {rest.strip()}".strip(), loc, code="pp-error")
         elif name == "pragma":
-            self.error("unsupported: #pragma", loc)
+            self.error("unsupported: #pragma", loc, code="unsupported")
         elif name == "warning":
             pass
         elif name is None:
             if rest.strip():
-                self.error(f"invalid preprocessing directive '#{rest.strip()}'", loc)
+                self.error(f"invalid preprocessing directive '#{rest.strip()}'", loc, code="pp-directive")
         else:
-            self.error(f"unknown preprocessor directive '#{name}'", loc)
+            self.error(f"unknown preprocessor directive '#{name}'", loc, code="pp-directive")
         return None
 
     def _condition(self, kind: str, rest: str, loc: tuple[str, int, int]) -> bool:
         if kind != "if":
             m = _NAME.match(rest)  # like cpp, tolerate extra tokens after the name
             if m is None:
-                self.error(f"#{kind} expects a macro name", loc)
+                self.error(f"#{kind} expects a macro name", loc, code="pp-directive")
                 return False
             return (m.group(1) in self.macros) == (kind == "ifdef")
         try:
             return evaluate_condition(rest, self.macros)
         except ExprError as exc:
-            self.error(f"invalid #if expression: {exc}", loc)
+            self.error(f"invalid #if expression: {exc}", loc, code="pp-expression")
             return False
 
     def _define(self, rest: str, loc: tuple[str, int, int]) -> None:
         try:
             name, macro = parse_define(rest)
         except MacroError as err:
-            self.error(str(err), loc)
+            self.error(str(err), loc, code="pp-macro")
             return
         self.macros[name] = macro
 
     def _include(self, st: _FileState, rest: str, loc: tuple[str, int, int]) -> _Include | None:
         m = _INCLUDE_ARG.match(rest) or _INCLUDE_ARG.match(self._expand_quietly(rest))
         if m is None:
-            self.error('#include expects "FILE" or <FILE>', loc)
+            self.error('#include expects "FILE" or <FILE>', loc, code="pp-include")
             return None
         target, quoted = (m.group(2), True) if m.group(2) is not None else (m.group(1), False)
         if st.depth >= MAX_INCLUDE_DEPTH:
-            self.error(f"#include nested too deeply (more than {MAX_INCLUDE_DEPTH} levels)", loc)
+            self.error(f"#include nested too deeply (more than {MAX_INCLUDE_DEPTH} levels)", loc, code="pp-include")
             return None
         found = self._find(target, quoted, st)
         if found is None:
-            self.error(f"cannot find include file '{target}'", loc)
+            self.error(f"cannot find include file '{target}'", loc, code="pp-include")
             return None
         display, real = found
         try:
             return real.read_text(encoding="utf-8"), display, real, st.depth + 1
         except OSError as exc:
-            self.error(f"cannot read include file '{target}': {exc.strerror or exc}", loc)
+            self.error(f"cannot read include file '{target}': {exc.strerror or exc}", loc, code="pp-include")
             return None
         except UnicodeDecodeError as exc:
             self.diagnostics.append(_not_utf8(display, exc))
@@ -318,17 +321,22 @@ class _Preprocessor:
     def _find(self, target: str, quoted: bool, st: _FileState) -> tuple[str, Path] | None:
         """Resolve an include target to (name used in messages, real path)."""
         if quoted and (st.real.parent / target).is_file():
-            return os.path.normpath(os.path.join(os.path.dirname(st.name), target)), st.real.parent / target
+            display = os.path.normpath(os.path.join(os.path.dirname(st.name), target))
+            if st.name in self.system_files:
+                self.system_files.add(display)
+            return display, st.real.parent / target
         bundled = include_dir()
         for directory in [*self.include_dirs, bundled]:
             if (directory / target).is_file():
+                if directory == bundled:
+                    self.system_files.add(target)
                 return (target if directory == bundled else str(directory / target)), directory / target
         return None
 
     def _line_marker(self, st: _FileState, args: str, loc: tuple[str, int, int], next_line: int) -> None:
         m = _LINE_ARGS.match(args)
         if m is None:
-            self.error('#line expects a line number and an optional "file"', loc)
+            self.error('#line expects a line number and an optional "file"', loc, code="pp-directive")
             return
         st.delta = int(m.group(1)) - (next_line + 1)
         if m.group(2) is not None:

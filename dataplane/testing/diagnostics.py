@@ -1,14 +1,16 @@
 """Helpers for tests of the front end's diagnostics: compile a bad program, check the first error.
 
-A test gives the program text, a piece of the expected message and the unique piece of
-source text the caret must point at; ``assert_error`` checks the message, the exact file,
-line and column, and how the error renders (``file:line:col: error: ...``, the source
-line, a caret under the column). Anything but a ``CompileError`` escapes and fails the test.
+A test gives the program text, a piece of the expected message, the unique piece of
+source text the caret must point at and the diagnostic's code; ``assert_error`` checks
+the message, the code, the exact file, line and column, and how the error renders
+(``file:line:col: error [code]: ...``, the source line, a caret under the column).
+Anything but a ``CompileError`` escapes and fails the test.
 """
 from __future__ import annotations
 
 import pytest
 
+from dataplane.diagnostics import ERRORS
 from dataplane.errors import CompileError, Diagnostic
 from dataplane.lang.frontend import compile_source
 
@@ -28,16 +30,18 @@ def diagnostics(src: str) -> list[Diagnostic]:
         compile_source(src, FILE)
     err = info.value
     first = err.diagnostics[0]
-    assert first.severity == "error"
+    assert first.severity == "error" and first.code in ERRORS, first.code
     head, line, caret = str(err).split("\n")[:3]
-    assert head == f"{FILE}:{first.span.line}:{first.span.col}: error: {first.message}"
+    assert head == f"{FILE}:{first.span.line}:{first.span.col}: error [{first.code}]: {first.message}"
     assert line == src.split("\n")[first.span.line - 1] and caret.index("^") == first.span.col - 1
     return err.diagnostics
 
 
-def assert_error(src: str, message: str, at: str) -> Diagnostic:
-    """The first diagnostic contains ``message`` and points at the text ``at``."""
+def assert_error(src: str, message: str, at: str, *, code: str) -> Diagnostic:
+    """The first diagnostic contains ``message``, points at the text ``at`` and has the
+    catalogue code ``code`` (``dataplane.diagnostics``)."""
     d = diagnostics(src)[0]
     assert message in d.message, d.message
+    assert d.code == code, f"code {d.code!r}, expected {code!r}"
     assert (d.span.file, d.span.line, d.span.col) == (FILE, *where(src, at))
     return d

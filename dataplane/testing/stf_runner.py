@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dataplane.control import ops as O
-from dataplane.control.config_errors import ConfigError
+from dataplane.control.config_errors import ConfigError, control_plane_code
 from dataplane.control.keys import ExactKey
 from dataplane.control.loader import _apply
 from dataplane.control.switch import Switch
@@ -74,7 +74,7 @@ def run_stf(switch: Switch, commands: list, filename: str = "<stf>") -> StfResul
         except ConfigError:
             raise
         except DataplaneError as err:
-            raise ConfigError(str(err), *where) from None
+            raise ConfigError(str(err), *where, code=control_plane_code(err)) from err
     failures: list[str] = []
     for port in sorted(watched):
         want = expects.get(port, [])

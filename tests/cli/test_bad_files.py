@@ -7,6 +7,7 @@ directory and a missing path (inputs), or a path that cannot be made (outputs).
 """
 from __future__ import annotations
 
+import re
 import random
 import traceback
 from pathlib import Path
@@ -136,4 +137,4 @@ def test_bad_file(path, cmd, param, kind, tmp_path, monkeypatch):
         if must_fail:
             assert result.exit_code != 0, what
         if result.exit_code != 0:
-            assert "error:" in result.output.lower(), what
+            assert re.search(r"error( \[[a-z-]+\])?:", result.output.lower()), what

@@ -118,4 +118,4 @@ def test_compile_a_huge_bit_width(tmp_path):
     src = tmp_path / "big.p4"
     src.write_text("header h_t { bit<100000000> f; }\n")
     r = invoke("compile", str(src))
-    assert r.exit_code == 1 and f"{src}:1:18: error:" in r.output and "too large" in r.output
+    assert r.exit_code == 1 and f"{src}:1:18: error [too-wide]:" in r.output and "too large" in r.output

@@ -63,7 +63,7 @@ def test_syntax_error_reports_location_and_caret_without_traceback(tmp_path):
     bad.write_text("#include <core.p4>\nheader h_t { bit<8> a }\n")
     r = run("compile", str(bad))
     assert r.returncode == 1
-    assert f"{bad}:2:23: error: syntax error: unexpected '}}', expected ';'" in r.stderr
+    assert f"{bad}:2:23: error [syntax]: syntax error: unexpected '}}', expected ';'" in r.stderr
     assert "header h_t { bit<8> a }\n                      ^" in r.stderr
     assert "Traceback" not in r.stderr
 
@@ -77,8 +77,8 @@ def test_type_errors_are_reported_together(tmp_path):
         "control C(inout h_t h) { apply { h.a = h.b; h.c = 1; } }\n")
     r = run("compile", str(bad))
     assert r.returncode == 1
-    assert "two.p4:4:40: error: type mismatch in assignment to 'h.a': expected bit<8>, got bit<16>" in r.stderr
-    assert "two.p4:4:45: error: header 'h_t' has no field 'c'" in r.stderr
+    assert "two.p4:4:40: error [type-mismatch]: type mismatch in assignment to 'h.a': expected bit<8>, got bit<16>" in r.stderr
+    assert "two.p4:4:45: error [unknown-member]: header 'h_t' has no field 'c'" in r.stderr
     assert "2 errors" in r.stderr
 
 

@@ -119,7 +119,7 @@ def test_run_packet_entries_error_names_file_and_line(tmp_path):
                     "table_add ipv4_lpm ipv4_forward 10.0.0.0/8 => 08:00:00:00:00:01 999\n")
     r = run("run-packet", "ipv4_router", "--entries", str(cmds), "--packet", TO_PORT_1)
     assert r.returncode == 1
-    assert f"{cmds}:2: error:" in r.stderr and "999" in r.stderr
+    assert f"{cmds}:2: error [BAD_ACTION_DATA]:" in r.stderr and "999" in r.stderr
 
 
 # ---- dataplane test -------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -167,7 +168,7 @@ def test_runtime_json_errors_name_the_file_and_line(tmp_path, api, entry, marker
     assert line_of(path, marker) == 4
     err = load_error(api, path)
     assert (err.file, err.line) == (str(path), 4)
-    assert str(err).startswith(f"{path}:4: error: ")
+    assert re.match(rf"{re.escape(str(path))}:4: error( \[[A-Z_]+\])?: ", str(err))
     for w in words:
         assert w in str(err)
 
@@ -259,7 +260,7 @@ def test_cli_errors_name_the_file_and_line(tmp_path, api, text, line, words):
     path = write(tmp_path, "s1-commands.txt", text)
     err = load_error(api, path)
     assert (err.file, err.line) == (str(path), line)
-    assert str(err).startswith(f"{path}:{line}: error: ")
+    assert re.match(rf"{re.escape(str(path))}:{line}: error( \[[A-Z_]+\])?: ", str(err))
     for w in words:
         assert w in str(err)
 

@@ -67,10 +67,10 @@ def test_bad_layout_rejected(layout):
 
 
 def test_errors_derive_from_dataplane_error():
-    """Table errors share the project's root exception and have stable codes."""
-    for cls, code in [(TableError, "table"), (DuplicateEntryError, "duplicate_entry"),
-                      (EntryNotFoundError, "entry_not_found"), (TableFullError, "table_full"),
-                      (BadKeyError, "bad_key")]:
+    """Table errors share the project's root exception and have stable codes: BMv2's MatchErrorCode names."""
+    for cls, code in [(TableError, "ERROR"), (DuplicateEntryError, "DUPLICATE_ENTRY"),
+                      (EntryNotFoundError, "INVALID_HANDLE"), (TableFullError, "TABLE_FULL"),
+                      (BadKeyError, "BAD_MATCH_KEY")]:
         assert issubclass(cls, DataplaneError)
         assert issubclass(cls, TableError)
         assert cls.code == code

@@ -29,20 +29,22 @@ def test_priorities_on_exact_and_lpm_keys_are_rejected():
     """Exact and lpm keys need no priority, so an entry that gives one is an error."""
     src = table("entries = { priority = 10: (1, 2) : set(1); (3, 4) : set(2); }",
                 key="key = { meta.x : exact; meta.y : lpm; }")
-    assert_error(src, "entries of table 't' cannot have priorities: its keys are all exact or lpm", at="10:")
+    assert_error(src, "entries of table 't' cannot have priorities: its keys are all exact or lpm", at="10:",
+                 code="table-entry")
 
 
 def test_first_entry_needs_a_priority_when_later_ones_have_one():
     """Later entries count from the one before, so the first must give a priority."""
     src = table("entries = { (1, 2) : set(1); priority = 40: (3, 4) : set(2); }")
-    assert_error(src, "the first entry of table 't' needs a priority", at="(1, 2)")
+    assert_error(src, "the first entry of table 't' needs a priority", at="(1, 2)", code="table-entry")
 
 
 def test_priorities_that_fall_below_zero_are_rejected():
     """Counting down by priority_delta from 12 by 10 passes 0 after the second entry."""
     src = table("priority_delta = 10;\n"
                 "entries = { priority = 12: (1, 2) : set(1); (3, 4 &&& 0xF) : set(2); (5, _) : set(3); }")
-    assert_error(src, "the priorities of table 't' fall below 0 after entry 2 (priority 2)", at="(3, 4 &&& 0xF)")
+    assert_error(src, "the priorities of table 't' fall below 0 after entry 2 (priority 2)", at="(3, 4 &&& 0xF)",
+                 code="table-entry")
 
 
 def test_ascending_priorities_and_const_entries_pass():
@@ -62,21 +64,22 @@ def test_entries_before_the_key_are_rejected():
         key = { meta.x : exact; }
         actions = { a; }
     }""", ingress="t.apply();")
-    assert_error(src, "the entries of table 't' must come after its 'key'", at="const entries")
+    assert_error(src, "the entries of table 't' must come after its 'key'", at="const entries", code="table-entry")
 
 
 def test_duplicate_entry_keys_are_rejected():
     """Two entries with the same keys: the second could never be chosen."""
     src = table("const entries = { (1, 2) : set(1); (3, 4) : set(2); (0x1, 2) : set(3); }",
                 key="key = { meta.x : exact; meta.y : exact; }")
-    assert_error(src, "entry of table 't' has the same keys as the entry at line", at="(0x1, 2)")
+    assert_error(src, "entry of table 't' has the same keys as the entry at line", at="(0x1, 2)", code="table-entry")
 
 
 def test_lpm_mask_must_be_a_prefix():
     """0xE1 is not ones followed by zeros; 0xF0 is."""
     src = table("const entries = { 0x10 &&& 0xF0 : set(1); 0x11 &&& 0xE1 : set(2); }",
                 key="key = { meta.x : lpm; }")
-    assert_error(src, "invalid mask 0xe1 for lpm key 'meta.x': an lpm mask must be a prefix", at="0x11 &&& 0xE1")
+    assert_error(src, "invalid mask 0xe1 for lpm key 'meta.x': an lpm mask must be a prefix", at="0x11 &&& 0xE1",
+                 code="keyset")
 
 
 def test_default_action_must_bind_the_same_directional_argument():
@@ -88,7 +91,7 @@ def test_default_action_must_bind_the_same_directional_argument():
         default_action = a(meta.y, 0);
     }""", ingress="t.apply();")
     assert_error(src, "default action 'a': argument 'meta.y' for 'inout b' does not match the actions list, "
-                      "which binds 'meta.x'", at="meta.y, 0")
+                      "which binds 'meta.x'", at="meta.y, 0", code="table")
 
 
 def test_entry_action_must_bind_the_same_directional_argument():
@@ -100,7 +103,8 @@ def test_entry_action_must_bind_the_same_directional_argument():
         actions = { m(1); }
         const entries = { 5 : m(2); }
     }""", ingress="t.apply();")
-    assert_error(src, "entry action 'm': argument '2' for 'in g' does not match the actions list", at="2);")
+    assert_error(src, "entry action 'm': argument '2' for 'in g' does not match the actions list", at="2);",
+                 code="table")
 
 
 def test_bound_argument_written_differently_but_equal_passes():
@@ -136,14 +140,15 @@ package top(proto p);
 top(c()) main;
 """
     assert_error(src, "table 't' has no default_action, so it defaults to NoAction, but there is no NoAction",
-                 at="table t")
-    assert_error("action NoAction(bit<1> x) { }\n" + src, "NoAction is not core.p4's action", at="table t")
+                 at="table t", code="table")
+    assert_error("action NoAction(bit<1> x) { }\n" + src, "NoAction is not core.p4's action", at="table t",
+                 code="table")
 
 
 def test_action_listed_twice_is_rejected():
     """Each action appears once in a table's actions."""
     src = table("", key="key = { meta.x : exact; }").replace("actions = { a; set; }", "actions = { a; set; a; }")
-    assert_error(src, "action 'a' is listed twice in the actions of table 't'", at="a; }")
+    assert_error(src, "action 'a' is listed twice in the actions of table 't'", at="a; }", code="duplicate")
 
 
 def test_default_action_before_the_actions_list_is_rejected():
@@ -154,4 +159,5 @@ def test_default_action_before_the_actions_list_is_rejected():
         default_action = a;
         actions = { a; }
     }""", ingress="t.apply();")
-    assert_error(src, "the default_action of table 't' must come after its 'actions' list", at="default_action = a;")
+    assert_error(src, "the default_action of table 't' must come after its 'actions' list", at="default_action = a;",
+                 code="table")

@@ -14,7 +14,7 @@ def test_absolute_table_name_in_a_control_instantiated_twice():
 }"""
     src = v1model(decls=sub, ingress_locals="Sub() s1;\nSub() s2;", ingress="s1.apply(meta.x); s2.apply(meta.y);")
     assert_error(src, "table 't0' keeps the control-plane name 't0' in every instance of its control, and control "
-                      "'Sub' is instantiated 2 times", at='@name(".t0")')
+                      "'Sub' is instantiated 2 times", at='@name(".t0")', code="control-plane-name")
     compile_source(v1model(decls=sub.replace('@name(".t0") ', ""), ingress_locals="Sub() s1;\nSub() s2;",
                            ingress="s1.apply(meta.x); s2.apply(meta.y);"), "ok.p4")
 
@@ -23,7 +23,7 @@ def test_complex_key_needs_a_name():
     """`meta.x + meta.y` has no name the control plane could use."""
     src = v1model(ingress_locals="table t { key = { meta.x + meta.y : exact; } actions = { NoAction; } }",
                   ingress="t.apply();")
-    assert_error(src, "this key needs a @name annotation", at="meta.x + meta.y :")
+    assert_error(src, "this key needs a @name annotation", at="meta.x + meta.y :", code="annotation")
 
 
 def test_named_complex_key_and_simple_keys_pass():
@@ -39,6 +39,6 @@ def test_p4runtime_translation_needs_a_controller_type():
     """The controller's type is string, bit<W> or a width; bool is none of them."""
     src = v1model(decls='@p4runtime_translation("x.org/Port_t", bool)\ntype bit<9> Port_t;')
     assert_error(src, "@p4runtime_translation(\"x.org/Port_t\", bool): expected a URI string and the controller's type",
-                 at='@p4runtime_translation("x.org/Port_t", bool)')
+                 at='@p4runtime_translation("x.org/Port_t", bool)', code="annotation")
     compile_source(v1model(decls='@p4runtime_translation("x.org/Port_t", bit<32>)\ntype bit<9> Port_t;\n'
                                  '@p4runtime_translation("x.org/Q_t", 32)\ntype bit<9> Q_t;'), "ok.p4")

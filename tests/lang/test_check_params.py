@@ -17,32 +17,34 @@ def test_extern_parameter_cannot_have_a_direction():
     """Extern instances are passed directionless."""
     src = CORE.format(body="extern X { X(); }\ncontrol q(in X x) { apply { } }\ncontrol c() { apply { } }")
     assert_error(src, "parameter 'x' has type X and cannot be 'in': extern instance parameters are directionless",
-                 at="in X x")
+                 at="in X x", code="invalid-type")
 
 
 def test_string_parameter_cannot_have_a_direction():
     """`in string` is an error; a directionless string parameter (log_msg's) is fine."""
     src = CORE.format(body='extern void f(in string s);\ncontrol c() { apply { f("boo"); } }')
-    assert_error(src, "parameter 's' has type string and cannot be 'in'", at="in string s")
+    assert_error(src, "parameter 's' has type string and cannot be 'in'", at="in string s", code="invalid-type")
 
 
 def test_generic_parameter_bound_to_a_string_cannot_have_a_direction():
     """`f<T>(in T data)` called with a string literal binds T to string."""
     src = CORE.format(body='extern void f<T>(in T data);\ncontrol c() { apply { f("hi"); } }')
-    assert_error(src, "argument 'data' of 'f': T is string here, and string parameters cannot be 'in'", at='"hi"')
+    assert_error(src, "argument 'data' of 'f': T is string here, and string parameters cannot be 'in'", at='"hi"',
+                 code="invalid-declaration")
 
 
 def test_int_parameter_must_be_directionless():
     """A compile-time int has no run-time storage to pass in or out."""
     src = v1model(ingress_locals="action a(in int v) { meta.x = (bit<8>)v; }", ingress="a(1);")
     assert_error(src, "parameter 'v' has type int and cannot be 'in': int parameters are directionless",
-                 at="in int v")
+                 at="in int v", code="invalid-type")
 
 
 def test_action_parameter_cannot_be_an_extern():
     """An action cannot take an extern instance."""
     src = v1model(ingress_locals="action a(register<bit<8>> r) { }")
-    assert_error(src, "action 'a': parameter 'r' cannot have extern type register<bit<8>>", at="register<bit<8>> r")
+    assert_error(src, "action 'a': parameter 'r' cannot have extern type register<bit<8>>", at="register<bit<8>> r",
+                 code="invalid-type")
 
 
 def test_action_data_must_be_control_plane_values():
@@ -51,7 +53,8 @@ def test_action_data_must_be_control_plane_values():
     action set(pair_t p) { meta.x = p.a; }
     table t { key = { meta.x : exact; } actions = { set; } }""", ingress="t.apply();")
     assert_error(src, "action 'set' (in the actions of table 't'): the control plane supplies parameter 'p', "
-                      "so it must be bit<W>, int<W>, bool, an enum or a 'type', not pair_t", at="pair_t p")
+                      "so it must be bit<W>, int<W>, bool, an enum or a 'type', not pair_t", at="pair_t p",
+                      code="invalid-declaration")
 
 
 def test_struct_action_data_outside_a_known_architecture_is_not_checked():
@@ -68,23 +71,24 @@ control c() {
 def test_string_struct_field_and_variable_are_rejected():
     """Strings exist only as literals and directionless parameters."""
     assert_error(v1model(decls="struct s_t { string s; }"), "field 's' of struct 's_t' cannot have type string",
-                 at="string s;")
-    assert_error(v1model(ingress="string v;"), "variable 'v' cannot have type string", at="string v;")
+                 at="string s;", code="invalid-type")
+    assert_error(v1model(ingress="string v;"), "variable 'v' cannot have type string", at="string v;",
+                 code="invalid-type")
 
 
 def test_int_variable_is_rejected():
     """A variable needs a width."""
     assert_error(v1model(ingress="int v = 1;"), "variable 'v' cannot have type int; use bit<W> or int<W>",
-                 at="int v = 1;")
+                 at="int v = 1;", code="invalid-type")
 
 
 def test_local_shadowing_a_parameter_is_rejected():
     """`headers_t hdr = hdr;` in the apply block hides the control's parameter."""
     src = v1model(ingress="headers_t hdr = hdr;")
-    assert_error(src, "declaration of 'hdr' shadows a parameter 'hdr'", at="headers_t hdr = hdr;")
+    assert_error(src, "declaration of 'hdr' shadows a parameter 'hdr'", at="headers_t hdr = hdr;", code="duplicate")
 
 
 def test_action_local_shadowing_a_control_parameter_is_rejected():
     """Actions see their control's parameters, so their locals may not reuse those names."""
     src = v1model(ingress_locals="action a() { bit<8> meta = 1; }")
-    assert_error(src, "declaration of 'meta' shadows a parameter 'meta'", at="bit<8> meta = 1;")
+    assert_error(src, "declaration of 'meta' shadows a parameter 'meta'", at="bit<8> meta = 1;", code="duplicate")

@@ -10,7 +10,7 @@ def test_parser_that_only_loops_is_rejected():
     """start -> a -> b -> a: every packet would loop for ever."""
     src = v1model(parser="state start { transition a; }\nstate a { transition b; }\nstate b { transition a; }")
     assert_error(src, "parser 'P' never reaches 'accept' or 'reject': its transitions from 'start' only loop "
-                      "through a, b, start", at="parser P(")
+                      "through a, b, start", at="parser P(", code="parser-graph")
 
 
 def test_loop_with_an_exit_or_an_implicit_reject_passes():

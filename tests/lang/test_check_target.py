@@ -12,13 +12,14 @@ from dataplane.testing.skeleton import v1model_program as v1model
 def test_run_time_division_is_rejected():
     """`x / y` with y known only at run time has no target implementation."""
     src = v1model(ingress="meta.x = meta.x / meta.y;")
-    assert_error(src, "'/' needs operands known at compile time or a constant power-of-2 divisor", at="meta.x / meta.y")
+    assert_error(src, "'/' needs operands known at compile time or a constant power-of-2 divisor", at="meta.x / meta.y",
+                 code="target")
 
 
 def test_run_time_remainder_in_a_compound_assignment_is_rejected():
     """`x %= 3` is `x = x % 3`."""
     src = v1model(ingress="meta.x %= 3;")
-    assert_error(src, "'%' needs operands known at compile time", at="meta.x %= 3;")
+    assert_error(src, "'%' needs operands known at compile time", at="meta.x %= 3;", code="target")
 
 
 def test_division_by_a_power_of_two_and_constant_division_pass():
@@ -30,7 +31,7 @@ def test_division_by_a_power_of_two_and_constant_division_pass():
 def test_switch_in_an_action_is_rejected():
     """BMv2's compiler turns a switch into a table, which an action cannot apply."""
     src = v1model(ingress_locals="action a() { switch (meta.x) { 1: { meta.y = 1; } } }", ingress="a();")
-    assert_error(src, "switch statements cannot be used in actions on BMv2", at="switch (meta.x)")
+    assert_error(src, "switch statements cannot be used in actions on BMv2", at="switch (meta.x)", code="target")
 
 
 def test_switch_without_core_p4_is_rejected():
@@ -40,7 +41,7 @@ control ct(in bit<4> a);
 package pt(ct t);
 pt(c()) main;
 """
-    assert_error(src, "a switch statement needs match_kind 'exact'", at="switch (a)")
+    assert_error(src, "a switch statement needs match_kind 'exact'", at="switch (a)", code="target")
 
 
 def test_nested_struct_cannot_be_an_extern_out_argument():
@@ -48,7 +49,7 @@ def test_nested_struct_cannot_be_an_extern_out_argument():
     src = v1model(decls="struct pair_t { h_t a; bit<8> b; }\nextern void fill(inout pair_t p);",
                   ingress="pair_t v; fill(v);")
     assert_error(src, "argument 'p' of 'fill' is 'inout' and has type pair_t, a struct holding structs or headers",
-                 at="v);")
+                 at="v);", code="target")
 
 
 def test_extern_cannot_write_a_struct_inside_a_nested_parameter():
@@ -69,7 +70,7 @@ control D(packet_out p, in h_t h) { apply { } }
 V1Switch(P(), V(), C(), E(), V(), D()) main;
 """
     assert_error(prog, "'m.s' is a struct inside parameter 'm', and p4c's targets cannot write a whole struct there",
-                 at="m.s, 0")
+                 at="m.s, 0", code="target")
 
 
 @pytest.mark.parametrize("version, message", [

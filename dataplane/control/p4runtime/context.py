@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import grpc
 from p4.config.v1 import p4info_pb2
 
 from dataplane.control.config_errors import ControlPlaneError
@@ -44,11 +45,20 @@ class PipelineState:
         return self.clock() if self.clock is not None else 0
 
 
+# BMv2's code of a refused call -> the gRPC status P4Runtime gives it (spec 12.x "Error reporting");
+# every other code is INVALID_ARGUMENT.
+GRPC_STATUS = {"DUPLICATE_ENTRY": "ALREADY_EXISTS", "INVALID_HANDLE": "NOT_FOUND", "TABLE_FULL": "RESOURCE_EXHAUSTED"}
+
+
 def switch_call(fn, *args, **kwargs):
-    """Call the switch API; its ``ControlPlaneError`` becomes INVALID_ARGUMENT for the client."""
+    """Call the switch API; its ``ControlPlaneError`` becomes the gRPC status its code maps to
+    (``GRPC_STATUS``), INVALID_ARGUMENT for the rest."""
     try:
         return fn(*args, **kwargs)
     except P4RuntimeError:
         raise
     except ControlPlaneError as err:
-        raise invalid(str(err)) from None
+        status = GRPC_STATUS.get(err.code)
+        if status is None:
+            raise invalid(str(err)) from err
+        raise P4RuntimeError(getattr(grpc.StatusCode, status), str(err)) from err

@@ -11,8 +11,16 @@ import heapq
 import random
 from typing import Any, Callable
 
+from dataplane.errors import DataplaneError
+
 _heappush = heapq.heappush
 _heappop = heapq.heappop
+
+
+class SimulationTimeError(DataplaneError, ValueError):
+    """An event was scheduled before the current time: the clock never runs backwards."""
+
+    code = "sim-time"
 
 
 class Simulator:
@@ -29,15 +37,21 @@ class Simulator:
         self._stopped = False
 
     def schedule(self, delay_ns: int, fn: Callable, *args: Any) -> None:
-        """Run ``fn(*args)`` ``delay_ns`` nanoseconds from now."""
+        """Run ``fn(*args)`` ``delay_ns`` nanoseconds from now; a negative delay is refused."""
+        if delay_ns < 0:
+            raise SimulationTimeError(f"cannot schedule {_name(fn)} {-delay_ns} ns in the past "
+                                      f"(delay {delay_ns} ns at t={self.now} ns)")
         self._seq = seq = self._seq + 1
         _heappush(self._heap, (self.now + delay_ns, seq, fn, args))
 
     def at(self, time_ns: int, fn: Callable, *args: Any) -> None:
-        """Run ``fn(*args)`` at absolute time ``time_ns`` (not before now)."""
+        """Run ``fn(*args)`` at absolute time ``time_ns``; a time before now is refused (callers that
+        mean "now or later" say ``max(t, sim.now)``)."""
+        if time_ns < self.now:
+            raise SimulationTimeError(f"cannot schedule {_name(fn)} at t={time_ns} ns: the clock is "
+                                      f"already at t={self.now} ns")
         self._seq = seq = self._seq + 1
-        now = self.now
-        _heappush(self._heap, (time_ns if time_ns > now else now, seq, fn, args))
+        _heappush(self._heap, (time_ns, seq, fn, args))
 
     def stop(self) -> None:
         self._stopped = True
@@ -93,3 +107,8 @@ class Simulator:
     @property
     def pending(self) -> int:
         return len(self._heap)
+
+
+def _name(fn: Callable) -> str:
+    """What an event runs, for a message: ``Link._done``, or the callable's repr."""
+    return getattr(fn, "__qualname__", None) or repr(fn)

@@ -1,17 +1,47 @@
 """The event core: time order, ties in scheduling order, stop, limits and the event count."""
-from dataplane.net.core.sim import Simulator
+import pytest
+
+from dataplane.errors import DataplaneError
+from dataplane.net.core.sim import SimulationTimeError, Simulator
 
 
-def test_ties_run_in_scheduling_order_and_at_clamps_to_now():
+def test_ties_run_in_scheduling_order_and_at_now_runs_now():
     sim = Simulator()
     seen = []
     sim.schedule(5, seen.append, "a")
     sim.at(5, seen.append, "b")
-    sim.schedule(1, lambda: sim.at(0, seen.append, "late"))   # not before now: runs at 1
+    sim.schedule(1, lambda: sim.at(sim.now, seen.append, "now"))   # at the current time: runs at 1
     sim.schedule(5, seen.append, "c")
+    sim.schedule(5, sim.schedule, 0, seen.append, "d")             # a zero delay is fine
     sim.run()
-    assert seen == ["late", "a", "b", "c"]
-    assert sim.events_run == 5 and sim.now == 5 and sim.pending == 0
+    assert seen == ["now", "a", "b", "c", "d"]
+    assert sim.events_run == 7 and sim.now == 5 and sim.pending == 0
+
+
+def test_a_negative_delay_is_refused_and_nothing_is_scheduled():
+    """The clock never runs backwards: a negative delay is an error that names the callback."""
+    sim = Simulator()
+    sim.schedule(3, lambda: None)
+    with pytest.raises(SimulationTimeError, match=r"cannot schedule list\.append 2 ns in the past"):
+        sim.schedule(-2, [].append, 1)
+    assert sim.pending == 1
+
+
+def test_an_absolute_time_in_the_past_is_refused():
+    """``at`` used to clamp a past time to now; it now says what was asked and what the clock reads."""
+    sim = Simulator()
+    errors = []
+
+    def late():
+        try:
+            sim.at(4, late)
+        except SimulationTimeError as err:
+            errors.append(err)
+    sim.at(10, late)
+    sim.run()
+    assert len(errors) == 1 and "at t=4 ns: the clock is already at t=10 ns" in str(errors[0])
+    assert isinstance(errors[0], DataplaneError) and errors[0].code == "sim-time"
+    assert sim.pending == 0 and sim.now == 10
 
 
 def test_until_leaves_later_events_in_place_and_counts_only_those_run():

@@ -1,0 +1,55 @@
+"""A bug in dataplane reads as a bug: 'internal error', the frame it failed in, how to report
+it, and exit status 3, distinct from a user's error (1) and a usage error (2)."""
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+import dataplane.lang.frontend as frontend
+from dataplane.cli import run
+from dataplane.cli_errors import EXIT_INTERNAL, EXIT_USAGE, EXIT_USER
+from dataplane.errors import InternalError
+from dataplane.resources import builtin_program
+
+
+def _run(monkeypatch, capsys, *args: str) -> tuple[int, str]:
+    monkeypatch.setattr(sys, "argv", ["dataplane", *args])
+    with pytest.raises(SystemExit) as info:
+        run()
+    return info.value.code, capsys.readouterr().err
+
+
+def _broken(*_args, **_kwargs):
+    raise InternalError("no code generator for expression Frob")
+
+
+def test_an_internal_error_is_reported_as_a_bug_with_exit_status_3(monkeypatch, capsys):
+    monkeypatch.setattr(frontend, "compile_file", _broken)
+    code, err = _run(monkeypatch, capsys, "compile", str(builtin_program("ipv4_router")))
+    assert code == EXIT_INTERNAL == 3
+    first, where, how = err.splitlines()[:3]
+    assert first == "internal error [internal]: no code generator for expression Frob"
+    assert where.startswith("  in dataplane/cli.py:") and where.endswith("compile()")   # the innermost frame of ours
+    assert "This is a bug in dataplane" in how and "report it" in how and "Traceback" not in err
+
+
+def test_an_unexpected_exception_is_a_bug_too_and_the_traceback_is_on_request(monkeypatch, capsys):
+    def key_error(*_a, **_k):
+        return {}["missing"]
+    monkeypatch.setattr(frontend, "compile_file", key_error)
+    code, err = _run(monkeypatch, capsys, "compile", str(builtin_program("ipv4_router")))
+    assert code == EXIT_INTERNAL and err.startswith("internal error [internal]: KeyError: 'missing'")
+    assert "Traceback" not in err
+    monkeypatch.setenv("DATAPLANE_TRACEBACK", "1")
+    code, err = _run(monkeypatch, capsys, "compile", str(builtin_program("ipv4_router")))
+    assert code == EXIT_INTERNAL and "Traceback (most recent call last)" in err and "key_error" in err
+
+
+def test_user_and_usage_errors_keep_their_statuses(monkeypatch, capsys, tmp_path):
+    bad = tmp_path / "bad.p4"
+    bad.write_text("control c() { apply { x = 1; } }\n")
+    code, err = _run(monkeypatch, capsys, "compile", str(bad))
+    assert code == EXIT_USER == 1 and "error [unknown-name]" in err and "internal" not in err
+    code, _ = _run(monkeypatch, capsys, "compile", "--no-such-option", str(bad))
+    assert code == EXIT_USAGE == 2
