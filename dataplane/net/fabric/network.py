@@ -43,6 +43,8 @@ observers: list = []
 
 
 class Network:
+    actor = 0    # the network's own events (failures) run as the world: on every process
+
     def __init__(self, spec: TopologySpec, seed: int = 0):
         self.spec = spec
         self.seed = seed
@@ -181,7 +183,7 @@ class Network:
         for port in (link.a, link.b):
             node = port.node
             if isinstance(node, SwitchNode):
-                self.sim.schedule(node.spec.detection_ns, self._detected, node, port, up)
+                self.sim.schedule_for(node.actor, node.spec.detection_ns, self._detected, node, port, up)
 
     def _detected(self, node: SwitchNode, port: Port, up: bool) -> None:
         if port.link is not None and port.link.up != up:
