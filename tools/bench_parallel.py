@@ -1,0 +1,166 @@
+"""Parallel simulation: a k=8 fat-tree (80 switches, 128 hosts) on 1 and on N MPI ranks.
+
+Runs the same workload at 1 rank and at ``--ranks`` (default 2) side by side, each under
+``mpiexec`` (this script is also the MPI program: ``--worker``), and prints packet-hops/s,
+the speedup, the time windows, the packets that crossed the cut, and each rank's busy time
+(running events) and wait time (trading packets at window ends, including waiting for the
+slowest rank). It checks that both runs gave the same results (hops, events, host counters).
+
+Workloads: ``all-to-all`` (a CBR UDP flow between every ordered pair of hosts, the built-in
+pattern of ``dataplane run``) and ``permutation`` (host i sends to the host half the fabric
+away at ``--rate``: every packet crosses the core, the shape of a ring allreduce's steps).
+
+From the measured figures it predicts the speedup at 8-256 ranks, with a simple model stated in
+the output: per-window cost grows with log2(ranks) (the collective), work splits evenly
+(times the measured imbalance), cut packets grow as the fraction of traffic leaving a part.
+
+    python tools/bench_parallel.py [--k 8] [--workload all-to-all|permutation] [--duration 300us]
+                                   [--ranks 2] [--json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def build_traffic(tr, workload: str, duration_ns: int, rate: str) -> None:
+    from dataplane.natural_order import natural_key
+    from dataplane.net.core.units import parse_rate
+
+    if workload == "all-to-all":
+        tr.pattern("all-to-all", duration_ns)
+        return
+    hosts = sorted(tr.net.hosts, key=natural_key)
+    half = len(hosts) // 2
+    for i, h in enumerate(hosts):
+        tr.udp(h, hosts[(i + half) % len(hosts)], parse_rate(rate), size=1000, duration_ns=duration_ns)
+
+
+def worker(args: argparse.Namespace) -> None:
+    """One rank of the MPI program: build, run, gather, and (rank 0) print one JSON line."""
+    from dataplane.net.apps.traffic import Traffic
+    from dataplane.net.core.units import parse_time
+    from dataplane.net.fabric.network import Network
+    from dataplane.net.parallel.session import Session
+    from dataplane.net.topology.load import load_topology
+
+    duration = parse_time(args.duration)
+    spec = load_topology(Path(args.topology))
+    part = Session.start(spec)
+    net = Network.from_spec(spec, seed=1, sim=part.simulator(1) if part else None)
+    if part:
+        part.attach(net)
+    tr = Traffic(net)
+    build_traffic(tr, args.workload, duration, args.rate)
+    if part:
+        part.comm.Barrier()
+    t0 = time.perf_counter()
+    net.run(duration)
+    wall = time.perf_counter() - t0
+    if part and not part.gather(net, tr.apps()):
+        return
+    hops = sum(p.stats.tx_packets for n in net.nodes() for p in n.ports.values())
+    out = {"ranks": part.size if part else 1, "wall_s": wall, "hops": hops, "events": net.sim.events_run,
+           "hosts": tr.host_results()}
+    if part:
+        out["partition"] = {"nodes_per_rank": part.partition.nodes_per_rank(),
+                            "cut_links": len(part.partition.cut_links), "lookahead_ns": part.partition.lookahead_ns}
+        out["per_rank"] = part.rank_stats
+    else:
+        out["per_rank"] = [{"busy_s": wall, "sync_s": 0.0, "windows": 0, "cut_messages": 0,
+                            "events": net.sim.events_run}]
+    print(json.dumps(out))
+
+
+def launch(args: argparse.Namespace, topology: Path, ranks: int) -> dict:
+    from dataplane.net.parallel.launch import _OPENMPI_ENV, mpiexec_path
+
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--topology", str(topology),
+           "--workload", args.workload, "--duration", args.duration, "--rate", args.rate]
+    if ranks > 1:
+        exe = mpiexec_path()
+        if exe is None:
+            raise SystemExit("needs mpiexec (apt-get install openmpi-bin) and mpi4py (pip install 'dataplane[mpi]')")
+        cmd = [exe, "-n", str(ranks), *cmd]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env={**_OPENMPI_ENV, **os.environ})
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{proc.stderr.strip()}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def predict(one: dict, many: dict, targets=(8, 16, 32, 64, 128, 256)) -> list[tuple[int, float]]:
+    """Speedup over one rank at ``targets`` ranks, from the measured runs (see the docstring)."""
+    n = many["ranks"]
+    ranks = many["per_rank"]
+    work = one["wall_s"]                                  # all the events, one process
+    busy = [r["busy_s"] for r in ranks]
+    imbalance = max(busy) / (sum(busy) / len(busy))       # the slowest rank's excess
+    windows = max(r["windows"] for r in ranks)
+    # What a window costs beyond the work: the measured wait less the imbalance's share of it.
+    idle = max(0.0, many["wall_s"] - max(busy))
+    per_window = idle / windows if windows else 0.0
+    cut = sum(r["cut_messages"] for r in ranks)
+    per_message = 0.0
+    if cut:
+        extra = max(0.0, sum(busy) - work)                # extra busy time on N ranks: packing packets
+        per_message = extra / cut
+    out = []
+    for p in targets:
+        # Fraction of packet-hops that cross a cut: at n ranks measured, grows as (1 - 1/p).
+        cut_p = cut * (1 - 1 / p) / (1 - 1 / n) if n > 1 else 0
+        t = work / p * imbalance + windows * per_window * math.log2(p) / math.log2(n) + cut_p * per_message / p
+        out.append((p, work / t))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--k", type=int, default=8)
+    ap.add_argument("--workload", choices=["all-to-all", "permutation"], default="all-to-all")
+    ap.add_argument("--duration", default="300us")
+    ap.add_argument("--rate", default="5Gbps", help="per flow, permutation workload")
+    ap.add_argument("--ranks", type=int, default=2)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--topology", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.worker:
+        worker(args)
+        return 0
+    from dataplane.net.topology.generators import fat_tree
+
+    with tempfile.TemporaryDirectory() as tmp:
+        topology = fat_tree(args.k).write(Path(tmp))
+        one = launch(args, topology, 1)
+        many = launch(args, topology, args.ranks)
+    same = all(one[k] == many[k] for k in ("hops", "events", "hosts"))
+    prediction = predict(one, many)
+    if args.json:
+        print(json.dumps({"one": one, "many": many, "identical": same, "predicted_speedup": prediction}))
+        return 0 if same else 1
+    print(f"k={args.k} fat-tree, {args.workload}, {args.duration} simulated; cores here: {os.cpu_count()}")
+    for r in (one, many):
+        print(f"{r['ranks']} rank(s): {r['hops']:,} packet-hops in {r['wall_s']:.2f} s: "
+              f"{r['hops'] / r['wall_s']:,.0f} hops/s")
+    print(f"speedup {one['wall_s'] / many['wall_s']:.2f}x on {args.ranks} ranks; results identical: {same}")
+    p = many["partition"]
+    print(f"partition: nodes per rank {p['nodes_per_rank']}, {p['cut_links']} cut links, "
+          f"lookahead (window) {p['lookahead_ns']} ns")
+    for i, r in enumerate(many["per_rank"]):
+        print(f"  rank {i}: {r['events']:,} events, busy {r['busy_s']:.2f} s, waiting/trading {r['sync_s']:.2f} s, "
+              f"{r['windows']:,} windows, {r['cut_messages']:,} packets sent across the cut")
+    print("predicted speedup (model: even work x measured imbalance + windows x measured per-window cost x "
+          "log2(ranks) + cut packets x measured per-packet cost):")
+    print("  " + ", ".join(f"{n} ranks {s:.1f}x" for n, s in prediction))
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
