@@ -67,14 +67,35 @@ def test_leaf_spine_pingall_is_identical_on_two_ranks(tmp_path):
     assert sum(h["delivered"] for h in data["hosts"].values()) == 12      # every ping answered
 
 
-def test_fat_tree_with_a_failed_cut_link_is_identical_on_two_ranks(tmp_path):
+_REROUTE = """
+from dataplane.net.devices.controller import Controller
+
+
+class Reroute(Controller):
+    def on_link_down(self, port):
+        entries = self.switch.table_entries("ecmp_nhop")
+        good = [e for e in entries if e.args[1] != port]
+        for e in entries:
+            if e.args[1] == port and good:
+                self.switch.table_modify("ecmp_nhop", e.handle, "set_nhop", list(good[0].args))
+"""
+
+
+def test_fat_tree_with_a_failed_cut_link_and_a_controller_is_identical_on_two_ranks(tmp_path):
     topo = fat_tree(4).write(tmp_path / "ft")
     # Switches detect a failure after 50 us (not 1 ms), so detections land within the run too.
     topo.write_text(topo.read_text().replace("{kind: switch,", "{kind: switch, detection_delay: 50us,"))
+    part = partition(load_topology(topo), 2)
     spec = load_topology(topo)
-    part = partition(spec, 2)
     cut = [spec.links[i] for i in part.cut_links]
     failed = cut[0]
+    # The switch at the failed link's aggregation end reroutes its ECMP members (10 us a write).
+    agg = failed.a[0] if failed.a[0].startswith("agg") else failed.b[0]
+    (topo.parent / "reroute.py").write_text(_REROUTE)
+    topo.write_text(topo.read_text().replace(f"    {agg}: {{kind: switch,",
+                                             f"    {agg}: {{kind: switch, controller: reroute.py:Reroute, "
+                                             f"write_latency: 10us,"))
+    assert load_topology(topo).switches[agg].controller
     inside = next(ls for ls in spec.links if ls not in cut and ls.a[0] in spec.switches and ls.b[0] in spec.switches)
     events = tmp_path / "events.yaml"
     events.write_text(f"- {{at: 200us, link: [\"{failed.a[0]}:p{failed.a[1]}\", \"{failed.b[0]}:p{failed.b[1]}\"]}}\n"
