@@ -62,19 +62,22 @@ def worker(args: argparse.Namespace) -> None:
     if part:
         part.comm.Barrier()
     t0 = time.perf_counter()
+    c0 = time.process_time()
     net.run(duration)
+    cpu = time.process_time() - c0
     wall = time.perf_counter() - t0
+    exchange = part.sim.exchange_cost() if part else 0.0
     if part and not part.gather(net, tr.apps()):
         return
     hops = sum(p.stats.tx_packets for n in net.nodes() for p in n.ports.values())
-    out = {"ranks": part.size if part else 1, "wall_s": wall, "hops": hops, "events": net.sim.events_run,
-           "hosts": tr.host_results()}
+    out = {"ranks": part.size if part else 1, "wall_s": wall, "cpu_s": cpu, "hops": hops,
+           "events": net.sim.events_run, "hosts": tr.host_results(), "exchange_s": exchange}
     if part:
         out["partition"] = {"nodes_per_rank": part.partition.nodes_per_rank(),
                             "cut_links": len(part.partition.cut_links), "lookahead_ns": part.partition.lookahead_ns}
         out["per_rank"] = part.rank_stats
     else:
-        out["per_rank"] = [{"busy_s": wall, "sync_s": 0.0, "windows": 0, "cut_messages": 0,
+        out["per_rank"] = [{"busy_s": wall, "busy_cpu_s": cpu, "sync_s": 0.0, "windows": 0, "cut_messages": 0,
                             "events": net.sim.events_run}]
     print(json.dumps(out))
 
@@ -96,26 +99,23 @@ def launch(args: argparse.Namespace, topology: Path, ranks: int) -> dict:
 
 
 def predict(one: dict, many: dict, targets=(8, 16, 32, 64, 128, 256)) -> list[tuple[int, float]]:
-    """Speedup over one rank at ``targets`` ranks, from the measured runs (see the docstring)."""
+    """Speedup over one rank at ``targets`` ranks, from CPU times (a busy machine inflates wall
+    times, not the work): T(p) = W/p x imbalance + windows x exchange(2) x log2(p) + cut(p) x c/p,
+    W the one-rank CPU time, imbalance the busiest rank's share at the measured N, exchange(2) the
+    measured cost of one empty window exchange, c the extra CPU per packet sent across the cut
+    (N ranks' CPU less W, over the cut packets), cut(p) growing as the traffic leaving a part, 1 - 1/p."""
     n = many["ranks"]
     ranks = many["per_rank"]
-    work = one["wall_s"]                                  # all the events, one process
-    busy = [r["busy_s"] for r in ranks]
-    imbalance = max(busy) / (sum(busy) / len(busy))       # the slowest rank's excess
+    work = one["cpu_s"]
+    busy = [r["busy_cpu_s"] for r in ranks]
+    imbalance = max(busy) / (sum(busy) / len(busy)) if sum(busy) else 1.0
     windows = max(r["windows"] for r in ranks)
-    # What a window costs beyond the work: the measured wait less the imbalance's share of it.
-    idle = max(0.0, many["wall_s"] - max(busy))
-    per_window = idle / windows if windows else 0.0
     cut = sum(r["cut_messages"] for r in ranks)
-    per_message = 0.0
-    if cut:
-        extra = max(0.0, sum(busy) - work)                # extra busy time on N ranks: packing packets
-        per_message = extra / cut
+    per_message = max(0.0, sum(busy) - work) / cut if cut else 0.0
     out = []
     for p in targets:
-        # Fraction of packet-hops that cross a cut: at n ranks measured, grows as (1 - 1/p).
-        cut_p = cut * (1 - 1 / p) / (1 - 1 / n) if n > 1 else 0
-        t = work / p * imbalance + windows * per_window * math.log2(p) / math.log2(n) + cut_p * per_message / p
+        cut_p = cut * (1 - 1 / p) / (1 - 1 / n)
+        t = work / p * imbalance + windows * many["exchange_s"] * math.log2(p) + cut_p * per_message / p
         out.append((p, work / t))
     return out
 
@@ -147,17 +147,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if same else 1
     print(f"k={args.k} fat-tree, {args.workload}, {args.duration} simulated; cores here: {os.cpu_count()}")
     for r in (one, many):
-        print(f"{r['ranks']} rank(s): {r['hops']:,} packet-hops in {r['wall_s']:.2f} s: "
-              f"{r['hops'] / r['wall_s']:,.0f} hops/s")
+        print(f"{r['ranks']} rank(s): {r['hops']:,} packet-hops in {r['wall_s']:.2f} s wall "
+              f"({r['cpu_s']:.2f} s CPU on rank 0): {r['hops'] / r['wall_s']:,.0f} hops/s")
     print(f"speedup {one['wall_s'] / many['wall_s']:.2f}x on {args.ranks} ranks; results identical: {same}")
     p = many["partition"]
     print(f"partition: nodes per rank {p['nodes_per_rank']}, {p['cut_links']} cut links, "
           f"lookahead (window) {p['lookahead_ns']} ns")
     for i, r in enumerate(many["per_rank"]):
-        print(f"  rank {i}: {r['events']:,} events, busy {r['busy_s']:.2f} s, waiting/trading {r['sync_s']:.2f} s, "
+        print(f"  rank {i}: {r['events']:,} events, busy {r['busy_s']:.2f} s ({r['busy_cpu_s']:.2f} s CPU), "
+              f"waiting/trading {r['sync_s']:.2f} s, "
               f"{r['windows']:,} windows, {r['cut_messages']:,} packets sent across the cut")
-    print("predicted speedup (model: even work x measured imbalance + windows x measured per-window cost x "
-          "log2(ranks) + cut packets x measured per-packet cost):")
+    print(f"one empty window exchange: {many['exchange_s'] * 1e6:.0f} us; predicted speedup from CPU times "
+          f"(T(p) = W/p x imbalance + windows x exchange x log2 p + cut packets(p) x CPU per cut packet / p):")
     print("  " + ", ".join(f"{n} ranks {s:.1f}x" for n, s in prediction))
     return 0 if same else 1
 

@@ -32,7 +32,7 @@ class ParallelSimulator(Simulator):
     """The event core of one rank (see the module docstring)."""
 
     __slots__ = ("local", "comm", "rank", "size", "lookahead_ns", "_key", "cut_ports", "ports_by_link",
-                 "world_events", "windows", "cut_messages", "busy_s", "sync_s", "local_events")
+                 "world_events", "windows", "cut_messages", "busy_s", "busy_cpu_s", "sync_s", "local_events")
 
     def __init__(self, seed: int, local: list[bool], comm: Any, lookahead_ns: int):
         super().__init__(seed)
@@ -46,7 +46,7 @@ class ParallelSimulator(Simulator):
         self.ports_by_link: dict[tuple[int, int], Port] = {}
         self.world_events = self.local_events = 0
         self.windows = self.cut_messages = 0
-        self.busy_s = self.sync_s = 0.0
+        self.busy_s = self.busy_cpu_s = self.sync_s = 0.0   # wall and CPU time running events; wall time trading
 
     # ---- scheduling: as Simulator, keeping only this rank's events ------------------------------------
     def schedule(self, delay_ns: int, fn: Callable, *args: Any) -> None:
@@ -87,10 +87,12 @@ class ParallelSimulator(Simulator):
         count = world = 0
         next_report = progress_every
         clock = time.perf_counter
+        cpu = time.process_time
         start = self._exchange()
         while start <= limit:
             end = min(start + lookahead, limit + 1)
             t0 = clock()
+            c0 = cpu()
             while heap and heap[0][0] < end:
                 t, key, fn, args, actor = heappop(heap)
                 self.now = t
@@ -101,6 +103,7 @@ class ParallelSimulator(Simulator):
                 if not actor:
                     world += 1
             self.actor = 0
+            self.busy_cpu_s += cpu() - c0
             t1 = clock()
             self.busy_s += t1 - t0
             self.windows += 1
@@ -115,6 +118,15 @@ class ParallelSimulator(Simulator):
         self.events_run += count
         last = self.comm.allreduce(self.now, op=_max_op())
         self.now = until_ns if until_ns is not None else last
+
+    def exchange_cost(self, rounds: int = 200) -> float:
+        """Median seconds of one empty window exchange (the collective alone), for predictions."""
+        times = []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            self.comm.alltoall([([], 0.0)] * self.size)
+            times.append(time.perf_counter() - t0)
+        return sorted(times)[len(times) // 2]
 
     def _exchange(self) -> float:
         """Send every outbox to the rank of its link's far end and take in what others sent; return

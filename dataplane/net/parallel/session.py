@@ -97,7 +97,8 @@ class Session:
         mine = [(i, plain_state(app)) for i, app in enumerate(apps) if self.local[_app_actor(app)]]
         log = [(t, key, actor, what) for (t, what), (key, actor) in zip(net.events_log, net._log_keys)]
         stats = {"events": sim.local_events, "world_events": sim.world_events, "windows": sim.windows,
-                 "cut_messages": sim.cut_messages, "busy_s": sim.busy_s, "sync_s": sim.sync_s}
+                 "cut_messages": sim.cut_messages, "busy_s": sim.busy_s, "busy_cpu_s": sim.busy_cpu_s,
+                 "sync_s": sim.sync_s}
         parts = self.comm.gather((nodes, lost, mine, log, stats), root=0)
         if not self.root:
             return False
