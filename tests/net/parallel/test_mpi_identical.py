@@ -6,6 +6,7 @@ Each case runs ``dataplane run`` twice as a process, once plainly and once with 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from functools import lru_cache
@@ -19,6 +20,7 @@ from dataplane.net.parallel.launch import mpi_available
 from dataplane.net.parallel.partition import partition
 from dataplane.net.topology.generators import fat_tree
 from dataplane.net.topology.load import load_topology
+from dataplane.resources import data_dir
 from dataplane.testing.processes import dataplane_command
 
 
@@ -104,3 +106,19 @@ def test_fat_tree_with_a_failed_cut_link_and_a_controller_is_identical_on_two_ra
                                   "--events", str(events)])
     assert any("down" in line for line in data["log"]) and len(data["log"]) == 6
     assert sum(p["lost"] for p in data["ports"].values()) > 0     # frames in flight on the failed links
+
+
+def test_pfc_pause_frames_across_the_cut_are_identical_on_two_ranks(tmp_path):
+    """An incast into h4 under PFC: pause frames go from spine to leaf over cut links."""
+    source = data_dir("topologies")
+    shutil.copytree(source / "leaf-spine", tmp_path / "leaf-spine")
+    topo = tmp_path / "ls-pfc.yaml"
+    topo.write_text((source / "leaf-spine.yaml").read_text()
+                    .replace("  queue: 64p\n", "  queue: 512KB\n  pfc: {xoff: 16KB, xon: 8KB}\n"))
+    spec = load_topology(topo)
+    rank_of = partition(spec, 2).rank_of
+    data = _same(tmp_path, "pfc", [str(topo), "--traffic", "incast", "--duration", "1ms"])
+    crossing = [ls for ls in spec.links if rank_of[ls.a[0]] != rank_of[ls.b[0]]
+                and (data["ports"][f"{ls.a[0]}:p{ls.a[1]}"]["pause_tx"] or data["ports"][f"{ls.b[0]}:p{ls.b[1]}"]["pause_tx"])]
+    assert crossing, "no pause frame crossed the cut: the test no longer covers it"
+    assert sum(h["lost"] for h in data["hosts"].values()) == 0
