@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any, Iterable
 
+from dataplane.errors import DataplaneError
 from dataplane.net.parallel.partition import Partition, node_names, partition
 from dataplane.net.parallel.runtime import ParallelError, ParallelSimulator
 from dataplane.net.parallel.state import apply_state, plain_state
@@ -52,7 +53,13 @@ class Session:
         except ImportError:
             raise ParallelError("running on several ranks needs mpi4py: pip install 'dataplane[mpi]' "
                                 "(and MPI itself, e.g. apt-get install mpich libmpich-dev)") from None
-        return cls(spec, MPI.COMM_WORLD)
+        comm = MPI.COMM_WORLD
+        try:
+            return cls(spec, comm)
+        except DataplaneError:
+            if comm.Get_rank() == 0:
+                raise
+            raise SystemExit(1) from None     # every rank finds the same problem: rank 0 says it once
 
     @property
     def root(self) -> bool:
