@@ -36,6 +36,11 @@ class Session:
         self.spec = spec
         self.comm = comm
         self.rank, self.size = comm.Get_rank(), comm.Get_size()
+        xdp = [name for name, h in spec.hosts.items() if h.xdp is not None]
+        if spec.dpus or xdp:
+            what = f"DPU '{next(iter(spec.dpus))}'" if spec.dpus else f"XDP host '{xdp[0]}'"
+            raise ParallelError(f"{what}: DPUs and hosts with an XDP program run on one rank only for now "
+                                f"(their pipeline summaries are not gathered across ranks)")
         self.partition: Partition = partition(spec, self.size)
         if self.size > 1 and self.partition.cut_links and self.partition.lookahead_ns <= 0:
             raise ParallelError("a cut link has no latency, so the ranks could never run ahead")
