@@ -1,7 +1,7 @@
 """``--ranks N``: start this same command under ``mpiexec -n N`` and wait for it.
 
-MPI comes from the system (Debian: ``apt-get install mpich libmpich-dev``; Open MPI works too),
-mpi4py from ``pip install 'dataplane[mpi]'``. ``DATAPLANE_MPIEXEC`` names another launcher.
+MPI comes from the system (Debian: ``apt-get install openmpi-bin``, which mpi4py's wheel loads
+as is; MPICH works too, with mpi4py built from source), mpi4py from ``pip install 'dataplane[mpi]'``. ``DATAPLANE_MPIEXEC`` names another launcher.
 Open MPI refuses to run as root and to start more ranks than cores unless told; the variables
 that tell it are set for the child (MPICH ignores them).
 """
@@ -50,7 +50,7 @@ def relaunch(ranks: int, argv: list[str] | None = None) -> int | None:
         return None
     exe = mpiexec_path()
     if exe is None:
-        raise ParallelError("--ranks needs MPI's mpiexec (Debian: apt-get install mpich libmpich-dev) "
+        raise ParallelError("--ranks needs MPI's mpiexec (Debian: apt-get install openmpi-bin) "
                             "and mpi4py (pip install 'dataplane[mpi]')")
     try:
         import mpi4py  # noqa: F401

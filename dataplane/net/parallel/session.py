@@ -57,7 +57,7 @@ class Session:
             from mpi4py import MPI
         except ImportError:
             raise ParallelError("running on several ranks needs mpi4py: pip install 'dataplane[mpi]' "
-                                "(and MPI itself, e.g. apt-get install mpich libmpich-dev)") from None
+                                "(and MPI itself, e.g. apt-get install openmpi-bin)") from None
         comm = MPI.COMM_WORLD
         try:
             return cls(spec, comm)
