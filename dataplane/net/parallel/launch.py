@@ -1,7 +1,8 @@
 """``--ranks N``: start this same command under ``mpiexec -n N`` and wait for it.
 
 MPI comes from the system (Debian: ``apt-get install openmpi-bin``, which mpi4py's wheel loads
-as is; MPICH works too, with mpi4py built from source), mpi4py from ``pip install 'dataplane[mpi]'``. ``DATAPLANE_MPIEXEC`` names another launcher.
+as is; MPICH works too, with mpi4py built from source), mpi4py from ``pip install
+'dataplane[mpi]'``. ``DATAPLANE_MPIEXEC`` names another launcher.
 Open MPI refuses to run as root and to start more ranks than cores unless told; the variables
 that tell it are set for the child (MPICH ignores them).
 """
