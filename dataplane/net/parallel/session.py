@@ -110,6 +110,7 @@ class Session:
         log = [(t, key, actor, what) for (t, what), (key, actor) in zip(net.events_log, net._log_keys)]
         stats = {"events": sim.local_events, "world_events": sim.world_events, "windows": sim.windows,
                  "cut_messages": sim.cut_messages, "busy_s": sim.busy_s, "busy_cpu_s": sim.busy_cpu_s,
+                 "pack_cpu_s": sim.pack_cpu_s,
                  "sync_s": sim.sync_s}
         parts = self.comm.gather((nodes, lost, mine, log, stats), root=0)
         if not self.root:
