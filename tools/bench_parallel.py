@@ -75,7 +75,8 @@ def worker(args: argparse.Namespace) -> None:
            "exchange_median_s": exchange[1]}
     if part:
         out["partition"] = {"nodes_per_rank": part.partition.nodes_per_rank(),
-                            "cut_links": len(part.partition.cut_links), "lookahead_ns": part.partition.lookahead_ns}
+                            "cut_links": len(part.partition.cut_links), "lookahead_ns": part.partition.lookahead_ns,
+                            "units": part.partition.units}
         out["per_rank"] = part.rank_stats
     else:
         out["per_rank"] = [{"busy_s": wall, "busy_cpu_s": cpu, "pack_cpu_s": 0.0, "sync_s": 0.0, "windows": 0, "cut_messages": 0,
@@ -115,6 +116,8 @@ def predict(one: dict, many: dict, targets=(8, 16, 32, 64, 128, 256)) -> list[tu
     per_message = max(0.0, sum(busy) - work) / cut if cut else 0.0
     out = []
     for p in targets:
+        if p > many["partition"]["units"]:
+            break            # more ranks than parts that can be separated (a host stays with its switch)
         cut_p = cut * (1 - 1 / p) / (1 - 1 / n)
         t = work / p * imbalance + windows * many["exchange_min_s"] * math.log2(p) + cut_p * per_message / p
         out.append((p, work / t))
@@ -166,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"one empty window exchange: fastest {many['exchange_min_s'] * 1e6:.0f} us, median "
           f"{many['exchange_median_s'] * 1e6:.0f} us; predicted speedup from CPU times "
           f"(T(p) = W/p x imbalance + windows x exchange x log2 p + cut packets(p) x CPU per cut packet / p):")
-    print("  " + ", ".join(f"{n} ranks {s:.1f}x" for n, s in prediction))
+    print("  " + ", ".join(f"{n} ranks {s:.1f}x" for n, s in prediction)
+          + f" (at most {p['units']} ranks: a host stays with its switch; a larger fabric for more)")
     return 0 if same else 1
 
 

@@ -32,6 +32,7 @@ class Partition:
     rank_of: dict[str, int]
     cut_links: list[int]          # indices into spec.links
     lookahead_ns: int             # the smallest latency of a cut link (0: nothing is cut)
+    units: int = 0                # parts that can be separated: the most ranks this topology can use
 
     def nodes_per_rank(self) -> list[int]:
         counts = [0] * self.ranks
@@ -75,7 +76,7 @@ def partition(spec: TopologySpec, ranks: int) -> Partition:
     rank_of = {name: unit_rank[unit_of[name]] for name in names}
     cut = [i for i, ls in enumerate(spec.links) if rank_of[ls.a[0]] != rank_of[ls.b[0]]]
     lookahead = min((spec.links[i].latency_ns for i in cut), default=0)
-    return Partition(ranks, rank_of, cut, lookahead)
+    return Partition(ranks, rank_of, cut, lookahead, len(units))
 
 
 def _units(spec: TopologySpec, names: list[str]) -> tuple[dict[str, int], list[list[str]]]:
