@@ -100,10 +100,26 @@ def launch(args: argparse.Namespace, topology: Path, ranks: int) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def predict(one: dict, many: dict, targets=(8, 16, 32, 64, 128, 256)) -> list[tuple[int, float]]:
+def node_imbalance(spec, targets) -> dict[int, float]:
+    """Busiest part's nodes over the mean, for the partition at each number of ranks."""
+    from dataplane.net.parallel.partition import partition
+
+    out = {}
+    for p in targets:
+        try:
+            counts = partition(spec, p).nodes_per_rank()
+        except Exception:
+            break
+        out[p] = max(counts) / (sum(counts) / len(counts))
+    return out
+
+
+def predict(one: dict, many: dict, targets=(8, 16, 32, 64, 128, 256),
+            nodes: dict[int, float] | None = None) -> list[tuple[int, float]]:
     """Speedup over one rank at ``targets`` ranks, from CPU times (a busy machine inflates wall
     times, not the work): T(p) = W/p x imbalance + windows x exchange(2) x log2(p) + cut(p) x c/p,
-    W the one-rank CPU time, imbalance the busiest rank's share at the measured N, exchange(2) the
+    W the one-rank CPU time, imbalance the busiest rank's share at the measured N (scaled by the
+    partition's node imbalance at p over that at N, when ``nodes`` gives it), exchange(2) the
     fastest measured empty window exchange (the collective when no rank waits for a core), c the extra CPU per packet sent across the cut
     (N ranks' CPU less W, over the cut packets), cut(p) growing as the traffic leaving a part, 1 - 1/p."""
     n = many["ranks"]
@@ -116,10 +132,11 @@ def predict(one: dict, many: dict, targets=(8, 16, 32, 64, 128, 256)) -> list[tu
     per_message = max(0.0, sum(busy) - work) / cut if cut else 0.0
     out = []
     for p in targets:
-        if p > many["partition"]["units"]:
+        if p > many["partition"]["units"] or (nodes is not None and p not in nodes):
             break            # more ranks than parts that can be separated (a host stays with its switch)
+        scale = nodes[p] / nodes[n] if nodes and n in nodes else 1.0
         cut_p = cut * (1 - 1 / p) / (1 - 1 / n)
-        t = work / p * imbalance + windows * many["exchange_min_s"] * math.log2(p) + cut_p * per_message / p
+        t = work / p * imbalance * scale + windows * many["exchange_min_s"] * math.log2(p) + cut_p * per_message / p
         out.append((p, work / t))
     return out
 
@@ -139,13 +156,15 @@ def main(argv: list[str] | None = None) -> int:
         worker(args)
         return 0
     from dataplane.net.topology.generators import fat_tree
+    from dataplane.net.topology.load import load_topology
 
     with tempfile.TemporaryDirectory() as tmp:
         topology = fat_tree(args.k).write(Path(tmp))
         one = launch(args, topology, 1)
         many = launch(args, topology, args.ranks)
+        nodes = node_imbalance(load_topology(topology), (args.ranks, 8, 16, 32, 64, 128, 256))
     same = all(one[k] == many[k] for k in ("hops", "events", "hosts"))
-    prediction = predict(one, many)
+    prediction = predict(one, many, nodes=nodes)
     if args.json:
         print(json.dumps({"one": one, "many": many, "identical": same, "predicted_speedup": prediction}))
         return 0 if same else 1
@@ -168,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['windows']:,} windows, {r['cut_messages']:,} packets sent across the cut")
     print(f"one empty window exchange: fastest {many['exchange_min_s'] * 1e6:.0f} us, median "
           f"{many['exchange_median_s'] * 1e6:.0f} us; predicted speedup from CPU times "
-          f"(T(p) = W/p x imbalance + windows x exchange x log2 p + cut packets(p) x CPU per cut packet / p):")
+          f"(T(p) = W/p x imbalance(p) + windows x exchange x log2 p + cut packets(p) x CPU per cut packet / p):")
     print("  " + ", ".join(f"{n} ranks {s:.1f}x" for n, s in prediction)
           + f" (at most {p['units']} ranks: a host stays with its switch; a larger fabric for more)")
     return 0 if same else 1
