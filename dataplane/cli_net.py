@@ -60,9 +60,11 @@ def _resolve_topology(name: str | None) -> Path:
               help="With --serve: how long no switch may be written before the traffic starts.")
 @click.option("--Werror", "werror", is_flag=True,
               help="Check the topology's programs first and stop if any has a warning (exit status 1).")
+@click.option("--ranks", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Simulate on N MPI ranks (runs mpiexec -n N; same results as one). Needs MPI and mpi4py.")
 def run_command(topology: str | None, program: Path | None, duration: int, traffic: str, events: Path | None,
                 seed: int, out: Path | None, report: Path | None, as_json: bool, serve: bool, grpc_base_port: int, grpc_host: str,
-                cpu_port: int | None, settle: int, werror: bool = False) -> None:
+                cpu_port: int | None, settle: int, werror: bool = False, ranks: int = 1) -> None:
     """Run TOPOLOGY (YAML or tutorials topology.json; a built-in leaf-spine if omitted) in simulated time.
 
     \b
@@ -89,14 +91,24 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
     from dataplane.net.fabric.network import Network
     from dataplane.net.topology.load import load_topology
     from dataplane.net.apps.traffic import PATTERNS, Traffic
+    from dataplane.net.parallel import launch, session as parallel
 
+    with reported_errors():
+        if serve and (ranks > 1 or parallel.mpi_world_size() > 1):
+            raise click.BadParameter("--serve runs on one process", param_hint="'--ranks'")
+        status = launch.relaunch(ranks)
+    if status is not None:
+        sys.exit(status)
     with reported_errors():
         path = _resolve_topology(topology)
         until = duration
         spec = load_topology(path, program=program) if program is not None else load_topology(path)
         if werror:
             check_topology_programs(spec, make_policy(True, ()))
-        net = Network.from_spec(spec, seed=seed)
+        part = parallel.Session.start(spec)       # None on one process
+        net = Network.from_spec(spec, seed=seed, sim=part.simulator(seed) if part else None)
+        if part:
+            part.attach(net)
         tr = Traffic(net)
         if traffic in PATTERNS:
             tr.pattern(traffic, until)
@@ -110,12 +122,14 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
         if out is not None:
             net.capture(out / "pcap")
         recorder = None
-        if out is not None or report is not None:
+        if part is not None and report is not None:
+            raise click.BadParameter("the run report is made on one rank only for now", param_hint="'--report'")
+        if (out is not None or report is not None) and part is None:   # several ranks: no report.json yet
             from dataplane.report.record import Recorder
 
             recorder = Recorder(net)   # counters over time and table hits, for the report
         started = time.perf_counter()
-        show = not as_json and sys.stderr.isatty()
+        show = not as_json and sys.stderr.isatty() and (part is None or part.root)
 
         def progress(t_ns: int) -> None:
             if show:
@@ -131,18 +145,22 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
         wall = time.perf_counter() - started
         if recorder is not None:
             recorder.stop()
-        data = metrics.summary(net, tr.host_results())
+        root = part.gather(net, tr.apps()) if part else True
+        data = metrics.summary(net, tr.host_results()) if root else None
         net.close()
         if recorder is not None:
             report_data = _report_data(net, recorder, tr, data, spec.name, traffic, until, events, seed)
+    if not root:
+        return
     if out is not None:
         metrics.write_metrics(out, data)
         plots.plot_queues(net, out / "queues.png")
         plots.plot_throughput(tr.throughput_series(), out / "throughput.png")
-        from dataplane.report.collect import write_data
+        if recorder is not None:
+            from dataplane.report.collect import write_data
 
-        with reported_errors():
-            write_data(out, report_data)
+            with reported_errors():
+                write_data(out, report_data)
     if report is not None:
         from dataplane.cli_report import write_page
 
@@ -156,7 +174,7 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
                    f"{wall:.2f} s wall clock")
         click.echo(metrics.format_table(data))
         if out is not None:
-            click.echo(f"pcaps, metrics, plots and report.json written to {out}")
+            click.echo(f"pcaps, metrics, plots{' and report.json' if recorder is not None else ''} written to {out}")
         if report is not None:
             click.echo(f"report written to {report}")
 

@@ -131,6 +131,16 @@ class Traffic:
             raise ConfigError(f"unknown app '{app}' (use ping, udp, bulk, incast)", "<traffic>", 0)
 
     # ---- results ------------------------------------------------------------------------------------
+    def apps(self) -> list[Any]:
+        """Every app object, in the order they were added (the same on every MPI rank)."""
+        out: list[Any] = [p for _, p in self.pings]
+        for _, flow, sink, _ in self.flows:
+            out += [flow, sink]
+        out += [b for _, b in self.bulks]
+        for _, inc in self.incasts:
+            out += [*inc.flows, inc.sink]
+        return out
+
     def host_results(self) -> dict[str, dict[str, int]]:
         out = {name: {"sent": 0, "delivered": 0, "lost": 0, "received": self._received(host)}
                for name, host in natural_sorted(self.net.hosts.items())}

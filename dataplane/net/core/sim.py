@@ -1,9 +1,18 @@
 """The discrete-event core: an integer nanosecond clock, a heap of callbacks, a seeded RNG.
 
-Events at the same time run in the order they were scheduled (a sequence number breaks
-ties), and nothing reads the wall clock, so a run repeats exactly for the same inputs
-and seed. The core knows nothing about packets. A heap entry is ``(time, seq, fn, args)``;
+Nothing reads the wall clock, so a run repeats exactly for the same inputs and seed, and the
+order of events at the same nanosecond does not depend on how the network is split over
+processes (``dataplane.net.parallel``): every event carries the **actor** it runs as (a node,
+or 0, the world: setup code, failures) and a key ``source actor << 40 | the source's count of
+events it has scheduled``. The heap orders by ``(time, key)``: at one nanosecond, events
+scheduled by lower-numbered actors first, each actor's own in the order it scheduled them.
+An actor's count depends only on what that actor ran, so the key of an event is the same
+whichever process schedules it. A heap entry is ``(time, key, fn, args, actor)``;
 ``Port._wire`` (link.py) pushes its arrivals in that form itself, the hottest call of a run.
+
+Code running as the world (before ``run``, in a failure event) schedules for the node that owns
+the callable (``owner_of``: a node, a port's node, an app's host, a controller handle's switch);
+``schedule_for`` names the actor outright.
 """
 from __future__ import annotations
 
@@ -16,6 +25,23 @@ from dataplane.errors import DataplaneError
 _heappush = heapq.heappush
 _heappop = heapq.heappop
 
+ACTOR_SHIFT = 40   # an actor may schedule 2**40 events before its keys reach the next actor's
+WORLD = 0
+
+
+def owner_of(fn: Callable) -> int:
+    """The actor a callable scheduled by the world runs as: found through the bound object's
+    ``actor`` (nodes; the network is the world), or its ``node`` or ``host``; else the world."""
+    obj = getattr(fn, "__self__", None)
+    for _ in range(3):
+        if obj is None:
+            return WORLD
+        actor = getattr(obj, "actor", None)
+        if type(actor) is int:
+            return actor
+        obj = getattr(obj, "node", None) or getattr(obj, "host", None)
+    return WORLD
+
 
 class SimulationTimeError(DataplaneError, ValueError):
     """An event was scheduled before the current time: the clock never runs backwards."""
@@ -26,32 +52,55 @@ class SimulationTimeError(DataplaneError, ValueError):
 class Simulator:
     """Clock, event heap and random source shared by everything in one simulated network."""
 
-    __slots__ = ("now", "_heap", "_seq", "rng", "events_run", "_stopped")
+    __slots__ = ("now", "_heap", "_keys", "actor", "seed", "rng", "events_run", "_stopped")
 
     def __init__(self, seed: int = 0):
         self.now = 0
-        self._heap: list[tuple[int, int, Callable, tuple]] = []
-        self._seq = 0
+        self._heap: list[tuple[int, int, Callable, tuple, int]] = []
+        self._keys = [0]          # per actor: the key of the last event it scheduled
+        self.actor = WORLD        # the actor whose event is running (the world outside events)
+        self.seed = seed
         self.rng = random.Random(seed)
         self.events_run = 0
         self._stopped = False
 
+    def add_actor(self) -> int:
+        """A new actor (a node) numbered after the existing ones; returns its number."""
+        actor = len(self._keys)
+        self._keys.append(actor << ACTOR_SHIFT)
+        return actor
+
     def schedule(self, delay_ns: int, fn: Callable, *args: Any) -> None:
-        """Run ``fn(*args)`` ``delay_ns`` nanoseconds from now; a negative delay is refused."""
+        """Run ``fn(*args)`` ``delay_ns`` nanoseconds from now, as the running actor; a negative
+        delay is refused."""
         if delay_ns < 0:
             raise SimulationTimeError(f"cannot schedule {_name(fn)} {-delay_ns} ns in the past "
                                       f"(delay {delay_ns} ns at t={self.now} ns)")
-        self._seq = seq = self._seq + 1
-        _heappush(self._heap, (self.now + delay_ns, seq, fn, args))
+        actor = self.actor
+        keys = self._keys
+        keys[actor] = key = keys[actor] + 1
+        _heappush(self._heap, (self.now + delay_ns, key, fn, args, actor or owner_of(fn)))
 
     def at(self, time_ns: int, fn: Callable, *args: Any) -> None:
-        """Run ``fn(*args)`` at absolute time ``time_ns``; a time before now is refused (callers that
-        mean "now or later" say ``max(t, sim.now)``)."""
+        """Run ``fn(*args)`` at absolute time ``time_ns``, as the running actor; a time before now is
+        refused (callers that mean "now or later" say ``max(t, sim.now)``)."""
         if time_ns < self.now:
             raise SimulationTimeError(f"cannot schedule {_name(fn)} at t={time_ns} ns: the clock is "
                                       f"already at t={self.now} ns")
-        self._seq = seq = self._seq + 1
-        _heappush(self._heap, (time_ns, seq, fn, args))
+        actor = self.actor
+        keys = self._keys
+        keys[actor] = key = keys[actor] + 1
+        _heappush(self._heap, (time_ns, key, fn, args, actor or owner_of(fn)))
+
+    def schedule_for(self, actor: int, delay_ns: int, fn: Callable, *args: Any) -> None:
+        """Run ``fn(*args)`` ``delay_ns`` from now as ``actor`` (the running actor's key)."""
+        if delay_ns < 0:
+            raise SimulationTimeError(f"cannot schedule {_name(fn)} {-delay_ns} ns in the past "
+                                      f"(delay {delay_ns} ns at t={self.now} ns)")
+        me = self.actor
+        keys = self._keys
+        keys[me] = key = keys[me] + 1
+        _heappush(self._heap, (self.now + delay_ns, key, fn, args, actor))
 
     def stop(self) -> None:
         self._stopped = True
@@ -64,27 +113,28 @@ class Simulator:
         self._stopped = False
         if on_progress is None:
             # No per-event counting: every event run was in the heap at the start or was
-            # scheduled since (each schedule bumps _seq), and is no longer in the heap.
-            seq0 = self._seq
+            # scheduled since (each schedule bumps one actor's key), and is no longer in the heap.
+            keys0 = sum(self._keys)
             n0 = len(heap)
             if until_ns is None:
                 while heap:
-                    t, _, fn, args = pop(heap)
+                    t, _, fn, args, self.actor = pop(heap)
                     self.now = t
                     fn(*args)
                     if self._stopped:
                         break
             else:
                 while heap:
-                    t, seq, fn, args = pop(heap)
+                    t, key, fn, args, actor = pop(heap)
                     if t > until_ns:
-                        _heappush(heap, (t, seq, fn, args))   # (time, seq) is unique: same place
+                        _heappush(heap, (t, key, fn, args, actor))   # (time, key) is unique: same place
                         break
                     self.now = t
+                    self.actor = actor
                     fn(*args)
                     if self._stopped:
                         break
-            self.events_run += self._seq - seq0 + n0 - len(heap)
+            self.events_run += sum(self._keys) - keys0 + n0 - len(heap)
         else:
             count = self.events_run
             limit = float("inf") if until_ns is None else until_ns
@@ -92,7 +142,7 @@ class Simulator:
             while heap and not self._stopped:
                 if heap[0][0] > limit:
                     break
-                t, _, fn, args = pop(heap)
+                t, _, fn, args, self.actor = pop(heap)
                 self.now = t
                 fn(*args)
                 count += 1
@@ -101,6 +151,7 @@ class Simulator:
                     on_progress(t)
                     next_report = count + progress_every
             self.events_run = count
+        self.actor = WORLD
         if until_ns is not None and self.now < until_ns and not self._stopped:
             self.now = until_ns
 

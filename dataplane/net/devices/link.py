@@ -18,6 +18,7 @@ starts at once if it comes later, or wakes the port at ``free_at`` if it comes s
 """
 from __future__ import annotations
 
+import random
 from collections import deque
 from heapq import heappush as _heappush
 from dataclasses import dataclass, field
@@ -56,7 +57,7 @@ class Port:
 
     __slots__ = ("node", "number", "name", "link", "peer", "queue", "queue_bytes", "capacity", "capacity_kind",
                  "busy", "stats", "sim", "capture", "record_depth", "paused_until", "hold", "control",
-                 "_resume_at", "free_at", "_frac", "_arrival")
+                 "_resume_at", "free_at", "_frac", "_arrival", "_out", "_dst")
 
     def __init__(self, sim: Simulator, node: Any, number: int, name: str):
         self.sim = sim
@@ -80,6 +81,10 @@ class Port:
         self.control: bytes | None = None   # a MAC control frame waiting for the frame in service
         self._resume_at = 0
         self._arrival = self._arrive   # bound once: one per frame sent to this port otherwise
+        # Where frames for the peer go: the simulator's heap, or (the peer on another process)
+        # that link's outbox (dataplane.net.parallel); and the actor they run as (the peer's node).
+        self._out: list = sim._heap
+        self._dst = 0
 
     @property
     def up(self) -> bool:
@@ -186,10 +191,20 @@ class Port:
             link.carry(self, data, serialize)
         else:
             # Link.carry's common case (up, fits, nothing to draw): the arrival goes straight onto
-            # the simulator's heap, as sim.schedule would put it.
+            # the simulator's heap (or the cut link's outbox), keyed as sim.schedule would key it.
             sim = self.sim
-            sim._seq = seq = sim._seq + 1
-            _heappush(sim._heap, (now + serialize + link.latency_ns, seq, self.peer._arrival, (data,)))
+            keys = sim._keys
+            actor = sim.actor
+            keys[actor] = key = keys[actor] + 1
+            _heappush(self._out, (now + serialize + link.latency_ns, key, self.peer._arrival, (data,), self._dst))
+
+    def _deliver(self, delay_ns: int, fn: Any, args: tuple) -> None:
+        """Schedule ``fn(*args)`` (a method of the peer port) for the peer's node, ``delay_ns`` from now."""
+        sim = self.sim
+        keys = sim._keys
+        actor = sim.actor
+        keys[actor] = key = keys[actor] + 1
+        _heappush(self._out, (sim.now + delay_ns, key, fn, args, self._dst))
 
     def _arrive(self, data: bytes) -> None:
         """A frame the peer sent has arrived (the serialization and the latency have passed)."""
@@ -200,6 +215,13 @@ class Port:
         stats.rx_packets += 1
         stats.rx_bytes += len(data)
         self.node.receive(self, data)
+
+    def _arrive_control(self, data: bytes) -> None:
+        """A MAC control frame the peer sent has arrived: consumed by this port, never its node."""
+        if not self.link.up:
+            self.peer.stats.lost += 1
+            return
+        self.receive_control(data)
 
     def _done(self) -> None:
         self.busy = False
@@ -296,7 +318,7 @@ class Port:
 class Link:
     """A full-duplex link: each direction serializes at ``rate_bps`` and takes ``latency_ns``."""
 
-    __slots__ = ("a", "b", "rate_bps", "latency_ns", "mtu", "loss", "corruption", "up", "sim", "name")
+    __slots__ = ("a", "b", "rate_bps", "latency_ns", "mtu", "loss", "corruption", "up", "sim", "name", "rng")
 
     def __init__(self, sim: Simulator, a: Port, b: Port, rate_bps: int, latency_ns: int, mtu: int = 1500,
                  loss: float = 0.0, corruption: float = 0.0):
@@ -308,13 +330,19 @@ class Link:
         self.name = f"{a.name}<->{b.name}"
         a.link = b.link = self
         a.peer, b.peer = b, a
+        a._dst = getattr(b.node, "actor", 0)
+        b._dst = getattr(a.node, "actor", 0)
+        # Loss and corruption draw from the link's own stream (seeded by the run's seed and the
+        # link's name), so what one link loses does not depend on the others' traffic, nor on
+        # which process simulates it.
+        self.rng = random.Random(f"{sim.seed}/{self.name}")
 
     def carry(self, sender: Port, data: bytes, serialize_ns: int) -> None:
         receiver = sender.peer
         if not self.up or len(data) > self.mtu + 14:  # the MTU counts the Ethernet payload
             sender.stats.lost += 1
             return
-        rng = self.sim.rng
+        rng = self.rng
         if self.loss and rng.random() < self.loss:
             sender.stats.lost += 1
             return
@@ -324,21 +352,16 @@ class Link:
             buf[bit // 8] ^= 0x80 >> (bit % 8)
             data = bytes(buf)
             sender.stats.corrupted += 1
-        self.sim.schedule(serialize_ns + self.latency_ns, receiver._arrive, data)
+        sender._deliver(serialize_ns + self.latency_ns, receiver._arrival, (data,))
 
     def carry_control(self, sender: Port, data: bytes, serialize_ns: int) -> None:
         """A MAC control frame: lost like data (down, random loss), never corrupted, and handed
         to the receiving port rather than its node."""
-        if not self.up or (self.loss and self.sim.rng.random() < self.loss):
+        if not self.up or (self.loss and self.rng.random() < self.loss):
             sender.stats.lost += 1
             return
-        self.sim.schedule(serialize_ns + self.latency_ns, self._arrive_control, sender.peer, data)
-
-    def _arrive_control(self, receiver: Port, data: bytes) -> None:
-        if not self.up:
-            receiver.peer.stats.lost += 1
-            return
-        receiver.receive_control(data)
+        receiver = sender.peer
+        sender._deliver(serialize_ns + self.latency_ns, receiver._arrive_control, (data,))
 
     def set_up(self, up: bool) -> None:
         self.up = up

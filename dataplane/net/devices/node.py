@@ -19,6 +19,7 @@ class Node:
     def __init__(self, sim: Simulator, name: str):
         self.sim = sim
         self.name = name
+        self.actor = sim.add_actor()   # what its events run as (dataplane.net.core.sim)
         self.ports: dict[int, Port] = {}
         self.up = True
 

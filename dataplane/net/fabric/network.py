@@ -43,24 +43,29 @@ observers: list = []
 
 
 class Network:
-    def __init__(self, spec: TopologySpec, seed: int = 0):
+    actor = 0    # the network's own events (failures) run as the world: on every process
+
+    def __init__(self, spec: TopologySpec, seed: int = 0, sim: Simulator | None = None):
         self.spec = spec
         self.seed = seed
-        self.sim = Simulator(seed)
+        self.sim = Simulator(seed) if sim is None else sim
         self.switches: dict[str, SwitchNode] = {}
         self.hosts: dict[str, Any] = {}
         self.dpus: dict[str, DpuNode] = {}
         self.links: list[Link] = []
         self.controllers: dict[str, ControllerHandle] = {}
         self.events_log: list[tuple[int, str]] = []
+        self._log_keys: list[tuple[int, int]] = []    # (event key, actor) of each log line: merging ranks' logs
+        self.local_nodes: set[str] | None = None      # on one of several ranks: the nodes it simulates
         self._captures: list[PcapWriter] = []
 
     # ---- construction --------------------------------------------------------------------------
     @classmethod
-    def from_spec(cls, spec: TopologySpec, seed: int = 0) -> "Network":
+    def from_spec(cls, spec: TopologySpec, seed: int = 0, sim: Simulator | None = None) -> "Network":
+        """Build the network ``spec`` describes; ``sim``: one of several ranks' (dataplane.net.parallel)."""
         from dataplane.net.hosts.host import Host
 
-        net = cls(spec, seed)
+        net = cls(spec, seed, sim)
         programs: dict[Path, Any] = {}
 
         def program(name: str, path: Path, line: int, architecture: str, kind: str, field: str = "program"):
@@ -177,17 +182,17 @@ class Network:
 
     def _link_event(self, link: Link, up: bool) -> None:
         link.set_up(up)
-        self.events_log.append((self.sim.now, f"link {link.name} {'up' if up else 'down'}"))
+        self._log(f"link {link.name} {'up' if up else 'down'}")
         for port in (link.a, link.b):
             node = port.node
             if isinstance(node, SwitchNode):
-                self.sim.schedule(node.spec.detection_ns, self._detected, node, port, up)
+                self.sim.schedule_for(node.actor, node.spec.detection_ns, self._detected, node, port, up)
 
     def _detected(self, node: SwitchNode, port: Port, up: bool) -> None:
         if port.link is not None and port.link.up != up:
             return  # flapped back before detection
         node.set_port_status(port.number, up)
-        self.events_log.append((self.sim.now, f"{node.name} detects port {port.number} {'up' if up else 'down'}"))
+        self._log(f"{node.name} detects port {port.number} {'up' if up else 'down'}")
         handle = self.controllers.get(node.name)
         if handle is not None:
             handle.notify("on_link_up" if up else "on_link_down", port.number)
@@ -202,10 +207,15 @@ class Network:
 
     def _node_event(self, node: Any, up: bool) -> None:
         node.up = up
-        self.events_log.append((self.sim.now, f"node {node.name} {'up' if up else 'down'}"))
+        self._log(f"node {node.name} {'up' if up else 'down'}")
         for port in node.ports.values():
             if port.link is not None:
                 self._link_event(port.link, up)
+
+    def _log(self, what: str) -> None:
+        sim = self.sim
+        self.events_log.append((sim.now, what))
+        self._log_keys.append((getattr(sim, "_key", 0), sim.actor))
 
     # ---- running and capturing ------------------------------------------------------------------------
     def capture(self, directory: str | Path) -> None:
@@ -213,6 +223,8 @@ class Network:
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         for node in self.nodes():
+            if self.local_nodes is not None and node.name not in self.local_nodes:
+                continue      # another rank simulates it and writes its pcaps
             for port in node.ports.values():
                 port.capture = PcapWriter(d / f"{port.name.replace(':', '-')}.pcap")
                 self._captures.append(port.capture)

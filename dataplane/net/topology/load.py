@@ -76,9 +76,9 @@ _HOST_KINDS = {"host"}
 # Worded so that messages written before DPUs existed ("use switch or host") still read true.
 _KINDS = "(use switch or host), or dpu for a PNA NIC"
 _SWITCH_FIELDS = {"kind", "program", "entries", "controller", "processing_latency", "detection_delay",
-                  "write_latency", "params", "cpu_port", "pfc"}
-_HOST_FIELDS = {"kind", "mac", "ip", "gateway", "arp", "xdp"}
-_DPU_FIELDS = {"kind", "program", "entries", "rate", "packet_rate", "latency", "queue", "host_ports", "net_ports"}
+                  "write_latency", "params", "cpu_port", "pfc", "rank"}
+_HOST_FIELDS = {"kind", "mac", "ip", "gateway", "arp", "xdp", "rank"}
+_DPU_FIELDS = {"kind", "program", "entries", "rate", "packet_rate", "latency", "queue", "host_ports", "net_ports", "rank"}
 _LINK_FIELDS = {"endpoints", "bandwidth", "latency", "queue", "mtu", "loss", "corruption"}
 _DEFAULT_FIELDS = {"bandwidth", "latency", "queue", "mtu", "loss", "corruption", "processing", "detection",
                    "write_latency", "program", "kind", "pfc"}
@@ -159,6 +159,12 @@ def load_yaml_topology(text: str, path: str | Path = "<topology.yaml>",
         kline = r.line_of(body, "kind") if "kind" in body else line
         if kind is None:
             raise r.err(line, f"{field}.kind", f"missing 'kind' {_KINDS}")
+        if "rank" in body:    # a pin for parallel runs (dataplane.net.parallel.partition)
+            rank = body["rank"]
+            if isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
+                raise r.err(r.line_of(body, "rank"), f"{field}.rank",
+                            f"must be a whole number >= 0 (an MPI rank), got {show(rank)}", rank)
+            spec.ranks[node_name] = (rank, r.line_of(body, "rank"))
         if kind in _SWITCH_KINDS:
             r.unknown(body, _SWITCH_FIELDS, field, _IGNORED_NODE_FIELDS)
             spec.switches[node_name] = _yaml_switch(r, dflt, node_name, body, line)

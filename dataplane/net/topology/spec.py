@@ -122,6 +122,7 @@ class TopologySpec:
     hosts: dict[str, HostSpec] = field(default_factory=dict)
     links: list[LinkSpec] = field(default_factory=list)
     dpus: dict[str, DpuSpec] = field(default_factory=dict)
+    ranks: dict[str, tuple[int, int]] = field(default_factory=dict)   # node -> (pinned MPI rank, line)
 
     def linked_ports(self, node: str) -> dict[int, str]:
         """The ports of ``node`` that links use, each with the node at the other end."""

@@ -80,3 +80,47 @@ def test_progress_reports_every_n_events_with_the_same_count():
     reports = []
     sim.run(until_ns=8, on_progress=lambda t: reports.append((t, sim.events_run)), progress_every=3)
     assert reports == [(2, 3), (5, 6), (8, 9)] and sim.events_run == 9 and sim.pending == 1
+
+
+class _Actor:
+    """A stand-in node: an actor number, and a log of what ran as it."""
+
+    def __init__(self, sim, log):
+        self.actor = sim.add_actor()
+        self.sim, self.log = sim, log
+
+    def ping(self, tag, then=None):
+        self.log.append((self.sim.now, self.sim.actor, tag))
+        if then is not None:
+            then.sim.schedule_for(then.actor, 10, then.ping, f"{tag}>{then.actor}")
+
+
+def _tie_run(order):
+    """Three actors each schedule one event for t=10 at setup, in ``order``; at 10 each sends one
+    more event to actor 1 for t=20. Returns what ran."""
+    sim = Simulator()
+    log = []
+    actors = [_Actor(sim, log) for _ in range(3)]
+    for i in order:
+        sim.at(10, actors[i].ping, f"a{i}", actors[0])
+    sim.run()
+    return log
+
+
+def test_ties_order_by_source_actor_not_by_insertion_across_actors():
+    """The order at one nanosecond is (source actor, its own count), so the setup order of
+    events of different actors does not change it; each event runs as the actor owning it."""
+    first = _tie_run([0, 1, 2])
+    assert [entry[2] for entry in first[3:]] == ["a0>1", "a1>1", "a2>1"]
+    assert first[3:] == _tie_run([2, 0, 1])[3:] == _tie_run([1, 2, 0])[3:]
+    assert {(t, actor) for t, actor, _ in first[3:]} == {(20, 1)}
+    assert [actor for _, actor, _ in first[:3]] == [1, 2, 3]   # owner_of: the bound object's actor
+
+
+def test_world_events_keep_their_scheduling_order():
+    sim = Simulator()
+    seen = []
+    for tag in "cab":
+        sim.at(7, seen.append, tag)
+    sim.run()
+    assert seen == ["c", "a", "b"] and sim.actor == 0

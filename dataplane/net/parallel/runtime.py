@@ -1,0 +1,180 @@
+"""One rank's part of a partitioned run: a simulator that keeps only its own nodes' events and
+runs in conservative time windows, trading the packets that cross the cut once per window.
+
+Every rank builds the whole network from the same files and runs the same setup (so every
+actor's event count, and with it every event key, is what one process would have), but keeps
+only the events of the nodes the partition gives it, plus the world's (failures run on every
+rank: both ends of a failed cut link must see it). A frame sent over a cut link goes into that
+port's outbox instead of the heap (``Port._out``). Granted time windows, as in ns-3's distributed
+simulator: all ranks agree on the earliest pending event time T, run every event before
+T + lookahead (the smallest latency of a cut link, so nothing sent in the window can arrive in
+it), then trade outboxes and the next earliest time in one ``alltoall``. An arrival keeps the key
+its sender gave it, so it sorts among the receiver's events exactly as in one process.
+"""
+from __future__ import annotations
+
+import time
+from heapq import heappop, heappush
+from typing import Any, Callable
+
+from dataplane.errors import DataplaneError
+from dataplane.net.core.sim import Simulator, owner_of
+from dataplane.net.devices.link import Port
+
+_INF = float("inf")
+
+
+class ParallelError(DataplaneError):
+    """Something a partitioned run cannot do, or a rank that failed."""
+
+
+class ParallelSimulator(Simulator):
+    """The event core of one rank (see the module docstring)."""
+
+    __slots__ = ("local", "comm", "rank", "size", "lookahead_ns", "_key", "cut_ports", "ports_by_link",
+                 "world_events", "windows", "cut_messages", "busy_s", "busy_cpu_s", "pack_cpu_s", "sync_s", "local_events")
+
+    def __init__(self, seed: int, local: list[bool], comm: Any, lookahead_ns: int):
+        super().__init__(seed)
+        self.local = local                 # by actor: does this rank run it (the world: yes)
+        self.comm = comm
+        self.rank, self.size = comm.Get_rank(), comm.Get_size()
+        self.lookahead_ns = lookahead_ns
+        self._key = 0                      # the key of the running event (ordering the log)
+        self.cut_ports: list[tuple[Port, int, int, int]] = []   # local ports of cut links: (port, peer's rank,
+        #                                                           link index, the peer's side: 0 a, 1 b)
+        self.ports_by_link: dict[tuple[int, int], Port] = {}
+        self.world_events = self.local_events = 0
+        self.windows = self.cut_messages = 0
+        self.busy_s = self.busy_cpu_s = self.sync_s = 0.0   # wall and CPU time running events; wall time trading
+        self.pack_cpu_s = 0.0      # CPU time packing and unpacking the frames that cross the cut
+
+    # ---- scheduling: as Simulator, keeping only this rank's events ------------------------------------
+    def schedule(self, delay_ns: int, fn: Callable, *args: Any) -> None:
+        actor = self.actor
+        keys = self._keys
+        keys[actor] = key = keys[actor] + 1
+        dst = actor or _strict_owner(fn)
+        if self.local[dst]:
+            heappush(self._heap, (self.now + delay_ns, key, fn, args, dst))
+
+    def at(self, time_ns: int, fn: Callable, *args: Any) -> None:
+        actor = self.actor
+        keys = self._keys
+        keys[actor] = key = keys[actor] + 1
+        dst = actor or _strict_owner(fn)
+        if self.local[dst]:
+            now = self.now
+            heappush(self._heap, (time_ns if time_ns > now else now, key, fn, args, dst))
+
+    def schedule_for(self, actor: int, delay_ns: int, fn: Callable, *args: Any) -> None:
+        me = self.actor
+        keys = self._keys
+        keys[me] = key = keys[me] + 1
+        if self.local[actor]:
+            heappush(self._heap, (self.now + delay_ns, key, fn, args, actor))
+
+    def stop(self) -> None:
+        raise ParallelError("stopping a run early (sim.stop) is not supported on more than one rank")
+
+    # ---- running ---------------------------------------------------------------------------------------
+    def run(self, until_ns: int | None = None, on_progress: Callable[[int], None] | None = None,
+            progress_every: int = 200_000) -> None:
+        """Run this rank's part in lockstep with the others until ``until_ns`` (inclusive) or until
+        no rank has anything left."""
+        heap = self._heap
+        limit = _INF if until_ns is None else until_ns
+        lookahead = self.lookahead_ns if self.size > 1 else _INF
+        count = world = 0
+        next_report = progress_every
+        clock = time.perf_counter
+        cpu = time.process_time
+        start = self._exchange()
+        while start <= limit:
+            end = min(start + lookahead, limit + 1)
+            t0 = clock()
+            c0 = cpu()
+            while heap and heap[0][0] < end:
+                t, key, fn, args, actor = heappop(heap)
+                self.now = t
+                self.actor = actor
+                self._key = key
+                fn(*args)
+                count += 1
+                if not actor:
+                    world += 1
+            self.actor = 0
+            self.busy_cpu_s += cpu() - c0
+            t1 = clock()
+            self.busy_s += t1 - t0
+            self.windows += 1
+            if on_progress is not None and count >= next_report:
+                self.events_run = count
+                on_progress(self.now)
+                next_report = count + progress_every
+            start = self._exchange()
+            self.sync_s += clock() - t1
+        self.local_events += count
+        self.world_events += world
+        self.events_run += count
+        last = self.comm.allreduce(self.now, op=_max_op())
+        self.now = until_ns if until_ns is not None else last
+
+    def exchange_cost(self, rounds: int = 200) -> tuple[float, float]:
+        """Seconds of one empty window exchange (the collective alone), the fastest and the median
+        of ``rounds``: on a busy machine the median is mostly waiting for a descheduled peer."""
+        times = []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            self.comm.alltoall([([], 0.0)] * self.size)
+            times.append(time.perf_counter() - t0)
+        times.sort()
+        return times[0], times[len(times) // 2]
+
+    def _exchange(self) -> float:
+        """Send every outbox to the rank of its link's far end and take in what others sent; return
+        the earliest pending event time over all ranks (inf: nothing left anywhere)."""
+        c0 = time.process_time()
+        outgoing: list[list] = [[] for _ in range(self.size)]
+        soonest = self._heap[0][0] if self._heap else _INF
+        for port, peer_rank, link_index, peer_side in self.cut_ports:
+            box = port._out
+            if box:
+                entries = [(t, key, 1 if fn.__func__ is Port._arrive_control else 0, args)
+                           for t, key, fn, args, _ in box]
+                if box[0][0] < soonest:
+                    soonest = box[0][0]       # the outbox is a heap too: its head is its earliest
+                outgoing[peer_rank].append((link_index, peer_side, entries))
+                self.cut_messages += len(entries)
+                box.clear()
+        c1 = time.process_time()
+        received = self.comm.alltoall([(batch, soonest) for batch in outgoing])
+        c2 = time.process_time()
+        heap = self._heap
+        for batch, their_soonest in received:
+            if their_soonest < soonest:
+                soonest = their_soonest
+            for link_index, side, entries in batch:
+                port = self.ports_by_link[(link_index, side)]
+                actor = port.node.actor
+                arrive, control = port._arrival, port._arrive_control
+                for t, key, kind, args in entries:
+                    heappush(heap, (t, key, control if kind else arrive, args, actor))
+        self.pack_cpu_s += c1 - c0 + time.process_time() - c2
+        return soonest
+
+
+def _strict_owner(fn: Callable) -> int:
+    """``owner_of``, refusing a callable it cannot place: on several ranks it would run on every one."""
+    actor = owner_of(fn)
+    if actor == 0 and getattr(getattr(fn, "__self__", None), "actor", None) != 0:
+        raise ParallelError(f"cannot tell which node runs {getattr(fn, '__qualname__', fn)!r} scheduled at setup: "
+                            f"on several ranks, schedule methods of nodes, ports or apps (objects with a "
+                            f"'host' or 'node'), not plain functions")
+    return actor
+
+
+def _max_op():
+    from mpi4py import MPI
+
+    return MPI.MAX

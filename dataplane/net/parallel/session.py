@@ -1,0 +1,160 @@
+"""Setting a run up on several MPI ranks, and gathering its results to rank 0.
+
+``Session.start(spec)`` under ``mpiexec -n N`` (N > 1) partitions the topology (every rank
+computes the same partition), gives ``Network.from_spec`` a ``ParallelSimulator``, and after the
+run ``gather`` brings every node's and app's counters to rank 0, which patches them into its own
+copies of the remote nodes, so the metrics, JSON and plots are made by the same code as in one
+process. Pcaps need no gathering: each rank writes the files of its own ports.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Iterable
+
+from dataplane.errors import DataplaneError
+from dataplane.net.parallel.partition import Partition, node_names, partition
+from dataplane.net.parallel.runtime import ParallelError, ParallelSimulator
+from dataplane.net.parallel.state import apply_state, plain_state
+from dataplane.net.topology.spec import TopologySpec
+
+_SIZE_VARS = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS")
+
+
+def mpi_world_size() -> int:
+    """How many ranks the MPI launcher started this process among (1 when not under mpiexec)."""
+    for var in _SIZE_VARS:
+        value = os.environ.get(var)
+        if value and value.isdigit():
+            return int(value)
+    return 1
+
+
+class Session:
+    """One rank's view of a partitioned run."""
+
+    def __init__(self, spec: TopologySpec, comm: Any):
+        self.spec = spec
+        self.comm = comm
+        self.rank, self.size = comm.Get_rank(), comm.Get_size()
+        xdp = [name for name, h in spec.hosts.items() if h.xdp is not None]
+        if spec.dpus or xdp:
+            what = f"DPU '{next(iter(spec.dpus))}'" if spec.dpus else f"XDP host '{xdp[0]}'"
+            raise ParallelError(f"{what}: DPUs and hosts with an XDP program run on one rank only for now "
+                                f"(their pipeline summaries are not gathered across ranks)")
+        self.partition: Partition = partition(spec, self.size)
+        if self.size > 1 and self.partition.cut_links and self.partition.lookahead_ns <= 0:
+            raise ParallelError("a cut link has no latency, so the ranks could never run ahead")
+        self.names = node_names(spec)
+        self.local = [True] + [self.partition.rank_of[n] == self.rank for n in self.names]
+        self.sim: ParallelSimulator | None = None
+
+    @classmethod
+    def start(cls, spec: TopologySpec) -> "Session | None":
+        """A session when this process is one of several MPI ranks, else None (one process)."""
+        if mpi_world_size() <= 1:
+            return None
+        try:
+            from mpi4py import MPI
+        except ImportError:
+            raise ParallelError("running on several ranks needs mpi4py: pip install 'dataplane[mpi]' "
+                                "(and MPI itself, e.g. apt-get install openmpi-bin)") from None
+        comm = MPI.COMM_WORLD
+        try:
+            return cls(spec, comm)
+        except DataplaneError:
+            if comm.Get_rank() == 0:
+                raise
+            raise SystemExit(1) from None     # every rank finds the same problem: rank 0 says it once
+
+    @property
+    def root(self) -> bool:
+        return self.rank == 0
+
+    def simulator(self, seed: int) -> ParallelSimulator:
+        self.sim = ParallelSimulator(seed, self.local, self.comm, self.partition.lookahead_ns)
+        return self.sim
+
+    def is_local(self, node: Any) -> bool:
+        return self.local[node.actor]
+
+    def attach(self, net: Any) -> None:
+        """After ``Network.from_spec``: check the actors, route the cut links' frames to outboxes."""
+        sim = self.sim
+        for name in self.names:
+            node = net._node(name)
+            if self.names[node.actor - 1] != name:
+                raise ParallelError(f"node {name} was built out of order (actor {node.actor})")
+        net.local_nodes = {n for n in self.names if self.partition.rank_of[n] == self.rank}
+        rank_of = self.partition.rank_of
+        for i in self.partition.cut_links:
+            link = net.links[i]
+            for side, port in enumerate((link.a, link.b)):
+                sim.ports_by_link[(i, side)] = port
+                if rank_of[port.node.name] == self.rank:
+                    port._out = []
+                    sim.cut_ports.append((port, rank_of[port.peer.node.name], i, side ^ 1))
+
+    # ---- results -------------------------------------------------------------------------------------
+    def gather(self, net: Any, apps: Iterable[Any] = ()) -> bool:
+        """Bring every rank's nodes and ``apps`` (in the same order on every rank) to rank 0 and
+        patch them into its copies; True on rank 0, which then reports as one process would."""
+        sim = self.sim
+        apps = list(apps)
+        nodes = {}
+        for node in net.nodes():
+            if self.local[node.actor]:
+                nodes[node.name] = (plain_state(node),
+                                    {n: (p.stats, p.paused_until) for n, p in node.ports.items()})
+        lost = _remote_lost(net, self.local)
+        mine = [(i, plain_state(app)) for i, app in enumerate(apps) if self.local[_app_actor(app)]]
+        log = [(t, key, actor, what) for (t, what), (key, actor) in zip(net.events_log, net._log_keys)]
+        stats = {"events": sim.local_events, "world_events": sim.world_events, "windows": sim.windows,
+                 "cut_messages": sim.cut_messages, "busy_s": sim.busy_s, "busy_cpu_s": sim.busy_cpu_s,
+                 "pack_cpu_s": sim.pack_cpu_s,
+                 "sync_s": sim.sync_s}
+        parts = self.comm.gather((nodes, lost, mine, log, stats), root=0)
+        if not self.root:
+            return False
+        extra: dict[tuple[str, int], int] = {}
+        merged_log = []
+        self.rank_stats = []
+        for rank, (their_nodes, their_lost, their_apps, their_log, their_stats) in enumerate(parts):
+            for where, n in their_lost.items():
+                extra[where] = extra.get(where, 0) + n
+            if rank:
+                for name, (state, ports) in their_nodes.items():
+                    node = net._node(name)
+                    apply_state(node, state)
+                    for number, (stats, paused_until) in ports.items():
+                        node.ports[number].stats = stats
+                        node.ports[number].paused_until = paused_until
+                for i, state in their_apps:
+                    apply_state(apps[i], state)
+            merged_log += [entry for entry in their_log if rank == 0 or entry[2] != 0]   # the world's: once
+            self.rank_stats.append(their_stats)
+        for (name, number), n in extra.items():
+            net._node(name).ports[number].stats.lost += n
+        merged_log.sort(key=lambda e: (e[0], e[1]))     # stable: one event's lines keep their order
+        net.events_log[:] = [(t, what) for t, _, _, what in merged_log]
+        world = self.rank_stats[0]["world_events"]
+        sim.events_run = sum(s["events"] for s in self.rank_stats) - (self.size - 1) * world
+        return True
+
+
+def _remote_lost(net: Any, local: list[bool]) -> dict[tuple[str, int], int]:
+    """Frames lost on a failed link while in flight to one of this rank's ports are counted on the
+    sender's port, a remote one here: those counts, to be added to the owner's."""
+    out = {}
+    for node in net.nodes():
+        if not local[node.actor]:
+            for number, port in node.ports.items():
+                if port.stats.lost:
+                    out[(node.name, number)] = port.stats.lost
+    return out
+
+
+def _app_actor(app: Any) -> int:
+    host = getattr(app, "host", None)
+    if host is None:
+        raise ParallelError(f"cannot tell which host runs {type(app).__name__}: it has no 'host'")
+    return host.actor
