@@ -8,7 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from dataplane.net.apps.allreduce import dequantise, make_scale, quantisation_bound, quantise
-from dataplane.scenarios.allreduce import JSON_KEYS, command, make_data, run_allreduce
+from dataplane.cli import main
+from dataplane.scenarios.allreduce import JSON_KEYS, make_data, run_allreduce
 
 
 def test_quantisation_cannot_overflow_and_is_within_bound():
@@ -63,7 +64,7 @@ def test_bandwidth_bound_speedup_approaches_2_n_minus_1_over_n():
 
 
 def test_cli_json():
-    res = CliRunner().invoke(command, ["--workers", "3", "--elements", "1000", "--json"])
+    res = CliRunner().invoke(main, ["scenario", "allreduce", "--workers", "3", "--elements", "1000", "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     assert [r["mode"] for r in out["results"]] == ["ina", "ring"]
@@ -73,7 +74,7 @@ def test_cli_json():
 
 
 def test_cli_out_dir(tmp_path):
-    res = CliRunner().invoke(command, ["--workers", "2", "--elements", "200", "--mode", "ina", "--out", str(tmp_path)])
+    res = CliRunner().invoke(main, ["scenario", "allreduce", "--workers", "2", "--elements", "200", "--mode", "ina", "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
     assert "ina" in res.output
     saved = json.loads((tmp_path / "results.json").read_text())

@@ -29,7 +29,8 @@ from dataplane.net.capture.pcap import read_pcap
 from dataplane.net.core.sim import Simulator
 from dataplane.net.topology.spec import HostSpec
 from dataplane.resources import builtin_program
-from dataplane.scenarios.vxlan import JSON_KEYS, VNI_BASE, VxlanConfig, build_fabric, command, run_mode, run_vxlan
+from dataplane.cli import main
+from dataplane.scenarios.vxlan import JSON_KEYS, VNI_BASE, VxlanConfig, build_fabric, run_mode, run_vxlan
 
 SMALL = dict(hosts=4, tenants=2, duration_ns=10_000, stray_packets=5)
 
@@ -310,7 +311,7 @@ def test_outer_ce_reaches_the_inner_packet_as_the_dpu_does_it(tos, chksum, inner
 # ---- the command ----------------------------------------------------------------------------------------
 
 def test_cli_json_has_the_documented_keys():
-    res = CliRunner().invoke(command, ["--hosts", "4", "--duration", "3us", "--stray", "2", "--json"])
+    res = CliRunner().invoke(main, ["scenario", "vxlan", "--hosts", "4", "--duration", "3us", "--stray", "2", "--json"])
     assert res.exit_code == 0, res.output
     rows = json.loads(res.output)["results"]
     assert len(rows) == 1 and set(JSON_KEYS) <= set(rows[0])
@@ -321,7 +322,7 @@ def test_cli_json_has_the_documented_keys():
 
 
 def test_cli_table_and_out_dir(tmp_path):
-    res = CliRunner().invoke(command, ["--hosts", "4", "--tenants", "1,2", "--duration", "2us", "--out", str(tmp_path)])
+    res = CliRunner().invoke(main, ["scenario", "vxlan", "--hosts", "4", "--tenants", "1,2", "--duration", "2us", "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
     assert "software" in res.output and "offload" in res.output
     saved = json.loads((tmp_path / "results.json").read_text())
@@ -331,5 +332,5 @@ def test_cli_table_and_out_dir(tmp_path):
 
 
 def test_cli_rejects_a_tenant_with_one_host():
-    res = CliRunner().invoke(command, ["--hosts", "3", "--tenants", "2"])
+    res = CliRunner().invoke(main, ["scenario", "vxlan", "--hosts", "3", "--tenants", "2"])
     assert res.exit_code == 2 and "2 hosts per tenant" in res.output

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from scapy.all import ARP, IP, UDP, Ether, rdpcap
 from scapy.layers.vxlan import VXLAN
 
-from dataplane.cli_net import run_command
+from dataplane.cli import main
 from dataplane.net.fabric.network import Network
 from dataplane.net.hosts.packets import ip_str
 from dataplane.net.topology.load import load_topology
@@ -49,7 +49,7 @@ def same_tenant(a: str, b: str) -> bool:
 def cli_run(tmp_path_factory):
     """`dataplane run topologies/vxlan-dpu.yaml --traffic pingall --out DIR --json`: (summary, DIR)."""
     out = tmp_path_factory.mktemp("vxlan-dpu")
-    res = CliRunner().invoke(run_command, [str(TOPOLOGY), "--traffic", "pingall", "--out", str(out), "--json"])
+    res = CliRunner().invoke(main, ["run", str(TOPOLOGY), "--traffic", "pingall", "--out", str(out), "--json"])
     assert res.exit_code == 0, res.output
     return json.loads(res.output), out
 
@@ -110,7 +110,7 @@ def test_cli_summary(cli_run):
 
 
 def test_human_summary():
-    res = CliRunner().invoke(run_command, [str(TOPOLOGY)])
+    res = CliRunner().invoke(main, ["run", str(TOPOLOGY)])
     assert res.exit_code == 0, res.output
     assert "topology vxlan-dpu: 4 switches, 4 DPUs, 4 hosts, 12 links; traffic pingall" in res.output
     for h in HOSTS:
