@@ -1,6 +1,6 @@
-"""Checksums and packing over columns: field lists packed to bytes per packet, csum16 of them.
+"""Checksums over columns: field lists packed per packet, csum16 of them.
 
-``pack_bits`` is BMv2's packing of a field list (``runtime.pack_fields``): fields MSB
+The packing is BMv2's of a field list (``runtime.pack_fields``): fields MSB
 first with no alignment, zero bits padding the end to a byte, and the fields of invalid
 headers left out. Packets whose valid fields differ in total width are packed per group.
 """
@@ -8,36 +8,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from dataplane.engine.batch.bits import pack_words
 from dataplane.engine.batch.values import U64
 
 
-def pack_bits(values: list, widths: list[int], n: int) -> np.ndarray:
-    """An ``(n, bytes)`` uint8 array of ``values`` (uint64 columns or scalars) concatenated MSB first."""
-    total = sum(widths)
-    nbytes = (total + 7) // 8
-    out = np.zeros((n, nbytes), dtype=np.uint8)
-    offset = 0
-    for v, w in zip(values, widths):
-        v = np.broadcast_to(np.asarray(v, dtype=U64), (n,))
-        end = offset + w
-        for b in range(offset // 8, (end - 1) // 8 + 1):
-            s = end - (8 * b + 8)
-            part = (v >> U64(s)) if s >= 0 else (v << U64(-s))
-            out[:, b] |= (part & U64(0xFF)).astype(np.uint8)
-        offset = end
-    return out
+def csum16_words(words: np.ndarray) -> np.ndarray:
+    """RFC 1071 checksum of rows of big-endian words (the data zero-padded at the end, which
+    is BMv2's padding of an odd byte); empty or all-zero data gives 0xFFFF.
 
-
-def csum16_bytes(data: np.ndarray) -> np.ndarray:
-    """RFC 1071 checksum of each row (odd length padded with a zero byte); empty or all-zero gives 0xFFFF."""
-    n, nbytes = data.shape
-    if nbytes % 2:
-        data = np.concatenate([data, np.zeros((n, 1), dtype=np.uint8)], axis=1)
-    words = (data[:, 0::2].astype(U64) << U64(8)) | data[:, 1::2]
-    total = words.sum(axis=1, dtype=U64) if words.shape[1] else np.zeros(n, dtype=U64)
+    2**16 is 1 modulo 0xFFFF, so each word's 16-bit pieces add up to the word modulo 0xFFFF.
+    """
+    total = np.zeros(words.shape[0], dtype=U64)
+    nonzero = np.zeros(words.shape[0], dtype=bool)
+    for k in range(words.shape[1]):
+        w = words[:, k]
+        total += w % U64(0xFFFF)
+        nonzero |= w != 0
     folded = total % U64(0xFFFF)
-    folded = np.where(folded == 0, U64(0xFFFF), folded) ^ U64(0xFFFF)
-    return np.where(total == 0, U64(0xFFFF), folded)
+    return np.where(nonzero, np.where(folded == 0, U64(0xFFFF), folded) ^ U64(0xFFFF), U64(0xFFFF))
 
 
 def csum16_columns(st, data) -> np.ndarray:
@@ -47,7 +35,7 @@ def csum16_columns(st, data) -> np.ndarray:
     values = [fn(st, None) for fn, _, _ in data]
     widths = [w for _, w, _ in data]
     if not validities:
-        return csum16_bytes(pack_bits(values, widths, n))
+        return csum16_words(pack_words(values, widths, n))
     # Fields of invalid headers are left out: pack each pattern of validity on its own.
     names = sorted(set(validities), key=validities.index)
     if len(names) == 1:
@@ -64,6 +52,9 @@ def csum16_columns(st, data) -> np.ndarray:
             continue
         present = dict(zip(names, pattern))
         keep = [i for i, (_, _, v) in enumerate(data) if v is None or present[v]]
+        if rows.all():
+            out = csum16_words(pack_words([values[i] for i in keep], [widths[i] for i in keep], n))
+            break
         vals = [np.broadcast_to(np.asarray(values[i], dtype=U64), (n,))[rows] for i in keep]
-        out[rows] = csum16_bytes(pack_bits(vals, [widths[i] for i in keep], int(rows.sum())))
+        out[rows] = csum16_words(pack_words(vals, [widths[i] for i in keep], int(rows.sum())))
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dataplane.engine.batch.checksums import pack_bits
+from dataplane.engine.batch.bits import pack_words, words_to_bytes
 from dataplane.engine.batch.refuse import refuse
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
@@ -73,7 +73,7 @@ def deparse(st, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m = m & rows
         if not m.any():
             continue
-        raw = pack_bits([st.cols[p] for p in paths], widths, n)
+        raw = words_to_bytes(pack_words([st.cols[p] for p in paths], widths, n), nb)
         r = np.flatnonzero(m)
         starts = at[r]
         if starts.min() == starts.max():

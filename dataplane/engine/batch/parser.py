@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from dataplane.engine.batch.bits import bytes_to_words, field_from_words
 from dataplane.engine.batch.refuse import refuse
-from dataplane.engine.batch.values import U64, mask
+from dataplane.engine.batch.values import U64
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
@@ -35,16 +36,6 @@ def gather(data: np.ndarray, pos: np.ndarray, rows: np.ndarray, nbytes: int) -> 
     return np.take_along_axis(data, idx, axis=1)
 
 
-def unpack_field(raw: np.ndarray, offset: int, width: int, node) -> np.ndarray:
-    """Field at bit ``offset`` of ``width`` bits from the gathered header bytes ``raw``."""
-    first, last = offset // 8, (offset + width - 1) // 8
-    if last - first + 1 > 8:
-        refuse(node, f"a {width}-bit field that spans {last - first + 1} bytes")
-    acc = np.zeros(raw.shape[0], dtype=U64)
-    for b in range(first, last + 1):
-        acc = (acc << U64(8)) | raw[:, b]
-    shift = 8 * (last + 1) - (offset + width)
-    return (acc >> U64(shift)) & U64(mask(width))
 
 
 class ParserMixin:
@@ -143,7 +134,6 @@ class ParserMixin:
                 ft = T.strip_newtype(P.field_type(t, f.name))
                 if isinstance(ft, T.Bool) or f.signed:
                     refuse(call, f"header {t.name} field {f.name} of type {type(ft).__name__}")
-                unpack_field(np.zeros((1, nbytes), dtype=np.uint8), f.offset, f.width, call)
             valid = base + ".$valid"
 
             def extract(st, act):
@@ -154,9 +144,11 @@ class ParserMixin:
                     st.exited = short if st.exited is None else st.exited | short
                 if not ok.any():
                     return
-                raw = gather(st.data, st.pos, ok, nbytes)
+                words = bytes_to_words(gather(st.data, st.pos, ok, nbytes))
+                everyone = ok.all()
                 for path, off, w in fields:
-                    st.cols[path] = np.where(ok, unpack_field(raw, off, w, call), st.cols[path])
+                    v = field_from_words(words, off, w)
+                    st.cols[path] = v if everyone else np.where(ok, v, st.cols[path])
                 st.cols[valid] = st.cols[valid] | ok
                 st.pos = np.where(ok, st.pos + nbytes, st.pos)
             return extract

@@ -6,7 +6,7 @@ entries or the default action change (``MatchTable.version``). Keys are packed i
 engine's (``dataplane.engine.tables``):
 
 * exact: one sorted array, ``searchsorted``.
-* lpm (plus exact fields): a sorted array per prefix length, probed longest first.
+* lpm (plus exact fields): the key space cut into intervals, each owned by its longest prefix.
 * ternary, range, optional: the matching entry with the smallest ``(-priority, slot)``
   wins, the order ``PriorityStructure`` keeps; entries without ranges are grouped by mask
   (one sorted array of masked values each), entries with ranges are tested one by one.
@@ -56,24 +56,37 @@ class Snapshot:
 
     # ---- lpm ------------------------------------------------------------------------------------
     def _build_lpm(self, raw, layout) -> None:
+        """Prefixes (with the exact fields above them) nest or are disjoint, so the key space
+        cuts into intervals, each with one longest matching entry: a lookup is one
+        ``searchsorted`` over the interval starts, whatever the number of prefix lengths."""
         li = next(i for i, (k, _) in enumerate(layout) if k == "lpm")
         lw = layout[li][1]
-        exact_bits = sum(w for i, (_, w) in enumerate(layout) if i != li)
-        by_len: dict[int, tuple[list[int], list[int]]] = {}
-        for i, e in enumerate(raw):
+        widths = [w for j, (_, w) in enumerate(layout) if j != li] + [lw]
+        starts, ends, plens = [], [], []
+        for e in raw:
             value, plen = e.key[li]
             rest = [k for j, k in enumerate(e.key) if j != li]
-            packed = _pack_ints(rest + [value], [w for j, (_, w) in enumerate(layout) if j != li] + [lw])
-            ks, ix = by_len.setdefault(plen, ([], []))
-            ks.append(packed)
-            ix.append(i)
-        exact_mask = ((1 << exact_bits) - 1) << lw
-        self.levels = []
-        for plen in sorted(by_len, reverse=True):
-            ks, ix = by_len[plen]
-            m = exact_mask | (((1 << lw) - 1) ^ ((1 << (lw - plen)) - 1))
-            self.levels.append((U64(m), *_sorted(np.array(ks, dtype=U64), np.array(ix))))
+            s = _pack_ints(rest + [value], widths)
+            starts.append(s)
+            ends.append(s | ((1 << (lw - plen)) - 1))
+            plens.append(plen)
+        top = (1 << sum(widths)) - 1
+        bounds = sorted({0, *starts, *(e + 1 for e in ends if e < top)})
+        b = np.array(bounds, dtype=U64)
+        owner = np.full(len(b), n_miss := len(raw), dtype=np.int64)
+        s_arr, e_arr = np.array(starts, dtype=U64), np.array(ends, dtype=U64)
+        p_arr = np.array(plens, dtype=np.int64)
+        for plen in sorted(set(plens)):          # shortest first: longer prefixes paint over them
+            sel = np.flatnonzero(p_arr == plen)
+            lo = np.searchsorted(b, s_arr[sel], side="left")
+            hi = np.searchsorted(b, e_arr[sel], side="right")
+            counts = hi - lo
+            at = np.repeat(lo - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+            owner[at] = np.repeat(sel, counts)
+        self.bounds, self.owner = b, owner
         self.lpm_index = li
+        self.lpm_widths = widths
+        del n_miss
 
     # ---- priority --------------------------------------------------------------------------------
     def _build_priority(self, raw, layout, structure) -> None:
@@ -111,16 +124,8 @@ class Snapshot:
             return _find(self.exact, _pack_cols(fields, [w for _, w in layout]), self.size)
         if self.kind == "lpm":
             li = self.lpm_index
-            ws = [w for j, (_, w) in enumerate(layout) if j != li] + [layout[li][1]]
-            k = _pack_cols([f for j, f in enumerate(fields) if j != li] + [fields[li]], ws)
-            out = np.full(n, self.size, dtype=np.int64)
-            todo = np.ones(n, dtype=bool)
-            for m, ks, ix in self.levels:
-                idx = _find((ks, ix), k & m, -1)
-                hit = todo & (idx >= 0)
-                out = np.where(hit, idx, out)
-                todo &= ~hit
-            return out
+            k = _pack_cols([f for j, f in enumerate(fields) if j != li] + [fields[li]], self.lpm_widths)
+            return self.owner[np.searchsorted(self.bounds, k, side="right") - 1]
         k = _pack_cols(fields, [w for _, w in layout])
         best = np.full(n, len(self.rank_to_index) - 1, dtype=np.int64)
         for m, vs, rs in self.groups:
