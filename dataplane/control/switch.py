@@ -81,6 +81,36 @@ class Switch(ValueSetApi):
             raise ControlPlaneError(f"port {port} is out of range (0..{self.dp.port_limit - 1})")
         return self.dp.process(port, data, trace)
 
+    def process_batch(self, packets: Sequence[Any], port: int | Sequence[int] = 0, *,
+                      engine: str = "auto") -> list[PacketResult]:
+        """Process ``packets`` (bytes or scapy packets) arriving on ``port`` (one port, or one per
+        packet); one ``PacketResult`` per packet, equal to ``process``'s. ``engine``: ``auto``
+        (the batch engine when it accepts the program), ``batch`` (``BatchUnsupported`` if it
+        does not) or ``packet``."""
+        from dataplane.engine.batch.layout import PacketBatch
+        from dataplane.engine.batch.select import choose
+
+        data = [p if isinstance(p, bytes) else bytes(p) for p in packets]
+        ports = [port] * len(data) if isinstance(port, int) else list(port)
+        if len(ports) != len(data):
+            raise ControlPlaneError(f"process_batch: {len(data)} packets but {len(ports)} ports")
+        for p in ports:
+            if not 0 <= p < self.dp.port_limit:
+                raise ControlPlaneError(f"port {p} is out of range (0..{self.dp.port_limit - 1})")
+        pipeline, _ = choose(self.dp, engine)
+        if pipeline is None:
+            return [self.dp.process(p, d) for p, d in zip(ports, data)]
+        if not data:
+            return []
+        return pipeline.run(PacketBatch.from_packets(data, ports)).results()
+
+    def run_batch(self, batch: Any) -> Any:
+        """Run a ``PacketBatch`` on the batch engine; a ``BatchOutput`` of arrays (no per-packet
+        objects). Raises ``BatchUnsupported`` for a program the batch engine does not run."""
+        from dataplane.engine.batch.select import batch_pipeline
+
+        return batch_pipeline(self.dp).run(batch)
+
     def send_and_dissect(self, port: int, packet: Any) -> list[tuple[int, Any]]:
         """Like ``send`` but returns ``(port, scapy Ether)`` pairs, dissected at the edge."""
         from scapy.layers.l2 import Ether

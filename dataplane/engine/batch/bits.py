@@ -14,7 +14,10 @@ _BE = np.dtype(">u8")
 
 
 def pack_words(values: list, widths: list[int], n: int) -> np.ndarray:
-    """``(n, words)`` uint64: ``values`` (columns or scalars) concatenated MSB first, zero-padded at the end."""
+    """``(words, n)`` uint64: ``values`` (columns or scalars) concatenated MSB first, zero-padded at the end.
+
+    Words are rows (one contiguous column of packets each), so a field's word is a fast slice.
+    """
     total = sum(widths)
     nwords = max(1, (total + 63) // 64)
     words = [None] * nwords
@@ -27,26 +30,26 @@ def pack_words(values: list, widths: list[int], n: int) -> np.ndarray:
             part = (v >> U64(s)) if s > 0 else ((v << U64(-s)) if s < 0 else v)
             words[k] = part if words[k] is None else (words[k] | part)
         offset = end
-    out = np.zeros((n, nwords), dtype=U64)
+    out = np.zeros((nwords, n), dtype=U64)
     for k, wv in enumerate(words):
         if wv is not None:
-            out[:, k] = wv
+            out[k] = wv
     return out
 
 
 def words_to_bytes(words: np.ndarray, nbytes: int) -> np.ndarray:
     """The first ``nbytes`` bytes of each row of big-endian words."""
-    n = words.shape[0]
-    return words.astype(_BE).view(np.uint8).reshape(n, -1)[:, :nbytes]
+    n = words.shape[1]
+    return np.ascontiguousarray(words.T, dtype=_BE).view(np.uint8).reshape(n, -1)[:, :nbytes]
 
 
 def bytes_to_words(raw: np.ndarray) -> np.ndarray:
-    """``(n, nbytes)`` uint8 to ``(n, words)`` native uint64, big-endian, zero-padded at the end."""
+    """``(n, nbytes)`` uint8 to ``(words, n)`` native uint64, big-endian, zero-padded at the end."""
     n, nbytes = raw.shape
     nwords = max(1, (nbytes + 7) // 8)
     buf = np.zeros((n, nwords * 8), dtype=np.uint8)
     buf[:, :nbytes] = raw
-    return buf.view(_BE).astype(U64)
+    return np.ascontiguousarray(buf.view(_BE).T, dtype=U64)
 
 
 def field_from_words(words: np.ndarray, offset: int, width: int) -> np.ndarray:
@@ -55,8 +58,8 @@ def field_from_words(words: np.ndarray, offset: int, width: int) -> np.ndarray:
     first, last = offset // 64, (end - 1) // 64
     m = U64(mask(width))
     s = 64 * (last + 1) - end
-    low = words[:, last] >> U64(s) if s else words[:, last]
+    low = words[last] >> U64(s) if s else words[last]
     if first == last:
         return low & m if width < 64 else low
-    high = words[:, first] << U64(64 - s)
+    high = words[first] << U64(64 - s)
     return (high | low) & m

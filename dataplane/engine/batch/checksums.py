@@ -18,10 +18,9 @@ def csum16_words(words: np.ndarray) -> np.ndarray:
 
     2**16 is 1 modulo 0xFFFF, so each word's 16-bit pieces add up to the word modulo 0xFFFF.
     """
-    total = np.zeros(words.shape[0], dtype=U64)
-    nonzero = np.zeros(words.shape[0], dtype=bool)
-    for k in range(words.shape[1]):
-        w = words[:, k]
+    total = np.zeros(words.shape[1], dtype=U64)
+    nonzero = np.zeros(words.shape[1], dtype=bool)
+    for w in words:
         total += w % U64(0xFFFF)
         nonzero |= w != 0
     folded = total % U64(0xFFFF)
