@@ -8,7 +8,7 @@ import numpy as np
 
 from dataplane.engine.batch.refuse import refuse
 from dataplane.engine.batch.tables import Snapshot
-from dataplane.engine.batch.values import U64, scalar_width
+from dataplane.engine.batch.values import U64, is_signed, scalar_width
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
 
@@ -84,6 +84,8 @@ class ActionMixin:
                 refuse(table, f"table '{name}' lists action '{ac.action}' with arguments")
         keys = []
         for k in table.keys:
+            if is_signed(k.expr.type):
+                refuse(k, f"table '{name}' key of signed type")
             f = self.expr(k.expr)
             if isinstance(T.strip_newtype(k.expr.type), T.Bool):
                 keys.append(lambda st, act, f=f: np.broadcast_to(f(st, act), (st.n,)).astype(U64))
@@ -91,11 +93,11 @@ class ActionMixin:
                 keys.append(lambda st, act, f=f: np.broadcast_to(f(st, act), (st.n,)))
         names = list(dict.fromkeys([a.action for a in table.actions] + [table.default_action.action]))
         bodies = []
-        params: dict[str, int] = {}
+        params: dict[str, list[int]] = {}
         for a in names:
             body, paths, action = self.compiled_action(a, table)
             bodies.append((a, body, paths))
-            params[a] = len(paths)
+            params[a] = [scalar_width(p.type, action) or 1 for p in action.params]
         layout = rt.key_layout
         snaps = self.snapshots
         counted = rt.has_direct_counter
@@ -104,7 +106,7 @@ class ActionMixin:
             snap = snaps.get(rt.qualified_name)
             if snap is None or snap.version != rt.match.version or snap.default is not rt.default:
                 snap = snaps[rt.qualified_name] = Snapshot(rt, names, params)
-            idx = snap.lookup([k(st, act) for k in keys], layout)
+            idx = snap.lookup([k(st, act) for k in keys], layout, st.n)
             action_of = snap.action_ids[idx]
             hit = idx < snap.size
             if counted:

@@ -12,7 +12,7 @@ from typing import Callable
 import numpy as np
 
 from dataplane.engine.batch.refuse import refuse
-from dataplane.engine.batch.values import U64, mask, scalar_width
+from dataplane.engine.batch.values import U64, as_signed, is_signed, mask, scalar_width
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
 
@@ -49,8 +49,6 @@ class ExprMixin:
         t = T.strip_newtype(e.type) if e.type is not None else None
         v = e.value
         if isinstance(t, T.Bits):
-            if t.signed:
-                refuse(e, f"signed constant of type int<{t.width}>")
             if t.width > 64:
                 refuse(e, f"bit<{t.width}> constant wider than 64 bits")
             v &= mask(t.width)
@@ -140,10 +138,32 @@ class ExprMixin:
             return lambda st, act: f(a(st, act), b(st, act))
         if op in ("<", ">", "<=", ">="):
             f = {"<": np.less, ">": np.greater, "<=": np.less_equal, ">=": np.greater_equal}[op]
-            self.width(e.left)
+            wl = self.width(e.left)
+            if is_signed(e.left.type):
+                # Flipping the sign bit maps two's-complement order onto unsigned order.
+                sb = U64(1 << (wl - 1))
+                return lambda st, act: f(a(st, act) ^ sb, b(st, act) ^ sb)
             return lambda st, act: f(a(st, act), b(st, act))
         w = self.width(e)
         m = U64(mask(w))
+        signed = is_signed(e.type)
+        if signed and op in ("/", "%"):
+            refuse(e, f"signed operator {op}")
+        if signed and op == ">>":
+            def sar(st, act):
+                s = np.minimum(np.asarray(b(st, act), dtype=U64), U64(63)).astype(np.int64)
+                return (as_signed(a(st, act), w) >> s).view(U64) & m
+            return sar
+        if signed and op in ("|+|", "|-|"):
+            if w == 64:
+                refuse(e, "saturating arithmetic on int<64>")
+            lo, hi = -(1 << (w - 1)), (1 << (w - 1)) - 1
+
+            def sat(st, act):
+                x, y = as_signed(a(st, act), w), as_signed(b(st, act), w)
+                r = np.clip(x + y if op == "|+|" else x - y, lo, hi)
+                return r.view(U64) & m
+            return sat
         if op == "++":
             wb = self.width(e.right)
             sh = U64(wb)
@@ -198,11 +218,12 @@ class ExprMixin:
         w = self.width(e)
         if isinstance(frm, T.Bool):
             return lambda st, act: np.asarray(a(st, act)).astype(U64)
-        if isinstance(frm, T.Bits) and frm.signed:
-            refuse(e, "cast from a signed value")
         if isinstance(frm, T.InfInt):
             return a
         m = U64(mask(w))
+        if is_signed(frm) and w > frm.width:
+            wf = frm.width    # a wider result sign-extends
+            return lambda st, act: as_signed(a(st, act), wf).view(U64) & m
         return lambda st, act: a(st, act) & m
 
     def x_Slice(self, e: E.Slice) -> Fn:

@@ -12,7 +12,7 @@ import numpy as np
 
 from dataplane.engine.batch.bits import bytes_to_words, field_from_words
 from dataplane.engine.batch.refuse import refuse
-from dataplane.engine.batch.values import U64
+from dataplane.engine.batch.values import U64, is_signed
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
@@ -106,6 +106,8 @@ class ParserMixin:
             v = U64(ks.value.value & ks.mask.value)
             return lambda x: (x & m) == v
         if isinstance(ks, E.Range):
+            if is_signed(ks.lo.type):
+                refuse(ks, "a range of signed values in a select")
             lo, hi = U64(ks.lo.value), U64(ks.hi.value)
             return lambda x: (x >= lo) & (x <= hi)
         value = self.expr(ks)(None, None)
@@ -132,7 +134,7 @@ class ParserMixin:
             fields = [(f"{base}.{f.name}", f.offset, f.width) for f in layout.fields]
             for f in layout.fields:
                 ft = T.strip_newtype(P.field_type(t, f.name))
-                if isinstance(ft, T.Bool) or f.signed:
+                if isinstance(ft, T.Bool):
                     refuse(call, f"header {t.name} field {f.name} of type {type(ft).__name__}")
             valid = base + ".$valid"
 

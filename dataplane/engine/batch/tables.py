@@ -25,7 +25,7 @@ NO_RANK = np.iinfo(np.int64).max
 class Snapshot:
     """One table's entries as arrays: lookups by packed key, each entry's action and arguments."""
 
-    def __init__(self, rt, action_names: list[str], param_counts: dict[str, int]):
+    def __init__(self, rt, action_names: list[str], param_widths: dict[str, list[int]]):
         self.version = rt.match.version
         self.default = rt.default
         self.entries = [e.value for e in rt.match.entries()]
@@ -38,11 +38,12 @@ class Snapshot:
         # Per action, per data parameter: the argument of every entry (0 where another action runs).
         self.args: dict[str, list[np.ndarray]] = {}
         for a in action_names:
-            cols = [np.zeros(n + 1, dtype=U64) for _ in range(param_counts.get(a, 0))]
+            widths = param_widths.get(a, [])
+            cols = [np.zeros(n + 1, dtype=U64) for _ in widths]
             for i, v in enumerate(values):
                 if v.name == a:
                     for j, x in enumerate(v.args):
-                        cols[j][i] = int(x)
+                        cols[j][i] = int(x) & ((1 << widths[j]) - 1)   # a signed argument as its bits
             self.args[a] = cols
         layout = rt.match.layout
         self.kind = rt.match.structure
@@ -115,10 +116,9 @@ class Snapshot:
             self.groups.append((U64(pm), vs[o], rs[o]))
 
     # ---- lookup ----------------------------------------------------------------------------------
-    def lookup(self, fields: list[np.ndarray], layout) -> np.ndarray:
-        """Each packet's entry index (``size`` for a miss) for key columns ``fields``."""
-        n = len(fields[0]) if fields else 0
-        if self.size == 0:
+    def lookup(self, fields: list[np.ndarray], layout, n: int) -> np.ndarray:
+        """Each packet's entry index (``size`` for a miss) for key columns ``fields`` of ``n`` packets."""
+        if self.size == 0 or not fields:
             return np.full(n, 0, dtype=np.int64)
         if self.kind == "exact":
             return _find(self.exact, _pack_cols(fields, [w for _, w in layout]), self.size)

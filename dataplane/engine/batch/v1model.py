@@ -88,6 +88,7 @@ class BatchV1Model:
         alive = c["sm.egress_spec"] != DROP_PORT
         drop[~alive] = 1
         # Egress: egress_port is the spec, the spec reads 0 (BMv2's drop_port + 1 in 9 bits).
+        out_port = c["sm.egress_spec"].astype(np.int64)   # writes in egress do not move the packet
         c["sm.egress_port"] = np.where(alive, c["sm.egress_spec"], c["sm.egress_port"])
         c["sm.egress_spec"] = np.where(alive, U64(0), c["sm.egress_spec"])
         c["sm.instance_type"] = np.where(alive, U64(NORMAL), c["sm.instance_type"])
@@ -100,7 +101,7 @@ class BatchV1Model:
         ctl["dep"](st, alive)
         data, lengths = deparse(st, alive)
         rows = np.flatnonzero(alive)
-        return BatchOutput(c["sm.egress_port"][rows].astype(np.int64), data[rows], lengths[rows], rows, drop)
+        return BatchOutput(out_port[rows], data[rows], lengths[rows], rows, drop)
 
 
 def _sm_type(program):

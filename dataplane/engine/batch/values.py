@@ -1,6 +1,7 @@
 """Columns of P4 values: which types a column can hold, and the leaves of structured types.
 
-A ``bit<W>`` (W <= 64), a serializable enum, an ``error`` or a non-serializable enum (as
+A ``bit<W>`` or ``int<W>`` (W <= 64; signed values as their two's-complement bits, which
+operators that care about the sign reinterpret), a serializable enum, an ``error`` or a non-serializable enum (as
 the per-packet engine numbers them) is a ``uint64`` column; a ``bool`` is a ``bool``
 column. A header is its fields plus a ``$valid`` column; a struct is its fields' columns.
 Columns are named by dotted paths from a root (``hdr.ipv4.ttl``).
@@ -26,8 +27,6 @@ def scalar_width(t: T.Type, node) -> int | None:
     if isinstance(t, T.Bool):
         return None
     if isinstance(t, T.Bits):
-        if t.signed:
-            refuse(node, f"signed type int<{t.width}> (the batch engine runs unsigned arithmetic only)")
         if t.width > MAX_WIDTH:
             refuse(node, f"bit<{t.width}> value wider than {MAX_WIDTH} bits")
         return t.width
@@ -38,6 +37,18 @@ def scalar_width(t: T.Type, node) -> int | None:
     if isinstance(t, T.ErrorType):
         return 32
     refuse(node, f"value of type {type(t).__name__} {getattr(t, 'name', '')}".rstrip())
+
+
+def is_signed(t: T.Type) -> bool:
+    t = T.strip_newtype(t)
+    return isinstance(t, T.Bits) and t.signed
+
+
+def as_signed(x, width: int):
+    """Two's-complement bits of ``width`` (uint64) as int64 values, sign extended."""
+    sh = np.uint64(64 - width)
+    return (np.asarray(x, dtype=U64) << sh).view(np.int64) >> np.int64(64 - width) if width < 64 \
+        else np.asarray(x, dtype=U64).view(np.int64)
 
 
 def leaves(t: T.Type, prefix: str, node) -> list[tuple[str, T.Type]]:
