@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dataplane.engine.batch.checksums import csum16_columns
+from dataplane.engine.batch.checksums import ALGORITHMS, csum16_columns, hash_columns
 from dataplane.engine.batch.refuse import refuse
 from dataplane.engine.batch.values import U64, mask
 from dataplane.ir import expr as E
@@ -78,8 +78,9 @@ class CallMixin:
             return mark_to_drop
         if name in ("verify_checksum", "update_checksum"):
             return self.checksum_call(name, call, args)
-        refuse(call, f"extern function {name}() (not vectorised: the batch engine runs mark_to_drop, "
-                     f"csum16 checksums and counters)")
+        if name == "hash":
+            return self.hash_call(call, args)
+        refuse(call, f"extern function {name}() (no batch form)")
 
     def checksum_call(self, name: str, call: E.Call, args):
         algo = args[3]
@@ -109,6 +110,27 @@ class CallMixin:
             c = act & cond(st, act)
             st.cols[ck_path] = np.where(c, csum16_columns(st, data) & m, st.cols[ck_path])
         return update
+
+    def hash_call(self, call: E.Call, args):
+        """``hash(result, algo, base, data, max)``: base + h % max in uint64, cut to the result's width."""
+        result, algo, base, data, limit = args
+        if not (isinstance(algo, E.TypeMember) and algo.member in ALGORITHMS):
+            refuse(call, f"hash() with algorithm {getattr(algo, 'member', 'chosen at run time')}")
+        if isinstance(result, E.Slice):
+            refuse(call, "hash() into a slice")
+        path = self.path_of(result)
+        m = U64(mask(self.width(result)))
+        base_fn, max_fn = self.expr(base), self.expr(limit)
+        fields = self.field_list(data, call)
+        member = algo.member
+
+        def run(st, act):
+            h = hash_columns(st, fields, member)
+            mx = np.asarray(max_fn(st, act), dtype=U64)
+            mx = np.where(mx == 0, U64(1), mx)
+            v = (np.asarray(base_fn(st, act), dtype=U64) + h % mx) & m
+            st.cols[path] = np.where(act, v, st.cols[path])
+        return run
 
     def field_list(self, e: E.Expr, node):
         """[(value fn, width, validity column or None)] of a field list, in order."""
