@@ -76,9 +76,9 @@ class ActionMixin:
             refuse(table, f"table '{name}' has a direct meter (order-dependent state)")
         if rt.support_timeout:
             refuse(table, f"table '{name}' has support_timeout (entry hit times)")
-        if sum(w for _, w in rt.key_layout) > 64:
-            refuse(table, f"table '{name}' has a key {sum(w for _, w in rt.key_layout)} bits wide "
-                          f"(the batch lookups pack keys into 64 bits)")
+        if sum(w for _, w in rt.key_layout) > 64 and rt.match.structure == "lpm":
+            refuse(table, f"table '{name}' has an lpm key {sum(w for _, w in rt.key_layout)} bits wide "
+                          f"(the batch lpm lookup packs keys into 64 bits)")
         for ac in table.actions:
             if ac.args:
                 refuse(table, f"table '{name}' lists action '{ac.action}' with arguments")

@@ -1,8 +1,8 @@
 """Tables as vectorised lookups over a snapshot of their entries.
 
 A snapshot turns a table's installed entries into sorted numpy arrays, rebuilt when the
-entries or the default action change (``MatchTable.version``). Keys are packed into one
-``uint64`` per packet (a key wider than 64 bits is refused). Semantics are the per-packet
+entries or the default action change (``MatchTable.version``). Keys are packed into
+64-bit words per packet (``WordIndex``; an lpm key must fit one word). Semantics are the per-packet
 engine's (``dataplane.engine.tables``):
 
 * exact: one sorted array, ``searchsorted``.
@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dataplane.engine.batch.bits import pack_words
+from dataplane.engine.batch.refuse import BatchUnsupported
 from dataplane.engine.batch.values import U64
 
 NO_RANK = np.iinfo(np.int64).max
@@ -47,9 +49,10 @@ class Snapshot:
             self.args[a] = cols
         layout = rt.match.layout
         self.kind = rt.match.structure
+        self.widths = [w for _, w in layout]
+        self.nwords = max(1, (sum(self.widths) + 63) // 64)
         if self.kind == "exact":
-            keys = np.array([_pack(e.key, layout) for e in raw], dtype=U64)
-            self.exact = _sorted(keys, np.arange(n))
+            self.exact = WordIndex(_words([_pack(e.key, layout) for e in raw], self.widths), np.arange(n))
         elif self.kind == "lpm":
             self._build_lpm(raw, layout)
         else:
@@ -97,12 +100,12 @@ class Snapshot:
         self.rank_to_index = np.append(np.array(order, dtype=np.int64), len(raw))
         widths = [w for _, w in layout]
         groups: dict[int, dict[int, int]] = {}
-        self.ranged = []   # (packed mask, packed value, ((field, lo, hi), ...), rank)
+        self.ranged = []   # (mask words, value words, ((field, lo, hi), ...), rank)
         for i, e in enumerate(raw):
             masks, values, ranges = structure._shape(e.key)
             pm, pv = _pack_ints(list(masks), widths), _pack_ints(list(values), widths)
             if ranges:
-                self.ranged.append((U64(pm), U64(pv & pm), ranges, int(rank[i])))
+                self.ranged.append((_words([pm], widths)[:, 0], _words([pv & pm], widths)[:, 0], ranges, int(rank[i])))
                 continue
             best = groups.setdefault(pm, {})
             v = pv & pm
@@ -110,35 +113,86 @@ class Snapshot:
                 best[v] = int(rank[i])
         self.groups = []
         for pm, best in groups.items():
-            vs = np.array(list(best), dtype=U64)
-            rs = np.array(list(best.values()), dtype=np.int64)
-            o = np.argsort(vs, kind="stable")
-            self.groups.append((U64(pm), vs[o], rs[o]))
+            index = WordIndex(_words(list(best), widths), np.array(list(best.values()), dtype=np.int64))
+            self.groups.append((_words([pm], widths)[:, 0], index))
 
     # ---- lookup ----------------------------------------------------------------------------------
     def lookup(self, fields: list[np.ndarray], layout, n: int) -> np.ndarray:
         """Each packet's entry index (``size`` for a miss) for key columns ``fields`` of ``n`` packets."""
         if self.size == 0 or not fields:
-            return np.full(n, 0, dtype=np.int64)
-        if self.kind == "exact":
-            return _find(self.exact, _pack_cols(fields, [w for _, w in layout]), self.size)
+            return np.full(n, self.size, dtype=np.int64)
         if self.kind == "lpm":
             li = self.lpm_index
             k = _pack_cols([f for j, f in enumerate(fields) if j != li] + [fields[li]], self.lpm_widths)
             return self.owner[np.searchsorted(self.bounds, k, side="right") - 1]
-        k = _pack_cols(fields, [w for _, w in layout])
+        words = pack_words(fields, self.widths, n)
+        if self.kind == "exact":
+            return self.exact.find(words, self.size)
         best = np.full(n, len(self.rank_to_index) - 1, dtype=np.int64)
-        for m, vs, rs in self.groups:
-            pos = np.searchsorted(vs, k & m)
-            pos_c = np.minimum(pos, len(vs) - 1)
-            found = vs[pos_c] == (k & m)
-            best = np.minimum(best, np.where(found, rs[pos_c], NO_RANK))
+        for m, index in self.groups:
+            best = np.minimum(best, index.find(words & m[:, None], NO_RANK))
         for m, v, ranges, r in self.ranged:
-            ok = (k & m) == v
+            ok = np.all((words & m[:, None]) == v[:, None], axis=0)
             for j, lo, hi in ranges:
                 ok &= (fields[j] >= U64(lo)) & (fields[j] <= U64(hi))
             best = np.where(ok & (r < best), r, best)
         return self.rank_to_index[best]
+
+
+class WordIndex:
+    """Keys of one or more 64-bit words (a ``(words, entries)`` array) to payloads.
+
+    One word: ``searchsorted`` over the sorted keys. More: each word is first numbered
+    among the entries' distinct values of that word, and the numbers combine into one
+    code per key (a mixed-radix number), which is then searched the same way.
+    """
+
+    def __init__(self, keys: np.ndarray, payload: np.ndarray):
+        self.multi = keys.shape[0] > 1
+        payload = np.asarray(payload, dtype=np.int64)
+        if not self.multi:
+            self.keys, self.payload = _sorted(keys[0], payload)
+            return
+        self.values = [np.unique(w) for w in keys]
+        radix = 1
+        for v in self.values:
+            radix *= max(1, len(v))
+        if radix >= 1 << 62:
+            raise BatchUnsupported("a table key with too many distinct words to index")
+        codes = self._codes(keys)[0]
+        self.keys, self.payload = _sorted(codes, payload)
+
+    def _codes(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        code = np.zeros(words.shape[1], dtype=np.int64)
+        found = np.ones(words.shape[1], dtype=bool)
+        for w, values in zip(words, self.values):
+            if len(values) == 0:
+                return code, np.zeros_like(found)
+            pos = np.minimum(np.searchsorted(values, w), len(values) - 1)
+            found &= values[pos] == w
+            code = code * len(values) + pos
+        return code, found
+
+    def find(self, words: np.ndarray, miss: int) -> np.ndarray:
+        if not self.multi:
+            return _find((self.keys, self.payload), words[0], miss)
+        code, found = self._codes(words)
+        got = _find((self.keys, self.payload), code, miss)
+        return np.where(found, got, miss)
+
+
+def _words(values: list[int], widths: list[int]) -> np.ndarray:
+    """Packed keys (ints, fields MSB first) as a ``(words, len(values))`` uint64 array, zero-padded at
+    the end as ``pack_words`` pads."""
+    total = sum(widths)
+    nwords = max(1, (total + 63) // 64)
+    pad = nwords * 64 - total
+    out = np.zeros((nwords, len(values)), dtype=U64)
+    for i, v in enumerate(values):
+        v <<= pad
+        for k in range(nwords):
+            out[k, i] = (v >> (64 * (nwords - 1 - k))) & 0xFFFFFFFFFFFFFFFF
+    return out
 
 
 def _sorted(keys: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
