@@ -13,11 +13,9 @@ from dataplane.engine.batch.values import U64, mask
 _BE = np.dtype(">u8")
 
 
-def pack_words(values: list, widths: list[int], n: int) -> np.ndarray:
-    """``(words, n)`` uint64: ``values`` (columns or scalars) concatenated MSB first, zero-padded at the end.
-
-    Words are rows (one contiguous column of packets each), so a field's word is a fast slice.
-    """
+def pack_words(values: list, widths: list[int], n: int) -> list[np.ndarray]:
+    """Words of ``values`` (columns or scalars) concatenated MSB first, zero-padded at the end:
+    a list of ``n``-long uint64 columns, one per word."""
     total = sum(widths)
     nwords = max(1, (total + 63) // 64)
     words = [None] * nwords
@@ -30,26 +28,26 @@ def pack_words(values: list, widths: list[int], n: int) -> np.ndarray:
             part = (v >> U64(s)) if s > 0 else ((v << U64(-s)) if s < 0 else v)
             words[k] = part if words[k] is None else (words[k] | part)
         offset = end
-    out = np.zeros((nwords, n), dtype=U64)
-    for k, wv in enumerate(words):
-        if wv is not None:
-            out[k] = wv
-    return out
+    zero = np.zeros(n, dtype=U64)
+    return [zero if wv is None else np.broadcast_to(wv, (n,)) for wv in words]
 
 
-def words_to_bytes(words: np.ndarray, nbytes: int) -> np.ndarray:
-    """The first ``nbytes`` bytes of each row of big-endian words."""
-    n = words.shape[1]
-    return np.ascontiguousarray(words.T, dtype=_BE).view(np.uint8).reshape(n, -1)[:, :nbytes]
+def words_to_bytes(words: list[np.ndarray], nbytes: int) -> np.ndarray:
+    """``(n, nbytes)`` uint8: the first ``nbytes`` bytes of each packet's words."""
+    n = len(words[0])
+    out = np.empty((n, len(words)), dtype=_BE)
+    for k, w in enumerate(words):
+        out[:, k] = w
+    return out.view(np.uint8).reshape(n, -1)[:, :nbytes]
 
 
-def bytes_to_words(raw: np.ndarray) -> np.ndarray:
-    """``(n, nbytes)`` uint8 to ``(words, n)`` native uint64, big-endian, zero-padded at the end."""
-    n, nbytes = raw.shape
+def bytes_to_words(raw: np.ndarray, nbytes: int) -> list[np.ndarray]:
+    """The first ``nbytes`` of each row of ``raw`` as big-endian words, one native uint64 column
+    per word. Bytes past ``nbytes`` in the last word may be anything: fields never read them.
+    ``raw`` must have at least ``8 * words`` columns with a contiguous last axis."""
     nwords = max(1, (nbytes + 7) // 8)
-    buf = np.zeros((n, nwords * 8), dtype=np.uint8)
-    buf[:, :nbytes] = raw
-    return np.ascontiguousarray(buf.view(_BE).T, dtype=U64)
+    view = raw[:, :nwords * 8].view(_BE)
+    return [view[:, k].astype(U64) for k in range(nwords)]
 
 
 def field_from_words(words: np.ndarray, offset: int, width: int) -> np.ndarray:

@@ -19,11 +19,15 @@ def csum16_words(words: np.ndarray) -> np.ndarray:
 
     2**16 is 1 modulo 0xFFFF, so each word's 16-bit pieces add up to the word modulo 0xFFFF.
     """
-    total = np.zeros(words.shape[1], dtype=U64)
-    nonzero = np.zeros(words.shape[1], dtype=bool)
+    # 2**32 is 1 modulo 0xFFFF too: fold each word's halves, one remainder at the end.
+    low = U64(0xFFFFFFFF)
+    total = None
+    nonzero = None
     for w in words:
-        total += w % U64(0xFFFF)
-        nonzero |= w != 0
+        part = (w & low) + (w >> U64(32))
+        total = part if total is None else total + part
+        nz = w != 0
+        nonzero = nz if nonzero is None else nonzero | nz
     folded = total % U64(0xFFFF)
     return np.where(nonzero, np.where(folded == 0, U64(0xFFFF), folded) ^ U64(0xFFFF), U64(0xFFFF))
 
@@ -44,7 +48,7 @@ _CRC32 = _reflected_table(0xEDB88320)   # CRC-32: 0x04C11DB7 reflected
 
 def _crc(words: np.ndarray, nbytes: int, table: np.ndarray, init: int, xor_out: int) -> np.ndarray:
     data = words_to_bytes(words, nbytes)
-    crc = np.full(words.shape[1], init, dtype=U64)
+    crc = np.full(len(words[0]), init, dtype=U64)
     ff = U64(0xFF)
     for b in range(nbytes):
         crc = table[((crc ^ data[:, b]) & ff).astype(np.intp)] ^ (crc >> U64(8))
@@ -52,7 +56,7 @@ def _crc(words: np.ndarray, nbytes: int, table: np.ndarray, init: int, xor_out: 
 
 
 def _xor16(words: np.ndarray, nbytes: int) -> np.ndarray:
-    x = np.zeros(words.shape[1], dtype=U64)
+    x = np.zeros(len(words[0]), dtype=U64)
     for w in words:
         x ^= w
     x ^= x >> U64(32)
@@ -64,7 +68,7 @@ def _identity(words: np.ndarray, nbytes: int) -> np.ndarray:
     """The first (at most) 8 bytes as a big-endian number."""
     if nbytes >= 8:
         return words[0].copy()
-    return words[0] >> U64(64 - 8 * nbytes) if nbytes else np.zeros(words.shape[1], dtype=U64)
+    return words[0] >> U64(64 - 8 * nbytes) if nbytes else np.zeros(len(words[0]), dtype=U64)
 
 
 # v1model HashAlgorithm members the batch engine computes, as functions of (words, byte count).

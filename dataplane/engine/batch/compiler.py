@@ -24,7 +24,7 @@ from dataplane.ir import types as T
 class BatchState:
     """The columns of one batch while it runs: fields, validity, locals; offsets, emits, exits."""
 
-    __slots__ = ("n", "cols", "data", "lengths", "pos", "exited", "emits", "packet_length")
+    __slots__ = ("n", "cols", "data", "lengths", "pos", "exited", "emits", "packet_length", "_zero")
 
     def __init__(self, data: np.ndarray, lengths: np.ndarray):
         self.n = len(lengths)
@@ -35,10 +35,17 @@ class BatchState:
         self.exited = None
         self.emits: list = []
         self.packet_length = lengths.astype(np.float64)
+        self._zero = None
 
     def init(self, columns) -> None:
+        """Zero the columns. They share two read-only zero arrays: every write makes a new array."""
+        z = self._zero
+        if z is None:
+            z = self._zero = (zeros(T.Bool(), self.n), zeros(T.Bits(8), self.n))
+            for a in z:
+                a.flags.writeable = False
         for path, t in columns:
-            self.cols[path] = zeros(t, self.n)
+            self.cols[path] = z[0] if isinstance(T.strip_newtype(t), T.Bool) else z[1]
 
 
 class BlockCompiler(ExprMixin, StmtMixin, CallMixin, ActionMixin, ParserMixin, DeparserMixin):

@@ -21,18 +21,18 @@ MAX_ROUNDS = 1000
 
 
 def gather(data: np.ndarray, pos: np.ndarray, rows: np.ndarray, nbytes: int) -> np.ndarray:
-    """``(n, nbytes)`` bytes of each packet from its offset ``pos`` (rows outside ``rows`` read anything)."""
+    """At least ``nbytes`` bytes (whole words of 8) of each packet from its offset ``pos``; rows
+    outside ``rows``, and bytes past ``nbytes``, read anything."""
     n, width = data.shape
-    if nbytes == 0:
-        return np.zeros((n, 0), dtype=np.uint8)
+    span = max(8, (nbytes + 7) // 8 * 8)
     if width == 0:
-        return np.zeros((n, nbytes), dtype=np.uint8)
+        return np.zeros((n, span), dtype=np.uint8)
     p = pos[rows]
     if len(p) and p.min() == p.max():
         start = int(p[0])
-        if start + nbytes <= width:
-            return data[:, start:start + nbytes]
-    idx = np.minimum(pos[:, None] + np.arange(nbytes)[None, :], width - 1)
+        if start + span <= width:
+            return data[:, start:start + span]
+    idx = np.minimum(pos[:, None] + np.arange(span)[None, :], width - 1)
     return np.take_along_axis(data, idx, axis=1)
 
 
@@ -146,7 +146,7 @@ class ParserMixin:
                     st.exited = short if st.exited is None else st.exited | short
                 if not ok.any():
                     return
-                words = bytes_to_words(gather(st.data, st.pos, ok, nbytes))
+                words = bytes_to_words(gather(st.data, st.pos, ok, nbytes), nbytes)
                 everyone = ok.all()
                 for path, off, w in fields:
                     v = field_from_words(words, off, w)

@@ -130,9 +130,11 @@ class Snapshot:
             return self.exact.find(words, self.size)
         best = np.full(n, len(self.rank_to_index) - 1, dtype=np.int64)
         for m, index in self.groups:
-            best = np.minimum(best, index.find(words & m[:, None], NO_RANK))
+            best = np.minimum(best, index.find([w & mk for w, mk in zip(words, m)], NO_RANK))
         for m, v, ranges, r in self.ranged:
-            ok = np.all((words & m[:, None]) == v[:, None], axis=0)
+            ok = np.ones(n, dtype=bool)
+            for w, mk, vk in zip(words, m, v):
+                ok &= (w & mk) == vk
             for j, lo, hi in ranges:
                 ok &= (fields[j] >= U64(lo)) & (fields[j] <= U64(hi))
             best = np.where(ok & (r < best), r, best)
@@ -148,7 +150,7 @@ class WordIndex:
     """
 
     def __init__(self, keys: np.ndarray, payload: np.ndarray):
-        self.multi = keys.shape[0] > 1
+        self.multi = len(keys) > 1
         payload = np.asarray(payload, dtype=np.int64)
         if not self.multi:
             self.keys, self.payload = _sorted(keys[0], payload)
@@ -162,9 +164,9 @@ class WordIndex:
         codes = self._codes(keys)[0]
         self.keys, self.payload = _sorted(codes, payload)
 
-    def _codes(self, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        code = np.zeros(words.shape[1], dtype=np.int64)
-        found = np.ones(words.shape[1], dtype=bool)
+    def _codes(self, words) -> tuple[np.ndarray, np.ndarray]:
+        code = np.zeros(len(words[0]), dtype=np.int64)
+        found = np.ones(len(words[0]), dtype=bool)
         for w, values in zip(words, self.values):
             if len(values) == 0:
                 return code, np.zeros_like(found)
