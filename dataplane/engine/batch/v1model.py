@@ -18,6 +18,7 @@ from dataplane.engine.batch.values import U64, leaves
 from dataplane.ir import types as T
 
 DROP_PORT = 511
+CHUNK = 4096
 # What each slot's parameters are, in order (None: the packet_in/packet_out parameter).
 _ROOTS = {"p": (None, "hdr", "meta", "sm"), "vr": ("hdr", "meta"), "ig": ("hdr", "meta", "sm"),
           "eg": ("hdr", "meta", "sm"), "ck": ("hdr", "meta"), "dep": (None, "hdr")}
@@ -70,6 +71,25 @@ class BatchV1Model:
         self.controls = {s: blocks[s].compile_control() for s in ("vr", "ig", "eg", "ck", "dep")}
 
     def run(self, batch: PacketBatch) -> BatchOutput:
+        """Run ``batch``; it goes through in chunks of ``CHUNK`` packets (columns that fit the
+        CPU's caches: measured here, 4,096 packets run about twice as fast per packet as 20,000)."""
+        n = len(batch)
+        if n <= CHUNK:
+            return self._run(batch)
+        parts = [self._run(PacketBatch(batch.data[s:s + CHUNK], batch.lengths[s:s + CHUNK], batch.ports[s:s + CHUNK]))
+                 for s in range(0, n, CHUNK)]
+        width = max(p.data.shape[1] for p in parts)
+        data = np.zeros((sum(len(p) for p in parts), width), dtype=np.uint8)
+        at = 0
+        for p in parts:
+            data[at:at + len(p), :p.data.shape[1]] = p.data
+            at += len(p)
+        return BatchOutput(np.concatenate([p.ports for p in parts]), data,
+                           np.concatenate([p.lengths for p in parts]),
+                           np.concatenate([p.source + s for p, s in zip(parts, range(0, n, CHUNK))]),
+                           np.concatenate([p.drop for p in parts]))
+
+    def _run(self, batch: PacketBatch) -> BatchOutput:
         n = len(batch)
         st = BatchState(batch.data, batch.lengths)
         st.init(self.columns)
