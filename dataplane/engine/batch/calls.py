@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dataplane.engine.batch.checksums import ALGORITHMS, csum16_columns, hash_columns
+from dataplane.engine.batch.checksums import ALGORITHMS, csum16_columns, csum16_plan, hash_columns
 from dataplane.engine.batch.refuse import refuse
 from dataplane.engine.batch.values import U64, mask
 from dataplane.ir import expr as E
@@ -88,6 +88,8 @@ class CallMixin:
             refuse(call, f"{name}() with algorithm {getattr(algo, 'member', '?')} (only csum16 is vectorised)")
         cond = self.expr(args[0])
         data = self.field_list(args[1], call)
+        plan = csum16_plan(data)
+        checksum = plan if plan is not None else (lambda st: csum16_columns(st, data))
         ck = args[2]
         ck_path = self.path_of(ck)
         width = self.width(ck)
@@ -101,14 +103,14 @@ class CallMixin:
                 c = act & cond(st, act)
                 if ck_valid is not None:
                     c &= st.cols[ck_valid]
-                bad = c & (csum16_columns(st, data) != st.cols[ck_path])
+                bad = c & (checksum(st) != st.cols[ck_path])
                 st.cols[err] = np.where(bad, U64(1), st.cols[err])
             return verify
         m = U64(mask(width))
 
         def update(st, act):
             c = act & cond(st, act)
-            st.cols[ck_path] = np.where(c, csum16_columns(st, data) & m, st.cols[ck_path])
+            st.cols[ck_path] = np.where(c, checksum(st) & m, st.cols[ck_path])
         return update
 
     def hash_call(self, call: E.Call, args):
