@@ -127,7 +127,7 @@ def compare_and_time(sw, packets: list[bytes], repeat: int) -> tuple[float, floa
 
     pipeline = batch_pipeline(sw.dp)
     sample = packets[:500]
-    got = pipeline.run(PacketBatch.from_packets(sample, 0)).results()
+    got = sw.process_batch(sample, 0, engine="batch")
     want = [sw.dp.process(0, d) for d in sample]
     assert got == want, "batch and per-packet engines disagree"
     engine_s = batch_s = float("inf")
@@ -229,7 +229,7 @@ def run(packets_count: int, repeat: int = 3, large: bool = True) -> dict:
     from dataplane.engine.batch.select import batch_pipeline
 
     batch = batch_pipeline(sw.dp)
-    assert batch.run(PacketBatch.from_packets(packets[:500], 0)).results() == \
+    assert sw.process_batch(packets[:500], 0, engine="batch") == \
         [sw.dp.process(0, d) for d in packets[:500]], "batch and per-packet engines disagree"
 
     def timed_batch() -> float:

@@ -102,7 +102,7 @@ class Switch(ValueSetApi):
             return [self.dp.process(p, d) for p, d in zip(ports, data)]
         if not data:
             return []
-        return pipeline.run(PacketBatch.from_packets(data, ports)).results()
+        return batch_results(pipeline.run(PacketBatch.from_packets(data, ports)))
 
     def run_batch(self, batch: Any) -> Any:
         """Run a ``PacketBatch`` on the batch engine; a ``BatchOutput`` of arrays (no per-packet
@@ -452,6 +452,20 @@ class Switch(ValueSetApi):
         if clear:
             self.dp.digests.clear()
         return out
+
+
+def batch_results(out: Any) -> list[PacketResult]:
+    """The batch engine's ``BatchOutput`` as one ``PacketResult`` per input packet, equal to what
+    the per-packet engine's ``process`` returns."""
+    from dataplane.engine.batch.v1model import DROP_REASONS
+
+    results = [PacketResult() for _ in range(len(out.drop))]
+    for i, d in enumerate(out.drop.tolist()):
+        if d:
+            results[i].drops.append(DROP_REASONS[d])
+    for src, port, row, n in zip(out.source.tolist(), out.ports.tolist(), out.data, out.lengths.tolist()):
+        results[src].outputs.append(Output(port, row[:n].tobytes()))
+    return results
 
 
 def _extern_name(obj: Any) -> str:

@@ -3,13 +3,13 @@
 accepts: clone, resubmit, recirculate and multicast are refused when compiled).
 
 ``BatchV1Model(dp).run(batch)`` gives a ``BatchOutput``: at most one output per packet,
-in packet order, as arrays, plus the drop reason of each dropped packet.
+in packet order, as arrays, plus the drop reason of each dropped packet (the control layer
+turns it into ``PacketResult`` objects: ``Switch.process_batch``).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from dataplane.arch.v1model import NORMAL, Output, PacketResult
 from dataplane.engine.batch.compiler import BatchState, BlockCompiler
 from dataplane.engine.batch.deparser import deparse
 from dataplane.engine.batch.layout import PacketBatch
@@ -18,6 +18,7 @@ from dataplane.engine.batch.values import U64, leaves
 from dataplane.ir import types as T
 
 DROP_PORT = 511
+NORMAL = 0   # instance_type of a packet from a port (dataplane.arch.v1model.NORMAL)
 CHUNK = 4096
 # What each slot's parameters are, in order (None: the packet_in/packet_out parameter).
 _ROOTS = {"p": (None, "hdr", "meta", "sm"), "vr": ("hdr", "meta"), "ig": ("hdr", "meta", "sm"),
@@ -36,16 +37,6 @@ class BatchOutput:
 
     def __len__(self) -> int:
         return len(self.ports)
-
-    def results(self) -> list[PacketResult]:
-        """One ``PacketResult`` per input packet, equal to what ``V1ModelSwitch.process`` returns."""
-        out = [PacketResult() for _ in range(len(self.drop))]
-        for i, d in enumerate(self.drop.tolist()):
-            if d:
-                out[i].drops.append(DROP_REASONS[d])
-        for src, port, row, n in zip(self.source.tolist(), self.ports.tolist(), self.data, self.lengths.tolist()):
-            out[src].outputs.append(Output(port, row[:n].tobytes(), NORMAL))
-        return out
 
 
 class BatchV1Model:
