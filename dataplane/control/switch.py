@@ -459,12 +459,12 @@ def batch_results(out: Any) -> list[PacketResult]:
     the per-packet engine's ``process`` returns."""
     from dataplane.engine.batch.v1model import DROP_REASONS
 
-    results = [PacketResult() for _ in range(len(out.drop))]
-    for i, d in enumerate(out.drop.tolist()):
-        if d:
-            results[i].drops.append(DROP_REASONS[d])
-    for src, port, row, n in zip(out.source.tolist(), out.ports.tolist(), out.data, out.lengths.tolist()):
-        results[src].outputs.append(Output(port, row[:n].tobytes()))
+    results = [PacketResult() for _ in range(out.inputs)]
+    for i, d in zip(out.drop_source.tolist(), out.drop_code.tolist()):
+        results[i].drops.append(DROP_REASONS[d])
+    for src, port, row, n, itype in zip(out.source.tolist(), out.ports.tolist(), out.data, out.lengths.tolist(),
+                                        out.itype.tolist()):
+        results[src].outputs.append(Output(port, row[:n].tobytes(), itype))
     return results
 
 

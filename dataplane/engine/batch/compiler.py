@@ -37,6 +37,15 @@ class BatchState:
         self.packet_length = lengths.astype(np.float64)
         self._zero = None
 
+    def reindex(self, take: np.ndarray) -> None:
+        """Rows become ``take``'s (copies of packets, for multicast); the caller re-indexes columns."""
+        self.n = len(take)
+        self.data = self.data[take]
+        self.lengths = self.lengths[take]
+        self.pos = self.pos[take]
+        self.packet_length = self.packet_length[take]
+        self._zero = None
+
     def init(self, columns) -> None:
         """Zero the columns. They share two read-only zero arrays: every write makes a new array."""
         z = self._zero
@@ -137,8 +146,3 @@ class BlockCompiler(ExprMixin, StmtMixin, CallMixin, ActionMixin, ParserMixin, D
                 st.exited = bad if st.exited is None else st.exited | bad
         return verify
 
-    def s_Assign(self, s):
-        lhs = s.lhs
-        if isinstance(lhs, E.Member) and lhs.member == "mcast_grp":
-            refuse(s, "multicast (standard_metadata.mcast_grp): replication is not vectorised yet")
-        return super().s_Assign(s)

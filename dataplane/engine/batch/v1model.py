@@ -1,9 +1,8 @@
 """v1model over batches: simple_switch's block order and packet fates, as the per-packet
-``V1ModelSwitch`` has them, for unicast and drop (the fates of programs the batch engine
-accepts: clone, resubmit, recirculate and multicast are refused when compiled).
+``V1ModelSwitch`` has them, for unicast and drop and multicast (copies in the
+replication engine's order); clone, resubmit and recirculate are refused when compiled.
 
-``BatchV1Model(dp).run(batch)`` gives a ``BatchOutput``: at most one output per packet,
-in packet order, as arrays, plus the drop reason of each dropped packet (the control layer
+``BatchV1Model(dp).run(batch)`` gives a ``BatchOutput``: the outputs in packet order, as arrays, plus the drop reason of each dropped packet (the control layer
 turns it into ``PacketResult`` objects: ``Switch.process_batch``).
 """
 from __future__ import annotations
@@ -18,7 +17,7 @@ from dataplane.engine.batch.values import U64, leaves
 from dataplane.ir import types as T
 
 DROP_PORT = 511
-NORMAL = 0   # instance_type of a packet from a port (dataplane.arch.v1model.NORMAL)
+NORMAL, REPLICATION = 0, 5   # instance types (dataplane.arch.v1model)
 CHUNK = 4096
 # What each slot's parameters are, in order (None: the packet_in/packet_out parameter).
 _ROOTS = {"p": (None, "hdr", "meta", "sm"), "vr": ("hdr", "meta"), "ig": ("hdr", "meta", "sm"),
@@ -27,13 +26,16 @@ DROP_REASONS = ("", "dropped in ingress (egress_spec = 511)", "dropped in egress
 
 
 class BatchOutput:
-    """What a batch produced: ``ports``/``data``/``lengths`` of the outputs, ``source`` the input
-    packet of each, and ``drop`` per input packet (an index into ``DROP_REASONS``, 0 if it left)."""
+    """What a batch of ``inputs`` packets produced. Per output, in packet order (a packet's
+    copies in replication order): ``ports``, ``data`` (rows), ``lengths``, ``source`` (its
+    input packet) and ``itype`` (instance type). Per drop, in packet order: ``drop_source``
+    and ``drop_code`` (an index into ``DROP_REASONS``)."""
 
-    __slots__ = ("ports", "data", "lengths", "source", "drop")
+    __slots__ = ("inputs", "ports", "data", "lengths", "source", "itype", "drop_source", "drop_code")
 
-    def __init__(self, ports, data, lengths, source, drop):
-        self.ports, self.data, self.lengths, self.source, self.drop = ports, data, lengths, source, drop
+    def __init__(self, inputs, ports, data, lengths, source, itype, drop_source, drop_code):
+        self.inputs, self.ports, self.data, self.lengths = inputs, ports, data, lengths
+        self.source, self.itype, self.drop_source, self.drop_code = source, itype, drop_source, drop_code
 
     def __len__(self) -> int:
         return len(self.ports)
@@ -75,10 +77,13 @@ class BatchV1Model:
         for p in parts:
             data[at:at + len(p), :p.data.shape[1]] = p.data
             at += len(p)
-        return BatchOutput(np.concatenate([p.ports for p in parts]), data,
+        starts = range(0, n, CHUNK)
+        return BatchOutput(n, np.concatenate([p.ports for p in parts]), data,
                            np.concatenate([p.lengths for p in parts]),
-                           np.concatenate([p.source + s for p, s in zip(parts, range(0, n, CHUNK))]),
-                           np.concatenate([p.drop for p in parts]))
+                           np.concatenate([p.source + s for p, s in zip(parts, starts)]),
+                           np.concatenate([p.itype for p in parts]),
+                           np.concatenate([p.drop_source + s for p, s in zip(parts, starts)]),
+                           np.concatenate([p.drop_code for p in parts]))
 
     def _run(self, batch: PacketBatch) -> BatchOutput:
         n = len(batch)
@@ -95,24 +100,65 @@ class BatchV1Model:
         ctl = self.controls
         ctl["vr"](st, everyone)
         ctl["ig"](st, everyone)
-        drop = np.zeros(n, dtype=np.int8)
-        alive = c["sm.egress_spec"] != DROP_PORT
-        drop[~alive] = 1
-        # Egress: egress_port is the spec, the spec reads 0 (BMv2's drop_port + 1 in 9 bits).
-        out_port = c["sm.egress_spec"].astype(np.int64)   # writes in egress do not move the packet
-        c["sm.egress_port"] = np.where(alive, c["sm.egress_spec"], c["sm.egress_port"])
+        # End of ingress: multicast (mark_to_drop clears the group), else drop on 511, else unicast.
+        group = c["sm.mcast_grp"]
+        multicast = group != 0
+        unicast = ~multicast & (c["sm.egress_spec"] != DROP_PORT)
+        ingress_drops = np.flatnonzero(~multicast & ~unicast)
+        if multicast.any():
+            take, port, rid, itype = self._replicate(st, group, multicast, unicast)
+            for path in list(c):
+                c[path] = c[path][take]
+            st.reindex(take)
+            c["sm.egress_rid"] = np.where(itype == REPLICATION, rid, c["sm.egress_rid"])
+            alive = np.ones(len(take), dtype=bool)
+        else:
+            take, alive = None, unicast
+            port = c["sm.egress_spec"]
+            itype = np.zeros(n, dtype=U64)
+        # Egress: egress_port is the port, egress_spec reads 0 (BMv2's drop port + 1 in 9 bits).
+        out_port = port.astype(np.int64)   # writes in egress do not move the packet
+        c["sm.egress_port"] = np.where(alive, port, c["sm.egress_port"])
         c["sm.egress_spec"] = np.where(alive, U64(0), c["sm.egress_spec"])
-        c["sm.instance_type"] = np.where(alive, U64(NORMAL), c["sm.instance_type"])
+        c["sm.instance_type"] = np.where(alive, itype, c["sm.instance_type"])
         c["sm.egress_global_timestamp"] = np.where(alive, U64(self.dp.now_us), c["sm.egress_global_timestamp"])
         ctl["eg"](st, alive)
         dropped = alive & (c["sm.egress_spec"] == DROP_PORT)
-        drop[dropped] = 2
         alive &= ~dropped
         ctl["ck"](st, alive)
         ctl["dep"](st, alive)
         data, lengths = deparse(st, alive)
         rows = np.flatnonzero(alive)
-        return BatchOutput(out_port[rows], data[rows], lengths[rows], rows, drop)
+        egress_drops = np.flatnonzero(dropped)
+        source = rows if take is None else take[rows]
+        drop_source = np.concatenate([ingress_drops, egress_drops if take is None else take[egress_drops]])
+        drop_code = np.concatenate([np.ones(len(ingress_drops), np.int8), np.full(len(egress_drops), 2, np.int8)])
+        order = np.argsort(drop_source, kind="stable")
+        return BatchOutput(n, out_port[rows], data[rows], lengths[rows], source,
+                           itype[rows].astype(np.int64), drop_source[order], drop_code[order])
+
+    def _replicate(self, st, group, multicast, unicast):
+        """Copies for egress, in packet order, each packet's in the order BMv2's replication engine
+        makes them: (source row of each copy, egress port, rid, instance type)."""
+        n = st.n
+        counts = unicast.astype(np.int64)
+        replicas = {}
+        for g in np.unique(group[multicast]).tolist():
+            replicas[g] = list(self.dp._replicas(g))
+            counts[multicast & (group == g)] = len(replicas[g])
+        take = np.repeat(np.arange(n), counts)
+        k = np.arange(len(take)) - np.repeat(np.cumsum(counts) - counts, counts)   # copy index in its packet
+        g_of = group[take]
+        port = np.where(g_of == 0, st.cols["sm.egress_spec"][take], U64(0))
+        rid = np.zeros(len(take), dtype=U64)
+        for g, reps in replicas.items():
+            if not reps:
+                continue
+            sel = g_of == g
+            port = np.where(sel, np.array([p for _, p in reps], dtype=U64)[k * sel], port)
+            rid = np.where(sel, np.array([r for r, _ in reps], dtype=U64)[k * sel], rid)
+        itype = np.where(g_of == 0, U64(NORMAL), U64(REPLICATION))
+        return take, port, rid, itype
 
 
 def _sm_type(program):

@@ -123,12 +123,13 @@ HERE = Path(__file__).resolve().parent
 
 # Built-in programs the batch engine runs; the others must be refused with a located reason.
 BUILTIN_ACCEPTED = {"ecmp_router", "flat_fib", "ipv4_router"}
-STF_ACCEPTED = """arch_action_run arch_const_entries arch_default_actions arch_drop_egress arch_exact arch_exit
-    arch_lpm arch_std_metadata arch_ternary ipv4_router lang_actions lang_bit_wrap lang_bitops lang_casts
-    lang_compound lang_concat lang_const_entries lang_entry_priority lang_enum lang_generic_struct lang_hash
-    lang_int_signed lang_key_applies_table lang_metadata lang_plus_slice lang_saturating lang_select
-    lang_select_nomatch lang_shifts lang_slices lang_state_locals lang_switch lang_type_names lang_validity
-    lang_wide subblock_copy subblock_direct subblock_parser""".split()
+STF_ACCEPTED = """arch_action_run arch_const_entries arch_default_actions arch_drop_egress arch_drop_ingress
+    arch_exact arch_exit arch_lpm arch_multicast arch_multicast_prune arch_std_metadata arch_ternary
+    ipv4_router lang_actions lang_bit_wrap lang_bitops lang_casts lang_compound lang_concat
+    lang_const_entries lang_entry_priority lang_enum lang_generic_struct lang_hash lang_int_signed
+    lang_key_applies_table lang_metadata lang_plus_slice lang_saturating lang_select
+    lang_select_nomatch lang_shifts lang_slices lang_state_locals lang_switch lang_type_names
+    lang_validity lang_wide subblock_copy subblock_direct subblock_parser""".split()
 
 
 def _program(path):
@@ -262,3 +263,23 @@ def test_tables_edited_between_batches_are_seen():
     a.table_delete("ipv4_lpm", h)
     fourth = a.process_batch([pkt], engine="batch")[0]
     assert [r.outputs[0].port if r.outputs else None for r in (first, second, third, fourth)] == [None, 5, 6, None]
+
+
+@_FUZZ
+@given(seed=st.integers(0, 2 ** 32 - 1), packets=st.integers(1, 80))
+def test_multicast_fuzz_same_on_both_engines(seed, packets):
+    """Replicas in the replication engine's order (nodes, then ports ascending), egress per copy
+    (egress_rid, instance_type), empty groups and groups nobody configured."""
+    rng = random.Random(seed)
+    program = _program(ROOT / "tests" / "programs" / "multicast.p4")
+    groups = {g: [(rng.randrange(4), sorted(rng.sample(range(8), rng.randint(0, 3)))) for _ in range(rng.randint(0, 3))]
+              for g in (1, 2, 3)}
+
+    def setup(sw):
+        for g, nodes in groups.items():
+            sw.mc_group_create(g)
+            for rid, ports in nodes:
+                sw.mc_node_add(g, rid, ports)
+        random_entries(sw, random.Random(seed), 10)
+    pkts = [random_packet(rng) for _ in range(packets)]
+    assert_same(program, setup, pkts, [rng.randrange(8) for _ in pkts])
