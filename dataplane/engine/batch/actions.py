@@ -8,7 +8,7 @@ import numpy as np
 
 from dataplane.engine.batch.refuse import refuse
 from dataplane.engine.batch.tables import Snapshot
-from dataplane.engine.batch.values import U64, is_signed, scalar_width
+from dataplane.engine.batch.values import U64, is_signed, leaves, scalar_width, zeros
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
 
@@ -25,39 +25,109 @@ class ActionMixin:
         return a
 
     def compiled_action(self, name: str, node):
-        """(body fn, [parameter column paths]) of an action, compiled once per block."""
-        key = name
-        hit = self.action_cache.get(key)
+        """(body fn, [parameter column paths], action) of an action, compiled once per block."""
+        hit = self.action_cache.get(name)
         if hit is not None:
             return hit
         action = self.find_action(name, node)
-        saved = self.scope
+        body, paths = self.compiled_callable(f"A.{self.block_name}.{name}", action.params, action.body, action)
+        self.action_cache[name] = (body, paths, action)
+        return self.action_cache[name]
+
+    def compiled_callable(self, prefix: str, params, body_ir, node):
+        """An action's or function's body over parameter columns ``prefix.NAME``; ``return`` ends it
+        for the packets that reach it (``st.returned``)."""
+        saved, saved_in = self.scope, getattr(self, "in_callable", False)
         self.scope = dict(saved)
         paths = []
-        for p in action.params:
-            if p.direction not in ("", "in"):
-                refuse(node, f"action '{name}' has an {p.direction} parameter '{p.name}'")
-            scalar_width(p.type, action)
-            path = f"A.{self.block_name}.{name}.{p.name}"
-            self.scope[p.name] = path
-            paths.append(path)
+        for p in params:
+            leaves(p.type, f"{prefix}.{p.name}", node)
+            self.scope[p.name] = f"{prefix}.{p.name}"
+            paths.append(f"{prefix}.{p.name}")
+        self.in_callable = True
         try:
-            body = self.stmt(action.body)
+            body = self.stmt(body_ir)
         finally:
-            self.scope = saved
-        self.action_cache[key] = (body, paths, action)
-        return self.action_cache[key]
+            self.scope, self.in_callable = saved, saved_in
+        return body, paths
+
+    def call_binding(self, params, paths: list[str], args, node):
+        """(copy-in, copy-out) functions for a call: arguments copied into the parameters before
+        the body, ``out``/``inout`` parameters copied back to their arguments after it (spec 6.8)."""
+        if len(args) != len(params):
+            refuse(node, f"call with {len(args)} of {len(params)} arguments")
+        ins, outs = [], []
+        for p, path, a in zip(params, paths, args):
+            t = T.strip_newtype(p.type)
+            cols = [c[len(path):] for c, _ in leaves(p.type, path, node)]
+            if p.direction == "out":
+                if isinstance(t, T.StructLike):
+                    refuse(node, f"an out parameter '{p.name}' of type {t.name}")
+                ins.append(lambda st, act, path=path, t=p.type: st.cols.__setitem__(path, zeros(t, st.n)))
+            elif isinstance(t, T.StructLike):
+                if not isinstance(a, (E.PathExpr, E.Member)):
+                    refuse(a, f"argument {type(a).__name__} for parameter '{p.name}' of type {t.name}")
+                src = self.path_of(a)
+                ins.append(lambda st, act, src=src, path=path, cols=cols:
+                           [st.cols.__setitem__(path + c, st.cols[src + c]) for c in cols])
+            else:
+                v = self.expr(a)
+                ins.append(lambda st, act, v=v, path=path: st.cols.__setitem__(
+                    path, np.broadcast_to(np.asarray(v(st, act)), (st.n,))))
+            if p.direction in ("out", "inout") and not isinstance(a, E.DontCareExpr):
+                if isinstance(a, E.Slice):
+                    refuse(a, f"a slice as the {p.direction} argument for '{p.name}'")
+                dst = self.path_of(a)
+                outs.append((dst, path, cols))
+
+        def copy_in(st, act):
+            for f in ins:
+                f(st, act)
+
+        def copy_out(st, act):
+            for dst, src, cols in outs:
+                for c in cols:
+                    st.cols[dst + c] = np.where(act, st.cols[src + c], st.cols[dst + c])
+        return copy_in, copy_out
 
     def direct_action(self, name: str, call: E.Call):
         body, paths, action = self.compiled_action(name, call)
-        values = [self.expr(a.value) for a in call.args]
-        if len(values) != len(paths):
-            refuse(call, f"call of action '{name}' with {len(values)} of {len(paths)} arguments")
+        copy_in, copy_out = self.call_binding(action.params, paths, [a.value for a in call.args], call)
 
         def run(st, act):
-            for p, v in zip(paths, values):
-                st.cols[p] = np.broadcast_to(np.asarray(v(st, act)), (st.n,))
+            copy_in(st, act)
+            saved = st.returned, st.retval
+            st.returned = st.retval = None
             body(st, act)
+            st.returned, st.retval = saved
+            copy_out(st, act)
+        return run
+
+    def function_call(self, call: E.Call):
+        """A P4 function: its body over parameter columns; the value its ``return`` gives."""
+        fn = self.program.functions.get(call.target.name)
+        if fn is None:
+            refuse(call, f"function '{call.target.name}' not found")
+        key = "F." + fn.name
+        if key not in self.action_cache:
+            self.action_cache[key] = self.compiled_callable(key, fn.params, fn.body, fn)
+        body, paths = self.action_cache[key]
+        copy_in, copy_out = self.call_binding(fn.params, paths, [a.value for a in call.args], call)
+        returns = not isinstance(T.strip_newtype(fn.ret), T.Void)
+        if returns:
+            leaves(fn.ret, key + ".$ret", call)
+            ret_t = fn.ret
+
+        def run(st, act):
+            copy_in(st, act)
+            saved = st.returned, st.retval
+            st.returned = None
+            st.retval = zeros(ret_t, st.n) if returns else None
+            body(st, act)
+            value = st.retval
+            st.returned, st.retval = saved
+            copy_out(st, act)
+            return value
         return run
 
     # ---- tables ----------------------------------------------------------------------------------
@@ -96,6 +166,8 @@ class ActionMixin:
         params: dict[str, list[int]] = {}
         for a in names:
             body, paths, action = self.compiled_action(a, table)
+            if any(p.direction for p in action.params):
+                refuse(table, f"table '{name}' runs action '{a}', which has directional parameters")
             bodies.append((a, body, paths))
             params[a] = [scalar_width(p.type, action) or 1 for p in action.params]
         layout = rt.key_layout
@@ -123,7 +195,10 @@ class ActionMixin:
                     continue
                 for p, col in zip(paths, snap.args[a]):
                     st.cols[p] = col[idx]
+                saved = st.returned
+                st.returned = None
                 body(st, rows)
+                st.returned = saved
             return hit, action_of.astype(U64)
 
         self.apply_cache[name] = (apply, names)

@@ -48,11 +48,16 @@ class CallMixin:
                 return self.direct_action(target.name, call)
             if target.ref == "extern_function":
                 return self.extern_function(target.name, call)
+            if target.ref == "function":
+                f = self.function_call(call)
+                return lambda st, act: (f(st, act), None)[1]
         fn = self.call_expr(call)
         return lambda st, act: (fn(st, act), None)[1]
 
     def call_expr(self, call: E.Call):
         target = call.target
+        if isinstance(target, E.PathExpr) and target.ref == "function":
+            return self.function_call(call)
         if isinstance(target, E.Member) and target.member == "isValid":
             bt = T.strip_newtype(target.expr.type)
             if isinstance(bt, T.Header):

@@ -24,7 +24,8 @@ from dataplane.ir import types as T
 class BatchState:
     """The columns of one batch while it runs: fields, validity, locals; offsets, emits, exits."""
 
-    __slots__ = ("n", "cols", "data", "lengths", "pos", "exited", "emits", "packet_length", "_zero")
+    __slots__ = ("n", "cols", "data", "lengths", "pos", "exited", "emits", "packet_length", "_zero",
+                 "returned", "retval")
 
     def __init__(self, data: np.ndarray, lengths: np.ndarray):
         self.n = len(lengths)
@@ -33,6 +34,8 @@ class BatchState:
         self.lengths = lengths
         self.pos = np.zeros(self.n, dtype=np.int64)
         self.exited = None
+        self.returned = None   # packets past a ``return`` in the running action or function
+        self.retval = None
         self.emits: list = []
         self.packet_length = lengths.astype(np.float64)
         self._zero = None

@@ -205,7 +205,14 @@ class ExprMixin:
 
     def x_Mux(self, e: E.Mux) -> Fn:
         c, t, o = self.expr(e.cond), self.expr(e.then), self.expr(e.otherwise)
-        return lambda st, act: np.where(c(st, act), t(st, act), o(st, act))
+
+        def mux(st, act):
+            cv = c(st, act)
+            # Each branch runs (for its side effects: calls) only for the packets that take it.
+            yes = cv if act is None else act & cv
+            no = ~cv if act is None else act & ~cv
+            return np.where(cv, t(st, yes), o(st, no))
+        return mux
 
     def x_Cast(self, e: E.Cast) -> Fn:
         a = self.expr(e.expr)

@@ -39,6 +39,8 @@ class StmtMixin:
             for f in fns:
                 if st.exited is not None:
                     act = act & ~st.exited
+                if st.returned is not None:
+                    act = act & ~st.returned
                 f(st, act)
         return run
 
@@ -59,12 +61,22 @@ class StmtMixin:
         return _nothing
 
     def s_Exit(self, s):
+        if getattr(self, "in_callable", False) and self.control is None:
+            refuse(s, "exit in a function")
         def run(st, act):
             st.exited = act.copy() if st.exited is None else (st.exited | act)
         return run
 
     def s_Return(self, s):
-        refuse(s, "return statement")
+        if not getattr(self, "in_callable", False):
+            refuse(s, "return statement in a control's apply block")
+        value = self.expr(s.value) if s.value is not None else None
+
+        def run(st, act):
+            if value is not None:
+                st.retval = np.where(act, value(st, act), st.retval)
+            st.returned = act.copy() if st.returned is None else (st.returned | act)
+        return run
 
     def s_CallStmt(self, s: S.CallStmt):
         return self.call_stmt(s.call)

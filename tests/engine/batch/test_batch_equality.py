@@ -126,10 +126,11 @@ BUILTIN_ACCEPTED = {"ecmp_router", "flat_fib", "ipv4_router"}
 STF_ACCEPTED = """arch_action_run arch_const_entries arch_default_actions arch_drop_egress arch_drop_ingress
     arch_exact arch_exit arch_lpm arch_multicast arch_multicast_prune arch_std_metadata arch_ternary
     ipv4_router lang_actions lang_bit_wrap lang_bitops lang_casts lang_compound lang_concat
-    lang_const_entries lang_entry_priority lang_enum lang_generic_struct lang_hash lang_int_signed
-    lang_key_applies_table lang_metadata lang_plus_slice lang_saturating lang_select
-    lang_select_nomatch lang_shifts lang_slices lang_state_locals lang_switch lang_type_names
-    lang_validity lang_wide subblock_copy subblock_direct subblock_parser""".split()
+    lang_const_entries lang_entry_priority lang_enum lang_exit_copy_out lang_function_headers
+    lang_functions lang_generic_struct lang_hash lang_int_signed lang_key_applies_table
+    lang_metadata lang_plus_slice lang_saturating lang_select lang_select_nomatch lang_shifts
+    lang_short_circuit lang_slices lang_state_locals lang_switch lang_type_names lang_validity
+    lang_wide subblock_copy subblock_direct subblock_parser""".split()
 
 
 def _program(path):
