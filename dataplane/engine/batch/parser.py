@@ -151,8 +151,8 @@ class ParserMixin:
                 for path, off, w in fields:
                     v = field_from_words(words, off, w)
                     st.cols[path] = v if everyone else np.where(ok, v, st.cols[path])
-                st.cols[valid] = st.cols[valid] | ok
-                st.pos = np.where(ok, st.pos + nbytes, st.pos)
+                st.cols[valid] = ok if everyone else st.cols[valid] | ok
+                st.pos = st.pos + nbytes if everyone else np.where(ok, st.pos + nbytes, st.pos)
             return extract
         if name == "advance":
             bits = self.expr(call.args[0].value)

@@ -187,7 +187,12 @@ class StmtMixin:
             value = self.expr(rhs)
 
             def run(st, act):
-                st.cols[path] = np.where(act, value(st, act), st.cols[path])
+                v = value(st, act)
+                # All packets: the value itself (.all() stops at the first False, so it is cheap).
+                if act.all() and isinstance(v, np.ndarray) and v.shape == (st.n,):
+                    st.cols[path] = v
+                else:
+                    st.cols[path] = np.where(act, v, st.cols[path])
             return run
         if isinstance(rhs, E.InvalidHeader) and isinstance(st_t, T.Header):
             def run_invalid(st, act):

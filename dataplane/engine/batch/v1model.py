@@ -129,8 +129,10 @@ class BatchV1Model:
         ctl["dep"](st, alive)
         data, lengths = deparse(st, alive)
         rows = np.flatnonzero(alive)
+        if len(rows) == len(alive):   # everyone leaves: no copies of the output arrays
+            rows = slice(None)
         egress_drops = np.flatnonzero(dropped)
-        source = rows if take is None else take[rows]
+        source = (np.arange(len(alive)) if isinstance(rows, slice) else rows) if take is None else take[rows]
         drop_source = np.concatenate([ingress_drops, egress_drops if take is None else take[egress_drops]])
         drop_code = np.concatenate([np.ones(len(ingress_drops), np.int8), np.full(len(egress_drops), 2, np.int8)])
         order = np.argsort(drop_source, kind="stable")
