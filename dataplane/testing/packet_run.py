@@ -78,16 +78,21 @@ def _run_batches_to_pcaps(pipeline, port: int, pcap: Path, out: Path) -> dict:
     try:
         for batch in read_batches(pcap):
             n = len(batch)
-            res = pipeline.run(PacketBatch(batch.data, batch.lengths, np.full(n, port, dtype=np.int64)))
             packets_in += n
-            drops += len(res.drop_code)
-            ports = np.unique(res.ports)
-            for p in ports.tolist():
-                rows = np.flatnonzero(res.ports == p) if len(ports) > 1 else slice(None)
-                w = writers.get(p)
-                if w is None:
-                    w = writers[p] = PcapWriter(out / f"port{p}.pcap")
-                w.write_batch(res.data[rows], res.lengths[rows], batch.timestamps[res.source[rows]])
+            for first, res in pipeline.run_chunks(PacketBatch(batch.data, batch.lengths,
+                                                              np.full(n, port, dtype=np.int64))):
+                drops += len(res.drop_code)
+                # Each port's outputs, in packet order: one stable sort by port, then slices.
+                order = np.argsort(res.ports, kind="stable")
+                ports = res.ports[order]
+                cuts = np.flatnonzero(ports[1:] != ports[:-1]) + 1
+                for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(ports)]):
+                    p = int(ports[lo])
+                    rows = order[lo:hi]
+                    w = writers.get(p)
+                    if w is None:
+                        w = writers[p] = PcapWriter(out / f"port{p}.pcap")
+                    w.write_batch(res.data[rows], res.lengths[rows], batch.timestamps[res.source[rows] + first])
     finally:
         for w in writers.values():
             w.close()
