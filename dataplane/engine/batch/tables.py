@@ -114,7 +114,11 @@ class Snapshot:
         self.groups = []
         for pm, best in groups.items():
             index = WordIndex(_words(list(best), widths), np.array(list(best.values()), dtype=np.int64))
-            self.groups.append((_words([pm], widths)[:, 0], index))
+            self.groups.append((min(best.values()), _words([pm], widths)[:, 0], index))
+        # Best group first: once every packet has an entry better than the next group's best,
+        # the rest cannot win (the per-packet engine stops the same way).
+        self.groups.sort(key=lambda g: g[0])
+        self.ranged.sort(key=lambda r: r[3])
 
     # ---- lookup ----------------------------------------------------------------------------------
     def lookup(self, fields: list[np.ndarray], layout, n: int) -> np.ndarray:
@@ -129,9 +133,13 @@ class Snapshot:
         if self.kind == "exact":
             return self.exact.find(words, self.size)
         best = np.full(n, len(self.rank_to_index) - 1, dtype=np.int64)
-        for m, index in self.groups:
+        for top, m, index in self.groups:
+            if top > best.max():
+                break
             best = np.minimum(best, index.find([w & mk for w, mk in zip(words, m)], NO_RANK))
         for m, v, ranges, r in self.ranged:
+            if r > best.max():
+                break
             ok = np.ones(n, dtype=bool)
             for w, mk, vk in zip(words, m, v):
                 ok &= (w & mk) == vk
@@ -144,9 +152,11 @@ class Snapshot:
 class WordIndex:
     """Keys of one or more 64-bit words (a ``(words, entries)`` array) to payloads.
 
-    One word: ``searchsorted`` over the sorted keys. More: each word is first numbered
-    among the entries' distinct values of that word, and the numbers combine into one
-    code per key (a mixed-radix number), which is then searched the same way.
+    One word: ``searchsorted`` over the sorted keys. More: the words are mixed into one 64-bit
+    hash, searched the same way, and the candidate's words compared with the packet's (so a
+    hash collision between a packet and an entry is no match); if two entries' hashes
+    collide, each word is numbered among the entries' values of that word instead and the
+    numbers combine into one code (a mixed-radix number).
     """
 
     def __init__(self, keys: np.ndarray, payload: np.ndarray):
@@ -154,6 +164,12 @@ class WordIndex:
         payload = np.asarray(payload, dtype=np.int64)
         if not self.multi:
             self.keys, self.payload = _sorted(keys[0], payload)
+            return
+        h = _mix(list(keys))
+        self.hashed = len(np.unique(h)) == len(h)
+        if self.hashed:
+            o = np.argsort(h, kind="stable")
+            self.keys, self.payload, self.words = h[o], payload[o], [w[o] for w in keys]
             return
         self.values = [np.unique(w) for w in keys]
         radix = 1
@@ -175,12 +191,33 @@ class WordIndex:
             code = code * len(values) + pos
         return code, found
 
-    def find(self, words: np.ndarray, miss: int) -> np.ndarray:
+    def find(self, words, miss: int) -> np.ndarray:
         if not self.multi:
             return _find((self.keys, self.payload), words[0], miss)
+        if self.hashed:
+            if len(self.keys) == 0:
+                return np.full(len(words[0]), miss, dtype=np.int64)
+            h = _mix(words)
+            pos = np.minimum(np.searchsorted(self.keys, h), len(self.keys) - 1)
+            found = self.keys[pos] == h
+            for ew, w in zip(self.words, words):
+                found &= ew[pos] == w
+            return np.where(found, self.payload[pos], miss)
         code, found = self._codes(words)
         got = _find((self.keys, self.payload), code, miss)
         return np.where(found, got, miss)
+
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mix(words) -> np.ndarray:
+    """A 64-bit hash of each key's words (multiply-xorshift; wraps modulo 2**64)."""
+    h = np.asarray(words[0], dtype=U64)
+    with np.errstate(over="ignore"):
+        for w in words[1:]:
+            h = (h ^ (h >> U64(31))) * _MIX + np.asarray(w, dtype=U64)
+    return h ^ (h >> U64(29))
 
 
 def _words(values: list[int], widths: list[int]) -> np.ndarray:
