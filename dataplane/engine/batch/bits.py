@@ -29,7 +29,8 @@ def pack_words(values: list, widths: list[int], n: int) -> list[np.ndarray]:
             words[k] = part if words[k] is None else (words[k] | part)
         offset = end
     zero = np.zeros(n, dtype=U64)
-    return [zero if wv is None else np.broadcast_to(wv, (n,)) for wv in words]
+    return [zero if wv is None else (wv if getattr(wv, "shape", None) == (n,) else np.broadcast_to(wv, (n,)))
+            for wv in words]
 
 
 def words_to_bytes(words: list[np.ndarray], nbytes: int) -> np.ndarray:
