@@ -129,14 +129,20 @@ def run() -> None:
 @click.argument("stf", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--seed", type=int, default=0, help="Seed of the switch's random source.")
 @warning_options
-def test_command(program: str, stf: Path, seed: int, werror: bool, wno: tuple[str, ...]) -> None:
+@click.option("--engine", type=click.Choice(["auto", "batch", "packet"]), default="auto", show_default=True,
+              help="auto: the batch (numpy) engine when it accepts the program, else per packet; "
+                   "batch: fail if it does not; packet: the per-packet engine.")
+@click.option("-v", "--verbose", is_flag=True, help="Say which engine ran and why.")
+def test_command(program: str, stf: Path, seed: int, werror: bool, wno: tuple[str, ...], engine: str,
+                 verbose: bool) -> None:
     """Run the STF packet test STF against PROGRAM, as p4c's BMv2 driver does; exit 1 on a mismatch."""
     from dataplane.testing.stf import load_stf
     from dataplane.testing.stf_runner import run_stf
 
     sw = _load_switch(program, None, make_policy(werror, wno))
     with reported_errors():
-        result = run_stf(sw, load_stf(str(stf)), str(stf))
+        result = run_stf(sw, load_stf(str(stf)), str(stf), engine=engine,
+                         echo=click.echo if verbose else None)
     click.echo(f"{stf}: {result.report()}")
     sys.exit(0 if result.passed else 1)
 
@@ -151,8 +157,12 @@ def test_command(program: str, stf: Path, seed: int, werror: bool, wno: tuple[st
 @click.option("--out", type=OutputDir(), help="Write one pcap per egress port here.")
 @click.option("--trace", is_flag=True, help="Print each packet's path through the pipeline.")
 @warning_options
+@click.option("--engine", type=click.Choice(["auto", "batch", "packet"]), default="auto", show_default=True,
+              help="auto: the batch (numpy) engine when it accepts the program, else per packet; "
+                   "batch: fail if it does not; packet: the per-packet engine.")
+@click.option("-v", "--verbose", is_flag=True, help="Say which engine ran and why.")
 def run_packet(program: str, entries: Path | None, port: int, packet_hex: str | None, pcap: Path | None,
-               out: Path | None, trace: bool, werror: bool, wno: tuple[str, ...]) -> None:
+               out: Path | None, trace: bool, werror: bool, wno: tuple[str, ...], engine: str, verbose: bool) -> None:
     """Send packets through one switch running PROGRAM and show what comes out."""
     from dataplane.testing.packet_run import run_packets
 
@@ -164,4 +174,5 @@ def run_packet(program: str, entries: Path | None, port: int, packet_hex: str | 
         entries = default if default.is_file() else None
     sw = _load_switch(program, entries, make_policy(werror, wno))
     with reported_errors():
-        run_packets(sw, port, packet_hex=packet_hex, pcap=pcap, out=out, trace=trace, echo=click.echo)
+        run_packets(sw, port, packet_hex=packet_hex, pcap=pcap, out=out, trace=trace, echo=click.echo,
+                    engine=engine, verbose=verbose)

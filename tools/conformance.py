@@ -11,6 +11,9 @@ Give it a checkout of p4c (``github:p4lang/p4c``); nothing of it is copied here.
 - ``p4info``: every sample with p4c's ``p4_16_samples_outputs/NAME.p4info.txtpb``: the P4Info
   built here must equal it, ignoring the order of repeated fields (a failure's category is the
   first differing field); a sample that does not compile here is counted apart ("skip");
+- ``batch``: every STF sample that passes today, on the batch (numpy) engine as well: accepted
+  and equal (verdict, outputs, counters), or refused with the construct named
+  (``conformance_batch.py``);
 - ``load``: every sample that compiles here and whose ``main`` package is of an architecture this
   emulator runs, loaded as a ``Switch`` (code generation, externs, tables, const entries):
   loaded, refused with a clear ``DataplaneError``, or failed with a traceback
@@ -21,7 +24,7 @@ program runs in a worker process with a time limit, so a hang or a crash is a re
 the end of the run. It prints a table per suite and architecture, the failures by
 category, and a closing ``N passed, M failed``.
 
-    python tools/conformance.py P4C_DIR [--suite stf,compile,errors,p4info,load] [--only GLOB] [--json OUT]
+    python tools/conformance.py P4C_DIR [--suite stf,compile,errors,p4info,load,batch] [--only GLOB] [--json OUT]
                                         [--jobs N] [--timeout S] [--list-failures]
 """
 from __future__ import annotations
@@ -121,6 +124,11 @@ def run_job(job: tuple[str, str]) -> dict:
             from conformance_load import run_load
 
             return run_load(path, out, _category)
+        if suite == "batch":
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            from conformance_batch import run_batch
+
+            return run_batch(path, out)
         t = time.perf_counter()
         result = compile_file(path)
         out["compile_s"] = round(time.perf_counter() - t, 3)
@@ -144,7 +152,7 @@ def run_job(job: tuple[str, str]) -> dict:
     except InternalError as err:
         out.update(status="fail", category="internal error", message=str(err))
     except DataplaneError as err:
-        stage = "stf" if suite == "stf" else "compile"
+        stage = "stf" if suite in ("stf", "batch") else "compile"
         out.update(status="fail", category=f"{stage}: " + _category(str(err)), message=str(err))
     except RecursionError as err:
         out.update(status="fail", category="traceback: RecursionError", message=str(err)[:200])
@@ -269,9 +277,10 @@ class Pool:
 def collect(p4c: Path, suites: list[str], only: str | None) -> list[tuple[str, str]]:
     samples = p4c / "testdata" / "p4_16_samples"
     jobs = []
-    if "stf" in suites:
-        stfs = sorted({p for pattern in STF_GLOBS for p in samples.glob(pattern)})
-        jobs += [("stf", str(p.with_suffix(".p4"))) for p in stfs if p.with_suffix(".p4").is_file()]
+    for suite in ("stf", "batch"):
+        if suite in suites:
+            stfs = sorted({p for pattern in STF_GLOBS for p in samples.glob(pattern)})
+            jobs += [(suite, str(p.with_suffix(".p4"))) for p in stfs if p.with_suffix(".p4").is_file()]
     for suite in ("compile", "load"):
         if suite in suites:
             jobs += [(suite, str(p)) for p in sorted(samples.glob("*.p4"))]
@@ -300,11 +309,17 @@ def report(results: list[dict], p4c: Path, list_failures: bool) -> str:
     by_suite = collections.defaultdict(list)
     for r in results:
         by_suite[r["suite"]].append(r)
-    for suite in ("stf", "compile", "errors", "p4info", "load"):
+    for suite in ("stf", "compile", "errors", "p4info", "load", "batch"):
         rs = by_suite.get(suite)
         if not rs:
             continue
         lines.append(f"\n== {suite} ==")
+        if suite == "batch":
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            from conformance_batch import batch_table
+
+            lines += batch_table(rs, list_failures)
+            continue
         if suite == "load":
             sys.path.insert(0, str(Path(__file__).resolve().parent))
             from conformance_load import load_table
@@ -369,7 +384,7 @@ def _p4info_table(rs: list[dict]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("p4c", type=Path, help="a checkout of github.com/p4lang/p4c")
-    ap.add_argument("--suite", default="stf,compile,errors", help="comma-separated: stf, compile, errors, p4info, load")
+    ap.add_argument("--suite", default="stf,compile,errors", help="comma-separated: stf, compile, errors, p4info, load, batch")
     ap.add_argument("--only", help="only programs whose file name matches this glob")
     ap.add_argument("--arch", help="only programs of this architecture (v1model, psa, pna, ...)")
     ap.add_argument("--json", type=Path, help="write every result here")
@@ -381,14 +396,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {args.p4c} has no testdata/p4_16_samples: give a checkout of p4lang/p4c", file=sys.stderr)
         return 2
     suites = [s.strip() for s in args.suite.split(",") if s.strip()]
-    bad = set(suites) - {"stf", "compile", "errors", "p4info", "load"}
+    bad = set(suites) - {"stf", "compile", "errors", "p4info", "load", "batch"}
     if bad:
         print(f"error: unknown suite(s) {', '.join(sorted(bad))}", file=sys.stderr)
         return 2
     jobs = collect(args.p4c, suites, args.only)
     arch = {path: architecture(Path(path)) for _, path in jobs}
     for suite, path in jobs:
-        if suite == "stf":
+        if suite in ("stf", "batch"):
             arch[path] = stf_architecture(path, arch[path])
     if args.arch:
         jobs = [j for j in jobs if arch[j[1]] == args.arch]

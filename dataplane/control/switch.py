@@ -81,6 +81,36 @@ class Switch(ValueSetApi):
             raise ControlPlaneError(f"port {port} is out of range (0..{self.dp.port_limit - 1})")
         return self.dp.process(port, data, trace)
 
+    def process_batch(self, packets: Sequence[Any], port: int | Sequence[int] = 0, *,
+                      engine: str = "auto") -> list[PacketResult]:
+        """Process ``packets`` (bytes or scapy packets) arriving on ``port`` (one port, or one per
+        packet); one ``PacketResult`` per packet, equal to ``process``'s. ``engine``: ``auto``
+        (the batch engine when it accepts the program), ``batch`` (``BatchUnsupported`` if it
+        does not) or ``packet``."""
+        from dataplane.engine.batch.layout import PacketBatch
+        from dataplane.engine.batch.select import choose
+
+        data = [p if isinstance(p, bytes) else bytes(p) for p in packets]
+        ports = [port] * len(data) if isinstance(port, int) else list(port)
+        if len(ports) != len(data):
+            raise ControlPlaneError(f"process_batch: {len(data)} packets but {len(ports)} ports")
+        for p in ports:
+            if not 0 <= p < self.dp.port_limit:
+                raise ControlPlaneError(f"port {p} is out of range (0..{self.dp.port_limit - 1})")
+        pipeline, _ = choose(self.dp, engine)
+        if pipeline is None:
+            return [self.dp.process(p, d) for p, d in zip(ports, data)]
+        if not data:
+            return []
+        return batch_results(pipeline.run(PacketBatch.from_packets(data, ports)))
+
+    def run_batch(self, batch: Any) -> Any:
+        """Run a ``PacketBatch`` on the batch engine; a ``BatchOutput`` of arrays (no per-packet
+        objects). Raises ``BatchUnsupported`` for a program the batch engine does not run."""
+        from dataplane.engine.batch.select import batch_pipeline
+
+        return batch_pipeline(self.dp).run(batch)
+
     def send_and_dissect(self, port: int, packet: Any) -> list[tuple[int, Any]]:
         """Like ``send`` but returns ``(port, scapy Ether)`` pairs, dissected at the edge."""
         from scapy.layers.l2 import Ether
@@ -422,6 +452,20 @@ class Switch(ValueSetApi):
         if clear:
             self.dp.digests.clear()
         return out
+
+
+def batch_results(out: Any) -> list[PacketResult]:
+    """The batch engine's ``BatchOutput`` as one ``PacketResult`` per input packet, equal to what
+    the per-packet engine's ``process`` returns."""
+    from dataplane.engine.batch.v1model import DROP_REASONS
+
+    results = [PacketResult() for _ in range(out.inputs)]
+    for i, d in zip(out.drop_source.tolist(), out.drop_code.tolist()):
+        results[i].drops.append(DROP_REASONS[d])
+    for src, port, row, n, itype in zip(out.source.tolist(), out.ports.tolist(), out.data, out.lengths.tolist(),
+                                        out.itype.tolist()):
+        results[src].outputs.append(Output(port, row[:n].tobytes(), itype))
+    return results
 
 
 def _extern_name(obj: Any) -> str:

@@ -67,6 +67,7 @@ class MatchTable:
         self._structure = structure
         self._entries: dict[int, Entry] = {}
         self._next_handle = 0
+        self.version = 0   # bumped by every edit: the batch engine's snapshots compare it
         self._field_normalizers = self._make_field_normalizers()
         self.lookup: Callable[[tuple], Any] = structure.lookup
         self.lookup_entry: Callable[[tuple], Entry | None] = structure.lookup_entry
@@ -123,6 +124,7 @@ class MatchTable:
             self._duplicate(key, priority)
         self._next_handle = handle + 1
         self._entries[handle] = entry
+        self.version += 1
         return handle
 
     def _duplicate(self, key: tuple, priority: int | None):
@@ -134,17 +136,20 @@ class MatchTable:
         entry = self.get(handle)
         entry.value = value
         self._structure.modified(entry)
+        self.version += 1
 
     def delete(self, handle: int) -> None:
         """Remove an installed entry."""
         entry = self.get(handle)
         self._structure.remove(entry)
         del self._entries[handle]
+        self.version += 1
 
     def clear(self) -> None:
         """Remove every entry. Handles are never reused, so old handles stay invalid."""
         self._structure.clear()
         self._entries.clear()
+        self.version += 1
 
     # -- queries -------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """``dataplane run-packet``: packets from hex or a pcap through one switch, outputs shown or written.
 
 Pcaps stream: packets are read, processed and written one at a time (dataplane.pcap, no
-scapy), so a capture of any size runs in constant memory. Each output packet carries its
+scapy), or on the batch engine a batch of arrays at a time, so a capture of any size runs in
+constant memory. Each output packet carries its
 input packet's timestamp, in a nanosecond pcap.
 """
 from __future__ import annotations
@@ -25,18 +26,132 @@ def _hex_packet(text: str) -> bytes:
 
 
 def run_packets(sw: Switch, port: int, *, packet_hex: str | None = None, pcap: Path | None = None,
-                out: Path | None = None, trace: bool = False, echo: Callable[[str], None] = print) -> dict:
-    """Process the packets; print each output (or write pcaps to ``out``); return the summary."""
-    packets = [(0, _hex_packet(packet_hex))] if packet_hex is not None else iter_packets(pcap)
-    if out is not None and not trace:
-        summary = _run_to_pcaps(sw, port, packets, out)
+                out: Path | None = None, trace: bool = False, echo: Callable[[str], None] = print,
+                engine: str = "auto", verbose: bool = False) -> dict:
+    """Process the packets; print each output (or write pcaps to ``out``); return the summary.
+
+    ``engine``: ``auto`` runs the batch engine when it accepts the program (and no trace is
+    asked for), else the per-packet engine; ``batch`` fails with the batch engine's reason;
+    ``packet`` is the per-packet engine. ``verbose`` (or ``trace``) says which ran and why.
+    """
+    from dataplane.engine.batch.select import choose
+
+    if trace and engine == "batch":
+        raise DataplaneError("--trace follows packets through the per-packet engine; "
+                             "use --engine auto or packet with it")
+    pipeline, why = choose(sw.dp, "packet" if trace else engine)
+    if trace and engine == "auto":
+        why = "per-packet engine (--trace follows one packet at a time)"
+    if verbose or trace:
+        echo(f"engine: {why}")
+    if pipeline is not None and pcap is not None and out is not None:
+        summary = _run_batches_to_pcaps(pipeline, port, pcap, out)
+    elif pipeline is not None:
+        packets = [(0, _hex_packet(packet_hex))] if packet_hex is not None else iter_packets(pcap)
+        summary = _run_batches_shown(pipeline, port, packets, out, echo)
     else:
-        summary = _run_shown(sw, port, packets, out, trace, echo)
+        packets = [(0, _hex_packet(packet_hex))] if packet_hex is not None else iter_packets(pcap)
+        if out is not None and not trace:
+            summary = _run_to_pcaps(sw, port, packets, out)
+        else:
+            summary = _run_shown(sw, port, packets, out, trace, echo)
     if out is not None:
         (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         echo(f"{summary['packets_in']} packet(s) in; out: " +
              (", ".join(f"port {p}: {n}" for p, n in sorted(summary["packets_out"].items(), key=lambda x: int(x[0])))
               or "none") + f"; {summary['drops']} dropped; pcaps in {out}")
+    return summary
+
+
+def _run_batches_to_pcaps(pipeline, port: int, pcap: Path, out: Path) -> dict:
+    """The replay loop on the batch engine: the capture read as arrays, a batch at a time, run,
+    and each port's outputs appended to its pcap in bulk, stamped with their inputs' times.
+    No Python object per packet on the way."""
+    import numpy as np
+
+    from dataplane.engine.batch.layout import PacketBatch
+    from dataplane.pcap import read_batches
+
+    out.mkdir(parents=True, exist_ok=True)
+    writers: dict[int, PcapWriter] = {}
+    packets_in = drops = 0
+    try:
+        for batch in read_batches(pcap):
+            n = len(batch)
+            packets_in += n
+            for first, res in pipeline.run_chunks(PacketBatch(batch.data, batch.lengths,
+                                                              np.full(n, port, dtype=np.int64))):
+                drops += len(res.drop_code)
+                # Each port's outputs, in packet order: one stable sort by port, then slices.
+                order = np.argsort(res.ports, kind="stable")
+                ports = res.ports[order]
+                cuts = np.flatnonzero(ports[1:] != ports[:-1]) + 1
+                for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(ports)]):
+                    p = int(ports[lo])
+                    rows = order[lo:hi]
+                    w = writers.get(p)
+                    if w is None:
+                        w = writers[p] = PcapWriter(out / f"port{p}.pcap")
+                    w.write_batch(res.data[rows], res.lengths[rows], batch.timestamps[res.source[rows] + first])
+    finally:
+        for w in writers.values():
+            w.close()
+    if packets_in == 0:
+        raise DataplaneError(f"{pcap}: the capture holds no packets")
+    return {"packets_in": packets_in, "packets_out": {str(p): w.count for p, w in writers.items()}, "drops": drops}
+
+
+BATCH_SIZE = 1 << 16   # packets per batch when packets come one at a time (shown outputs)
+
+
+def _run_batches_shown(pipeline, port: int, packets: Iterable[tuple[int, bytes]], out: Path | None,
+                       echo: Callable[[str], None]) -> dict:
+    """``_run_shown`` on the batch engine: the same lines, the same summary, the same pcaps."""
+    from itertools import islice
+
+    from dataplane.engine.batch.layout import PacketBatch
+    from dataplane.engine.batch.v1model import DROP_REASONS
+
+    writers: dict[int, PcapWriter] = {}
+    summary: dict = {"packets_in": 0, "packets_out": {}, "drops": 0}
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+    it = iter(packets)
+    start = 0
+    try:
+        while True:
+            chunk = list(islice(it, BATCH_SIZE))
+            if not chunk:
+                break
+            res = pipeline.run(PacketBatch.from_packets([d for _, d in chunk], port))
+            summary["packets_in"] += len(chunk)
+            summary["drops"] += len(res.drop_code)
+            drops: dict[int, list[str]] = {}
+            for i, d in zip(res.drop_source.tolist(), res.drop_code.tolist()):
+                drops.setdefault(i, []).append(DROP_REASONS[d])
+            sources, ports, lengths = res.source.tolist(), res.ports.tolist(), res.lengths.tolist()
+            k = 0
+            for i in range(len(chunk)):
+                sent = False
+                while k < len(sources) and sources[k] == i:
+                    data = res.data[k, :lengths[k]].tobytes()
+                    key = str(ports[k])
+                    summary["packets_out"][key] = summary["packets_out"].get(key, 0) + 1
+                    if out is not None:
+                        w = writers.get(ports[k])
+                        if w is None:
+                            w = writers[ports[k]] = PcapWriter(out / f"port{ports[k]}.pcap")
+                        w.write(data, chunk[i][0])
+                    else:
+                        echo(f"packet {start + i}: out port {ports[k]}: {data.hex()}")
+                    k += 1
+                    sent = True
+                if out is None and not sent:
+                    echo(f"packet {start + i}: dropped ({'; '.join(drops.get(i, [])) or 'no output'})")
+            start += len(chunk)
+    finally:
+        for w in writers.values():
+            w.close()
     return summary
 
 

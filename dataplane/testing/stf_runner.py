@@ -39,26 +39,49 @@ class StfResult:
         return "FAIL\n" + "\n".join(self.failures)
 
 
-def run_stf(switch: Switch, commands: list, filename: str = "<stf>") -> StfResult:
+def run_stf(switch: Switch, commands: list, filename: str = "<stf>", *, engine: str = "packet",
+            echo=None) -> StfResult:
     """Apply ``commands`` (from ``parse_stf``) to ``switch`` and check the expectations.
 
     For the eBPF family the control commands may use the C names p4c's eBPF drivers use
-    (``stf_ebpf``); the packet semantics are the device's own.
+    (``stf_ebpf``); the packet semantics are the device's own. ``engine`` (``auto``,
+    ``batch``, ``packet``): with the batch engine, the packets between two control
+    commands go through as one batch; ``echo`` is told which engine ran and why.
     """
+    from dataplane.engine.batch.select import choose
+
+    pipeline, why = choose(switch.dp, engine)
+    if echo is not None:
+        echo(f"engine: {why}")
     commands = stf_ebpf.translate(switch, commands)
     expects: dict[int, list[S.Expect]] = {}
     watched: set[int] = set()
     received: dict[int, list[bytes]] = {}
     sent = 0
+    pending: list = []
+
+    def flush() -> None:
+        if pending:
+            for result in switch.process_batch([c.data for c in pending], [c.port for c in pending], engine="batch"):
+                for out in result.outputs:
+                    received.setdefault(out.port, []).append(out.data)
+            pending.clear()
+
     for cmd in commands:
         where = (filename, getattr(cmd, "line", 0) or getattr(cmd, "source", ("", 0))[1])
         try:
             if isinstance(cmd, S.Packet):
                 watched.add(cmd.port)
                 sent += 1
+                if pipeline is not None:
+                    pending.append(cmd)
+                    continue
                 for out in switch.send(cmd.port, cmd.data):
                     received.setdefault(out.port, []).append(out.data)
-            elif isinstance(cmd, S.Expect):
+                continue
+            if not isinstance(cmd, S.Expect):
+                flush()
+            if isinstance(cmd, S.Expect):
                 watched.add(cmd.port)
                 expects.setdefault(cmd.port, []).append(cmd)
             elif isinstance(cmd, S.Add):
@@ -75,6 +98,10 @@ def run_stf(switch: Switch, commands: list, filename: str = "<stf>") -> StfResul
             raise
         except DataplaneError as err:
             raise ConfigError(str(err), *where, code=control_plane_code(err)) from err
+    try:
+        flush()
+    except DataplaneError as err:
+        raise ConfigError(str(err), filename, 0, code=control_plane_code(err)) from err
     failures: list[str] = []
     for port in sorted(watched):
         want = expects.get(port, [])

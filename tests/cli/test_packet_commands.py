@@ -179,3 +179,36 @@ def test_stf_with_a_program_that_does_not_compile(tmp_path):
 def test_stf_runs_the_architecture_tests_from_the_command_line(name):
     r = run("test", str(STF_DIR / f"{name}.p4"), str(STF_DIR / f"{name}.stf"))
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+# ---- --engine ----------------------------------------------------------------------------------
+
+def test_run_packet_engines_print_the_same_and_verbose_says_which_ran(tmp_path):
+    pcap = tmp_path / "in.pcap"
+    wrpcap(str(pcap), [packet("10.0.1.1"), packet("11.0.0.1"), packet("10.0.2.2", b"x" * 30)])
+    got = {}
+    for engine in ("packet", "batch"):
+        r = run("run-packet", "ipv4_router", "--pcap", str(pcap), "--engine", engine, "-v")
+        assert r.returncode == 0, r.stderr
+        first, _, rest = r.stdout.partition("\n")
+        assert first.startswith("engine: " + ("per-packet" if engine == "packet" else "batch"))
+        got[engine] = rest
+    assert got["packet"] == got["batch"] and "dropped" in got["batch"]
+
+
+def test_run_packet_engine_batch_refuses_with_the_construct_and_auto_falls_back(tmp_path):
+    prog = data_dir("programs") / "allreduce.p4"
+    r = run("run-packet", str(prog), "--packet", TO_PORT_1, "--engine", "batch")
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "batch engine cannot run this program" in r.stderr and "allreduce.p4:" in r.stderr
+    r = run("run-packet", str(prog), "--packet", TO_PORT_1, "-v")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("engine: per-packet engine (")
+
+
+def test_stf_same_verdict_on_both_engines(tmp_path):
+    p4 = Path(__file__).resolve().parents[1] / "stf" / "arch_ternary.p4"
+    for engine in ("packet", "batch"):
+        r = run("test", str(p4), str(p4.with_suffix(".stf")), "--engine", engine)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "PASS" in r.stdout

@@ -1,0 +1,176 @@
+"""Checksums and hashes over columns: field lists packed per packet, then csum16, CRC-16,
+CRC-32, xor16 or identity of them, as ``dataplane.engine.hashes`` computes them.
+
+The packing is BMv2's of a field list (``runtime.pack_fields``): fields MSB
+first with no alignment, zero bits padding the end to a byte, and the fields of invalid
+headers left out. Packets whose valid fields differ in total width are packed per group.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from dataplane.engine.batch.bits import pack_words, words_to_bytes
+from dataplane.engine.batch.values import U64
+
+
+def csum16_words(words: np.ndarray) -> np.ndarray:
+    """RFC 1071 checksum of rows of big-endian words (the data zero-padded at the end, which
+    is BMv2's padding of an odd byte); empty or all-zero data gives 0xFFFF.
+
+    2**16 is 1 modulo 0xFFFF, so each word's 16-bit pieces add up to the word modulo 0xFFFF.
+    """
+    # 2**32 is 1 modulo 0xFFFF too: fold each word's halves, one remainder at the end.
+    low = U64(0xFFFFFFFF)
+    total = None
+    nonzero = None
+    for w in words:
+        part = (w & low) + (w >> U64(32))
+        total = part if total is None else total + part
+        nz = w != 0
+        nonzero = nz if nonzero is None else nonzero | nz
+    folded = total % U64(0xFFFF)
+    return np.where(nonzero, np.where(folded == 0, U64(0xFFFF), folded) ^ U64(0xFFFF), U64(0xFFFF))
+
+
+def _reflected_table(poly_reflected: int) -> np.ndarray:
+    table = []
+    for i in range(256):
+        r = i
+        for _ in range(8):
+            r = (r >> 1) ^ poly_reflected if r & 1 else r >> 1
+        table.append(r)
+    return np.array(table, dtype=U64)
+
+
+_CRC16 = _reflected_table(0xA001)       # CRC-16/ARC: 0x8005 reflected
+_CRC32 = _reflected_table(0xEDB88320)   # CRC-32: 0x04C11DB7 reflected
+
+
+def _crc(words: np.ndarray, nbytes: int, table: np.ndarray, init: int, xor_out: int) -> np.ndarray:
+    data = words_to_bytes(words, nbytes)
+    crc = np.full(len(words[0]), init, dtype=U64)
+    ff = U64(0xFF)
+    for b in range(nbytes):
+        crc = table[((crc ^ data[:, b]) & ff).astype(np.intp)] ^ (crc >> U64(8))
+    return crc ^ U64(xor_out)
+
+
+def _xor16(words: np.ndarray, nbytes: int) -> np.ndarray:
+    x = np.zeros(len(words[0]), dtype=U64)
+    for w in words:
+        x ^= w
+    x ^= x >> U64(32)
+    x ^= x >> U64(16)
+    return x & U64(0xFFFF)
+
+
+def _identity(words: np.ndarray, nbytes: int) -> np.ndarray:
+    """The first (at most) 8 bytes as a big-endian number."""
+    if nbytes >= 8:
+        return words[0].copy()
+    return words[0] >> U64(64 - 8 * nbytes) if nbytes else np.zeros(len(words[0]), dtype=U64)
+
+
+# v1model HashAlgorithm members the batch engine computes, as functions of (words, byte count).
+# The per-packet engine's crc16_custom and crc32_custom are crc16 and crc32 (hashes.py).
+ALGORITHMS = {
+    "csum16": lambda words, nbytes: csum16_words(words),
+    "crc16": lambda words, nbytes: _crc(words, nbytes, _CRC16, 0, 0),
+    "crc16_custom": lambda words, nbytes: _crc(words, nbytes, _CRC16, 0, 0),
+    "crc32": lambda words, nbytes: _crc(words, nbytes, _CRC32, 0xFFFFFFFF, 0xFFFFFFFF),
+    "crc32_custom": lambda words, nbytes: _crc(words, nbytes, _CRC32, 0xFFFFFFFF, 0xFFFFFFFF),
+    "xor16": _xor16,
+    "identity": _identity,
+}
+
+
+def hash_columns(st, data, algorithm: str) -> np.ndarray:
+    """``algorithm`` over a field list ``[(value fn, width, validity path or None)]``, per packet."""
+    fn = ALGORITHMS[algorithm]
+
+    def run(values, widths, n):
+        return fn(pack_words(values, widths, n), (sum(widths) + 7) // 8)
+    return _per_validity(st, data, run)
+
+
+def csum16_columns(st, data) -> np.ndarray:
+    """csum16 of a field list ``[(value fn, width, validity path or None)]`` for every packet."""
+    return _per_validity(st, data, lambda values, widths, n: csum16_words(pack_words(values, widths, n)))
+
+
+def csum16_plan(data):
+    """csum16 without packing, for a field list whose fields share one validity: the data cut
+    at 16-bit boundaries (counted from its zero-padded end) that no field crosses, each piece
+    (at most 64 bits) a number built from its fields, the pieces' halves added (2**16 and
+    2**32 are 1 modulo 0xFFFF). The sum is zero exactly when the data is. None otherwise."""
+    valid = {v for _, _, v in data}
+    if len(valid) > 1 or not data:
+        return None
+    valid_path = valid.pop()
+    total = sum(w for _, w, _ in data)
+    end_all = -(-total // 16) * 16
+    pieces, current, offset = [], [], 0
+    for fn, w, _ in data:
+        current.append((fn, offset, w))
+        offset += w
+        if offset % 16 == 0:
+            pieces.append((current, offset))
+            current = []
+    if current:
+        pieces.append((current, end_all))
+    plan = []
+    for fields, end in pieces:
+        if end - fields[0][1] > 64:
+            return None
+        plan.append(([(fn, U64(end - o - w)) for fn, o, w in fields], end - fields[0][1] > 32))
+    low = U64(0xFFFFFFFF)
+
+    def run(st):
+        acc = None
+        for fields, wide in plan:
+            piece = None
+            for fn, sh in fields:
+                v = fn(st, None)
+                v = v << sh if sh else v
+                piece = v if piece is None else piece | v
+            if wide:
+                piece = (piece & low) + (piece >> U64(32))
+            acc = piece if acc is None else acc + piece
+        acc = np.broadcast_to(acc, (st.n,))
+        folded = acc % U64(0xFFFF)
+        out = np.where(acc == 0, U64(0xFFFF), np.where(folded == 0, U64(0xFFFF), folded) ^ U64(0xFFFF))
+        if valid_path is not None:
+            out = np.where(st.cols[valid_path], out, U64(0xFFFF))   # no valid field: empty data
+        return out
+    return run
+
+
+def _per_validity(st, data, fn) -> np.ndarray:
+    n = st.n
+    validities = [v for _, _, v in data if v is not None]
+    values = [fn(st, None) for fn, _, _ in data]
+    widths = [w for _, w, _ in data]
+    if not validities:
+        return fn(values, widths, n)
+    # Fields of invalid headers are left out: pack each pattern of validity on its own.
+    names = sorted(set(validities), key=validities.index)
+    if len(names) == 1:
+        v = st.cols[names[0]]
+        groups = [(v, (True,)), (~v, (False,))]
+    else:
+        valid = np.stack([st.cols[v] for v in names], axis=1)
+        patterns, which = np.unique(valid, axis=0, return_inverse=True)
+        which = which.reshape(-1)
+        groups = [(which == k, tuple(p.tolist())) for k, p in enumerate(patterns)]
+    out = np.empty(n, dtype=U64)
+    for rows, pattern in groups:
+        if not rows.any():
+            continue
+        present = dict(zip(names, pattern))
+        keep = [i for i, (_, _, v) in enumerate(data) if v is None or present[v]]
+        if rows.all():
+            out = fn([values[i] for i in keep], [widths[i] for i in keep], n)
+            break
+        vals = [np.broadcast_to(np.asarray(values[i], dtype=U64), (n,))[rows] for i in keep]
+        out[rows] = fn(vals, [widths[i] for i in keep], int(rows.sum()))
+    return out
