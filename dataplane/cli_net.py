@@ -12,6 +12,7 @@ from dataplane.cli_errors import error_message, reported_errors
 from dataplane.cli_types import Duration, OutputDir, OutputFile
 from dataplane.cli_programs import check_topology_programs, make_policy
 from dataplane.errors import DataplaneError
+from dataplane.progress import for_terminal
 
 DEFAULT_TOPOLOGY = "leaf-spine.yaml"
 
@@ -129,19 +130,12 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
 
             recorder = Recorder(net)   # counters over time and table hits, for the report
         started = time.perf_counter()
-        show = not as_json and sys.stderr.isatty() and (part is None or part.root)
-
-        def progress(t_ns: int) -> None:
-            if show:
-                click.echo(f"\r  {t_ns / 1e6:8.3f} ms of {until / 1e6:.3f} ms simulated, "
-                           f"{net.sim.events_run:,} events", nl=False, err=True)
-
-        if serve:
-            _run_served(net, until, progress, grpc_host, grpc_base_port, cpu_port, settle)
-        else:
-            net.run(until, on_progress=progress)
-        if show:
-            click.echo("", err=True)
+        with for_terminal(quiet=as_json or (part is not None and not part.root)) as line:
+            line.stage(f"run {spec.name}", total=until, unit="ns")
+            if serve:
+                _run_served(net, until, line.sim_tick, grpc_host, grpc_base_port, cpu_port, settle)
+            else:
+                net.run(until)
         wall = time.perf_counter() - started
         if recorder is not None:
             recorder.stop()
@@ -204,6 +198,7 @@ def _run_served(net, until: int, progress, host: str, base_port: int, cpu_port: 
     import signal
 
     from dataplane.net.devices.live import LiveNetwork, serve_network
+    from dataplane.progress import clear as clear_progress
 
     try:
         import dataplane.control.p4runtime.server  # noqa: F401  (grpcio and p4runtime, CPython only)
@@ -225,6 +220,7 @@ def _run_served(net, until: int, progress, host: str, base_port: int, cpu_port: 
         click.echo("waiting for the controllers to configure the switches (SIGUSR1 starts now)", err=True)
         if live.run(until, on_progress=progress):
             return
+        clear_progress()
         click.echo("stopped before the end of --duration", err=True)
     finally:
         for server in servers:
