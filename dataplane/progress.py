@@ -79,8 +79,8 @@ class Progress:
         """``WHAT: DONE of TOTAL UNIT  PCT%  ELAPSED, ~LEFT left`` (parts without a value left out)."""
         now = self.clock() if now is None else now
         elapsed = now - self.stage_started
-        parts = [f"{self.what}: {format_amount(self.done, self.total, self.unit)}" if self.what
-                 else format_amount(self.done, self.total, self.unit)]
+        amount = format_amount(self.done, self.total, self.unit) if self.total or self.unit else ""
+        parts = [": ".join(p for p in (self.what, amount) if p)]
         if self.total:
             frac = min(max(self.done / self.total, 0.0), 1.0)
             parts.append(f"{frac * 100:3.0f}%")
@@ -187,7 +187,7 @@ def echo(text: str, err: bool = True) -> None:
 
 # ---- numbers ------------------------------------------------------------------------------------------
 _TIME_UNITS = ((1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us"), (1, "ns"))
-_BYTE_UNITS = ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB"), (1, "B"))
+_BYTE_UNITS = ((1_000_000_000, "GB"), (1_000_000, "MB"), (1_000, "KB"), (1, "B"))   # as --transfer 8MB means
 
 
 def _scaled(value: float, scale: float, units: tuple[tuple[int, str], ...]) -> str:
@@ -198,7 +198,7 @@ def _scaled(value: float, scale: float, units: tuple[tuple[int, str], ...]) -> s
 
 
 def format_amount(done: float, total: float | None, unit: str) -> str:
-    """``3.20 ms of 10.00 ms simulated``, ``1.50 MiB of 8.00 MiB``, ``1,234 of 5,000 packets``."""
+    """``3.20 ms of 10.00 ms simulated``, ``1.50 MB of 8.00 MB``, ``1,234 of 5,000 packets``."""
     if unit == "ns":
         scale = total if total else max(done, 1)
         text = _scaled(done, scale, _TIME_UNITS)

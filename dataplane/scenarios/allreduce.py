@@ -29,6 +29,7 @@ from typing import Sequence
 import click
 import numpy as np
 
+from dataplane import progress
 from dataplane.cli_types import OutputDir
 from dataplane.resources import builtin_program
 from dataplane.net.apps.allreduce import (
@@ -126,6 +127,13 @@ def run_allreduce(mode: str, workers: int = 8, elements: int = 1_000_000, loss: 
             nxt = host_ip((i + 1) % workers + 1)
             apps.append(RingWorker(net.host(f"h{i + 1}"), i, workers, data[i], nxt, bandwidth_bps, k=k))
         bound = workers * float(np.max(np.abs(exact))) * 2.0**-23
+    # How far: result chunks back at the workers (ina) or ring packets received, of all of them.
+    if mode == "ina":
+        progress.stage(f"allreduce {mode}", sum(a.chunks for a in apps), "chunks reduced",
+                       lambda _now: sum(a.received for a in apps))
+    else:
+        progress.stage(f"allreduce {mode}", sum(a.expected for a in apps), "ring packets",
+                       lambda _now: sum(a.got for a in apps))
     net.run()
     wall = time.perf_counter() - wall
     net.close()

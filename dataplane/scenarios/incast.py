@@ -47,6 +47,7 @@ from typing import Any
 
 import click
 
+from dataplane import progress
 from dataplane.cli_types import OutputDir
 from dataplane.net.apps.dcqcn import DcqcnParams, DcqcnReceiver, DcqcnSender, data_frame_len
 from dataplane.net.devices.pfc import lossless_problems
@@ -168,6 +169,8 @@ def run_incast(cfg: IncastConfig, keep_net: bool = False) -> IncastRun:
     senders = [DcqcnSender(h, receiver_host.ip, cfg.transfer_bytes, payload_bytes=cfg.payload_bytes, start_ns=0,
                            dst_qp=1, params=cfg.dcqcn, cc=ecn, ect=ecn) for h in sender_hosts]
     sampler = QueueSampler(net.sim, bottleneck, cfg.sample_ns, end_ns=cfg.max_sim_ns)
+    progress.stage(f"incast {cfg.mode}, {cfg.senders} senders", cfg.senders * cfg.transfer_bytes, "B",
+                   lambda _now: receiver.stats["bytes"])
     net.run(cfg.max_sim_ns)
     wall = time.perf_counter() - wall0
     result = measure(cfg, net, receiver, senders, sampler, bottleneck)
@@ -333,6 +336,7 @@ def command(senders: int, mode: str, transfer: str, buffer: str, kmin: str, kmax
         run = run_incast(cfg)
         runs.append(run)
         if not as_json:
+            progress.clear()
             click.echo(format_row(run.result))
     results = [r.result for r in runs]
     if out is not None:

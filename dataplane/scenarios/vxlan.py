@@ -40,6 +40,7 @@ from typing import Any
 
 import click
 
+from dataplane import progress
 from dataplane.cli_types import Duration, OutputDir
 from dataplane.net.apps import vxlan as vx
 from dataplane.net.capture.pcap import PcapWriter
@@ -288,6 +289,8 @@ def run_mode(cfg: VxlanConfig, mode: str, capture_dir: Path | None = None, keep:
     """Build, run to the end (every packet delivered or dropped) and measure one mode."""
     wall = time.perf_counter()
     fab = build_fabric(cfg, mode, capture_dir)
+    # How far: simulated time against the VMs' sending time (the drain after it is short).
+    progress.stage(f"vxlan {mode}, {cfg.tenants} tenant{'s' if cfg.tenants != 1 else ''}", cfg.duration_ns, "ns")
     try:
         fab.net.run()
     finally:
