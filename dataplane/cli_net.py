@@ -100,8 +100,10 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
         status = launch.relaunch(ranks)
     if status is not None:
         sys.exit(status)
-    with reported_errors():
+    # No progress line when several ranks share the terminal.
+    with reported_errors(), for_terminal(quiet=as_json or parallel.mpi_world_size() > 1) as line:
         path = _resolve_topology(topology)
+        line.stage(f"run {path.name}: building the network")
         until = duration
         spec = load_topology(path, program=program) if program is not None else load_topology(path)
         if werror:
@@ -130,12 +132,11 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
 
             recorder = Recorder(net)   # counters over time and table hits, for the report
         started = time.perf_counter()
-        with for_terminal(quiet=as_json or (part is not None and not part.root)) as line:
-            line.stage(f"run {spec.name}", total=until, unit="ns")
-            if serve:
-                _run_served(net, until, line.sim_tick, grpc_host, grpc_base_port, cpu_port, settle)
-            else:
-                net.run(until)
+        line.stage(f"run {spec.name}", total=until, unit="ns")
+        if serve:
+            _run_served(net, until, line.sim_tick, grpc_host, grpc_base_port, cpu_port, settle)
+        else:
+            net.run(until)
         wall = time.perf_counter() - started
         if recorder is not None:
             recorder.stop()
@@ -198,7 +199,7 @@ def _run_served(net, until: int, progress, host: str, base_port: int, cpu_port: 
     import signal
 
     from dataplane.net.devices.live import LiveNetwork, serve_network
-    from dataplane.progress import clear as clear_progress
+    from dataplane.progress import echo as progress_echo
 
     try:
         import dataplane.control.p4runtime.server  # noqa: F401  (grpcio and p4runtime, CPython only)
@@ -216,12 +217,11 @@ def _run_served(net, until: int, progress, host: str, base_port: int, cpu_port: 
     signal.signal(signal.SIGTERM, lambda *_: live.stop())
     try:
         for node, server in zip(live.nodes, servers):
-            click.echo(f"{node.name}: P4Runtime on {host}:{server.port}, device id {node.device_id}", err=True)
-        click.echo("waiting for the controllers to configure the switches (SIGUSR1 starts now)", err=True)
+            progress_echo(f"{node.name}: P4Runtime on {host}:{server.port}, device id {node.device_id}")
+        progress_echo("waiting for the controllers to configure the switches (SIGUSR1 starts now)")
         if live.run(until, on_progress=progress):
             return
-        clear_progress()
-        click.echo("stopped before the end of --duration", err=True)
+        progress_echo("stopped before the end of --duration")
     finally:
         for server in servers:
             server.stop()

@@ -7,17 +7,20 @@ event core) reaches the open line through the module functions ``stage``, ``upda
 open only when stdout and stderr are both terminals and the command was not asked for
 ``--json`` (or ``-q``), so piped and machine-read output never holds a progress character.
 
-The line draws nothing for the first ``delay`` seconds (a quick command shows no flicker),
-then at most every ``interval`` seconds; an update in between costs one clock read. The
-event core asks ``sim_hook()`` once per ``Simulator.run`` call and, with no open line, runs
-its bare loop: progress costs nothing when it is off. Only the standard library is used:
-one line of text needs no drawing library.
+The work only records how far it is (an attribute set); a ticker thread redraws the line
+every ``interval`` seconds once ``delay`` has passed (a quick command shows no flicker), so a
+single long step (parsing a large program) still shows its elapsed time, and output printed
+through ``echo`` takes the same lock and never lands inside the line. The event core asks
+``sim_hook()`` once per ``Simulator.run`` call and, with no open line, runs its bare loop:
+progress costs nothing when it is off. Only the standard library is used: one line of text
+needs no drawing library.
 """
 from __future__ import annotations
 
 import os
 import shutil
 import sys
+import threading
 import time
 from typing import Callable, TextIO
 
@@ -30,7 +33,8 @@ _active: "Progress | None" = None
 
 
 class Progress:
-    """One progress line on ``stream``; a context manager that makes it the open line (when enabled)."""
+    """One progress line on ``stream``; as a context manager (when enabled) it is the open line,
+    redrawn by a ticker thread every ``interval`` seconds once ``delay`` has passed."""
 
     def __init__(self, stream: TextIO | None = None, *, enabled: bool = True, delay: float = 0.5,
                  interval: float = 0.1, clock: Callable[[], float] = time.monotonic, width: int | None = None):
@@ -44,35 +48,29 @@ class Progress:
         self.measure: Measure | None = None
         self.done = 0.0
         self.stage_started = self.opened
-        self._next_draw = self.opened + delay
         self._shown = 0              # characters of the line now on the terminal
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
         self._previous: Progress | None = None
 
-    # ---- what is running --------------------------------------------------------------------------
+    # ---- what is running (called from the work; cheap: the ticker draws) --------------------------
     def stage(self, what: str, total: float | None = None, unit: str = "", measure: Measure | None = None) -> None:
         """Start a stage: ``what`` runs, ``total`` of ``unit`` to go (None: unknown). Unit ``ns`` is
         simulated time; ``measure(now_ns)`` turns the event core's clock into the stage's own measure."""
-        self.what, self.total, self.unit, self.measure = what, total, unit, measure
-        self.done = 0.0
-        self.stage_started = now = self.clock()
-        if self.enabled and now >= self.opened + self.delay:
-            self._next_draw = now          # a new stage shows at once (after the opening delay)
-        self.update(0)
+        with self._lock:
+            self.what, self.total, self.unit, self.measure = what, total, unit, measure
+            self.done = 0.0
+            self.stage_started = self.clock()
 
     def update(self, done: float) -> None:
-        """The stage is ``done`` far; redraws if the last draw is ``interval`` old."""
+        """The stage is ``done`` far (the next redraw shows it)."""
         self.done = done
-        if not self.enabled:
-            return
-        now = self.clock()
-        if now < self._next_draw:
-            return
-        self._next_draw = now + self.interval
-        self._draw(self.line(now))
 
     def sim_tick(self, now_ns: int) -> None:
         """The event core's hook: simulated time ``now_ns`` reached."""
-        self.update(self.measure(now_ns) if self.measure is not None else now_ns)
+        measure = self.measure
+        self.done = measure(now_ns) if measure is not None else now_ns
 
     # ---- the text ---------------------------------------------------------------------------------
     def line(self, now: float | None = None) -> str:
@@ -93,6 +91,13 @@ class Progress:
         return "  ".join(parts)
 
     # ---- the terminal -----------------------------------------------------------------------------
+    def draw(self) -> None:
+        """Redraw the line now if the opening delay has passed (the ticker's job; tests call it)."""
+        with self._lock:
+            now = self.clock()
+            if self.enabled and now >= self.opened + self.delay and (self.what or self.total):
+                self._draw(self.line(now))
+
     def _columns(self) -> int:
         if self.width is not None:
             return self.width
@@ -105,29 +110,44 @@ class Progress:
         self.stream.flush()
         self._shown = len(text)
 
-    def clear(self) -> None:
-        """Take the line off the terminal (the next update draws it again)."""
+    def _clear(self) -> None:
         if self._shown:
             self.stream.write("\r" + " " * self._shown + "\r")
             self.stream.flush()
             self._shown = 0
-            self._next_draw = self.clock()
+
+    def clear(self) -> None:
+        """Take the line off the terminal (the next tick draws it again)."""
+        with self._lock:
+            self._clear()
 
     def echo(self, text: str, err: bool = True) -> None:
-        """Print a whole line of output without mixing it into the progress line."""
-        self.clear()
-        out = self.stream if err else sys.stdout
-        out.write(text + "\n")
-        out.flush()
+        """Print ``text`` as a whole line (stderr, or stdout with ``err=False``), never inside the progress line."""
+        with self._lock:
+            self._clear()
+            out = self.stream if err else sys.stdout
+            out.write(text + "\n")
+            out.flush()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.draw()
 
     def __enter__(self) -> "Progress":
         global _active
         if self.enabled:
             self._previous, _active = _active, self
+            self._stop.clear()
+            self._ticker = threading.Thread(target=self._tick, name="progress", daemon=True)
+            self._ticker.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         global _active
+        if self._ticker is not None:
+            self._stop.set()
+            self._ticker.join()
+            self._ticker = None
         self.clear()
         if self.enabled and _active is self:
             _active = self._previous
@@ -149,6 +169,16 @@ def _is_tty(stream: TextIO) -> bool:
 
 
 # ---- the open line, for code that is not handed one -----------------------------------------------
+def _forget_in_child() -> None:
+    """A forked worker (conformance's pool) neither draws nor waits on the parent's lock."""
+    global _active
+    _active = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
+
+
 def active() -> Progress | None:
     """The open progress line, or None."""
     return _active

@@ -336,8 +336,7 @@ def command(senders: int, mode: str, transfer: str, buffer: str, kmin: str, kmax
         run = run_incast(cfg)
         runs.append(run)
         if not as_json:
-            progress.clear()
-            click.echo(format_row(run.result))
+            progress.echo(format_row(run.result), err=False)
     results = [r.result for r in runs]
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Callable, Iterable
 
+from dataplane import progress
 from dataplane.control.switch import Switch
 from dataplane.engine.trace import Trace
 from dataplane.errors import DataplaneError
@@ -51,6 +52,9 @@ def run_packets(sw: Switch, port: int, *, packet_hex: str | None = None, pcap: P
         summary = _run_batches_shown(pipeline, port, packets, out, echo)
     else:
         packets = [(0, _hex_packet(packet_hex))] if packet_hex is not None else iter_packets(pcap)
+        line = progress.active()
+        if line is not None and pcap is not None:      # on a terminal only: the loops below stay as they are
+            packets = _reading(packets, pcap, line)
         if out is not None and not trace:
             summary = _run_to_pcaps(sw, port, packets, out)
         else:
