@@ -61,7 +61,9 @@ class Progress:
         with self._lock:
             self.what, self.total, self.unit, self.measure = what, total, unit, measure
             self.done = 0.0
-            self.stage_started = self.clock()
+            self.stage_started = now = self.clock()
+            if self._ticker is not None and now >= self.opened + self.delay:
+                self._draw(self.line(now))      # every stage shows, however short
 
     def update(self, done: float) -> None:
         """The stage is ``done`` far (the next redraw shows it)."""
@@ -155,10 +157,15 @@ class Progress:
 
 def for_terminal(quiet: bool = False, stream: TextIO | None = None) -> Progress:
     """A progress line that shows only when stdout and stderr are terminals (not ``TERM=dumb``)
-    and ``quiet`` (``--json``, ``-q``) is off; otherwise one that draws nothing."""
+    and ``quiet`` (``--json``, ``-q``) is off; otherwise one that draws nothing. It shows after
+    ``$DATAPLANE_PROGRESS_DELAY`` seconds (0.5; 0 shows it at once)."""
     stream = stream if stream is not None else sys.stderr
+    try:
+        delay = float(os.environ.get("DATAPLANE_PROGRESS_DELAY", "0.5"))
+    except ValueError:
+        delay = 0.5
     enabled = not quiet and _is_tty(stream) and _is_tty(sys.stdout) and os.environ.get("TERM") != "dumb"
-    return Progress(stream, enabled=enabled)
+    return Progress(stream, enabled=enabled, delay=delay)
 
 
 def _is_tty(stream: TextIO) -> bool:
