@@ -66,7 +66,8 @@ def error(tmp_path: Path, text: str, **kwargs) -> ConfigError:
         load_topology(path, **kwargs)
     err = info.value
     assert err.file == str(path)
-    assert str(err).startswith(f"{path}:{err.line}: error: ") if err.line else str(err).startswith(f"{path}: error: ")
+    where = f"{path}:{err.line}:{err.column}" if err.column else f"{path}:{err.line}" if err.line else str(path)
+    assert str(err).startswith(f"{where}: error: ")
     return err
 
 
@@ -416,6 +417,7 @@ def test_invalid_yaml_reports_line(tmp_path):
     err = error(tmp_path, text)
     assert err.line == line_of(text, "h2: {kind")
     assert err.message.startswith("invalid YAML:")
+    assert err.column and "\n" not in str(err)      # one located line, not pyyaml's four
 
 
 def test_structure_errors(tmp_path):
