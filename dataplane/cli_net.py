@@ -34,7 +34,8 @@ def _resolve_topology(name: str | None) -> Path:
 @click.command("run")
 @click.argument("topology", required=False)
 @click.option("--program", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="P4 program for every switch of a tutorials topology.json.")
+              help="P4 program for the switches the topology leaves without one (every switch of a "
+                   "tutorials topology.json); an error if the topology names a program for all of them.")
 @click.option("--duration", type=Duration(), default="10ms", show_default=True,
               help="Simulated time to run, with its unit: ns, us, ms or s (a bare number is an error).")
 @click.option("--traffic", default="pingall", show_default=True,
