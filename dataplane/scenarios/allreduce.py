@@ -156,11 +156,12 @@ def speedup(results: Sequence[AllreduceResult]) -> float | None:
 
 
 def _table(results: Sequence[AllreduceResult]) -> str:
-    lines = [f"{'mode':5} {'workers':>7} {'elements':>9} {'loss':>6} {'completion':>14} {'algbw':>11} "
-             f"{'max_abs_err':>12} {'bound':>10} {'retx':>6}"]
+    # "link loss" is the --loss probability (not packets lost); "retx pkts" the retransmissions.
+    lines = [f"{'mode':5} {'workers':>7} {'elements':>9} {'link loss':>9} {'completion':>14} {'algbw':>11} "
+             f"{'max_abs_err':>12} {'bound':>10} {'retx pkts':>9}"]
     for r in results:
-        lines.append(f"{r.mode:5} {r.workers:7d} {r.elements:9d} {r.loss:6.3f} {r.completion_ns / 1e6:11.3f} ms "
-                     f"{r.algbw_gbps:6.2f} Gbps {r.max_abs_error:12.3e} {r.error_bound:10.3e} {r.retransmissions:6d}")
+        lines.append(f"{r.mode:5} {r.workers:7d} {r.elements:9d} {r.loss * 100:8.1f}% {r.completion_ns / 1e6:11.3f} ms "
+                     f"{r.algbw_gbps:6.2f} Gbps {r.max_abs_error:12.3e} {r.error_bound:10.3e} {r.retransmissions:9d}")
     s = speedup(results)
     if s is not None:
         n = results[0].workers

@@ -291,11 +291,13 @@ def _size(text: str) -> int:
 
 def format_row(r: dict[str, Any]) -> str:
     done = f"{r['completion_ns'] / 1000:.1f} µs" if r["completion_ns"] is not None else "never (bytes lost)"
-    return (f"{r['mode']:>8}  {r['senders']:>3} senders  util {r['utilisation'] * 100:5.1f} %  drops {r['drops']:>7}"
-            f"  pause {r['pause_frames']}  CNPs {r['cnps']:>5}  queue p50/p99/max "
+    # Counts say what they count: drops are packets tail-dropped at any switch port, pause
+    # frames those the switches sent, delivered the share of the senders' bytes that arrived.
+    return (f"{r['mode']:<8}  {r['senders']:>3} senders  util {r['utilisation'] * 100:5.1f} %  "
+            f"drops {r['drops']:>7} pkts  pause frames {r['pause_frames']:>5}  CNPs {r['cnps']:>5}  queue p50/p99/max "
             f"{r['qdepth_p50_bytes'] / 1000:.0f}/{r['qdepth_p99_bytes'] / 1000:.0f}/{r['qdepth_max_bytes'] / 1000:.0f} KB"
-            f"  Jain {r['jain']:.3f} (short-term {r['jain_short_term'] or 0:.3f})  completion {done}  delivered {r['delivered_fraction'] * 100:.1f} %"
-            f"  ({r['wall_s']} s wall)")
+            f"  Jain {r['jain']:.3f} (short-term {r['jain_short_term'] or 0:.3f})  completion {done}  "
+            f"delivered {r['delivered_fraction'] * 100:.1f} % of bytes  ({r['wall_s']} s wall)")
 
 
 @click.command("incast")

@@ -278,12 +278,14 @@ def _fmt_ns(ns: int) -> str:
 
 
 def format_table(results: Sequence[PicResult]) -> str:
-    head = (f"{'mode':<10} {'prefixes':>9} {'writes':>8} {'convergence':>12} {'model':>12} {'lost':>8} "
+    # "predicted": the model's convergence (detection + writes one after another); "lost pkts":
+    # probe packets; the last three are wall-clock seconds.
+    head = (f"{'mode':<10} {'prefixes':>9} {'writes':>8} {'convergence':>12} {'predicted':>12} {'lost pkts':>9} "
             f"{'load s':>8} {'update s':>9} {'run s':>7}")
     lines = [head, "-" * len(head)]
     for r in results:
         lines.append(f"{r.mode:<10} {r.prefixes:>9,} {r.writes:>8,} {_fmt_ns(r.convergence_ns):>12} "
-                     f"{_fmt_ns(r.model_ns):>12} {r.lost_packets:>8,} {r.load_wall_s:>8.3f} "
+                     f"{_fmt_ns(r.model_ns):>12} {r.lost_packets:>9,} {r.load_wall_s:>8.3f} "
                      f"{r.update_wall_s:>9.3f} {r.run_wall_s:>7.2f}")
     return "\n".join(lines)
 

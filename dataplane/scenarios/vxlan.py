@@ -326,8 +326,8 @@ def format_rows(rows: list[dict[str, Any]]) -> str:
     """The human-readable table: one line per (tenant count, mode)."""
     r0 = rows[0]
     spines = "/".join(r0["spine_share"])
-    head = ["tenants", "Gbps/VM", "mode", "delivered/sent", "leaks", "unknown-VNI drops/injected",
-            f"{spines} share", "host cores", "per server", "DPU util mean/max", "wall"]
+    head = ["tenants", "Gbps/VM", "mode", "delivered/sent pkts", "leaked pkts", "unknown-VNI dropped/injected pkts",
+            f"{spines} share", "host cores", "cores/server", "DPU util mean/max", "wall"]
     table = [head]
     for r in rows:
         for m in MODES:
