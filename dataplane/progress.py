@@ -164,7 +164,8 @@ def for_terminal(quiet: bool = False, stream: TextIO | None = None) -> Progress:
         delay = float(os.environ.get("DATAPLANE_PROGRESS_DELAY", "0.5"))
     except ValueError:
         delay = 0.5
-    enabled = not quiet and _is_tty(stream) and _is_tty(sys.stdout) and os.environ.get("TERM") != "dumb"
+    # Inside an open line (a scenario compiling its program) the outer line goes on showing.
+    enabled = _active is None and not quiet and _is_tty(stream) and _is_tty(sys.stdout) and os.environ.get("TERM") != "dumb"
     return Progress(stream, enabled=enabled, delay=delay)
 
 

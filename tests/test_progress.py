@@ -129,3 +129,15 @@ def test_stage_measure_turns_simulated_time_into_the_stages_measure():
     p.stage("incast", 100, "B", measure=lambda now: now // 10)
     p.sim_tick(500)
     assert p.done == 50
+
+
+def test_a_line_inside_an_open_line_leaves_the_drawing_to_the_outer_one(monkeypatch):
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setattr("sys.stdout", Tty())
+    outer = Progress(io.StringIO(), delay=3600, interval=3600)
+    with outer:
+        inner = for_terminal(stream=Tty())
+        assert not inner.enabled
+        with inner:
+            progress.stage("compile x.p4: parse (pass 2 of 4)")
+        assert progress.active() is outer and outer.what == "compile x.p4: parse (pass 2 of 4)"
