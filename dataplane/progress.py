@@ -49,10 +49,11 @@ class Progress:
         self.done = 0.0
         self.stage_started = self.opened
         self._shown = 0              # characters of the line now on the terminal
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
         self._previous: Progress | None = None
+        self._saved_streams: tuple[TextIO, TextIO] | None = None
 
     # ---- what is running (called from the work; cheap: the ticker draws) --------------------------
     def stage(self, what: str, total: float | None = None, unit: str = "", measure: Measure | None = None) -> None:
@@ -127,7 +128,7 @@ class Progress:
         """Print ``text`` as a whole line (stderr, or stdout with ``err=False``), never inside the progress line."""
         with self._lock:
             self._clear()
-            out = self.stream if err else sys.stdout
+            out = self.stream if err else (self._saved_streams or (sys.stdout,))[0]
             out.write(text + "\n")
             out.flush()
 
@@ -139,6 +140,11 @@ class Progress:
         global _active
         if self.enabled:
             self._previous, _active = _active, self
+            # Whatever else the command prints while the line is open (a scenario's table, a
+            # warning) takes the line off first, under the same lock, and is flushed at once.
+            self._saved_streams = (sys.stdout, sys.stderr)
+            sys.stdout = _ClearFirst(sys.stdout, self)     # type: ignore[assignment]
+            sys.stderr = _ClearFirst(sys.stderr, self)     # type: ignore[assignment]
             self._stop.clear()
             self._ticker = threading.Thread(target=self._tick, name="progress", daemon=True)
             self._ticker.start()
@@ -151,8 +157,29 @@ class Progress:
             self._ticker.join()
             self._ticker = None
         self.clear()
+        if self._saved_streams is not None:
+            sys.stdout, sys.stderr = self._saved_streams
+            self._saved_streams = None
         if self.enabled and _active is self:
             _active = self._previous
+
+
+class _ClearFirst:
+    """``sys.stdout`` or ``sys.stderr`` while a progress line is open: each write clears the line
+    first and is flushed before the lock is let go, so no output lands inside the line."""
+
+    def __init__(self, stream: TextIO, line: Progress):
+        self._stream, self._line = stream, line
+
+    def write(self, text: str) -> int:
+        with self._line._lock:
+            self._line._clear()
+            n = self._stream.write(text)
+            self._stream.flush()
+            return n
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 def for_terminal(quiet: bool = False, stream: TextIO | None = None) -> Progress:

@@ -141,3 +141,15 @@ def test_a_line_inside_an_open_line_leaves_the_drawing_to_the_outer_one(monkeypa
         with inner:
             progress.stage("compile x.p4: parse (pass 2 of 4)")
         assert progress.active() is outer and outer.what == "compile x.p4: parse (pass 2 of 4)"
+
+
+def test_output_printed_while_the_line_is_open_clears_it_first(monkeypatch):
+    out, err = Tty(), Tty()
+    monkeypatch.setattr("sys.stdout", out)
+    with Progress(err, delay=0, interval=3600, width=80) as p:
+        p.stage("scenario", 10, "steps")                 # drawn at once
+        assert err.getvalue().startswith("\rscenario: 0 of 10 steps")
+        print("result table")
+        assert err.getvalue().endswith("\r" + " " * len("scenario: 0 of 10 steps    0%  0.0 s") + "\r")
+    assert out.getvalue() == "result table\n"
+    assert __import__("sys").stdout is out
