@@ -9,8 +9,9 @@ open only when stdout and stderr are both terminals and the command was not aske
 
 The work only records how far it is (an attribute set); a ticker thread redraws the line
 every ``interval`` seconds once ``delay`` has passed (a quick command shows no flicker), so a
-single long step (parsing a large program) still shows its elapsed time, and output printed
-through ``echo`` takes the same lock and never lands inside the line. The event core asks
+single long step (parsing a large program) still shows its elapsed time. While a line is
+open, every write to stdout or stderr takes its lock and clears it first, so no output lands
+inside the line. The event core asks
 ``sim_hook()`` once per ``Simulator.run`` call and, with no open line, runs its bare loop:
 progress costs nothing when it is off. Only the standard library is used: one line of text
 needs no drawing library.
@@ -192,7 +193,8 @@ def for_terminal(quiet: bool = False, stream: TextIO | None = None) -> Progress:
     except ValueError:
         delay = 0.5
     # Inside an open line (a scenario compiling its program) the outer line goes on showing.
-    enabled = _active is None and not quiet and _is_tty(stream) and _is_tty(sys.stdout) and os.environ.get("TERM") != "dumb"
+    enabled = (_active is None and not quiet and _is_tty(stream) and _is_tty(sys.stdout)
+               and os.environ.get("TERM") != "dumb")
     return Progress(stream, enabled=enabled, delay=delay)
 
 
@@ -205,8 +207,11 @@ def _is_tty(stream: TextIO) -> bool:
 
 # ---- the open line, for code that is not handed one -----------------------------------------------
 def _forget_in_child() -> None:
-    """A forked worker (conformance's pool) neither draws nor waits on the parent's lock."""
+    """A forked worker (conformance's pool) neither draws nor waits on the parent's lock:
+    it forgets the open line and writes to the streams as they were before it opened."""
     global _active
+    if _active is not None and _active._saved_streams is not None:
+        sys.stdout, sys.stderr = _active._saved_streams
     _active = None
 
 

@@ -3,6 +3,9 @@ staying off when the output is not a terminal."""
 from __future__ import annotations
 
 import io
+import os
+
+import pytest
 
 from dataplane import progress
 from dataplane.net.core.sim import Simulator
@@ -153,3 +156,21 @@ def test_output_printed_while_the_line_is_open_clears_it_first(monkeypatch):
         assert err.getvalue().endswith("\r" + " " * len("scenario: 0 of 10 steps    0%  0.0 s") + "\r")
     assert out.getvalue() == "result table\n"
     assert __import__("sys").stdout is out
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_forgets_the_open_line(monkeypatch):
+    import sys
+    out = Tty()
+    monkeypatch.setattr("sys.stdout", out)
+    with Progress(Tty(), delay=3600, interval=3600):
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:                                   # the child: its streams are the ones from before
+            ok = progress.active() is None and sys.stdout is out
+            os.write(write, b"1" if ok else b"0")
+            os._exit(0)
+        os.waitpid(pid, 0)
+        assert os.read(read, 1) == b"1"
+        os.close(read)
+        os.close(write)
