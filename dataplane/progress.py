@@ -65,7 +65,7 @@ class Progress:
             self.done = 0.0
             self.stage_started = now = self.clock()
             if self._ticker is not None and now >= self.opened + self.delay:
-                self._draw(self.line(now))      # every stage shows, however short
+                self._draw(self.line(now, self._width()))      # every stage shows, however short
 
     def update(self, done: float) -> None:
         """The stage is ``done`` far (the next redraw shows it)."""
@@ -77,8 +77,9 @@ class Progress:
         self.done = measure(now_ns) if measure is not None else now_ns
 
     # ---- the text ---------------------------------------------------------------------------------
-    def line(self, now: float | None = None) -> str:
-        """``WHAT: DONE of TOTAL UNIT  PCT%  ELAPSED, ~LEFT left`` (parts without a value left out)."""
+    def line(self, now: float | None = None, width: int | None = None) -> str:
+        """``WHAT: DONE of TOTAL UNIT  PCT%  ELAPSED, ~LEFT left`` (parts without a value left out);
+        past ``width`` characters the head is cut (``...``), so the times stay in view."""
         now = self.clock() if now is None else now
         elapsed = now - self.stage_started
         amount = format_amount(self.done, self.total, self.unit) if self.total or self.unit else ""
@@ -92,7 +93,12 @@ class Progress:
             parts.append(timing)
         else:
             parts.append(format_seconds(elapsed))
-        return "  ".join(parts)
+        text = "  ".join(parts)
+        if width is not None and len(text) > width:
+            tail = "  ".join(parts[1:])
+            room = width - len(tail) - 5
+            text = f"{parts[0][:room]}...  {tail}" if room > 0 else text[:width]
+        return text
 
     # ---- the terminal -----------------------------------------------------------------------------
     def draw(self) -> None:
@@ -100,15 +106,15 @@ class Progress:
         with self._lock:
             now = self.clock()
             if self.enabled and now >= self.opened + self.delay and (self.what or self.total):
-                self._draw(self.line(now))
+                self._draw(self.line(now, self._width()))
 
-    def _columns(self) -> int:
-        if self.width is not None:
-            return self.width
-        return shutil.get_terminal_size((80, 24)).columns
+    def _width(self) -> int:
+        """Columns the line may take: never the last one (some terminals wrap there), at least 10."""
+        columns = self.width if self.width is not None else shutil.get_terminal_size((80, 24)).columns
+        return max(columns - 1, 10)
 
     def _draw(self, text: str) -> None:
-        text = text[:max(self._columns() - 1, 10)]    # never the last column: some terminals wrap there
+        text = text[:self._width()]
         pad = " " * max(self._shown - len(text), 0)
         self.stream.write(f"\r{text}{pad}")
         self.stream.flush()

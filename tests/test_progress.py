@@ -76,12 +76,17 @@ def test_draws_after_the_delay_in_place_and_clears():
     assert out.getvalue().endswith("\r") and out.getvalue()[len(text):].strip() == ""
 
 
-def test_line_never_wider_than_the_terminal():
+def test_line_never_wider_than_the_terminal_and_keeps_the_times():
     clock, out = Clock(), io.StringIO()
-    p = Progress(out, clock=clock, delay=0, width=20)
+    p = Progress(out, clock=clock, delay=0, width=40)
     p.stage("a very long description of what runs", 10, "steps")
     p.draw()
-    assert len(out.getvalue().lstrip("\r")) == 19
+    drawn = out.getvalue().lstrip("\r")
+    assert len(drawn) == 39 and drawn.endswith("...    0%  0.0 s")
+    narrow = Progress(io.StringIO(), clock=clock, delay=0, width=8)
+    narrow.stage("a very long description of what runs", 10, "steps")
+    narrow.draw()
+    assert len(narrow.stream.getvalue().lstrip("\r")) == 10        # never fewer than 10 columns
 
 
 def test_echo_prints_a_whole_line_outside_the_progress_line():
