@@ -19,7 +19,7 @@ DATAPLANE = [sys.executable, "-m", "dataplane"]
 
 def _traffic(tmp_path: Path) -> Path:
     path = tmp_path / "udp.yaml"
-    path.write_text("- {app: udp, from: h1, to: h3, rate: 10Gbps, size: 1000, start: 0, duration: 3ms}\n")
+    path.write_text("- {app: udp, from: h1, to: h3, rate: 10Gbps, size: 1000, start: 0, duration: 1ms}\n")
     return path
 
 
@@ -57,9 +57,9 @@ def run_on_terminal(args: list[str], timeout: float = 120) -> tuple[int, str]:
 
 
 def test_run_on_a_terminal_shows_simulated_time_and_clears_it(tmp_path):
-    code, out = run_on_terminal(["run", "--traffic", str(_traffic(tmp_path)), "--duration", "3ms"])
+    code, out = run_on_terminal(["run", "--traffic", str(_traffic(tmp_path)), "--duration", "1ms"])
     assert code == 0, out
-    assert "run leaf-spine: " in out and " of 3.00 ms simulated" in out and "%" in out
+    assert "run leaf-spine: " in out and " of 1.00 ms simulated" in out and "%" in out
     progress, _, summary = out.replace("\r\n", "\n").rpartition("\r")   # the last \r ends the cleared line
     assert progress.count("\n") == 0                       # the line was redrawn in place, never scrolled
     assert summary.startswith("topology leaf-spine:") and "simulated" not in summary.split("\n")[0]
@@ -76,7 +76,7 @@ def test_scenario_on_a_terminal_shows_its_own_measure():
 
 
 def test_run_to_a_pipe_with_json_shows_no_progress(tmp_path):
-    r = subprocess.run(DATAPLANE + ["run", "--traffic", str(_traffic(tmp_path)), "--duration", "3ms", "--json"],
+    r = subprocess.run(DATAPLANE + ["run", "--traffic", str(_traffic(tmp_path)), "--duration", "1ms", "--json"],
                        capture_output=True, text=True, env=_env(), timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stderr == "" and "\r" not in r.stdout
