@@ -11,6 +11,7 @@ from dataplane.cli_errors import error_message, report_internal, reported_errors
 from dataplane.cli_types import OutputDir, OutputFile
 from dataplane.cli_programs import load_switch as _load_switch, make_policy, resolve_program, warning_options
 from dataplane.errors import CompileError, DataplaneError, InternalError
+from dataplane.progress import for_terminal
 
 
 def _parse_defines(defines: tuple[str, ...]) -> dict[str, str]:
@@ -55,8 +56,9 @@ def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[
 
     path = resolve_program(program)
     try:
-        result = compile_file(path, include_dirs=include_dirs, defines=_parse_defines(defines),
-                              warnings=make_policy(werror, wno))
+        with for_terminal():
+            result = compile_file(path, include_dirs=include_dirs, defines=_parse_defines(defines),
+                                  warnings=make_policy(werror, wno))
     except CompileError as err:
         click.echo(err.render(), err=True)
         n = len([d for d in err.diagnostics if d.severity == "error"])
@@ -173,6 +175,6 @@ def run_packet(program: str, entries: Path | None, port: int, packet_hex: str | 
         default = resolve_program(program).with_suffix(".json")
         entries = default if default.is_file() else None
     sw = _load_switch(program, entries, make_policy(werror, wno))
-    with reported_errors():
-        run_packets(sw, port, packet_hex=packet_hex, pcap=pcap, out=out, trace=trace, echo=click.echo,
-                    engine=engine, verbose=verbose)
+    with reported_errors(), for_terminal() as line:
+        run_packets(sw, port, packet_hex=packet_hex, pcap=pcap, out=out, trace=trace,
+                    echo=lambda text: line.echo(text, err=False), engine=engine, verbose=verbose)

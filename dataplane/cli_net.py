@@ -12,6 +12,7 @@ from dataplane.cli_errors import error_message, reported_errors
 from dataplane.cli_types import Duration, OutputDir, OutputFile
 from dataplane.cli_programs import check_topology_programs, make_policy
 from dataplane.errors import DataplaneError
+from dataplane.progress import for_terminal
 
 DEFAULT_TOPOLOGY = "leaf-spine.yaml"
 
@@ -33,7 +34,8 @@ def _resolve_topology(name: str | None) -> Path:
 @click.command("run")
 @click.argument("topology", required=False)
 @click.option("--program", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="P4 program for every switch of a tutorials topology.json.")
+              help="P4 program for the switches the topology leaves without one (every switch of a "
+                   "tutorials topology.json); an error if the topology names a program for all of them.")
 @click.option("--duration", type=Duration(), default="10ms", show_default=True,
               help="Simulated time to run, with its unit: ns, us, ms or s (a bare number is an error).")
 @click.option("--traffic", default="pingall", show_default=True,
@@ -99,8 +101,10 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
         status = launch.relaunch(ranks)
     if status is not None:
         sys.exit(status)
-    with reported_errors():
+    # No progress line when several ranks share the terminal.
+    with reported_errors(), for_terminal(quiet=as_json or parallel.mpi_world_size() > 1) as line:
         path = _resolve_topology(topology)
+        line.stage(f"run {path.name}: building the network")
         until = duration
         spec = load_topology(path, program=program) if program is not None else load_topology(path)
         if werror:
@@ -129,19 +133,11 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
 
             recorder = Recorder(net)   # counters over time and table hits, for the report
         started = time.perf_counter()
-        show = not as_json and sys.stderr.isatty() and (part is None or part.root)
-
-        def progress(t_ns: int) -> None:
-            if show:
-                click.echo(f"\r  {t_ns / 1e6:8.3f} ms of {until / 1e6:.3f} ms simulated, "
-                           f"{net.sim.events_run:,} events", nl=False, err=True)
-
+        line.stage(f"run {spec.name}", total=until, unit="ns")
         if serve:
-            _run_served(net, until, progress, grpc_host, grpc_base_port, cpu_port, settle)
+            _run_served(net, until, line.sim_tick, grpc_host, grpc_base_port, cpu_port, settle)
         else:
-            net.run(until, on_progress=progress)
-        if show:
-            click.echo("", err=True)
+            net.run(until)
         wall = time.perf_counter() - started
         if recorder is not None:
             recorder.stop()
@@ -204,6 +200,7 @@ def _run_served(net, until: int, progress, host: str, base_port: int, cpu_port: 
     import signal
 
     from dataplane.net.devices.live import LiveNetwork, serve_network
+    from dataplane.progress import echo as progress_echo
 
     try:
         import dataplane.control.p4runtime.server  # noqa: F401  (grpcio and p4runtime, CPython only)
@@ -221,11 +218,11 @@ def _run_served(net, until: int, progress, host: str, base_port: int, cpu_port: 
     signal.signal(signal.SIGTERM, lambda *_: live.stop())
     try:
         for node, server in zip(live.nodes, servers):
-            click.echo(f"{node.name}: P4Runtime on {host}:{server.port}, device id {node.device_id}", err=True)
-        click.echo("waiting for the controllers to configure the switches (SIGUSR1 starts now)", err=True)
+            progress_echo(f"{node.name}: P4Runtime on {host}:{server.port}, device id {node.device_id}")
+        progress_echo("waiting for the controllers to configure the switches (SIGUSR1 starts now)")
         if live.run(until, on_progress=progress):
             return
-        click.echo("stopped before the end of --duration", err=True)
+        progress_echo("stopped before the end of --duration")
     finally:
         for server in servers:
             server.stop()

@@ -65,9 +65,11 @@ def load_switch(program: str, entries: Path | None, policy: WarningPolicy | None
     The program's warnings are printed, under ``policy`` (``--Werror``, ``--Wno``)."""
     from dataplane.control.loader import load_entries
     from dataplane.control.switch import Switch
+    from dataplane.progress import for_terminal
 
     path = resolve_program(program)
-    result = compile_checked(path, policy or WarningPolicy())
+    with for_terminal():      # a large program compiles for seconds: name its passes
+        result = compile_checked(path, policy or WarningPolicy())
     with reported_errors():
         sw = Switch(result.program)
         warnings = load_entries(sw, entries) if entries is not None else []

@@ -50,9 +50,13 @@ def _with_report(command: click.Command) -> click.Command:
     @functools.wraps(callback)
     def reported(report=None, **kwargs):
         from dataplane.cli_report import write_page
+        from dataplane.progress import for_terminal
         from dataplane.report.scenario import run_reported
 
-        return run_reported(command.name, callback, kwargs, report, write_page)
+        # A progress line on a terminal (quiet under --json) for the stages the scenario names.
+        with for_terminal(quiet=bool(kwargs.get("as_json"))) as line:
+            line.stage(f"scenario {command.name}: setting up")
+            return run_reported(command.name, callback, kwargs, report, write_page)
 
     reported_command.callback = reported
     _REPORTED[id(command)] = reported_command

@@ -1,7 +1,8 @@
 """Option types shared by the ``dataplane`` commands: output paths checked before any work, durations with units.
 
 A bad value is a usage error when the command line is read, so a long run never fails at
-its end because its output folder cannot be made, and ``--duration 10`` is not 10 ns.
+its end because its output folder cannot be made (the folder itself is made when the command
+writes into it), and ``--duration 10`` is not 10 ns.
 """
 from __future__ import annotations
 
@@ -13,20 +14,22 @@ import click
 
 
 class OutputDir(click.Path):
-    """A folder to write into; made (with its parents) when the command line is read."""
+    """A folder to write into: checked when the command line is read (it, or the nearest folder
+    above it that exists, must be a writable folder), made only when the command writes into it,
+    so a command that fails on its other input leaves no empty folder behind."""
 
     def __init__(self) -> None:
         super().__init__(file_okay=False, path_type=Path)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         path = super().convert(value, param, ctx)
-        try:
-            Path(path).mkdir(parents=True, exist_ok=True)
-            probe = Path(path) / ".dataplane-write-test"
-            probe.touch()
-            probe.unlink()
-        except OSError as err:
-            self.fail(f"{value}: cannot create or write to this folder: {err.strerror or err}", param, ctx)
+        existing = Path(path).absolute()
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+        if not existing.is_dir():
+            self.fail(f"{value}: cannot create or write to this folder: {existing} is not a folder", param, ctx)
+        if not os.access(existing, os.W_OK | os.X_OK) or str(existing.resolve()).startswith(("/proc", "/sys")):
+            self.fail(f"{value}: cannot create or write to this folder: {existing} is not writable", param, ctx)
         return path
 
 

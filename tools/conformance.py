@@ -41,6 +41,8 @@ import time
 import traceback
 from pathlib import Path
 
+from dataplane.progress import for_terminal
+
 ARCH_INCLUDES = [  # (pattern in an #include <...>, architecture)
     (re.compile(r"^v1model\.p4$"), "v1model"),
     (re.compile(r"^(bmv2/)?psa\.p4$"), "psa"),
@@ -408,16 +410,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.arch:
         jobs = [j for j in jobs if arch[j[1]] == args.arch]
     start = time.monotonic()
-    done = [0]
+    failed = [0]
+    with for_terminal() as line:
+        line.stage(f"conformance {','.join(suites)}", len(jobs), "programs")
 
-    def progress(_r: dict) -> None:
-        done[0] += 1
-        if sys.stderr.isatty():
-            print(f"\r{done[0]}/{len(jobs)}", end="", file=sys.stderr, flush=True)
+        def progress(r: dict) -> None:
+            failed[0] += r["status"] not in ("pass", "skip", "refused")
+            line.what = f"conformance {','.join(suites)} ({failed[0]} failed)"
+            line.update(line.done + 1)
 
-    results = Pool(max(1, args.jobs), args.timeout).run(jobs, progress)
-    if sys.stderr.isatty():
-        print(file=sys.stderr)
+        results = Pool(max(1, args.jobs), args.timeout).run(jobs, progress)
     for r in results:
         r["arch"] = arch[r["path"]]
     results.sort(key=lambda r: (r["suite"], r["path"]))

@@ -11,8 +11,10 @@ from dataplane.errors import DataplaneError
 from dataplane.records import record
 
 
-def _where(file: str, line: int) -> str:
-    return f"{file}:{line}" if line else file
+def _where(file: str, line: int, column: int = 0) -> str:
+    if not line:
+        return file
+    return f"{file}:{line}:{column}" if column else f"{file}:{line}"
 
 
 def control_plane_code(err: BaseException) -> str | None:
@@ -41,17 +43,19 @@ class ConfigError(DataplaneError):
     code = "config"
 
     def __init__(self, message: str, file: str = "<input>", line: int = 0, token: str | None = None,
-                 code: str | None = None):
+                 code: str | None = None, column: int = 0):
         """``code``: the control-plane error code of a refused operation in the file (see
-        ``ControlPlaneError``); it prints as ``FILE:LINE: error [CODE]: message``."""
+        ``ControlPlaneError``); it prints as ``FILE:LINE: error [CODE]: message``. ``column``,
+        when known, follows the line."""
         self.message = message
         self.file = file
         self.line = line
         self.token = token
+        self.column = column
         if code is not None:
             self.code = code
         label = f"error [{code}]" if code is not None else "error"
-        super().__init__(f"{_where(file, line)}: {label}: {message}")
+        super().__init__(f"{_where(file, line, column)}: {label}: {message}")
 
 
 @record(frozen=True, slots=True)
@@ -84,3 +88,32 @@ def read_text_file(path, what: str = "file") -> str:
         col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
         raise ConfigError(f"column {col}: the {what} is not UTF-8 text (byte 0x{raw[e.start]:02x})",
                           str(path), line) from None
+
+
+def yaml_error(err: Exception, file: str, what: str = "invalid YAML", text: str | None = None) -> ConfigError:
+    """pyyaml's error (several lines: a context, its place, the problem, its place) as one
+    located ``FILE:LINE:COL: error: WHAT: PROBLEM (CONTEXT at line L, column C)``.
+
+    Duck-typed on pyyaml's marks so this module needs no yaml import; ``text`` locates a
+    reader error (a NUL byte, a control character), which pyyaml gives as a character offset.
+    """
+    problem = getattr(err, "problem", None)
+    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+    if problem is None:                                   # ReaderError and other plain errors
+        problem = str(err).splitlines()[0] if str(err) else type(err).__name__
+        position = getattr(err, "position", None)
+        line = col = 0
+        if text is not None and isinstance(position, int):
+            line = text.count("\n", 0, position) + 1
+            col = position - (text.rfind("\n", 0, position) + 1) + 1
+        return ConfigError(f"{what}: {problem}", file, line, column=col)
+    context = getattr(err, "context", None)
+    context_mark = getattr(err, "context_mark", None)
+    message = f"{what}: {problem}"
+    if context:
+        if context_mark is not None and context_mark is not mark:
+            context += f" at line {context_mark.line + 1}, column {context_mark.column + 1}"
+        message += f" ({context})"
+    if mark is None:
+        return ConfigError(message, file)
+    return ConfigError(message, file, mark.line + 1, column=mark.column + 1)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from dataplane import progress
 from dataplane.diagnostics import WarningPolicy
 from dataplane.errors import CompileError, Diagnostic, DiagnosticSink
 from dataplane.gc_pause import paused_gc
@@ -40,6 +41,7 @@ def compile_file(path: str | Path, *, include_dirs: Sequence[Path] = (),
     ``warnings`` disables warning codes or makes warnings errors (``--Wno``, ``--Werror``)."""
     start = time.perf_counter()
     with paused_gc():
+        _pass(str(path), "preprocess", 1)
         pre = preprocess(path, include_dirs=include_dirs, defines=defines)
         return _compile(pre, str(path), start, warnings or WarningPolicy())
 
@@ -49,6 +51,7 @@ def compile_source(text: str, filename: str = "<input>", *, include_dirs: Sequen
     """Compile P4 source text; quoted includes resolve relative to ``filename``'s directory."""
     start = time.perf_counter()
     with paused_gc():
+        _pass(filename, "preprocess", 1)
         pre = preprocess(text=text, filename=filename, include_dirs=include_dirs, defines=defines)
         return _compile(pre, filename, start, warnings or WarningPolicy())
 
@@ -60,15 +63,23 @@ def compile_program(path_or_text: str | Path, **kwargs) -> Program:
     return compile_file(path_or_text, **kwargs).program
 
 
+def _pass(source: str, name: str, number: int) -> None:
+    """Name the pass now running on an open progress line (a large program parses for seconds)."""
+    progress.stage(f"compile {Path(source).name}: {name} (pass {number} of 4)")
+
+
 def _compile(pre: PreprocessedSource, source: str, start: float, policy: WarningPolicy) -> CompileResult:
     timings = {"preprocess": time.perf_counter() - start}
+    _pass(source, "parse", 2)
     tree: P4Program = parse_text(pre.text, pre.locate, pre.source_line, timings)
     t = time.perf_counter()
     sink = DiagnosticSink()
+    _pass(source, "check", 3)
     program = Checker(sink, source).check_program(tree)
     timings["check"] = time.perf_counter() - t
     if not sink.has_errors():
         t = time.perf_counter()
+        _pass(source, "inline", 4)
         program = inline_program(program, sink)
         check_action_names(program, sink)
         timings["inline"] = time.perf_counter() - t

@@ -29,6 +29,7 @@ from typing import Sequence
 import click
 import numpy as np
 
+from dataplane import progress
 from dataplane.cli_types import OutputDir
 from dataplane.resources import builtin_program
 from dataplane.net.apps.allreduce import (
@@ -126,6 +127,13 @@ def run_allreduce(mode: str, workers: int = 8, elements: int = 1_000_000, loss: 
             nxt = host_ip((i + 1) % workers + 1)
             apps.append(RingWorker(net.host(f"h{i + 1}"), i, workers, data[i], nxt, bandwidth_bps, k=k))
         bound = workers * float(np.max(np.abs(exact))) * 2.0**-23
+    # How far: result chunks back at the workers (ina) or ring packets received, of all of them.
+    if mode == "ina":
+        progress.stage(f"allreduce {mode}", sum(a.chunks for a in apps), "chunks reduced",
+                       lambda _now: sum(a.received for a in apps))
+    else:
+        progress.stage(f"allreduce {mode}", sum(a.expected for a in apps), "ring packets",
+                       lambda _now: sum(a.got for a in apps))
     net.run()
     wall = time.perf_counter() - wall
     net.close()
@@ -148,11 +156,12 @@ def speedup(results: Sequence[AllreduceResult]) -> float | None:
 
 
 def _table(results: Sequence[AllreduceResult]) -> str:
-    lines = [f"{'mode':5} {'workers':>7} {'elements':>9} {'loss':>6} {'completion':>14} {'algbw':>11} "
-             f"{'max_abs_err':>12} {'bound':>10} {'retx':>6}"]
+    # "link loss" is the --loss probability (not packets lost); "retx pkts" the retransmissions.
+    lines = [f"{'mode':5} {'workers':>7} {'elements':>9} {'link loss':>9} {'completion':>14} {'algbw':>11} "
+             f"{'max_abs_err':>12} {'bound':>10} {'retx pkts':>9}"]
     for r in results:
-        lines.append(f"{r.mode:5} {r.workers:7d} {r.elements:9d} {r.loss:6.3f} {r.completion_ns / 1e6:11.3f} ms "
-                     f"{r.algbw_gbps:6.2f} Gbps {r.max_abs_error:12.3e} {r.error_bound:10.3e} {r.retransmissions:6d}")
+        lines.append(f"{r.mode:5} {r.workers:7d} {r.elements:9d} {r.loss * 100:8.1f}% {r.completion_ns / 1e6:11.3f} ms "
+                     f"{r.algbw_gbps:6.2f} Gbps {r.max_abs_error:12.3e} {r.error_bound:10.3e} {r.retransmissions:9d}")
     s = speedup(results)
     if s is not None:
         n = results[0].workers

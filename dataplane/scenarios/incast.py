@@ -47,6 +47,7 @@ from typing import Any
 
 import click
 
+from dataplane import progress
 from dataplane.cli_types import OutputDir
 from dataplane.net.apps.dcqcn import DcqcnParams, DcqcnReceiver, DcqcnSender, data_frame_len
 from dataplane.net.devices.pfc import lossless_problems
@@ -168,6 +169,8 @@ def run_incast(cfg: IncastConfig, keep_net: bool = False) -> IncastRun:
     senders = [DcqcnSender(h, receiver_host.ip, cfg.transfer_bytes, payload_bytes=cfg.payload_bytes, start_ns=0,
                            dst_qp=1, params=cfg.dcqcn, cc=ecn, ect=ecn) for h in sender_hosts]
     sampler = QueueSampler(net.sim, bottleneck, cfg.sample_ns, end_ns=cfg.max_sim_ns)
+    progress.stage(f"incast {cfg.mode}, {cfg.senders} senders", cfg.senders * cfg.transfer_bytes, "B",
+                   lambda _now: receiver.stats["bytes"])
     net.run(cfg.max_sim_ns)
     wall = time.perf_counter() - wall0
     result = measure(cfg, net, receiver, senders, sampler, bottleneck)
@@ -288,11 +291,13 @@ def _size(text: str) -> int:
 
 def format_row(r: dict[str, Any]) -> str:
     done = f"{r['completion_ns'] / 1000:.1f} µs" if r["completion_ns"] is not None else "never (bytes lost)"
-    return (f"{r['mode']:>8}  {r['senders']:>3} senders  util {r['utilisation'] * 100:5.1f} %  drops {r['drops']:>7}"
-            f"  pause {r['pause_frames']}  CNPs {r['cnps']:>5}  queue p50/p99/max "
+    # Counts say what they count: drops are packets tail-dropped at any switch port, pause
+    # frames those the switches sent, delivered the share of the senders' bytes that arrived.
+    return (f"{r['mode']:<8}  {r['senders']:>3} senders  util {r['utilisation'] * 100:5.1f} %  "
+            f"drops {r['drops']:>7} pkts  pause frames {r['pause_frames']:>5}  CNPs {r['cnps']:>5}  queue p50/p99/max "
             f"{r['qdepth_p50_bytes'] / 1000:.0f}/{r['qdepth_p99_bytes'] / 1000:.0f}/{r['qdepth_max_bytes'] / 1000:.0f} KB"
-            f"  Jain {r['jain']:.3f} (short-term {r['jain_short_term'] or 0:.3f})  completion {done}  delivered {r['delivered_fraction'] * 100:.1f} %"
-            f"  ({r['wall_s']} s wall)")
+            f"  Jain {r['jain']:.3f} (short-term {r['jain_short_term'] or 0:.3f})  completion {done}  "
+            f"delivered {r['delivered_fraction'] * 100:.1f} % of bytes  ({r['wall_s']} s wall)")
 
 
 @click.command("incast")
@@ -333,7 +338,7 @@ def command(senders: int, mode: str, transfer: str, buffer: str, kmin: str, kmax
         run = run_incast(cfg)
         runs.append(run)
         if not as_json:
-            click.echo(format_row(run.result))
+            progress.echo(format_row(run.result), err=False)
     results = [r.result for r in runs]
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)

@@ -41,6 +41,7 @@ from typing import Any, Sequence
 
 import click
 
+from dataplane import progress
 from dataplane.cli_types import Duration, OutputDir
 from dataplane.errors import DataplaneError
 from dataplane.net.apps.basic import UdpFlow
@@ -184,7 +185,7 @@ class _ProbeSink:
 def run_pic(prefixes: int, mode: str, *, detection_ns: int = DEFAULT_DETECTION_NS,
             write_rate: float = DEFAULT_WRITE_RATE, paths: int = 4, flows: int = 32,
             probe_interval_ns: int = 1_000_000, fail_at_ns: int = 5_000_000, seed: int = 0,
-            max_events: int = 2000) -> PicResult:
+            max_events: int = 2000, step: str = "") -> PicResult:
     """Load ``prefixes`` into s1 running ``mode``, fail the primary link, measure the outage."""
     if mode not in CONTROLLERS:
         raise ValueError(f"unknown mode {mode!r} (use {', '.join(MODES)})")
@@ -195,6 +196,8 @@ def run_pic(prefixes: int, mode: str, *, detection_ns: int = DEFAULT_DETECTION_N
     latency = write_latency_ns(write_rate)
     fib = scenario_fib(prefixes, paths)
     net = build_network(mode, detection_ns, latency, seed)
+    what = f"pic {mode}, {prefixes:,} prefixes{step}"
+    progress.stage(f"{what}: loading the FIB")
     controller = CONTROLLERS[mode](fib, max_events=max_events)
     handle = net.attach_controller("s1", controller, latency)
     controller.preload()
@@ -213,6 +216,7 @@ def run_pic(prefixes: int, mode: str, *, detection_ns: int = DEFAULT_DETECTION_N
 
     t = time.perf_counter()
     cap = fail_at_ns + detection_ns + (prefixes + paths) * latency + 50 * probe_interval_ns + 10_000_000
+    progress.stage(what, cap, "ns")     # the run stops earlier once every probe flow has recovered
     net.run(cap)
     for flow in by_ip.values():                       # stop everything still sending, then drain
         if flow.duration_ns is None:
@@ -255,7 +259,7 @@ def run_pic_sweep(prefix_counts: Sequence[int], modes: Sequence[str] = MODES, pr
     results = []
     for n in prefix_counts:
         for mode in modes:
-            r = run_pic(n, mode, **kwargs)
+            r = run_pic(n, mode, step=f" (run {len(results) + 1} of {len(prefix_counts) * len(modes)})", **kwargs)
             results.append(r)
             gc.collect()          # the previous FIB goes before the next one is built
             if progress is not None:
@@ -274,12 +278,14 @@ def _fmt_ns(ns: int) -> str:
 
 
 def format_table(results: Sequence[PicResult]) -> str:
-    head = (f"{'mode':<10} {'prefixes':>9} {'writes':>8} {'convergence':>12} {'model':>12} {'lost':>8} "
+    # "predicted": the model's convergence (detection + writes one after another); "lost pkts":
+    # probe packets; the last three are wall-clock seconds.
+    head = (f"{'mode':<10} {'prefixes':>9} {'writes':>8} {'convergence':>12} {'predicted':>12} {'lost pkts':>9} "
             f"{'load s':>8} {'update s':>9} {'run s':>7}")
     lines = [head, "-" * len(head)]
     for r in results:
         lines.append(f"{r.mode:<10} {r.prefixes:>9,} {r.writes:>8,} {_fmt_ns(r.convergence_ns):>12} "
-                     f"{_fmt_ns(r.model_ns):>12} {r.lost_packets:>8,} {r.load_wall_s:>8.3f} "
+                     f"{_fmt_ns(r.model_ns):>12} {r.lost_packets:>9,} {r.load_wall_s:>8.3f} "
                      f"{r.update_wall_s:>9.3f} {r.run_wall_s:>7.2f}")
     return "\n".join(lines)
 
@@ -397,12 +403,12 @@ def command(prefixes: str, modes: str, detection: str, write_rate: float, paths:
     if FIB_BASE + biggest * 256 > 1 << 32:
         raise click.BadParameter(f"at most {((1 << 32) - FIB_BASE) // 256:,} prefixes", param_hint="--prefixes")
 
-    def progress(r: PicResult) -> None:
-        if not as_json:
-            click.echo(f"  {r.mode:<10} {r.prefixes:>9,} prefixes: convergence {_fmt_ns(r.convergence_ns)}, "
-                       f"{r.writes:,} writes, {r.lost_packets:,} lost ({r.run_wall_s:.1f} s)", err=True)
+    def each(r: PicResult) -> None:
+        if progress.active() is not None:     # on a terminal only: the table at the end has it all
+            progress.echo(f"  {r.mode:<10} {r.prefixes:>9,} prefixes: convergence {_fmt_ns(r.convergence_ns)}, "
+                       f"{r.writes:,} writes, {r.lost_packets:,} lost ({r.run_wall_s:.1f} s)")
 
-    results = run_pic_sweep(counts, mode_list, progress=progress, detection_ns=detection_ns, write_rate=write_rate,
+    results = run_pic_sweep(counts, mode_list, progress=each, detection_ns=detection_ns, write_rate=write_rate,
                             paths=paths, flows=flows, probe_interval_ns=interval_ns, fail_at_ns=fail_ns, seed=seed)
     doc = {"results": [r.as_json() for r in results]}
     if out is not None:

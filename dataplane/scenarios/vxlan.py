@@ -40,6 +40,7 @@ from typing import Any
 
 import click
 
+from dataplane import progress
 from dataplane.cli_types import Duration, OutputDir
 from dataplane.net.apps import vxlan as vx
 from dataplane.net.capture.pcap import PcapWriter
@@ -288,6 +289,8 @@ def run_mode(cfg: VxlanConfig, mode: str, capture_dir: Path | None = None, keep:
     """Build, run to the end (every packet delivered or dropped) and measure one mode."""
     wall = time.perf_counter()
     fab = build_fabric(cfg, mode, capture_dir)
+    # How far: simulated time against the VMs' sending time (the drain after it is short).
+    progress.stage(f"vxlan {mode}, {cfg.tenants} tenant{'s' if cfg.tenants != 1 else ''}", cfg.duration_ns, "ns")
     try:
         fab.net.run()
     finally:
@@ -323,8 +326,8 @@ def format_rows(rows: list[dict[str, Any]]) -> str:
     """The human-readable table: one line per (tenant count, mode)."""
     r0 = rows[0]
     spines = "/".join(r0["spine_share"])
-    head = ["tenants", "Gbps/VM", "mode", "delivered/sent", "leaks", "unknown-VNI drops/injected",
-            f"{spines} share", "host cores", "per server", "DPU util mean/max", "wall"]
+    head = ["tenants", "Gbps/VM", "mode", "delivered/sent pkts", "leaked pkts", "unknown-VNI dropped/injected pkts",
+            f"{spines} share", "host cores", "cores/server", "DPU util mean/max", "wall"]
     table = [head]
     for r in rows:
         for m in MODES:

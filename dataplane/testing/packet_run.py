@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Callable, Iterable
 
+from dataplane import progress
 from dataplane.control.switch import Switch
 from dataplane.engine.trace import Trace
 from dataplane.errors import DataplaneError
@@ -51,6 +52,9 @@ def run_packets(sw: Switch, port: int, *, packet_hex: str | None = None, pcap: P
         summary = _run_batches_shown(pipeline, port, packets, out, echo)
     else:
         packets = [(0, _hex_packet(packet_hex))] if packet_hex is not None else iter_packets(pcap)
+        line = progress.active()
+        if line is not None and pcap is not None:      # on a terminal only: the loops below stay as they are
+            packets = _reading(packets, pcap, line)
         if out is not None and not trace:
             summary = _run_to_pcaps(sw, port, packets, out)
         else:
@@ -153,6 +157,18 @@ def _run_batches_shown(pipeline, port: int, packets: Iterable[tuple[int, bytes]]
         for w in writers.values():
             w.close()
     return summary
+
+
+def _reading(packets: Iterable[tuple[int, bytes]], pcap: Path, line: progress.Progress):
+    """The packets as they come, telling the progress line how far into the capture they are:
+    a classic pcap is a 24-byte header and per packet a 16-byte record header and the bytes
+    (pcapng's blocks are a little longer, so its estimate runs a little behind)."""
+    line.stage(f"run-packet {pcap.name}", pcap.stat().st_size, "B")
+    done = 24
+    for item in packets:
+        done += 16 + len(item[1])
+        line.done = done
+        yield item
 
 
 def _run_to_pcaps(sw: Switch, port: int, packets: Iterable[tuple[int, bytes]], out: Path) -> dict:

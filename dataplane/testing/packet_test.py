@@ -29,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from dataplane.control.config_errors import ConfigError
+from dataplane.control.config_errors import ConfigError, read_text_file, yaml_error
 from dataplane.control.loader import load_entries
 from dataplane.control.switch import Switch
 from dataplane.errors import DataplaneError
@@ -52,10 +52,11 @@ def _hex(text: Any, where: str) -> str:
 
 def run_packet_test(program: Path, test: Path) -> list[CaseResult]:
     """Run every case of ``test`` against a fresh switch running ``program``."""
+    text = read_text_file(test, "packet test")
     try:
-        spec = yaml.safe_load(test.read_text())
-    except (OSError, yaml.YAMLError) as err:
-        raise ConfigError(f"cannot read packet test: {err}", str(test), 0) from None
+        spec = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise yaml_error(err, str(test), "cannot read packet test", text) from None
     if not isinstance(spec, dict) or not isinstance(spec.get("cases"), list):
         raise ConfigError("a packet test needs a 'cases' list", str(test), 1)
     sw = Switch.from_file(program)

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from dataplane.control.config_errors import ConfigError, read_text_file
+from dataplane.control.config_errors import ConfigError, read_text_file, yaml_error
 from dataplane.net.apps.basic import BulkReceiver, BulkTransfer, Ping, UdpFlow, UdpSink, incast
 from dataplane.natural_order import natural_key, natural_sorted
 from dataplane.net.core.units import UnitError, parse_queue, parse_rate, parse_time
@@ -99,7 +99,7 @@ class Traffic:
         try:
             items = yaml.safe_load(text)
         except yaml.YAMLError as err:
-            raise ConfigError(f"cannot read traffic file: {str(err).splitlines()[0]}", str(path), 0) from None
+            raise yaml_error(err, str(path), "cannot read traffic file", text) from None
         if not isinstance(items, list):
             raise ConfigError("a traffic file is a list of apps", str(path), 1)
         for i, item in enumerate(items, 1):

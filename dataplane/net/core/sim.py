@@ -21,6 +21,7 @@ import random
 from typing import Any, Callable
 
 from dataplane.errors import DataplaneError
+from dataplane.progress import sim_hook
 
 _heappush = heapq.heappush
 _heappop = heapq.heappop
@@ -106,11 +107,14 @@ class Simulator:
         self._stopped = True
 
     def run(self, until_ns: int | None = None, on_progress: Callable[[int], None] | None = None,
-            progress_every: int = 200_000) -> None:
-        """Run events in time order until the heap is empty, ``until_ns`` is passed, or ``stop()``."""
+            progress_every: int = 2_000) -> None:
+        """Run events in time order until the heap is empty, ``until_ns`` is passed, or ``stop()``;
+        ``on_progress(now)`` every ``progress_every`` events (default: an open progress line's, if any)."""
         heap = self._heap
         pop = _heappop
         self._stopped = False
+        if on_progress is None:
+            on_progress = sim_hook()     # None unless a terminal shows progress: then the bare loops below
         if on_progress is None:
             # No per-event counting: every event run was in the heap at the start or was
             # scheduled since (each schedule bumps one actor's key), and is no longer in the heap.

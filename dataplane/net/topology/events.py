@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from dataplane.control.config_errors import ConfigError, read_text_file
+from dataplane.control.config_errors import ConfigError, read_text_file, yaml_error
 from dataplane.errors import DataplaneError
 from dataplane.net.core.units import parse_time
 
@@ -24,7 +24,7 @@ def load_events(net: Any, path: Path) -> int:
     try:
         items = yaml.safe_load(text)
     except yaml.YAMLError as err:
-        raise ConfigError(f"cannot read events file: {str(err).splitlines()[0]}", str(path), 0) from None
+        raise yaml_error(err, str(path), "cannot read events file", text) from None
     if not isinstance(items, list):
         raise ConfigError("an events file is a list of events", str(path), 1)
     for i, ev in enumerate(items, 1):

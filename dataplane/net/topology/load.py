@@ -177,6 +177,8 @@ def load_yaml_topology(text: str, path: str | Path = "<topology.yaml>",
         else:
             raise r.err(kline, f"{field}.kind", f"unknown kind {show(kind)} {_KINDS}", kind)
     _yaml_hosts(r, spec, pending_hosts)
+    if program is not None:
+        _check_program_used(r, program, spec, nodes, defaults)
 
     links = topo.get("links", YamlSeq())
     lline = r.line_of(topo, "links")
@@ -199,6 +201,29 @@ def load_yaml_topology(text: str, path: str | Path = "<topology.yaml>",
             key, port, message = problem
             raise r.err(r.line_of(nodes[name], key), f"topology.nodes.{name}.{key}", message, port)
     return spec
+
+
+def _check_program_used(r: Reader, program: str | Path, spec: TopologySpec, nodes: dict,
+                        defaults: dict[str, tuple[Any, int, str]]) -> None:
+    """``--program`` fills in the switches the file leaves without a program; one that would fill
+    in none is refused, not ignored (overriding the file's programs would keep entries written
+    for another program)."""
+    if "program" in defaults:
+        value, line, field = defaults["program"]
+        why = f"{field} names {show(value)} for every switch without its own"
+    elif not spec.switches:
+        line, why = 1, "the topology has no switches"
+    elif all("program" in nodes[n] for n in spec.switches):
+        first = next(iter(spec.switches))
+        line = r.line_of(nodes[first], "program")
+        named = ", ".join(f"{n}: {show(nodes[n]['program'])}" for n in list(spec.switches)[:3])
+        more = ", ..." if len(spec.switches) > 3 else ""
+        why = f"every switch names its own program ({named}{more})"
+    else:
+        return
+    raise ConfigError(f"--program {Path(str(program)).name} would run on no switch: {why}; --program only fills in "
+                      "switches the topology leaves without one: leave it out, or remove 'program:' from "
+                      "the switches it should run on", r.file, line)
 
 
 class _Defaults:

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from dataplane.control.config_errors import ConfigError
+from dataplane.control.config_errors import ConfigError, yaml_error
 from dataplane.net.topology.spec import TopologySpec
 from dataplane.net.core.units import UnitError
 
@@ -107,16 +107,12 @@ def load_yaml_text(text: str, filename: str) -> Any:
     try:
         loader = _Loader(text)   # the reader refuses NUL and other control characters here
     except yaml.YAMLError as e:
-        raise ConfigError(f"invalid YAML: {str(e).splitlines()[0]}", filename) from None
+        raise yaml_error(e, filename, text=text) from None
     loader.filename = filename
     try:
         return loader.get_single_data()
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        what = " ".join(x for x in (e.context, e.problem) if x)
-        raise ConfigError(f"invalid YAML: {what}", filename, mark.line + 1 if mark else 0) from None
     except yaml.YAMLError as e:
-        raise ConfigError(f"invalid YAML: {e}", filename) from None
+        raise yaml_error(e, filename, text=text) from None
     finally:
         loader.dispose()
 

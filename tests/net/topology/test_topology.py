@@ -66,7 +66,8 @@ def error(tmp_path: Path, text: str, **kwargs) -> ConfigError:
         load_topology(path, **kwargs)
     err = info.value
     assert err.file == str(path)
-    assert str(err).startswith(f"{path}:{err.line}: error: ") if err.line else str(err).startswith(f"{path}: error: ")
+    where = f"{path}:{err.line}:{err.column}" if err.column else f"{path}:{err.line}" if err.line else str(path)
+    assert str(err).startswith(f"{where}: error: ")
     return err
 
 
@@ -161,6 +162,36 @@ def test_program_argument_is_the_default(tmp_path):
     """
     spec = load_topology(make(tmp_path, text), program="ecmp_router")
     assert spec.switches["s1"].program == builtin_program("ecmp_router").resolve()
+
+
+def test_program_argument_fills_in_only_switches_without_one(tmp_path):
+    text = """\
+    name: p
+    topology:
+      nodes:
+        s1: {kind: switch}
+        s2: {kind: switch, program: prog.p4}
+    """
+    spec = load_topology(make(tmp_path, text), program="ecmp_router")
+    assert spec.switches["s1"].program == builtin_program("ecmp_router").resolve()
+    assert spec.switches["s2"].program.name == "prog.p4"
+
+
+def test_program_argument_that_no_switch_takes_is_refused(tmp_path):
+    with pytest.raises(ConfigError) as info:
+        load_topology(make(tmp_path, GOOD), program="ecmp_router")
+    err = info.value
+    assert err.line == line_of(GOOD, "program: prog.p4")
+    assert "--program ecmp_router would run on no switch: every switch names its own program" in err.message
+    text = """\
+    name: p
+    defaults: {program: prog.p4}
+    topology:
+      nodes:
+        s1: {kind: switch}
+    """
+    err = error(tmp_path, text, program="ecmp_router")
+    assert err.line == 2 and "defaults.program names 'prog.p4'" in err.message
 
 
 def test_controller(tmp_path):
@@ -416,6 +447,7 @@ def test_invalid_yaml_reports_line(tmp_path):
     err = error(tmp_path, text)
     assert err.line == line_of(text, "h2: {kind")
     assert err.message.startswith("invalid YAML:")
+    assert err.column and "\n" not in str(err)      # one located line, not pyyaml's four
 
 
 def test_structure_errors(tmp_path):
