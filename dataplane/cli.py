@@ -141,7 +141,7 @@ def test_command(program: str, stf: Path, seed: int, werror: bool, wno: tuple[st
     from dataplane.testing.stf import load_stf
     from dataplane.testing.stf_runner import run_stf
 
-    sw = _load_switch(program, None, make_policy(werror, wno))
+    sw = _load_switch(program, None, make_policy(werror, wno), seed=seed)
     with reported_errors():
         result = run_stf(sw, load_stf(str(stf)), str(stf), engine=engine,
                          echo=click.echo if verbose else None)

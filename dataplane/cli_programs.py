@@ -60,9 +60,10 @@ def resolve_program(name: str) -> Path:
         raise click.BadParameter(f"no such file, and no built-in program named {name!r}", param_hint="PROGRAM")
 
 
-def load_switch(program: str, entries: Path | None, policy: WarningPolicy | None = None):
-    """Load PROGRAM (see ``resolve_program``) with ``entries``; errors become messages and exit 1.
-    The program's warnings are printed, under ``policy`` (``--Werror``, ``--Wno``)."""
+def load_switch(program: str, entries: Path | None, policy: WarningPolicy | None = None, *, seed: int = 0):
+    """Load PROGRAM (see ``resolve_program``) with ``entries`` and a random source seeded with
+    ``seed``; errors become messages and exit 1. The program's warnings are printed, under
+    ``policy`` (``--Werror``, ``--Wno``)."""
     from dataplane.control.loader import load_entries
     from dataplane.control.switch import Switch
     from dataplane.progress import for_terminal
@@ -71,7 +72,7 @@ def load_switch(program: str, entries: Path | None, policy: WarningPolicy | None
     with for_terminal():      # a large program compiles for seconds: name its passes
         result = compile_checked(path, policy or WarningPolicy())
     with reported_errors():
-        sw = Switch(result.program)
+        sw = Switch(result.program, seed=seed)
         warnings = load_entries(sw, entries) if entries is not None else []
     for w in warnings:
         click.echo(f"warning: {w}", err=True)

@@ -212,3 +212,39 @@ def test_stf_same_verdict_on_both_engines(tmp_path):
         r = run("test", str(p4), str(p4.with_suffix(".stf")), "--engine", engine)
         assert r.returncode == 0, r.stdout + r.stderr
         assert "PASS" in r.stdout
+
+
+RANDOM_P4 = """
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> r; }
+struct H { h_t h; }
+struct M {}
+parser P(packet_in pk, out H h, inout M m, inout standard_metadata_t s) {
+    state start { pk.extract(h.h); transition accept; }
+}
+control VC(inout H h, inout M m) { apply {} }
+control I(inout H h, inout M m, inout standard_metadata_t s) {
+    apply { random(h.h.r, 8w0, 8w255); s.egress_spec = 1; }
+}
+control E(inout H h, inout M m, inout standard_metadata_t s) { apply {} }
+control CC(inout H h, inout M m) { apply {} }
+control D(packet_out pk, in H h) { apply { pk.emit(h.h); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+"""
+
+
+def test_test_command_seeds_the_switch_random_source(tmp_path):
+    from click.testing import CliRunner
+
+    from dataplane.cli import main
+    from dataplane.control.switch import Switch
+
+    prog = tmp_path / "rand.p4"
+    prog.write_text(RANDOM_P4)
+    sw = Switch.from_file(prog, seed=5)
+    drawn = [sw.process(0, b"\x00").outputs[0].data.hex() for _ in range(8)]
+    stf = tmp_path / "rand.stf"
+    stf.write_text("".join(f"packet 0 00\nexpect 1 {d}\n" for d in drawn))
+    assert CliRunner().invoke(main, ["test", str(prog), str(stf), "--seed", "5"]).exit_code == 0
+    assert CliRunner().invoke(main, ["test", str(prog), str(stf), "--seed", "6"]).exit_code == 1
