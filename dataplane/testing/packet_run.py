@@ -79,13 +79,22 @@ def _run_batches_to_pcaps(pipeline, port: int, pcap: Path, out: Path) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     writers: dict[int, PcapWriter] = {}
     packets_in = drops = 0
+    line = progress.active()
+    if line is not None:     # how far into the file, as _reading counts it (once per batch here)
+        line.stage(f"run-packet {pcap.name}", pcap.stat().st_size, "B")
+        done = 24
     try:
         for batch in read_batches(pcap):
             n = len(batch)
             packets_in += n
+            if line is not None:
+                done += 16 * n + int(batch.lengths.sum())
+                line.done = done
             for first, res in pipeline.run_chunks(PacketBatch(batch.data, batch.lengths,
                                                               np.full(n, port, dtype=np.int64))):
                 drops += len(res.drop_code)
+                if not len(res.ports):       # every packet of the chunk dropped
+                    continue
                 # Each port's outputs, in packet order: one stable sort by port, then slices.
                 order = np.argsort(res.ports, kind="stable")
                 ports = res.ports[order]

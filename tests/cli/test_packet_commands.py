@@ -248,3 +248,20 @@ def test_test_command_seeds_the_switch_random_source(tmp_path):
     stf.write_text("".join(f"packet 0 00\nexpect 1 {d}\n" for d in drawn))
     assert CliRunner().invoke(main, ["test", str(prog), str(stf), "--seed", "5"]).exit_code == 0
     assert CliRunner().invoke(main, ["test", str(prog), str(stf), "--seed", "6"]).exit_code == 1
+
+
+def test_batch_replay_of_a_capture_whose_packets_all_drop(tmp_path):
+    from click.testing import CliRunner
+
+    from dataplane.cli import main
+    from dataplane.pcap import PcapWriter
+
+    pcap = tmp_path / "in.pcap"
+    w = PcapWriter(pcap)
+    for i in range(10):
+        w.write(bytes(12) + b"\x08\x00" + bytes(50), time_ns=i)     # IPv4 with TTL 0 and no route
+    w.close()
+    r = CliRunner().invoke(main, ["run-packet", "ipv4_router", "--pcap", str(pcap), "--out", str(tmp_path / "o"),
+                                  "--engine", "batch"])
+    assert r.exit_code == 0, r.output
+    assert json.loads((tmp_path / "o" / "summary.json").read_text()) == {"packets_in": 10, "packets_out": {}, "drops": 10}

@@ -81,3 +81,19 @@ def test_run_to_a_pipe_with_json_shows_no_progress(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stderr == "" and "\r" not in r.stdout
     assert json.loads(r.stdout)["hosts"]
+
+
+@pytest.mark.parametrize("engine", ["batch", "packet"])
+def test_run_packet_replay_shows_how_far_into_the_capture(tmp_path, engine):
+    from dataplane.pcap import PcapWriter
+
+    pcap = tmp_path / "in.pcap"
+    w = PcapWriter(pcap)
+    for i in range(2000):
+        w.write(bytes(12) + b"\x08\x00" + bytes(50), time_ns=i)
+    w.close()
+    code, out = run_on_terminal(["run-packet", "ipv4_router", "--pcap", str(pcap), "--out", str(tmp_path / "out"),
+                                 "--engine", engine])
+    assert code == 0, out
+    assert "run-packet in.pcap: " in out and " KB of " in out, out
+    assert out.replace("\r\n", "\n").rpartition("\r")[2].startswith("2000 packet(s) in")   # after the cleared line
