@@ -48,6 +48,20 @@ def without_wall_clock(value):
     return value
 
 
+def without_provenance(report: dict) -> dict:
+    """report.json with what names the interpreter and where it is installed taken out: the
+    provenance block (command line, Python, paths) and the file paths of programs and entries
+    (their hashes stay); every figure is left to compare."""
+    report = dict(report)
+    report.pop("provenance", None)
+    for run in report.get("runs", []):
+        for prog in run.get("programs", []):
+            for key in ("program", "entries"):
+                if isinstance(prog.get(key), str):
+                    prog[key] = Path(prog[key]).name
+    return report
+
+
 def outputs(python: str, tmp: Path, args: list[str]) -> tuple[object, dict[str, object]]:
     out_dir = tmp / "out"
     stdout = dataplane(python, *args, "--out", str(out_dir), cwd=tmp)
@@ -56,7 +70,8 @@ def outputs(python: str, tmp: Path, args: list[str]) -> tuple[object, dict[str, 
     for p in sorted(out_dir.rglob("*")):
         if p.is_file() and p.suffix != ".png":
             data = p.read_bytes()
-            files[str(p.relative_to(out_dir))] = without_wall_clock(json.loads(data)) if p.suffix == ".json" else data
+            value = without_wall_clock(json.loads(data)) if p.suffix == ".json" else data
+            files[str(p.relative_to(out_dir))] = without_provenance(value) if p.name == "report.json" else value
     return without_wall_clock(json.loads(stdout)), files
 
 
