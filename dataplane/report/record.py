@@ -73,16 +73,24 @@ class Recorder:
         for node in net.nodes():
             if getattr(node, "api", None) is not None:
                 node.trace = self.tables[node.name] = TableCounts()
+        self.sim.background += 1
         self.sim.schedule(0, self._tick)
 
     def _tick(self) -> None:
         self.events += 1
+        self.sim.background -= 1
         if self.stopped:
             return
         self._sample()
-        # Only while something else is pending: a lone sampler would keep an open-ended run alive.
-        if self.sim.pending:
-            self.sim.schedule(self.period, self._tick)
+        # Only while other work is pending, and as background work: a sampler that counted as
+        # work would keep an open-ended run alive, or another sampler that stops when nothing
+        # else is left (incast's queue sampler), each waiting for the other.
+        if self.sim.pending > self.sim.background:
+            self._schedule()
+
+    def _schedule(self) -> None:
+        self.sim.background += 1
+        self.sim.schedule(self.period, self._tick)
 
     def _sample(self) -> None:
         self.times.append(self.sim.now)

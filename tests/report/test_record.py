@@ -75,3 +75,20 @@ def test_a_saturated_link_charts_as_a_flat_rate_not_a_sawtooth():
     rates = [g for t, g in zip(s["t_ns"], dict(s["throughput_gbps"])["h1:eth0"]) if 20_000 < t < 180_000]
     # intervals of 2 us hold two or three 0.8 us frames: counted whole, the rate swings by a third
     assert len(rates) > 50 and max(rates) - min(rates) < 0.02 * max(rates), rates
+
+
+def test_the_recorder_and_a_queue_sampler_do_not_keep_each_other_running():
+    from dataplane.net.devices.queue_bytes import QueueSampler
+
+    def run(record: bool):
+        net = Network.from_spec(load_topology(data_dir("topologies") / "basic.yaml"), seed=1)
+        Traffic(net).ping("h1", "h2", count=2)
+        sampler = QueueSampler(net.sim, net.hosts["h1"].ports[0], 1_000, end_ns=1_000_000_000)
+        rec = Recorder(net) if record else None
+        net.run()                        # open-ended: ends when only samplers are left
+        if rec is not None:
+            rec.stop()
+        return net.sim.now, list(sampler.times)
+
+    assert run(record=True) == run(record=False)
+    assert run(record=False)[0] < 1_000_000          # far from the sampler's 1 s end

@@ -53,7 +53,7 @@ class SimulationTimeError(DataplaneError, ValueError):
 class Simulator:
     """Clock, event heap and random source shared by everything in one simulated network."""
 
-    __slots__ = ("now", "_heap", "_keys", "actor", "seed", "rng", "events_run", "_stopped")
+    __slots__ = ("now", "_heap", "_keys", "actor", "seed", "rng", "events_run", "_stopped", "background")
 
     def __init__(self, seed: int = 0):
         self.now = 0
@@ -64,6 +64,9 @@ class Simulator:
         self.rng = random.Random(seed)
         self.events_run = 0
         self._stopped = False
+        # Pending events of observers that must not keep a run going (the report's sampler):
+        # ``pending - background`` is the work left. Observers keep the count themselves.
+        self.background = 0
 
     def add_actor(self) -> int:
         """A new actor (a node) numbered after the existing ones; returns its number."""

@@ -100,7 +100,7 @@ class QueueSampler:
         self.bytes.append(self.port.queue_bytes)
         self.tx_bytes.append(self.port.stats.tx_bytes)
         if (self.end_ns is not None and now >= self.end_ns) or (self.until is not None and self.until()) \
-                or self.sim.pending == 0:
+                or self.sim.pending <= self.sim.background:
             self._stopped = True
             return
         self.sim.schedule(self.interval_ns, self._sample)
