@@ -50,7 +50,7 @@ def _reflect(value: int, nbits: int) -> int:
     return out >> ((nbytes << 3) - nbits)
 
 
-def _reflected_table(width: int, poly: int) -> tuple[int, ...]:
+def reflected_table(width: int, poly: int) -> tuple[int, ...]:
     """Table for the bit-reversed (LSB-first) algorithm of a CRC with MSB-first ``poly``."""
     rpoly = _reflect(poly, width)
     table = []
@@ -75,7 +75,7 @@ def _direct_table(width: int, poly: int) -> tuple[int, ...]:
     return tuple(table)
 
 
-_CRC16_TABLE = _reflected_table(16, 0x8005)
+_CRC16_TABLE = reflected_table(16, 0x8005)
 
 
 class CustomCrc:
@@ -136,7 +136,7 @@ class CustomCrc:
             return lambda data: crc_hqx(data, init) ^ xor_out
         if self.reflect_in:
             # Work on the bit-reversed register: one shift right per byte.
-            table = _reflected_table(w, poly)
+            table = reflected_table(w, poly)
             rinit = _reflect(init, w)
             if self.reflect_out:
                 def crc_reflected(data: bytes) -> int:

@@ -11,6 +11,7 @@ import numpy as np
 
 from dataplane.engine.batch.bits import pack_words, words_to_bytes
 from dataplane.engine.batch.values import U64
+from dataplane.engine.hashes import reflected_table
 
 
 def csum16_words(words: np.ndarray) -> np.ndarray:
@@ -32,18 +33,9 @@ def csum16_words(words: np.ndarray) -> np.ndarray:
     return np.where(nonzero, np.where(folded == 0, U64(0xFFFF), folded) ^ U64(0xFFFF), U64(0xFFFF))
 
 
-def _reflected_table(poly_reflected: int) -> np.ndarray:
-    table = []
-    for i in range(256):
-        r = i
-        for _ in range(8):
-            r = (r >> 1) ^ poly_reflected if r & 1 else r >> 1
-        table.append(r)
-    return np.array(table, dtype=U64)
-
-
-_CRC16 = _reflected_table(0xA001)       # CRC-16/ARC: 0x8005 reflected
-_CRC32 = _reflected_table(0xEDB88320)   # CRC-32: 0x04C11DB7 reflected
+# the per-packet engine's tables (hashes.py), so both engines' CRCs come from one definition
+_CRC16 = np.array(reflected_table(16, 0x8005), dtype=U64)       # CRC-16/ARC
+_CRC32 = np.array(reflected_table(32, 0x04C11DB7), dtype=U64)   # CRC-32
 
 
 def _crc(words: np.ndarray, nbytes: int, table: np.ndarray, init: int, xor_out: int) -> np.ndarray:
