@@ -10,6 +10,8 @@ import pytest
 
 import dataplane
 
+pytestmark = pytest.mark.no_pypy  # interpreter-independent and slow under PyPy
+
 PACKAGE = Path(dataplane.__file__).parent
 REPO = Path(__file__).resolve().parents[1]
 

@@ -24,6 +24,8 @@ pytest.importorskip("p4.v1.p4runtime_pb2")
 from dataplane.testing.processes import (  # noqa: E402
     dataplane_command as _dataplane, free_port, stop_process, wait_listening)
 
+pytestmark = pytest.mark.no_pypy  # interpreter-independent and slow under PyPy
+
 HERE = Path(__file__).parent
 SUITES = {"ecmp_router": 17}     # suite directory -> at least this many PTF tests
 CPU_PORT = 64

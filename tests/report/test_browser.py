@@ -10,6 +10,8 @@ import pytest
 
 from dataplane.report.page import SECTIONS
 
+pytestmark = pytest.mark.no_pypy  # interpreter-independent and slow under PyPy
+
 
 @pytest.fixture(scope="module")
 def pages(failover_run, scenario_runs, incast_report, tmp_path_factory) -> dict[str, Path]:

@@ -11,6 +11,8 @@ from click.testing import CliRunner
 
 from dataplane.cli import main
 
+pytestmark = pytest.mark.no_pypy  # interpreter-independent and slow under PyPy
+
 
 def test_report_of_the_out_folder_is_the_page_the_run_wrote(failover_run, tmp_path):
     out, page, _ = failover_run

@@ -26,6 +26,8 @@ from scapy.layers.l2 import Ether  # noqa: E402
 
 from dataplane.testing.processes import dataplane_command as _dataplane, free_port, stop_process, wait_listening  # noqa: E402,E501
 
+pytestmark = pytest.mark.no_pypy  # interpreter-independent and slow under PyPy
+
 RT = Path(__file__).parent / "rt.p4"
 PACKET_IN, PACKET_OUT, PORT_ADD = 3, 4, 0   # PTF's nn message types (PTF's view: in = to the switch)
 

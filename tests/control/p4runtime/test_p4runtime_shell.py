@@ -24,6 +24,8 @@ from dataplane.control.device_config import make_device_config  # noqa: E402
 from dataplane.control.p4info import build_p4info, write_p4info  # noqa: E402
 from dataplane.lang.frontend import compile_file  # noqa: E402
 
+pytestmark = pytest.mark.no_pypy  # interpreter-independent and slow under PyPy
+
 RT = Path(__file__).parent / "rt.p4"
 
 

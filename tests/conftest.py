@@ -1,0 +1,56 @@
+"""Suite-wide hooks: the PyPy re-run of the suite (tests/test_pypy.py) runs beside this one.
+
+pytest keeps one core busy; CI's machine has two. When the PyPy test is collected and a PyPy
+interpreter is named, its run of the suite starts at collection on the other core, and the
+test that judges it is ordered last but for the tests marked ``realtime``, which are paced to
+the wall clock and so run after it, on a quiet machine.
+"""
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+PYPY_SUITE_TEST = "test_pypy.py::test_suite_passes_under_pypy"
+TESTS = Path(__file__).resolve().parent
+
+
+def pypy_suite_command(python: str, basetemp: Path) -> list[str]:
+    """The PyPy run: the whole suite but for what is marked ``no_pypy``, stopping at the first
+    failure; its own ``--basetemp`` keeps it out of this run's numbered temporary folders."""
+    return [python, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-m", "not no_pypy",
+            "--basetemp", str(basetemp), str(TESTS)]
+
+
+@pytest.hookimpl(trylast=True)  # after -k and -m have deselected what will not run
+def pytest_collection_modifyitems(config, items):
+    judged = [item for item in items if item.nodeid.endswith(PYPY_SUITE_TEST)]
+    if not judged:
+        return
+    rest = [item for item in items if item not in judged]
+    realtime = [item for item in rest if item.get_closest_marker("realtime")]
+    items[:] = [item for item in rest if item not in realtime] + judged + realtime
+    pypy = os.environ.get("DATAPLANE_PYPY", "")
+    if pypy and platform.python_implementation() != "PyPy":
+        work = Path(tempfile.mkdtemp(prefix="dataplane-pypy-suite-"))
+        env = {k: v for k, v in os.environ.items() if k not in ("DATAPLANE_PYPY", "PYTHONPATH")}
+        log = open(work / "output.txt", "wb")
+        # Run from elsewhere: ``-m`` puts the working directory on sys.path, and from the
+        # checkout that would import its source instead of the PyPy environment's package.
+        proc = subprocess.Popen(pypy_suite_command(pypy, work / "tmp"), cwd=work, env=env,
+                                stdout=log, stderr=subprocess.STDOUT)
+        config.dataplane_pypy_suite = (proc, work / "output.txt", log)
+
+
+def pytest_unconfigure(config):
+    started = getattr(config, "dataplane_pypy_suite", None)
+    if started is not None:
+        proc, _, log = started
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        log.close()
