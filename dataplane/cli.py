@@ -99,12 +99,16 @@ def _register_net_commands() -> None:
     from dataplane.cli_scenarios import scenario_group
     from dataplane.cli_serve import serve_command
     from dataplane.cli_report import report_command
+    from dataplane.cli_netns import cleanup_command, console_command, exec_command
 
     main.add_command(run_command)
     main.add_command(topo_group)
     main.add_command(scenario_group)
     main.add_command(serve_command)
     main.add_command(report_command)
+    main.add_command(exec_command)
+    main.add_command(console_command)
+    main.add_command(cleanup_command)
 
 
 _register_net_commands()

@@ -64,9 +64,17 @@ def _resolve_topology(name: str | None) -> Path:
               help="Check the topology's programs first and stop if any has a warning (exit status 1).")
 @click.option("--ranks", type=click.IntRange(min=1), default=1, show_default=True,
               help="Simulate on N MPI ranks (runs mpiexec -n N; same results as one). Needs MPI and mpi4py.")
+@click.option("--realtime", is_flag=True,
+              help="Pace simulated time to the wall clock; report the lag behind it and the packet rate.")
+@click.option("--netns", is_flag=True,
+              help="Make every host a Linux network namespace (implies --realtime; needs root): run your own "
+                   "programs on them with `dataplane exec HOST -- CMD` or `dataplane console`. Without "
+                   "--duration the run lasts until Ctrl-C.")
+@click.option("--name", "run_name", help="With namespace hosts: the run's name (default: the topology's).")
 def run_command(topology: str | None, program: Path | None, duration: int, traffic: str, events: Path | None,
                 seed: int, out: Path | None, report: Path | None, as_json: bool, serve: bool, grpc_base_port: int, grpc_host: str,
-                cpu_port: int | None, settle: int, werror: bool = False, ranks: int = 1) -> None:
+                cpu_port: int | None, settle: int, werror: bool = False, ranks: int = 1, realtime: bool = False,
+                netns: bool = False, run_name: str | None = None) -> None:
     """Run TOPOLOGY (YAML or tutorials topology.json; a built-in leaf-spine if omitted) in simulated time.
 
     \b
@@ -95,9 +103,12 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
     from dataplane.net.apps.traffic import PATTERNS, Traffic
     from dataplane.net.parallel import launch, session as parallel
 
+    realtime = realtime or netns
     with reported_errors():
-        if serve and (ranks > 1 or parallel.mpi_world_size() > 1):
-            raise click.BadParameter("--serve runs on one process", param_hint="'--ranks'")
+        if (serve or realtime) and (ranks > 1 or parallel.mpi_world_size() > 1):
+            raise click.BadParameter(f"--{'serve' if serve else 'realtime'} runs on one process", param_hint="'--ranks'")
+        if serve and realtime:
+            raise click.BadParameter("--serve already runs in real time", param_hint="'--realtime'")
         status = launch.relaunch(ranks)
     if status is not None:
         sys.exit(status)
@@ -109,12 +120,18 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
         spec = load_topology(path, program=program) if program is not None else load_topology(path)
         if werror:
             check_topology_programs(spec, make_policy(True, ()))
+        realtime_data = None
+        if realtime:
+            until, traffic = _realtime_defaults(spec, netns, until, traffic)
         part = parallel.Session.start(spec)       # None on one process
-        net = Network.from_spec(spec, seed=seed, sim=part.simulator(seed) if part else None)
+        net = Network.from_spec(spec, seed=seed, sim=part.simulator(seed) if part else None,
+                                netns_hosts=_netns_host if realtime else None)
         if part:
             part.attach(net)
         tr = Traffic(net)
-        if traffic in PATTERNS:
+        if traffic == "none":
+            pass
+        elif traffic in PATTERNS:
             tr.pattern(traffic, until)
         elif not Path(traffic).exists():
             raise click.BadParameter(f"{traffic!r} is neither a traffic file nor a built-in pattern "
@@ -136,6 +153,10 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
         line.stage(f"run {spec.name}", total=until, unit="ns")
         if serve:
             _run_served(net, until, line.sim_tick, grpc_host, grpc_base_port, cpu_port, settle)
+        elif realtime:
+            from dataplane.cli_netns import run_realtime_cli
+
+            realtime_data = run_realtime_cli(net, spec, until, run_name, as_json, line.sim_tick)
         else:
             net.run(until)
         wall = time.perf_counter() - started
@@ -143,6 +164,8 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
             recorder.stop()
         root = part.gather(net, tr.apps()) if part else True
         data = metrics.summary(net, tr.host_results()) if root else None
+        if realtime_data is not None:
+            data["realtime"] = realtime_data
         net.close()
         if recorder is not None:
             report_data = _report_data(net, recorder, tr, data, spec.name, traffic, until, events, seed)
@@ -169,10 +192,38 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
                    f"{_count(len(net.hosts), 'host')}, {_count(len(net.links), 'link')}; traffic {traffic}; "
                    f"{wall:.2f} s wall clock")
         click.echo(metrics.format_table(data))
+        if realtime_data is not None:
+            from dataplane.cli_netns import format_realtime
+
+            click.echo(format_realtime(realtime_data))
         if out is not None:
             click.echo(f"pcaps, metrics, plots{' and report.json' if recorder is not None else ''} written to {out}")
         if report is not None:
             click.echo(f"report written to {report}")
+
+
+def _netns_host(sim, spec):
+    from dataplane.net.netns.host import NetnsHost
+
+    return NetnsHost(sim, spec)
+
+
+def _realtime_defaults(spec, netns: bool, until: int, traffic: str) -> tuple[int | None, str]:
+    """--realtime's duration and traffic: with namespace hosts, until Ctrl-C unless --duration is
+    given, and no built-in traffic (the hosts run the user's programs; the apps need simulated hosts)."""
+    from dataplane.cli_netns import prepare_realtime
+
+    if not prepare_realtime(spec, netns):
+        return until, traffic
+    ctx = click.get_current_context()
+    explicit = ctx.get_parameter_source("duration") is not click.core.ParameterSource.DEFAULT
+    if ctx.get_parameter_source("traffic") is click.core.ParameterSource.DEFAULT:
+        traffic = "none"
+    elif traffic != "none":
+        raise click.BadParameter("built-in traffic runs on simulated hosts; namespace hosts run your own "
+                                 "programs (dataplane exec HOST -- CMD): leave --traffic out or give 'none'",
+                                 param_hint="'--traffic'")
+    return (until if explicit else None), traffic
 
 
 def _report_data(net, recorder, tr, data: dict, name: str, traffic: str, until: int, events: Path | None,

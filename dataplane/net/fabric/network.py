@@ -61,8 +61,11 @@ class Network:
 
     # ---- construction --------------------------------------------------------------------------
     @classmethod
-    def from_spec(cls, spec: TopologySpec, seed: int = 0, sim: Simulator | None = None) -> "Network":
-        """Build the network ``spec`` describes; ``sim``: one of several ranks' (dataplane.net.parallel)."""
+    def from_spec(cls, spec: TopologySpec, seed: int = 0, sim: Simulator | None = None,
+                  netns_hosts: Any = None) -> "Network":
+        """Build the network ``spec`` describes; ``sim``: one of several ranks' (dataplane.net.parallel);
+        ``netns_hosts(sim, host_spec)`` builds the hosts the spec marks ``netns`` (a real-time run's
+        namespace hosts); without it such a spec is refused."""
         from dataplane.net.hosts.host import Host
 
         net = cls(spec, seed, sim)
@@ -96,6 +99,12 @@ class Network:
                 load_entries(api, d.entries)
             net.dpus[name] = DpuNode(net.sim, d, api)
         for name, h in spec.hosts.items():
+            if h.netns:
+                if netns_hosts is None:
+                    raise NetworkError(f"host '{name}' is a namespace host (netns: true): run it with "
+                                       "--realtime (dataplane run TOPOLOGY --realtime)")
+                net.hosts[name] = netns_hosts(net.sim, h)
+                continue
             if h.xdp is None:
                 net.hosts[name] = Host(net.sim, h)
                 continue

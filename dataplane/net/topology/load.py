@@ -28,7 +28,8 @@ Two formats:
   ``host_ports`` / ``net_ports`` (lists of ports; by default ports linked to a host are host
   ports, the rest net ports; one list makes the other the rest); hosts: ``mac``, ``ip`` (``a.b.c.d/len``,
   /24 when the length is left out), ``gateway``, ``arp`` (``{ip: mac}``), ``xdp`` (an eBPF/XDP program
-  on the NIC and its cost: ``dataplane.net.topology.xdp``). Link fields:
+  on the NIC and its cost: ``dataplane.net.topology.xdp``), ``netns`` (true: a Linux network
+  namespace when the run is real time, ``dataplane.net.netns``). Link fields:
   ``endpoints`` plus ``bandwidth``, ``latency``, ``queue``, ``mtu``, ``loss``,
   ``corruption``. ``defaults`` takes ``bandwidth``, ``latency``, ``queue``, ``mtu``,
   ``loss``, ``corruption``, ``processing``, ``detection``, ``write_latency``, ``program``,
@@ -77,7 +78,7 @@ _HOST_KINDS = {"host"}
 _KINDS = "(use switch or host), or dpu for a PNA NIC"
 _SWITCH_FIELDS = {"kind", "program", "entries", "controller", "processing_latency", "detection_delay",
                   "write_latency", "params", "cpu_port", "pfc", "rank"}
-_HOST_FIELDS = {"kind", "mac", "ip", "gateway", "arp", "xdp", "rank"}
+_HOST_FIELDS = {"kind", "mac", "ip", "gateway", "arp", "xdp", "rank", "netns"}
 _DPU_FIELDS = {"kind", "program", "entries", "rate", "packet_rate", "latency", "queue", "host_ports", "net_ports", "rank"}
 _LINK_FIELDS = {"endpoints", "bandwidth", "latency", "queue", "mtu", "loss", "corruption"}
 _DEFAULT_FIELDS = {"bandwidth", "latency", "queue", "mtu", "loss", "corruption", "processing", "detection",
@@ -369,11 +370,15 @@ def _yaml_hosts(r: Reader, spec: TopologySpec, pending: list[tuple[str, dict, in
                 except ValueError as e:
                     raise r.err(kl, f"{field}.arp.{k}", str(e), v) from None
         xdp = read_host_xdp(r, name, body) if body.get("xdp") is not None else None
-        parsed.append([name, line, ip, plen, mac, gateway, arp, xdp])
+        netns = body.get("netns", False)
+        if not isinstance(netns, bool):
+            raise r.err(r.line_of(body, "netns") or line, f"{field}.netns",
+                        f"must be true or false, got {show(netns)}", netns)
+        parsed.append([name, line, ip, plen, mac, gateway, arp, xdp, netns])
     # Deterministic defaults, in file order, avoiding addresses given explicitly.
     next_n = 1
     for item in parsed:
-        name, line, ip, plen, mac, gateway, arp, xdp = item
+        name, line, ip, plen, mac, gateway, arp, xdp, netns = item
         if ip is None:
             while (0x0A000000 | next_n) in ips:
                 next_n += 1
@@ -388,7 +393,7 @@ def _yaml_hosts(r: Reader, spec: TopologySpec, pending: list[tuple[str, dict, in
                 mac += 1 << 32
             macs[mac] = (name, line)
         spec.hosts[name] = HostSpec(name=name, mac=mac, ip=ip, prefix_len=plen, gateway=gateway,
-                                    static_arp=arp, line=line, xdp=xdp)
+                                    static_arp=arp, line=line, xdp=xdp, netns=netns)
 
 def _parse_endpoint(r: Reader, spec: TopologySpec, text: Any, line: int, field: str) -> tuple[str, int]:
     if not isinstance(text, str) or not text.strip():

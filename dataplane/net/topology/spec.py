@@ -99,6 +99,7 @@ class HostSpec:
     static_arp: dict[int, int] = field(default_factory=dict)  # ip -> mac
     line: int = 0
     xdp: XdpSpec | None = None             # an eBPF/XDP program on the NIC (None: the plain stack)
+    netns: bool = False                    # a Linux network namespace in real time (dataplane.net.netns)
 
 
 @dataclass

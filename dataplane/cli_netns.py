@@ -1,0 +1,158 @@
+"""``dataplane exec``, ``console`` and ``cleanup``: commands on the namespace hosts of a
+real-time run (``dataplane run TOPO --realtime --netns``), and the real-time part of ``run``."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from dataplane.cli_errors import reported_errors
+
+_RUN_OPTION = click.option("--run", "run_name", metavar="NAME",
+                           help="The run's name (run --name; default: the only run that is up).")
+_STATE_OPTION = click.option("--state", "state_file", type=click.Path(dir_okay=False, path_type=Path),
+                             help="The run's state file (/run/dataplane/NAME.json).")
+
+
+@click.command("exec", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@_RUN_OPTION
+@_STATE_OPTION
+@click.argument("node")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
+def exec_command(run_name: str | None, state_file: Path | None, node: str, command: tuple[str, ...]) -> None:
+    """Run COMMAND inside NODE's network namespace while a real-time run is up.
+
+    \b
+        dataplane exec h1 -- ping -c 3 10.0.2.2
+        dataplane exec h2 -- python receive.py
+    It runs as `ip netns exec NAMESPACE COMMAND` (the namespace is dataplane-RUN-NODE), in this
+    directory and environment; its exit status is the command's.
+    """
+    from dataplane.net.netns.namespaces import check_privileges
+    from dataplane.net.netns.state import find_run, host_netns
+
+    with reported_errors():
+        check_privileges()
+        netns = host_netns(find_run(run_name, state_file), node)
+    args = list(command[1:] if command and command[0] == "--" else command)
+    if not args:
+        raise click.UsageError("give the command to run after the node: dataplane exec h1 -- ping 10.0.2.2")
+    sys.stdout.flush()
+    try:
+        os.execvp("ip", ["ip", "netns", "exec", netns, *args])
+    except OSError as err:
+        click.echo(f"error: cannot run ip netns exec: {err}", err=True)
+        sys.exit(1)
+
+
+@click.command("console")
+@_RUN_OPTION
+@_STATE_OPTION
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+              help="Seconds a foreground command may run before it is stopped.")
+def console_command(run_name: str | None, state_file: Path | None, timeout: float) -> None:
+    """A console with Mininet's habits on a running real-time run: `h1 ping -c 3 h2`, `pingall`,
+    `h2 iperf3 -s &`, `nodes`, `links`, `dump`, `exit`. Reads commands from stdin when it is not a terminal."""
+    from dataplane.net.netns.console import Console
+    from dataplane.net.netns.namespaces import check_privileges
+    from dataplane.net.netns.state import find_run
+
+    with reported_errors():
+        check_privileges()
+        state = find_run(run_name, state_file)
+    Console(state, timeout_s=timeout).cmdloop()
+
+
+@click.command("cleanup")
+@click.option("--all", "stop_live", is_flag=True, help="Also stop runs that are up (SIGTERM) and remove theirs.")
+def cleanup_command(stop_live: bool) -> None:
+    """Remove what real-time runs left behind (like `mn -c`): the namespaces of runs whose process
+    has ended, the processes in them, their state files, and any other namespace named dataplane-*
+    that no live run owns. TAP devices go with their namespaces."""
+    import signal
+    import time
+
+    from dataplane.net.netns import namespaces
+    from dataplane.net.netns.state import is_live, remove_run, runs
+
+    with reported_errors():
+        namespaces.check_privileges()
+        owned: set[str] = set()
+        removed: list[str] = []
+        for state in runs():
+            if is_live(state):
+                if not stop_live:
+                    owned |= {h["netns"] for h in state["hosts"].values()}
+                    click.echo(f"run {state['name']} is up (process {state['pid']}): left alone (--all stops it)")
+                    continue
+                os.kill(int(state["pid"]), signal.SIGTERM)
+                deadline = time.monotonic() + 5
+                while is_live(state) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+            if Path(state["_path"]).exists():
+                removed += remove_run(state)
+        for name in namespaces.leftovers():
+            if name not in owned:
+                namespaces.remove(name)
+                removed.append(name)
+    click.echo(f"removed {len(removed)} namespace{'s' if len(removed) != 1 else ''}"
+               + (f": {', '.join(removed)}" if removed else ""))
+
+
+def prepare_realtime(spec: Any, netns: bool) -> bool:
+    """Mark every host of ``spec`` a namespace host with --netns; check the privileges the
+    namespace hosts need (before the slow compile). True if the run has namespace hosts."""
+    from dataplane.net.netns.namespaces import check_privileges
+
+    if netns:
+        for host in spec.hosts.values():
+            if host.xdp is not None:
+                raise click.BadParameter(f"host {host.name} runs an XDP program on its NIC in the emulator; "
+                                         "it cannot also be a namespace host", param_hint="'--netns'")
+            host.netns = True
+    has = any(h.netns for h in spec.hosts.values())
+    if has:
+        check_privileges()
+    return has
+
+
+def run_realtime_cli(net: Any, spec: Any, until: int | None, run_name: str | None, as_json: bool,
+                     progress: Any) -> dict[str, Any]:
+    """The paced run of ``dataplane run --realtime``; returns the figures for the summary."""
+    from dataplane.net.netns.host import NetnsHost
+    from dataplane.net.netns.namespaces import run_name as clean_name
+    from dataplane.net.netns.realtime import NamespaceHosts, run_realtime
+    from dataplane.progress import echo as progress_echo
+
+    def late(lag_ns: int, sim_ns: int) -> None:
+        click.echo(f"warning: real time: {lag_ns / 1e6:.1f} ms behind the wall clock at t={sim_ns / 1e9:.3f} s: "
+                   "the switches and links cannot keep up with this load; delays and rates are off by that much",
+                   err=True)
+
+    name = clean_name(run_name or spec.name)
+    with NamespaceHosts(net, name, str(spec.source or spec.name)) as hosts:
+        if hosts.hosts and not as_json:
+            for h in hosts.hosts:
+                progress_echo(f"{h.name}: namespace {h.netns}, eth0 {hosts.state()['hosts'][h.name]['ip']}")
+            how = "Ctrl-C ends it" if until is None else f"for {until / 1e9:g} s, Ctrl-C ends it sooner"
+            progress_echo(f"run {name} is up in real time ({how}); on its hosts: dataplane exec HOST -- COMMAND, "
+                          "or dataplane console")
+        sys.stdout.flush()
+        reached, report = run_realtime(net, until, on_late=late,
+                                       on_progress=progress if until is not None else None)
+    data = report.as_dict()
+    data["run"] = name
+    data["reached_end"] = reached
+    data["netns_hosts"] = {h.name: h.summary() for h in net.hosts.values() if isinstance(h, NetnsHost)}
+    return data
+
+
+def format_realtime(data: dict[str, Any]) -> str:
+    """The real-time lines of ``run``'s summary."""
+    busiest = f", busiest switch {data['busiest_switch']}" if data["busiest_switch"] else ""
+    return (f"real time: {data['wall_s']:.2f} s wall clock, lag behind it max {data['max_lag_ns'] / 1e6:.3f} ms, "
+            f"p99 {data['p99_lag_ns'] / 1e6:.3f} ms over {data['busy_steps']} busy steps; "
+            f"{data['packets']} packets through the switches ({data['packet_rate_pps']:.0f} packets/s{busiest})")
