@@ -48,13 +48,7 @@ def netns_name(run: str, host: str) -> str:
 def check_privileges() -> None:
     """Raise NetnsError unless this process may make namespaces and TAP devices."""
     if os.geteuid() != 0:
-        caps = 0
-        try:
-            for line in Path("/proc/self/status").read_text().splitlines():
-                if line.startswith("CapEff:"):
-                    caps = int(line.split()[1], 16)
-        except OSError:
-            pass
+        caps = _effective_capabilities()
         if not (caps >> _CAP_NET_ADMIN & 1 and caps >> _CAP_SYS_ADMIN & 1):
             raise NetnsError("namespace hosts need root, or the CAP_NET_ADMIN and CAP_SYS_ADMIN capabilities "
                              "(to make network namespaces and TAP devices): run it with sudo")
@@ -62,6 +56,16 @@ def check_privileges() -> None:
         raise NetnsError("namespace hosts need the 'ip' command (Debian/Ubuntu: apt-get install iproute2)")
     if not os.path.exists("/dev/net/tun"):
         raise NetnsError("namespace hosts need /dev/net/tun (the tun module: modprobe tun)")
+
+
+def _effective_capabilities() -> int:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("CapEff:"):
+                return int(line.split()[1], 16)
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 def ip(*args: str, stdin: str | None = None, timeout: float = 10.0, check: bool = True) -> str:
