@@ -55,6 +55,8 @@ class WallClockPacer:
         self.started_at: float | None = None     # time.monotonic() of simulated time 0
         self.ended_at: float | None = None
         self._next_warning = warn_lag_ns
+        self._began = 0.0
+        self._packets0: dict[str, int] = {}
 
     def elapsed_ns(self) -> int:
         """Wall-clock nanoseconds since the start (0 before it)."""
@@ -71,9 +73,12 @@ class WallClockPacer:
             on_progress: Callable[[int], None] | None = None, max_wait_s: float = 0.05) -> bool:
         """Pace until ``until_ns`` (None: until stopped). Between steps ``wait(seconds)`` sleeps
         at most until the next event is due (and at most ``max_wait_s``); it may return early
-        (packets arrived). Returns True if the run reached ``until_ns``, False if stopped."""
+        (packets arrived). Returns True if the run reached ``until_ns``, False if stopped.
+        Simulated time goes on from where it is: the wall clock of the start is its ``now``."""
         sim = self.net.sim
-        self.started_at = time.monotonic()
+        self._began = time.monotonic()
+        self._packets0 = self._packets()
+        self.started_at = self._began - sim.now / 1e9
         try:
             while not stopped():
                 target = self.elapsed_ns()
@@ -103,16 +108,22 @@ class WallClockPacer:
             while self._next_warning <= lag:
                 self._next_warning *= 2
 
-    def report(self) -> PaceReport:
-        """The lag and packet figures of the run so far."""
-        ordered = sorted(self.lags)
-        p99 = ordered[min(len(ordered) - 1, int(0.99 * (len(ordered) - 1) + 0.5))] if ordered else 0
+    def _packets(self) -> dict[str, int]:
+        """Packets each switch and DPU has taken in so far."""
         counts = {name: node.packets_in for name, node in self.net.switches.items()}
         for name, dpu in getattr(self.net, "dpus", {}).items():
             counts[name] = dpu.stats.processed
+        return counts
+
+    def report(self) -> PaceReport:
+        """The lag and packet figures of the run so far."""
+        ordered = sorted(self.lags)
+        counts = self._packets()
+        p99 = ordered[min(len(ordered) - 1, int(0.99 * (len(ordered) - 1) + 0.5))] if ordered else 0
+        counts = {name: n - self._packets0.get(name, 0) for name, n in counts.items()}
         busiest = max(counts, key=counts.get) if counts and max(counts.values()) else None
         end = self.ended_at or time.monotonic()
-        wall = end - self.started_at if self.started_at is not None else 0.0
+        wall = end - self._began if self.started_at is not None else 0.0
         return PaceReport(wall_s=wall, sim_ns=self.net.sim.now, steps=len(ordered),
                           max_lag_ns=ordered[-1] if ordered else 0, p99_lag_ns=p99,
                           packets=sum(counts.values()), busiest=busiest)
