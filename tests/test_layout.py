@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 # Each subpackage of dataplane.net may import those listed before it (and itself);
 # ``capture`` reads objects by their attributes and needs none of them.
-NET_LAYERS = ["core", "topology", "devices", "netns", "hosts", "apps", "fabric", "parallel"]
+NET_LAYERS = ["core", "topology", "devices", "hosts", "netns", "apps", "fabric", "parallel"]
 NET_ALONE = {"capture"}
 NET_FORBIDDEN = ("dataplane.engine", "dataplane.ir")
 
@@ -97,7 +97,7 @@ def test_net_modules_live_in_subpackages():
 
 
 def test_net_subpackages_import_only_layers_below():
-    """core < topology < devices < netns < hosts < apps < fabric < parallel; capture stands alone; none of them
+    """core < topology < devices < hosts < netns < apps < fabric < parallel; capture stands alone; none of them
     reaches into the engine or the IR (programs come in through arch and control)."""
     wrong = []
     for name, deps in _graph().items():

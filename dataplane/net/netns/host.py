@@ -13,6 +13,7 @@ import os
 from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.link import Port
 from dataplane.net.devices.node import Node
+from dataplane.net.hosts.host_stats import HostStats
 from dataplane.net.topology.spec import HostSpec
 
 ETH_MIN_FRAME = 60      # without the FCS: what a NIC pads short frames to
@@ -29,8 +30,10 @@ class NetnsHost(Node):
         self.mac, self.ip, self.prefix_len, self.gateway = spec.mac, spec.ip, spec.prefix_len, spec.gateway
         self.netns: str | None = None
         self.fd: int | None = None
-        self.tx_frames = 0          # from the namespace into the network
-        self.rx_frames = 0          # from the network into the namespace
+        # The namespace's kernel counts its own packets (ip -s link); these are the emulator's
+        # side, read by the summary and the report as a simulated host's: sent/tx = from the
+        # namespace into the network, received/rx = from the network into the namespace.
+        self.stats = HostStats()
         self.dropped_tap = 0        # the namespace's interface refused a frame (down, or its queue full)
         self.dropped_queue = 0      # port 0's queue was full (the link could not take it)
 
@@ -38,7 +41,10 @@ class NetnsHost(Node):
         """A frame from the namespace: into port 0's queue now (padded as a NIC pads it)."""
         if len(data) < ETH_MIN_FRAME:
             data = data + bytes(ETH_MIN_FRAME - len(data))
-        self.tx_frames += 1
+        st = self.stats
+        st.sent += 1
+        st.tx_frames += 1
+        st.tx_bytes += len(data)
         if not self.transmit(0, data):
             self.dropped_queue += 1
 
@@ -48,10 +54,13 @@ class NetnsHost(Node):
             return
         try:
             os.write(self.fd, data)
-            self.rx_frames += 1
+            st = self.stats
+            st.received += 1
+            st.rx_frames += 1
+            st.rx_bytes += len(data)
         except OSError:
             self.dropped_tap += 1
 
     def summary(self) -> dict[str, int]:
-        return {"to_network": self.tx_frames, "from_network": self.rx_frames,
+        return {"to_network": self.stats.tx_frames, "from_network": self.stats.rx_frames,
                 "dropped_tap": self.dropped_tap, "dropped_queue": self.dropped_queue}
