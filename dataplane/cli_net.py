@@ -71,10 +71,12 @@ def _resolve_topology(name: str | None) -> Path:
                    "programs on them with `dataplane exec HOST -- CMD` or `dataplane console`. Without "
                    "--duration the run lasts until Ctrl-C.")
 @click.option("--name", "run_name", help="With namespace hosts: the run's name (default: the topology's).")
+@click.option("--console", "console", is_flag=True,
+              help="With namespace hosts: open `dataplane console` on this terminal; leaving it ends the run.")
 def run_command(topology: str | None, program: Path | None, duration: int, traffic: str, events: Path | None,
                 seed: int, out: Path | None, report: Path | None, as_json: bool, serve: bool, grpc_base_port: int, grpc_host: str,
                 cpu_port: int | None, settle: int, werror: bool = False, ranks: int = 1, realtime: bool = False,
-                netns: bool = False, run_name: str | None = None) -> None:
+                netns: bool = False, run_name: str | None = None, console: bool = False) -> None:
     """Run TOPOLOGY (YAML or tutorials topology.json; a built-in leaf-spine if omitted) in simulated time.
 
     \b
@@ -88,6 +90,13 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
     simulated time follows the wall clock for --duration. Send SIGUSR1 to start at once;
     SIGINT ends the run early. Packets sent to --cpu-port reach the controller as
     packet-ins; packet-outs enter on it.
+
+    With --realtime, simulated time follows the wall clock and the summary adds how far behind
+    it the emulator fell (max and p99 lag) and the packet rate through the switches; a warning
+    says when it falls behind by 1 ms. With --netns (or `netns: true` on a host), hosts are
+    Linux network namespaces (root needed): run programs on them with `dataplane exec HOST --
+    CMD` or `dataplane console` (or --console here); everything the run made is removed when
+    it ends, and `dataplane cleanup` removes what a killed run left.
 
     The summary counts packets unless a column says bytes. Hosts: "sent" is what the host's
     apps sent, "delivered" how many of those reached their destination (a ping: its reply
@@ -113,7 +122,7 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
     if status is not None:
         sys.exit(status)
     # No progress line when several ranks share the terminal.
-    with reported_errors(), for_terminal(quiet=as_json or parallel.mpi_world_size() > 1) as line:
+    with reported_errors(), for_terminal(quiet=as_json or netns or console or parallel.mpi_world_size() > 1) as line:
         path = _resolve_topology(topology)
         line.stage(f"run {path.name}: building the network")
         until = duration
@@ -156,7 +165,7 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
         elif realtime:
             from dataplane.cli_netns import run_realtime_cli
 
-            realtime_data = run_realtime_cli(net, spec, until, run_name, as_json, line.sim_tick)
+            realtime_data = run_realtime_cli(net, spec, until, run_name, as_json, line.sim_tick, console)
         else:
             net.run(until)
         wall = time.perf_counter() - started

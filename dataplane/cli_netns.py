@@ -120,8 +120,11 @@ def prepare_realtime(spec: Any, netns: bool) -> bool:
 
 
 def run_realtime_cli(net: Any, spec: Any, until: int | None, run_name: str | None, as_json: bool,
-                     progress: Any) -> dict[str, Any]:
+                     progress: Any, console: bool = False) -> dict[str, Any]:
     """The paced run of ``dataplane run --realtime``; returns the figures for the summary."""
+    import threading
+
+    from dataplane.net.netns.console import Console
     from dataplane.net.netns.host import NetnsHost
     from dataplane.net.netns.namespaces import run_name as clean_name
     from dataplane.net.netns.realtime import NamespaceHosts, run_realtime
@@ -141,8 +144,23 @@ def run_realtime_cli(net: Any, spec: Any, until: int | None, run_name: str | Non
             progress_echo(f"run {name} is up in real time ({how}); on its hosts: dataplane exec HOST -- COMMAND, "
                           "or dataplane console")
         sys.stdout.flush()
-        reached, report = run_realtime(net, until, on_late=late,
-                                       on_progress=progress if until is not None else None)
+        stop = threading.Event()
+        if console:
+            if not hosts.hosts:
+                raise click.BadParameter("the console runs commands on namespace hosts; this run has none "
+                                         "(add --netns)", param_hint="'--console'")
+            state = hosts.state()
+            state["_path"] = str(hosts.path)
+
+            def console_loop() -> None:
+                try:
+                    Console(state).cmdloop()
+                finally:
+                    stop.set()          # leaving the console ends the run, as leaving Mininet's CLI does
+
+            threading.Thread(target=console_loop, name="console", daemon=True).start()
+        reached, report = run_realtime(net, until, stop=stop, on_late=late,
+                                       on_progress=progress if until is not None and not console else None)
     data = report.as_dict()
     data["run"] = name
     data["reached_end"] = reached

@@ -85,3 +85,23 @@ def test_exec_without_a_run_is_a_clear_error(tmp_path, monkeypatch):
     assert r.exit_code == 1 and "no real-time run with namespace hosts is up" in r.output
     r = CliRunner().invoke(main, ["exec", "--run", "nope", "h1", "--", "true"])
     assert r.exit_code == 1 and "nope.json: no such state file" in r.output
+
+
+def test_namespace_hosts_are_recorded_and_summarised_as_hosts(tmp_path):
+    """--out's recorder and the summary read a namespace host's counters as a simulated host's
+    (here without its TAP device: what the network sends it is not counted)."""
+    from dataplane.net.apps.traffic import Traffic
+    from dataplane.net.capture import metrics
+    from dataplane.net.netns.host import NetnsHost
+    from dataplane.report.collect import host_counters
+    from dataplane.report.record import Recorder
+
+    spec = load_topology(_topology_with(tmp_path, "true"))
+    net = Network.from_spec(spec, netns_hosts=NetnsHost)
+    recorder = Recorder(net)
+    net.hosts["h1"].send(bytes(20))          # a runt from the namespace: padded, counted, switched (and dropped)
+    net.run(1_000_000)
+    recorder.stop()
+    data = metrics.summary(net, Traffic(net).host_results())
+    assert data["ports"]["h1:eth0"]["tx_packets"] == 1 and data["switches"]["s1"]["packets_in"] == 1
+    assert host_counters(net)["h1"]["sent"] == 1 and net.hosts["h1"].summary()["to_network"] == 1
