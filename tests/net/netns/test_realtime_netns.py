@@ -118,6 +118,20 @@ def test_ping_crosses_two_switches(realtime_run):
     assert "ttl=62" in r.stdout          # routed by s2 and s1: each decremented the TTL
 
 
+def test_console_speaks_mininet(realtime_run):
+    needs("ping")
+    r = subprocess.run([*DATAPLANE, "console", "--run", realtime_run.name, "--timeout", "10"], env=realtime_run.env,
+                       input="h1 ping -c 1 -W 2 h2\npingall\nlinks\ndump\nnosuch thing\nexit\n",
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "1 received" in out                                   # h2 became its address
+    assert "h1 -> h2\nh2 -> h1\n*** Results: 0% dropped (2/2 received)" in out
+    assert "s1:p2<->s2:p2 10Mbps 100us" in out
+    assert f"<NetnsHost h1: eth0:10.0.1.1/24 08:00:00:00:01:11 netns=dataplane-{realtime_run.name}-h1>" in out
+    assert "*** Unknown command: nosuch thing" in out
+
+
 def test_iperf3_tcp_goodput_matches_the_10mbps_link(realtime_run):
     """Over the 10 Mb/s s1-s2 link a TCP flow carries 1448-byte segments in 1514-byte frames
     (TCP with timestamps 32, IPv4 20, Ethernet 14 bytes of headers): goodput within 10% of that."""
@@ -151,7 +165,7 @@ def test_scapy_source_routed_header_reaches_the_other_host(realtime_run, tmp_pat
     receiver = realtime_run.popen("h2", sys.executable, str(tmp_path / "receive.py"), "1", "15")
     # The sender imports scapy while the receiver starts, and runs send.py once the receiver listens.
     sender = realtime_run.popen("h1", sys.executable, "-c",
-                                "import runpy, sys, scapy.all; sys.stdin.readline(); sys.argv = sys.argv[1:]; "
+                                "import runpy, sys, scapy.layers.inet, scapy.sendrecv; sys.stdin.readline(); sys.argv = sys.argv[1:]; "
                                 "runpy.run_path(sys.argv[0], run_name='__main__')",
                                 str(tmp_path / "send.py"), "10.0.2.2", "2 1", "hi there")
     try:
