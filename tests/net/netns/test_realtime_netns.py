@@ -69,8 +69,9 @@ class RealtimeRun:
         return subprocess.Popen([*DATAPLANE, "exec", "--run", self.name, host, "--", *cmd], env=self.env,
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
-    def stop(self) -> str:
-        """SIGINT (Ctrl-C), then SIGKILL if it does not end; whatever happens, its namespaces go."""
+    def stop(self) -> list[str]:
+        """SIGINT (Ctrl-C), then SIGKILL if it does not end; returns the namespaces the run left,
+        then removes them (a failing test leaves nothing either)."""
         from dataplane.net.netns import namespaces
 
         if self.proc.poll() is None:
@@ -81,10 +82,10 @@ class RealtimeRun:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
         self._out.close()
-        for ns in namespaces.leftovers():
-            if ns.startswith(f"{namespaces.PREFIX}{self.name}-"):
-                namespaces.remove(ns)
-        return self.log.read_text()
+        left = run_namespaces(self.name)
+        for ns in left:
+            namespaces.remove(ns)
+        return left
 
 
 def run_namespaces(name: str) -> list[str]:
@@ -104,7 +105,10 @@ def realtime_run(tmp_path_factory):
         run.wait_up()
         yield run
     finally:
-        run.stop()
+        left = run.stop()
+    # Ctrl-C ended it: its summary printed, its namespaces (and the iperf3 servers in them) gone.
+    assert left == [], left
+    assert "real time:" in run.log.read_text() and not run.state_file.exists()
 
 pytestmark = pytest.mark.no_pypy
 README = Path(__file__).resolve().parents[3] / "README.md"
