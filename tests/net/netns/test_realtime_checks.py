@@ -42,6 +42,7 @@ def test_pacer_reports_the_lag_of_late_steps():
 
 
 @pytest.mark.no_pypy          # wall-clock bound: the PyPy re-run would only wait as long again
+@pytest.mark.realtime
 def test_realtime_run_of_simulated_hosts_follows_the_wall_clock():
     r = CliRunner().invoke(main, ["run", str(TOPOLOGY), "--realtime", "--duration", "100ms", "--json"])
     assert r.exit_code == 0, r.output

@@ -110,7 +110,7 @@ def realtime_run(tmp_path_factory):
     assert left == [], left
     assert "real time:" in run.log.read_text() and not run.state_file.exists()
 
-pytestmark = pytest.mark.no_pypy
+pytestmark = [pytest.mark.no_pypy, pytest.mark.realtime]   # namespaces; paced to the wall clock
 README = Path(__file__).resolve().parents[3] / "README.md"
 
 
@@ -198,7 +198,10 @@ def test_a_killed_run_leaves_nothing_behind(tmp_path):
 
     before = root_view()
     name = f"k{os.getpid()}"
-    run = RealtimeRun(name, tmp_path, tmp_path / "run.log")
+    # Two hosts on one link: no switch, so no program to compile before the namespaces are up.
+    (tmp_path / "pair.yaml").write_text("name: pair\ntopology:\n  nodes: {h1: {kind: host}, h2: {kind: host}}\n"
+                                        "  links: [{endpoints: [h1, h2]}]\n")
+    run = RealtimeRun(name, tmp_path, tmp_path / "run.log", topology=str(tmp_path / "pair.yaml"))
     try:
         run.wait_up()
         assert len(run_namespaces(name)) == 2
