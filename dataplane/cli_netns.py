@@ -131,9 +131,11 @@ def run_realtime_cli(net: Any, spec: Any, until: int | None, run_name: str | Non
     from dataplane.progress import echo as progress_echo
 
     def late(lag_ns: int, sim_ns: int) -> None:
+        counts = {name: node.packets_in for name, node in net.switches.items()}
+        busiest = f" (busiest switch: {max(counts, key=counts.get)})" if counts and max(counts.values()) else ""
         click.echo(f"warning: real time: {lag_ns / 1e6:.1f} ms behind the wall clock at t={sim_ns / 1e9:.3f} s: "
-                   "the switches and links cannot keep up with this load; delays and rates are off by that much",
-                   err=True)
+                   f"the switches and links cannot keep up with this load{busiest}; delays and rates are off "
+                   "by that much", err=True)
 
     name = clean_name(run_name or spec.name)
     with NamespaceHosts(net, name, str(spec.source or spec.name)) as hosts:
@@ -161,6 +163,10 @@ def run_realtime_cli(net: Any, spec: Any, until: int | None, run_name: str | Non
             threading.Thread(target=console_loop, name="console", daemon=True).start()
         reached, report = run_realtime(net, until, stop=stop, on_late=late,
                                        on_progress=progress if until is not None and not console else None)
+    if report.p99_lag_ns > 1_000_000:
+        click.echo(f"warning: real time: the run fell behind the wall clock (p99 {report.p99_lag_ns / 1e6:.1f} ms, "
+                   f"max {report.max_lag_ns / 1e6:.1f} ms) at {report.packet_rate:.0f} packets/s through the "
+                   "switches; offer less traffic, or run under PyPy", err=True)
     data = report.as_dict()
     data["run"] = name
     data["reached_end"] = reached

@@ -41,13 +41,15 @@ class RealtimeRun:
     """``dataplane run TOPO --netns`` in a subprocess, its state in ``state_dir``."""
 
     def __init__(self, name: str, state_dir: Path, log: Path, topology: str = "source-routing",
-                 duration: str = "60s"):
+                 duration: str = "60s", out: Path | None = None):
         self.name = name
         self.env = {**os.environ, "DATAPLANE_STATE_DIR": str(state_dir), "DATAPLANE_PROGRESS": "0"}
         self.state_file = state_dir / f"{name}.json"
         self.log = log
         self._out = open(log, "w")
-        self.proc = subprocess.Popen([*DATAPLANE, "run", topology, "--netns", "--name", name, "--duration", duration],
+        extra = ["--out", str(out)] if out is not None else []
+        self.proc = subprocess.Popen([*DATAPLANE, "run", topology, "--netns", "--name", name, "--duration", duration,
+                                      *extra],
                                      stdout=self._out, stderr=subprocess.STDOUT, env=self.env,
                                      start_new_session=True)
 
@@ -100,7 +102,7 @@ def realtime_run(tmp_path_factory):
     if reason:
         pytest.skip(reason)
     d = tmp_path_factory.mktemp("netns")
-    run = RealtimeRun(f"t{os.getpid()}", d, d / "run.log")
+    run = RealtimeRun(f"t{os.getpid()}", d, d / "run.log", out=d / "out")
     try:
         run.wait_up()
         yield run
@@ -109,6 +111,10 @@ def realtime_run(tmp_path_factory):
     # Ctrl-C ended it: its summary printed, its namespaces (and the iperf3 servers in them) gone.
     assert left == [], left
     assert "real time:" in run.log.read_text() and not run.state_file.exists()
+    # --out as in simulated time: a pcap per port, the namespace hosts' ports too
+    from scapy.utils import rdpcap
+
+    assert any(b"\x08\x00" == bytes(p)[12:14] for p in rdpcap(str(d / "out" / "pcap" / "h1-eth0.pcap")))
 
 pytestmark = [pytest.mark.no_pypy, pytest.mark.realtime]   # namespaces; paced to the wall clock
 README = Path(__file__).resolve().parents[3] / "README.md"
