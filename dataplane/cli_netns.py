@@ -71,7 +71,8 @@ def console_command(run_name: str | None, state_file: Path | None, timeout: floa
 def cleanup_command(stop_live: bool) -> None:
     """Remove what real-time runs left behind (like `mn -c`): the namespaces of runs whose process
     has ended, the processes in them, their state files, and any other namespace named dataplane-*
-    that no live run owns. TAP devices go with their namespaces."""
+    that no live run owns and whose TAP device is closed (a live run holds its open). TAP devices
+    go with their namespaces."""
     import signal
     import time
 
@@ -95,9 +96,13 @@ def cleanup_command(stop_live: bool) -> None:
             if Path(state["_path"]).exists():
                 removed += remove_run(state)
         for name in namespaces.leftovers():
-            if name not in owned:
-                namespaces.remove(name)
-                removed.append(name)
+            if name in owned:
+                continue
+            if namespaces.in_use(name):     # a run with its state elsewhere (DATAPLANE_STATE_DIR)
+                click.echo(f"{name}: its TAP device is open, a run still uses it: left alone")
+                continue
+            namespaces.remove(name)
+            removed.append(name)
     click.echo(f"removed {len(removed)} namespace{'s' if len(removed) != 1 else ''}"
                + (f": {', '.join(removed)}" if removed else ""))
 

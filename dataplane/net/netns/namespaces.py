@@ -140,6 +140,12 @@ def remove(name: str, grace_s: float = 1.0) -> None:
     ip("netns", "del", name, check=False, timeout=5)
 
 
+def in_use(name: str) -> bool:
+    """Namespace ``name`` still has its ``eth0``: a TAP device some live emulator holds open
+    (the kernel removes a TAP device when its last file descriptor closes)."""
+    return bool(ip("-n", name, "-o", "link", "show", IFACE, check=False, timeout=5).strip())
+
+
 def leftovers() -> list[str]:
     """Namespaces with the run prefix that exist now."""
     try:

@@ -41,15 +41,13 @@ class RealtimeRun:
     """``dataplane run TOPO --netns`` in a subprocess, its state in ``state_dir``."""
 
     def __init__(self, name: str, state_dir: Path, log: Path, topology: str = "source-routing",
-                 duration: str = "60s", out: Path | None = None):
+                 duration: str = "60s"):
         self.name = name
         self.env = {**os.environ, "DATAPLANE_STATE_DIR": str(state_dir), "DATAPLANE_PROGRESS": "0"}
         self.state_file = state_dir / f"{name}.json"
         self.log = log
         self._out = open(log, "w")
-        extra = ["--out", str(out)] if out is not None else []
-        self.proc = subprocess.Popen([*DATAPLANE, "run", topology, "--netns", "--name", name, "--duration", duration,
-                                      *extra],
+        self.proc = subprocess.Popen([*DATAPLANE, "run", topology, "--netns", "--name", name, "--duration", duration],
                                      stdout=self._out, stderr=subprocess.STDOUT, env=self.env,
                                      start_new_session=True)
 
@@ -206,19 +204,23 @@ def test_a_killed_run_leaves_nothing_behind(tmp_path):
     run = RealtimeRun(name, tmp_path, tmp_path / "run.log", topology=str(tmp_path / "pair.yaml"))
     try:
         run.wait_up()
-        assert len(run_namespaces(name)) == 2
-        assert root_view() == before
+        assert len(run_namespaces(name)) == 2, run_namespaces(name)
+        assert root_view() == before, (before, root_view())
         os.kill(run.proc.pid, signal.SIGKILL)
         run.proc.wait(timeout=10)
         deadline = time.monotonic() + 15
         while run_namespaces(name) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert run_namespaces(name) == [] and not run.state_file.exists()
-        assert root_view() == before
+        assert run_namespaces(name) == [] and not run.state_file.exists(), (run_namespaces(name), run.log.read_text())
+        assert root_view() == before, (before, root_view())
         # What a guard could not remove (say, the machine lost power): cleanup finds it.
         subprocess.run(["ip", "netns", "add", f"dataplane-{name}-h9"], check=True, timeout=10)
-        r = subprocess.run([*DATAPLANE, "cleanup"], env=run.env, capture_output=True, text=True, timeout=30)
-        assert r.returncode == 0, r.stderr
-        assert f"dataplane-{name}-h9" in r.stdout and run_namespaces(name) == []
+        from click.testing import CliRunner
+
+        from dataplane.cli import main
+
+        r = CliRunner().invoke(main, ["cleanup"], env={"DATAPLANE_STATE_DIR": str(tmp_path)})
+        assert r.exit_code == 0, r.output
+        assert f"dataplane-{name}-h9" in r.output and run_namespaces(name) == []
     finally:
         run.stop()
