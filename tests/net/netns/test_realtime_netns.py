@@ -192,9 +192,11 @@ def test_a_killed_run_leaves_nothing_behind(tmp_path):
     if reason:
         pytest.skip(reason)
 
-    def root_view() -> tuple[str, str, str]:
-        return tuple(subprocess.run(["ip", "-o", *args], capture_output=True, text=True, timeout=10).stdout
-                     for args in (["link"], ["addr"], ["route"]))
+    def root_view() -> tuple[list[str], str, str]:
+        """The machine's own interfaces (names: their counters and flags may move), addresses, routes."""
+        link, addr, route = (subprocess.run(["ip", "-o", *args], capture_output=True, text=True, timeout=10).stdout
+                             for args in (["link"], ["-4", "addr"], ["-4", "route"]))
+        return sorted(line.split(":")[1].strip() for line in link.splitlines()), addr, route
 
     before = root_view()
     name = f"k{os.getpid()}"
