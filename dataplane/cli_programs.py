@@ -37,11 +37,12 @@ def check_topology_programs(spec: Any, policy: WarningPolicy) -> None:
 
 
 def compile_checked(path: Path, policy: WarningPolicy, **kwargs: Any):
-    """Compile ``path`` under ``policy``, print its warnings; errors are reported and exit 1."""
-    from dataplane.lang.frontend import compile_file
+    """Compile ``path`` under ``policy`` (through the compile cache, ``dataplane.lang.compile_cache``),
+    print its warnings; errors are reported and exit 1."""
+    from dataplane.lang.compile_cache import compile_file_cached
 
     with reported_errors():
-        result = compile_file(path, warnings=policy, **kwargs)
+        result = compile_file_cached(path, warnings=policy, **kwargs)
     for w in result.warnings:
         click.echo(w.render(), err=True)
     return result

@@ -7,7 +7,6 @@ original file, line and column and the source line for the caret.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -18,21 +17,12 @@ from dataplane.gc_pause import paused_gc
 from dataplane.ir.decl import P4Program
 from dataplane.ir.program import Program
 from dataplane.lang.checker import Checker
+from dataplane.lang.compile_result import CompileResult
 from dataplane.lang.cp_names import check_action_names
 from dataplane.lang.inline import inline_program
 from dataplane.lang.lint import lint_program
 from dataplane.lang.parser import parse_text
 from dataplane.lang.preprocess import PreprocessedSource, preprocess
-
-
-@dataclass
-class CompileResult:
-    """The compiled program, its warnings and the time each pass took (seconds): ``preprocess``,
-    ``lex``, ``tokens``, ``parse``, ``build``, ``check`` and ``total``."""
-
-    program: Program
-    warnings: list[Diagnostic] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
 
 
 def compile_file(path: str | Path, *, include_dirs: Sequence[Path] = (),
