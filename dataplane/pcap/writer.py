@@ -68,22 +68,12 @@ class PcapWriter:
         if data.ndim != 2 or data.shape[0] != n or (n and int(lengths.max()) > data.shape[1]):
             raise ValueError("write_batch: data must be 2-D with one row per length, each row at least as wide")
         caplen = np.minimum(lengths, self.snaplen)
-        heads = np.empty((n, 4), dtype="<u4")
-        if timestamps is None:
-            heads[:, 0] = 0
-            heads[:, 1] = 0
-        else:
-            ts = np.asarray(timestamps, dtype=np.int64)
-            heads[:, 0] = ts // 1_000_000_000
-            heads[:, 1] = (ts % 1_000_000_000) // self._div
-        heads[:, 2] = caplen
-        heads[:, 3] = lengths
-        head_bytes = heads.view(np.uint8)                    # (n, 16)
+        heads = _heads(caplen, lengths, timestamps, self._div).view(np.uint8)    # (n, 16)
         first = int(caplen[0])
         if (caplen == first).all():
             # every record the same size: a (n, 16 + L) block, no index arithmetic
             out = np.empty((n, 16 + first), dtype=np.uint8)
-            out[:, :16] = head_bytes
+            out[:, :16] = heads
             out[:, 16:] = data[:, :first]
         else:
             sizes = caplen + 16
@@ -94,11 +84,18 @@ class PcapWriter:
             is_head = np.zeros(total, dtype=bool)
             is_head[(starts[:, None] + np.arange(16)).ravel()] = True
             out = np.empty(total, dtype=np.uint8)
-            out[is_head] = head_bytes.ravel()
+            out[is_head] = heads.ravel()
             width = int(caplen.max())
             out[~is_head] = data[:, :width][np.arange(width) < caplen[:, None]]
         self._f.write(out)
         self.count += n
+
+    def write_records(self, block: np.ndarray) -> None:
+        """Append whole records made by ``record_block`` (rows of it, in any order), as they are."""
+        if len(block):
+            self._drain()
+            self._f.write(np.ascontiguousarray(block))
+            self.count += len(block)
 
     def _drain(self) -> None:
         if self._parts:
@@ -120,3 +117,37 @@ class PcapWriter:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _heads(caplen: np.ndarray, lengths: np.ndarray, timestamps, div: int) -> np.ndarray:
+    """Record headers, (n, 4) little-endian uint32: seconds, fraction, captured and wire length."""
+    heads = np.empty((len(lengths), 4), dtype="<u4")
+    if timestamps is None:
+        heads[:, :2] = 0
+    else:
+        sec, frac = np.divmod(np.asarray(timestamps, dtype=np.int64), 1_000_000_000)
+        heads[:, 0] = sec
+        heads[:, 1] = frac // div if div != 1 else frac
+    heads[:, 2] = caplen
+    heads[:, 3] = lengths
+    return heads
+
+
+def record_block(data: np.ndarray, lengths: np.ndarray, timestamps: np.ndarray | None, *,
+                 snaplen: int = 65535, nanosecond: bool = True) -> np.ndarray | None:
+    """The records of packets that all have one captured length, as a (n, 16 + length) uint8
+    array a ``PcapWriter`` with the same ``snaplen`` and ``nanosecond`` appends with
+    ``write_records`` (any subset of rows, e.g. one port's); None if their lengths differ
+    (``write_batch`` lays those out)."""
+    n = len(lengths)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    caplen = np.minimum(lengths, snaplen)
+    if n == 0 or not (caplen == caplen[0]).all():
+        return None
+    size = int(caplen[0])
+    if data.ndim != 2 or data.shape[0] != n or data.shape[1] < size:
+        raise ValueError("record_block: data must be 2-D with one row per length, each row at least as wide")
+    out = np.empty((n, 16 + size), dtype=np.uint8)
+    out[:, :16] = _heads(caplen, lengths, timestamps, 1 if nanosecond else 1000).view(np.uint8)
+    out[:, 16:] = data[:, :size]
+    return out

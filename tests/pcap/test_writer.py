@@ -7,6 +7,7 @@ from scapy.utils import RawPcapReader, RawPcapWriter
 
 from dataplane.pcap import PcapWriter, iter_packets, read_batches
 from dataplane.pcap.batch import from_packets
+from dataplane.pcap.writer import record_block
 
 PACKETS = [bytes([i]) * (20 + (i * 37) % 90) for i in range(60)]
 TIMES_NS = [1_700_000_000_000_000_000 + i * 1_234_567 for i in range(len(PACKETS))]
@@ -87,3 +88,18 @@ def test_buffered_records_reach_the_file_on_flush_and_in_order(tmp_path):
     got = list(iter_packets(path))
     assert len(got) == 3002 and got[1:3001] == [(i, bytes([i % 256]) * 10) for i in range(3000)]
     assert got[-1] == (7, b"bulk")
+
+
+def test_record_block_rows_write_the_same_bytes_as_write_batch(tmp_path):
+    batch = from_packets([bytes(range(i, i + 64)) for i in range(30)], TIMES_NS[:30])
+    pick = np.array([29, 3, 3, 17, 0])
+    block = record_block(batch.data, batch.lengths, batch.timestamps, nanosecond=False)
+    rows, bulk = tmp_path / "rows.pcap", tmp_path / "bulk.pcap"
+    with PcapWriter(rows, nanosecond=False) as w:
+        w.write_records(block[pick])
+        w.write_records(block[:0])
+    with PcapWriter(bulk, nanosecond=False) as w:
+        w.write_batch(batch.data[pick], batch.lengths[pick], batch.timestamps[pick])
+    assert rows.read_bytes() == bulk.read_bytes() and w.count == len(pick)
+    mixed = from_packets(PACKETS)
+    assert record_block(mixed.data, mixed.lengths, None) is None
