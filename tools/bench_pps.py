@@ -18,7 +18,7 @@ ratio to the v1model router's (goal: at least 0.8).
 The batch engine (dataplane/engine/batch, numpy) runs the same router over the same packets
 as one batch: ``batch_pps`` counts from the packets as bytes to the outputs as arrays (the
 batch built from the bytes is timed, Python objects per output are not: the pcap path
-writes the arrays, a chunk of 4,096 packets at a time), and ``batch_ratio`` is batch_pps / engine_pps (goal: at least 10).
+writes the arrays, a batch of 65,536 packets at a time), and ``batch_ratio`` is batch_pps / engine_pps (goal: at least 10).
 Both engines' outputs are compared before timing. Two larger workloads time both engines
 the same way: ``lpm_100k`` (the router with 100,000 routes) and ``ternary3`` (three
 ternary tables of 1,000 entries each, tools/bench_programs/ternary3_v1model.p4).
