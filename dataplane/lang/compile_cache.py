@@ -12,7 +12,9 @@ that does not load (truncated, from another version) counts as a miss and is rep
 Where: ``$DATAPLANE_CACHE_DIR``, else ``$XDG_CACHE_HOME/dataplane``, else
 ``~/.cache/dataplane``. ``DATAPLANE_CACHE=off`` (or ``0``/``no``) turns it off; a cache
 directory that cannot be written is skipped silently (the program compiles as before).
-Only programs that compile without errors are stored.
+Only programs that compile without errors are stored, and at most ``KEEP`` of them: a hit
+marks its entry used (its modification time), and a store that finds more removes the least
+recently used.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from dataplane.diagnostics import WarningPolicy
 from dataplane.lang.compile_result import CompileResult
 
 FORMAT = b"dataplane-compile-cache 1"
+KEEP = 512          # entries kept; a store past it removes the least recently used
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 
@@ -89,6 +92,10 @@ def compile_file_cached(path: str | Path, *, include_dirs: Sequence[Path] = (),
     entry = cache_dir() / key[:2] / f"{key}.pickle"
     hit = _load(entry)
     if hit is not None:
+        try:
+            os.utime(entry)      # recently used: the last to go when the cache is pruned
+        except OSError:
+            pass
         program, kept = hit
         total = time.perf_counter() - start
         return CompileResult(program, kept, {"cache": 1.0, "total": total})
@@ -137,5 +144,28 @@ def _store(entry: Path, value) -> None:
         except BaseException:
             os.unlink(tmp)
             raise
+        _prune(entry.parent.parent)
     except OSError:       # a read-only or full cache directory: run without the cache
         return
+
+
+def _prune(root: Path) -> None:
+    """Remove the least recently used entries past ``KEEP`` (another process may be removing
+    the same ones: a file already gone is fine)."""
+    found = []
+    for sub in root.iterdir():
+        if sub.is_dir():
+            for e in os.scandir(sub):
+                if e.name.endswith(".pickle") and not e.name.startswith("."):
+                    try:
+                        found.append((e.stat().st_mtime_ns, e.path))
+                    except OSError:
+                        pass
+    if len(found) <= KEEP:
+        return
+    found.sort()
+    for _, path in found[:len(found) - KEEP]:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass

@@ -85,3 +85,15 @@ def test_a_changed_compiler_misses(prog, tmp_path, monkeypatch):
     compile_file_cached(prog)
     monkeypatch.setattr(compile_cache, "compiler_hash", lambda: "another compiler")
     assert compile_file_cached(prog).timings["cache"] == 0.0
+
+
+def test_the_least_recently_used_entries_go_past_keep(prog, tmp_path, monkeypatch):
+    monkeypatch.setattr(compile_cache, "KEEP", 2)
+    compile_file_cached(prog)                                   # entry A
+    for value in ("5", "7"):                                    # entries B, then C: A goes
+        (tmp_path / "defs.p4").write_text(DEFS.replace("{}", value))
+        compile_file_cached(prog)
+    assert len(entries(tmp_path)) == 2
+    assert compile_file_cached(prog).timings["cache"] == 1.0    # C is still there
+    (tmp_path / "defs.p4").write_text(DEFS.replace("{}", "3"))
+    assert compile_file_cached(prog).timings["cache"] == 0.0    # A was removed
