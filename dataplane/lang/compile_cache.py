@@ -2,7 +2,7 @@
 parsing and checking (most of a small program's start-up).
 
 An entry is keyed by the preprocessed text (so every included file and ``-D`` define counts),
-the source's name (it is in every diagnostic), the warning policy, the Python version and a
+the names of the source and the files it includes (they are in every span), the warning policy, the Python version and a
 hash of the compiler itself (``compiler_hash``: its modules and grammar): a changed program
 or a changed front end never meets an old entry. Entries are pickles of
 ``(program, warnings)``; one is written to a temporary file beside its final name and
@@ -88,7 +88,7 @@ def compile_file_cached(path: str | Path, *, include_dirs: Sequence[Path] = (),
     start = time.perf_counter()
     policy = warnings or WarningPolicy()
     pre = preprocess(path, include_dirs=include_dirs, defines=defines)
-    key = _key(pre.text, str(path), policy)
+    key = _key(pre.text, str(path), list(pre.files), policy)
     entry = cache_dir() / key[:2] / f"{key}.pickle"
     hit = _load(entry)
     if hit is not None:
@@ -109,9 +109,11 @@ def compile_file_cached(path: str | Path, *, include_dirs: Sequence[Path] = (),
     return result
 
 
-def _key(text: str, source: str, policy: WarningPolicy) -> str:
+def _key(text: str, source: str, files: list[str], policy: WarningPolicy) -> str:
+    # ``files``: the names of the files read, which the program's spans carry (the same text
+    # may come from another include directory).
     h = hashlib.sha256(compiler_hash().encode())
-    for part in (source, repr(sorted(policy.disabled)), repr(policy.as_errors), text):
+    for part in (source, repr(files), repr(sorted(policy.disabled)), repr(policy.as_errors), text):
         h.update(part.encode("utf-8", "surrogatepass") + b"\0")
     return h.hexdigest()
 
