@@ -1,13 +1,14 @@
 """An on-disk cache of compiled programs, so a command that runs a program it ran before skips
 parsing and checking (most of a small program's start-up).
 
-An entry is keyed by the preprocessed text (so every included file and ``-D`` define counts),
-the names of the source and the files it includes (they are in every span), the warning policy, the Python version and a
-hash of the compiler itself (``compiler_hash``: its modules and grammar): a changed program
-or a changed front end never meets an old entry. Entries are pickles of
-``(program, warnings)``; one is written to a temporary file beside its final name and
-renamed into place, so concurrent writers and readers never see half an entry, and an entry
-that does not load (truncated, from another version) counts as a miss and is replaced.
+An entry is keyed by the preprocessed text (so every included file and ``-D`` define
+counts), the names of the source and of the files it includes (they are in every span), the
+warning policy, the Python version and a hash of the compiler itself (``compiler_hash``: its
+modules and grammar): a changed program or a changed front end never meets an old entry.
+Entries are pickles of ``(program, warnings)``; one is written to a temporary file beside its
+final name and renamed into place, so concurrent writers and readers never see half an
+entry, and an entry that does not load (truncated, from another version) counts as a miss
+and is replaced.
 
 Where: ``$DATAPLANE_CACHE_DIR``, else ``$XDG_CACHE_HOME/dataplane``, else
 ``~/.cache/dataplane``. ``DATAPLANE_CACHE=off`` (or ``0``/``no``) turns it off; a cache
