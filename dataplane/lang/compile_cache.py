@@ -55,12 +55,19 @@ def cache_dir() -> Path:
 def compiler_hash() -> str:
     """A hash of the compiler as installed: the path, size and modification time of every module
     the front end is made of (the package's top-level modules, ``lang/`` and ``ir/``) and of
-    the grammar, and the Python version. Stat, not contents: a fraction of a millisecond where
+    the grammar, and the Python and lark versions. Stat, not contents: a fraction of a millisecond where
     reading them took a good part of what the cache saves; any edit or reinstall changes a
     file's size or time."""
+    from importlib import metadata
+
     from dataplane.resources import data_dir
 
-    h = hashlib.sha256(FORMAT + sys.version.encode())
+    # lark's version too: an upgrade of the parser alone may change the trees the front end sees.
+    try:
+        lark_version = metadata.version("lark")
+    except metadata.PackageNotFoundError:
+        lark_version = "?"
+    h = hashlib.sha256(FORMAT + sys.version.encode() + lark_version.encode())
     dirs = [(_PACKAGE, ".py"), (_PACKAGE / "lang", ".py"), (_PACKAGE / "ir", ".py")]
     try:
         dirs.append((data_dir("grammar"), ".lark"))
