@@ -339,7 +339,7 @@ class BlockGen(ParserGen, StmtGen):
         # Key sources made here, in the control's scope (a table's keys are not resolved where it is applied).
         self.inline_tables[fn] = (rt, key, qualified, ctx_params)
 
-    def stmt_CallStmt(self, s):
+    def visit_CallStmt(self, s):
         call = s.call
         target = call.target
         if (isinstance(target, E.Member) and isinstance(target.expr.type, T.Table) and target.member == "apply"
@@ -348,7 +348,7 @@ class BlockGen(ParserGen, StmtGen):
             if fn in self.inline_tables:
                 self.inline_apply(fn)
                 return
-        super().stmt_CallStmt(s)
+        super().visit_CallStmt(s)
 
     def inline_apply(self, fn: str) -> None:
         """``t.apply();`` as a statement: the fast path of T_ (see ``table``) inline, the call otherwise."""

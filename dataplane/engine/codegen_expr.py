@@ -4,13 +4,17 @@ from __future__ import annotations
 from dataplane.errors import InternalError
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
+from dataplane.ir.node import Visitor
 from dataplane.engine.codegen_fieldlists import FieldListGen
 from dataplane.engine.codegen_values import is_object, is_scalar, mask, signed_wrap, wrap  # noqa: F401 - re-exported
 from dataplane.engine.structgen import class_name, default_value, py_name
 
 
-class ExprGen(FieldListGen):
-    """Python source for typed expressions; ``names`` maps P4 value names to Python expressions."""
+class ExprGen(FieldListGen, Visitor):
+    """Python source for typed expressions; ``names`` maps P4 value names to Python expressions.
+
+    Dispatches through ``Visitor``: ``visit_<ClassName>`` per expression class.
+    """
 
     def __init__(self, program, names: dict[str, str], helpers):
         self.program = program
@@ -31,28 +35,28 @@ class ExprGen(FieldListGen):
             for node, src in reversed(self.bound):
                 if node is e:
                     return src
-        method = getattr(self, "gen_" + type(e).__name__, None)
-        if method is None:
-            raise InternalError(f"no code generator for expression {type(e).__name__}")
-        return method(e)
+        return self.visit(e)
+
+    def generic_visit(self, e: E.Expr) -> str:
+        raise InternalError(f"no code generator for expression {type(e).__name__}")
 
     # ---- leaves --------------------------------------------------------------------------------
-    def gen_Constant(self, e):
+    def visit_Constant(self, e):
         return str(e.value) if e.value >= 0 else f"({e.value})"
 
-    def gen_BoolLiteral(self, e):
+    def visit_BoolLiteral(self, e):
         return "True" if e.value else "False"
 
-    def gen_StringLiteral(self, e):
+    def visit_StringLiteral(self, e):
         return repr(e.value)
 
-    def gen_PathExpr(self, e):
+    def visit_PathExpr(self, e):
         try:
             return self.names[e.name]
         except KeyError:
             raise InternalError(f"no binding for '{e.name}' in generated code") from None
 
-    def gen_TypeMember(self, e):
+    def visit_TypeMember(self, e):
         if e.type_name == "error":
             return str(self.error_code(e.member))
         t = self.program.types.get(e.type_name)
@@ -61,11 +65,11 @@ class ExprGen(FieldListGen):
             return str(t.values[i] if t.values is not None else i)
         return repr(e.member)
 
-    def gen_DontCareExpr(self, e):
+    def visit_DontCareExpr(self, e):
         return "None"
 
     # ---- access ----------------------------------------------------------------------------------
-    def gen_Member(self, e):
+    def visit_Member(self, e):
         bt = e.expr.type
         if isinstance(bt, T.Stack):
             base = self(e.expr)
@@ -88,18 +92,18 @@ class ExprGen(FieldListGen):
             return f"{call}.name"
         return f"{self(e.expr)}.{py_name(e.member)}"
 
-    def gen_Index(self, e):
+    def visit_Index(self, e):
         if isinstance(T.strip_newtype(e.expr.type), T.Tuple):   # tuples are Python tuples
             return f"{self(e.expr)}[{e.index.value}]"
         if isinstance(e.index, E.Constant):
             return f"{self(e.expr)}.elems[{e.index.value}]"
         return f"{self(e.expr)}.at({self(e.index)})"
 
-    def gen_Slice(self, e):
+    def visit_Slice(self, e):
         return f"(({self(e.expr)} >> {e.lo.value}) & {mask(e.hi.value - e.lo.value + 1)})"
 
     # ---- operators ----------------------------------------------------------------------------------
-    def gen_Unary(self, e):
+    def visit_Unary(self, e):
         x = self(e.operand)
         t = T.strip_newtype(e.type)
         if e.op == "!":
@@ -112,7 +116,7 @@ class ExprGen(FieldListGen):
             return f"({x} ^ {mask(t.width)})"
         return f"(~{x})"
 
-    def gen_Binary(self, e):
+    def visit_Binary(self, e):
         op = e.op
         a, b = self(e.left), self(e.right)
         if op == "&&":
@@ -174,10 +178,10 @@ class ExprGen(FieldListGen):
                 parts.append(f"{target} == {self(value)}")
         return "(" + (" and ".join(parts) or "True") + ")"
 
-    def gen_Mux(self, e):
+    def visit_Mux(self, e):
         return f"({self(e.then)} if {self(e.cond)} else {self(e.otherwise)})"
 
-    def gen_Cast(self, e):
+    def visit_Cast(self, e):
         x = self(e.expr)
         src = T.strip_newtype(e.expr.type)
         dst = T.strip_newtype(e.type)
@@ -193,24 +197,24 @@ class ExprGen(FieldListGen):
             return wrap(x, dst)
         return x
 
-    def gen_Call(self, e):
+    def visit_Call(self, e):
         return self.helpers.call_expr(e)
 
-    def gen_ListExpr(self, e):
+    def visit_ListExpr(self, e):
         t = T.strip_newtype(e.type) if e.type is not None else None
         if isinstance(t, T.StructLike):
             return self.make_value(t, e.elements)
         # A tuple holds values: headers and structs in it are copies.
         return "(" + "".join(self.value_copy(x) + ", " for x in e.elements) + ")"
 
-    def gen_StructInit(self, e):
+    def visit_StructInit(self, e):
         t = T.strip_newtype(e.type)
         if not isinstance(t, T.StructLike):
             raise InternalError(f"struct expression of type {t}")
         given = {f.name: f.value for f in e.fields}
         return self.make_value(t, [given.get(f.name) for f in t.fields])
 
-    def gen_InvalidHeader(self, e):
+    def visit_InvalidHeader(self, e):
         t = T.strip_newtype(e.type)
         return f"{class_name(t.name)}()"
 

@@ -25,7 +25,7 @@ from dataplane.engine.structgen import default_value
 
 
 class RuntimeIndexGen:
-    """Needs ``emit``, ``temp``, ``expr``, ``indent``, ``store``, ``names`` and the ``stmt_*`` methods."""
+    """Needs ``emit``, ``temp``, ``expr``, ``indent``, ``store``, ``names`` and the ``visit_*`` methods (``Visitor``)."""
 
     guard_indices = True   # False while generating a parser's states
 
@@ -33,7 +33,7 @@ class RuntimeIndexGen:
         if self.guard_indices and isinstance(s, _GUARDED):
             if self.guarded(s):
                 return
-        getattr(self, "stmt_" + type(s).__name__)(s)
+        self.visit(s)
 
     def guarded(self, s: S.Stmt) -> bool:
         """Emit ``s`` behind its run-time index checks; False if it reads no run-time index."""
@@ -57,7 +57,7 @@ class RuntimeIndexGen:
             if inner:
                 self.emit(f"if {inner}:")
                 self.indent += 1
-            self.stmt_Assign(s)
+            self.visit_Assign(s)
             if inner:
                 self.indent -= 1
                 self.emit("else:")
@@ -90,11 +90,11 @@ class RuntimeIndexGen:
         bound = []
         guard = self.hoist(found, bound)
         if isinstance(s, S.If):
-            self.stmt_If(s, guard)
+            self.visit_If(s, guard)
         else:
             self.emit(f"if {guard}:")
             self.indent += 1
-            getattr(self, "stmt_" + type(s).__name__)(s)
+            self.visit(s)
             self.indent -= 1
         self.unbind(bound)
         return True

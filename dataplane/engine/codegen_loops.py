@@ -18,7 +18,7 @@ from dataplane.engine.structgen import default_value
 class LoopGen:
     """Needs ``emit``, ``temp``, ``expr``, ``names``, ``block``, ``stmt`` and ``indent`` from StmtGen."""
 
-    def stmt_For(self, s: S.For) -> None:
+    def visit_For(self, s: S.For) -> None:
         self.names.push()
         for clause in s.init:
             self.stmt(clause)
@@ -42,7 +42,7 @@ class LoopGen:
         self.indent -= 1
         self.names.pop()
 
-    def stmt_ForIn(self, s: S.ForIn) -> None:
+    def visit_ForIn(self, s: S.ForIn) -> None:
         self.names.push()
         t = s.var.resolved
         coll = s.collection
@@ -70,10 +70,10 @@ class LoopGen:
         self.indent -= 1
         self.names.pop()
 
-    def stmt_Break(self, s: S.Break) -> None:
+    def visit_Break(self, s: S.Break) -> None:
         self.emit("break")
 
-    def stmt_Continue(self, s: S.Continue) -> None:
+    def visit_Continue(self, s: S.Continue) -> None:
         self.emit("continue")
 
 

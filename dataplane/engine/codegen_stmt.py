@@ -7,7 +7,7 @@ from dataplane.ir import stmt as S
 from dataplane.ir import types as T
 from dataplane.engine.codegen_expr import ExprGen, is_object, is_scalar, mask, wrap
 from dataplane.engine.codegen_calls import CallGen, _is_p4_callable
-from dataplane.ir.node import walk
+from dataplane.ir.node import Visitor, walk
 from dataplane.engine.codegen_index import RuntimeIndexGen
 from dataplane.engine.codegen_inline import InlineExterns
 from dataplane.engine.codegen_loops import LoopGen
@@ -50,8 +50,11 @@ class Names:
         self.frames.pop()
 
 
-class StmtGen(RuntimeIndexGen, LoopGen, CallGen, InlineExterns):
-    """Emits indented Python lines for statements; subclasses supply the block context."""
+class StmtGen(RuntimeIndexGen, LoopGen, CallGen, InlineExterns, Visitor):
+    """Emits indented Python lines for statements; subclasses supply the block context.
+
+    ``stmt`` dispatches through ``Visitor`` to ``visit_<ClassName>`` per statement class.
+    """
 
     def __init__(self, program, names: Names):
         self.program = program
@@ -71,6 +74,9 @@ class StmtGen(RuntimeIndexGen, LoopGen, CallGen, InlineExterns):
         return f"_t{self.tmp}"
 
     # ---- statements -------------------------------------------------------------------------
+    def generic_visit(self, s) -> None:
+        raise InternalError(f"no code generator for statement {type(s).__name__}")
+
     def block(self, stmts) -> None:
         self.names.push()
         start = len(self.out)
@@ -80,13 +86,13 @@ class StmtGen(RuntimeIndexGen, LoopGen, CallGen, InlineExterns):
             self.emit("pass")
         self.names.pop()
 
-    def stmt_BlockStmt(self, s):
+    def visit_BlockStmt(self, s):
         self.block(s.stmts)
 
-    def stmt_Empty(self, s):
+    def visit_Empty(self, s):
         self.emit("pass")
 
-    def stmt_VarDecl(self, s):
+    def visit_VarDecl(self, s):
         t = self.type_of_decl(s)
         init = s.init
         if init is None or isinstance(init, E.InvalidHeader) or (
@@ -109,11 +115,11 @@ class StmtGen(RuntimeIndexGen, LoopGen, CallGen, InlineExterns):
             raise InternalError(f"variable '{s.name}' reached code generation without a type")
         return s.resolved
 
-    def stmt_ConstDecl(self, s):
+    def visit_ConstDecl(self, s):
         py = self.names.fresh(s.name)
         self.emit(f"{py} = {self.expr(s.value)}")
 
-    def stmt_Assign(self, s):
+    def visit_Assign(self, s):
         lhs = s.lhs
         bindings = self.anchor_assignment(lhs, s.rhs)
         if isinstance(lhs, E.Slice):
@@ -204,7 +210,7 @@ class StmtGen(RuntimeIndexGen, LoopGen, CallGen, InlineExterns):
             return
         self.emit(f"{target} = {self.expr(rhs)}")
 
-    def stmt_If(self, s, guard: str = ""):
+    def visit_If(self, s, guard: str = ""):
         cond = self.expr(s.cond)
         self.emit(f"if {guard} and {cond}:" if guard else f"if {cond}:")
         self.indent += 1
@@ -224,10 +230,10 @@ class StmtGen(RuntimeIndexGen, LoopGen, CallGen, InlineExterns):
         self.block(other.stmts if isinstance(other, S.BlockStmt) else (other,))
         self.indent -= 1
 
-    def stmt_Exit(self, s):
+    def visit_Exit(self, s):
         self.emit("raise EXIT")
 
-    def stmt_Return(self, s):
+    def visit_Return(self, s):
         if s.value is not None:
             if self.ret_outs:
                 self.emit(f"return ({self.expr(s.value)}, {', '.join(self.ret_outs)},)")
@@ -236,7 +242,7 @@ class StmtGen(RuntimeIndexGen, LoopGen, CallGen, InlineExterns):
         else:
             self.emit(self.returns)
 
-    def stmt_Switch(self, s):
+    def visit_Switch(self, s):
         subject = self.temp()
         is_action = isinstance(s.expr.type, T.ActionEnum)
         self.emit(f"{subject} = {self.expr(s.expr)}" + (".name" if is_action and not _ends_in_action_run(s.expr) else ""))
@@ -260,7 +266,7 @@ class StmtGen(RuntimeIndexGen, LoopGen, CallGen, InlineExterns):
             self.block(case.body.stmts if case.body is not None else ())
             self.indent -= 1
 
-    def stmt_CallStmt(self, s):
+    def visit_CallStmt(self, s):
         self.call_stmt(s.call)
 
     # ---- what subclasses supply --------------------------------------------------------------
