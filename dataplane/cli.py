@@ -45,10 +45,12 @@ def main() -> None:
                    "binary (.bin, .pb) or JSON (.json) by the extension.")
 @click.option("--device-config", type=OutputFile(),
               help="Write the P4Runtime device config (the preprocessed program) here.")
+@click.option("--emit-python", type=OutputFile(),
+              help="Write the generated Python pipeline module here, its lines commented with their P4 positions.")
 @warning_options
 def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[Path, ...],
             defines: tuple[str, ...], timings: bool, p4info: Path | None, device_config: Path | None,
-            werror: bool, wno: tuple[str, ...]) -> None:
+            emit_python: Path | None, werror: bool, wno: tuple[str, ...]) -> None:
     """Compile PROGRAM (a .p4 file or a built-in program name) and summarise it."""
     from dataplane.ir.serialize import program_to_json
     from dataplane.ir.summary import summarize
@@ -77,10 +79,16 @@ def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[
             device_config.write_bytes(make_device_config(path, include_dirs=include_dirs,
                                                          defines=_parse_defines(defines),
                                                          arch=getattr(result.program, "architecture", "v1model")))
+        if emit_python is not None:
+            from dataplane.cli_emit import write_python
+
+            write_python(result.program, emit_python)
     if not check:
         click.echo(summarize(result.program))
         if output is not None:
             click.echo(f"IR written to {output}")
+        if emit_python is not None:
+            click.echo(f"Python pipeline written to {emit_python}")
     if timings:
         click.echo(" ".join(f"{k}={v * 1000:.1f}ms" for k, v in result.timings.items()), err=True)
 

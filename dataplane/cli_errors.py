@@ -69,6 +69,11 @@ def report_internal(err: BaseException) -> None:
         f = ours[-1]
         where = f.filename.split(f"{os.sep}dataplane{os.sep}", 1)[-1]
         lines.append(f"  in dataplane/{where}:{f.lineno}, {f.name}()")
+    from dataplane.engine.source_map import p4_location
+
+    span = p4_location(err.__traceback__)   # it failed inside a pipeline: the P4 line it ran
+    if span is not None:
+        lines.append(f"  while running {span} of the P4 program")
     lines.append("This is a bug in dataplane, not in your program or files. Please report it with the command "
                  "you ran, the files it read and this message "
                  f"(dataplane {__version__}, {platform.python_implementation()} {platform.python_version()}); "

@@ -7,12 +7,14 @@ switch's clock (``now_us``), which the network layer drives; alone, it stays at 
 """
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from dataplane.errors import DataplaneError
 from dataplane.arch.device import ArchitectureError, Device
 from dataplane.engine.context import PacketContext
 from dataplane.engine.extern_functions import CLONE_E2E, CLONE_I2E, DROP_PORT, bind_functions
+from dataplane.engine.source_map import p4_location
 from dataplane.engine.instances import make_instances, value_width
 from dataplane.engine.hashes import hash_function
 from dataplane.engine.structgen import py_name
@@ -28,7 +30,13 @@ _new_object = object.__new__
 
 
 class P4AssertionFailed(DataplaneError):
-    """A program's assert() or assume() was false for a packet."""
+    """A program's assert() or assume() was false for a packet. The message starts with the
+    P4 position of the call (``FILE:LINE:COL: ``), found from the generated code's frame on
+    the stack (``source_map``), so the cost falls only on a failing packet."""
+
+    def __init__(self, message: str):
+        span = p4_location(sys._getframe(1))
+        super().__init__(f"{span}: {message}" if span is not None else message)
 
 
 @record(slots=True)

@@ -10,6 +10,7 @@ from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir.program import field_type
 from dataplane.ir.node import walk
+from dataplane.ir.summary import format_expr
 from dataplane.ir import types as T
 from dataplane.engine.codegen_expr import is_scalar, mask
 from dataplane.engine.codegen_layout import struct_units
@@ -70,6 +71,20 @@ class BlockGen(ParserGen, StmtGen):
             if isinstance(bt, T.Block):
                 raise InternalError("unsupported: applying a sub-parser or sub-control in the engine")
         raise InternalError(f"cannot call {target}")
+
+    def trace_call(self, call: E.Call) -> None:
+        """``--trace`` names each extern call with its P4 position, as BMv2's log does; extracts
+        and emits are traced (or not) by the parser and deparser themselves."""
+        target = call.target
+        if isinstance(target, E.Member) and isinstance(target.expr.type, T.Extern):
+            if target.expr.type.name in ("packet_in", "packet_out"):
+                return
+            name = f"{format_expr(target.expr)}.{target.member}"
+        elif isinstance(target, E.PathExpr) and target.ref == "extern_function" and target.name != "static_assert":
+            name = target.name
+        else:
+            return
+        self.emit(f"if _ctx.trace is not None: _ctx.trace.extern({name!r}, {self.locator.label(call.span)!r})")
 
     def pack_args(self, call: E.Call, ins: list[str]) -> list[str]:
         target = call.target
@@ -203,7 +218,8 @@ class BlockGen(ParserGen, StmtGen):
             self.action(self.find_action(name), ctx_params)
         for t in c.tables.values():
             self.table(t, ctx_params)
-        self.out.append(f"    def C_{c.name}({', '.join(self.params + ['_ctx'])}):")
+        saved = self.located(c.span)
+        self.out.append(f"    def C_{c.name}({', '.join(self.params + ['_ctx'])}):{self.at}")
         self.indent = 2
         self.emit(f"_l = L_{c.name}()" if c.variables else "_l = None")
         for p in c.params:
@@ -217,6 +233,7 @@ class BlockGen(ParserGen, StmtGen):
         self.emit("except ExitSignal:")
         self.emit("    pass")
         self.indent = 1
+        self.at = saved
 
     def init_locals(self) -> None:
         """The block's variable initializers, in order, each time the block runs (p4c moves them
@@ -257,11 +274,13 @@ class BlockGen(ParserGen, StmtGen):
         fn = "A_" + ident(self.block_name, a.name)
         # Actions take their arguments as one tuple (a table entry's args, as stored): calling
         # with *args costs a tuple build and the slower call form on every table hit.
-        self.out.append(f"    def {fn}({ctx_params}, _a):")
+        saved = self.located(a.span)
+        self.out.append(f"    def {fn}({ctx_params}, _a):{self.at}")
         self.indent = 2
         if args:
             self.emit(f"{''.join(x + ', ' for x in args)}= _a")
-        self.emit(f"if _ctx.trace is not None: _ctx.trace.action({a.name!r}, ({''.join(x + ', ' for x in args)}))")
+        where = self.locator.label(a.span)
+        self.emit(f"if _ctx.trace is not None: _ctx.trace.action({a.name!r}, ({''.join(x + ', ' for x in args)}), {where!r})")
         self.returns = f"return ({', '.join(outs)},)" if len(outs) > 1 else (f"return {outs[0]}" if outs else "return")
         for p, py in zip(a.params, args):
             if p.direction == "out" and is_scalar(p.type):
@@ -282,6 +301,7 @@ class BlockGen(ParserGen, StmtGen):
         self.names.pop()
         self.out.append(f"    ACTIONS[{self.block_name + '.' + a.name!r}] = {fn}")
         self.indent = 1
+        self.at = saved
 
     def bound_actions(self, t: P.Table, ctx_params: str) -> None:
         """An action listed with arguments for its directional parameters (``a(hdr.x)`` in
@@ -293,7 +313,8 @@ class BlockGen(ParserGen, StmtGen):
             action = self.find_action(ac.action)
             data = [p for p in action.params if not p.direction]
             fn = f"A_{ident(self.block_name, t.name)}__{ac.action}"
-            self.out.append(f"    def {fn}({ctx_params}, _a):")
+            saved = self.located(t.span)
+            self.out.append(f"    def {fn}({ctx_params}, _a):{self.at}")
             self.indent = 2
             self.names.push()
             placeholders = []
@@ -306,6 +327,7 @@ class BlockGen(ParserGen, StmtGen):
             self.call_stmt(call)
             self.names.pop()
             self.indent = 1
+            self.at = saved
             self.out.append(f"    ACTIONS[{self.block_name + '.' + t.name + '/' + ac.action!r}] = {fn}")
 
     def table(self, t: P.Table, ctx_params: str) -> None:
@@ -313,31 +335,35 @@ class BlockGen(ParserGen, StmtGen):
         fn = "T_" + ident(self.block_name, t.name)
         rt = "t_" + ident(self.block_name, t.name)
         qualified = self.block_name + '.' + t.name
-        self.out.append(f"    {rt} = _rt.tables[{qualified!r}]")
+        saved = self.located(t.span)
+        at = self.at
+        where = self.locator.label(t.span)
+        self.out.append(f"    {rt} = _rt.tables[{qualified!r}]{at}")
         keys = [self.expr(k.expr) for k in t.keys]
         key = "(" + "".join(k + ", " for k in keys) + ")"
         # A table without selector, direct counter or meter, whose runtime class keeps the
         # standard lookup, is looked up in its match structure directly (the common case).
-        self.out.append(f"    pl_{fn} = {rt}.plain_lookup")
-        self.out.append(f"    m_{fn} = {rt}.match.lookup if pl_{fn} else None")
-        self.out.append(f"    if pl_{fn}:")
-        self.out.append(f"        def {fn}({ctx_params}):")
+        self.out.append(f"    pl_{fn} = {rt}.plain_lookup{at}")
+        self.out.append(f"    m_{fn} = {rt}.match.lookup if pl_{fn} else None{at}")
+        self.out.append(f"    if pl_{fn}:{at}")
+        self.out.append(f"        def {fn}({ctx_params}):{at}")
         self.indent = 3
         self.emit(f"_k = {key}")
         self.emit(f"_e = m_{fn}(_k)")
         self.emit("if _e is None:")
         self.emit(f"    _e = {rt}.default")
-        self.emit(f"if _ctx.trace is not None: _ctx.trace.table({qualified!r}, _k, _e)")
+        self.emit(f"if _ctx.trace is not None: _ctx.trace.table({qualified!r}, _k, _e, {where!r})")
         self.emit(f"_e.fn({ctx_params}, _e.args)")
         self.emit("return _e")
-        self.out.append("    else:")
-        self.out.append(f"        def {fn}({ctx_params}):")
+        self.out.append(f"    else:{at}")
+        self.out.append(f"        def {fn}({ctx_params}):{at}")
         self.emit(f"_e = {rt}.lookup({key}, _ctx)")
         self.emit(f"_e.fn({ctx_params}, _e.args)")
         self.emit("return _e")
         self.indent = 1
+        self.at = saved
         # Key sources made here, in the control's scope (a table's keys are not resolved where it is applied).
-        self.inline_tables[fn] = (rt, key, qualified, ctx_params)
+        self.inline_tables[fn] = (rt, key, qualified, ctx_params, where)
 
     def visit_CallStmt(self, s):
         call = s.call
@@ -352,7 +378,7 @@ class BlockGen(ParserGen, StmtGen):
 
     def inline_apply(self, fn: str) -> None:
         """``t.apply();`` as a statement: the fast path of T_ (see ``table``) inline, the call otherwise."""
-        rt, key, qualified, ctx_params = self.inline_tables[fn]
+        rt, key, qualified, ctx_params, where = self.inline_tables[fn]
         k, e = self.temp(), self.temp()
         self.emit(f"if pl_{fn}:")
         self.indent += 1
@@ -360,7 +386,7 @@ class BlockGen(ParserGen, StmtGen):
         self.emit(f"{e} = m_{fn}({k})")
         self.emit(f"if {e} is None:")
         self.emit(f"    {e} = {rt}.default")
-        self.emit(f"if _ctx.trace is not None: _ctx.trace.table({qualified!r}, {k}, {e})")
+        self.emit(f"if _ctx.trace is not None: _ctx.trace.table({qualified!r}, {k}, {e}, {where!r})")
         self.emit(f"{e}.fn({ctx_params}, {e}.args)")
         self.indent -= 1
         self.emit("else:")

@@ -79,6 +79,7 @@ class CallGen:
         return ins, outs, widths
 
     def call_stmt(self, call: E.Call, result_target: str | None = None) -> None:
+        self.trace_call(call)
         if result_target is None and (self.inline_csum16(call) or self.inline_hash(call)):
             return
         special = self.special_call(call)

@@ -25,15 +25,15 @@ from dataplane.engine.structgen import default_value
 
 
 class RuntimeIndexGen:
-    """Needs ``emit``, ``temp``, ``expr``, ``indent``, ``store``, ``names`` and the ``visit_*`` methods (``Visitor``)."""
+    """Needs ``emit``, ``located``, ``temp``, ``expr``, ``indent``, ``store``, ``names`` and the ``visit_*`` methods (``Visitor``)."""
 
     guard_indices = True   # False while generating a parser's states
 
     def stmt(self, s: S.Stmt) -> None:
-        if self.guard_indices and isinstance(s, _GUARDED):
-            if self.guarded(s):
-                return
-        self.visit(s)
+        saved = self.located(s.span)   # each line of the statement names its P4 position
+        if not (self.guard_indices and isinstance(s, _GUARDED) and self.guarded(s)):
+            self.visit(s)
+        self.at = saved
 
     def guarded(self, s: S.Stmt) -> bool:
         """Emit ``s`` behind its run-time index checks; False if it reads no run-time index."""

@@ -166,7 +166,8 @@ class ParserGen:
     def parser(self) -> None:
         p: P.Parser = self.ir_block
         fn = "P_" + p.name
-        self.out.append(f"    def {fn}({', '.join(self.params + ['_ctx'])}):")
+        saved = self.located(p.span)
+        self.out.append(f"    def {fn}({', '.join(self.params + ['_ctx'])}):{self.at}")
         self.indent = 2
         # Block-level variables live on a per-call object; skip it when there are none.
         self.emit(f"_l = L_{p.name}()" if p.variables else "_l = None")
@@ -190,11 +191,12 @@ class ParserGen:
         for name in order:
             st = p.states[name]
             guarded = linear is None or name != "start"
+            block_at = self.located(st.span)
             if guarded:
                 keyword = "elif" if linear is None and name != "start" else "if"
                 self.emit(f"{keyword} _s == {number[name]}:")
                 self.indent += 1
-            self.emit(f"if _tr is not None: _tr.state({name!r})")
+            self.emit(f"if _tr is not None: _tr.state({name!r}, {self.locator.label(st.span)!r})")
             # The select keys may read the state's own locals: one name scope for both.
             self.names.push()
             for s in st.stmts:
@@ -203,6 +205,7 @@ class ParserGen:
             self.names.pop()
             if guarded:
                 self.indent -= 1
+            self.at = block_at
         if linear is not None:
             self.emit("break")
         else:
@@ -214,6 +217,7 @@ class ParserGen:
         self.emit("    if _tr is not None: _tr.parser_error(_e.code)")
         self.emit("_ctx.pos = _pos")
         self.indent = 1
+        self.at = saved
 
     def transition(self, st: P.ParserState, number: dict[str, int]) -> None:
         def goto(state: str) -> str:

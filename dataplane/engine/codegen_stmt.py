@@ -11,6 +11,7 @@ from dataplane.ir.node import Visitor, walk
 from dataplane.engine.codegen_index import RuntimeIndexGen
 from dataplane.engine.codegen_inline import InlineExterns
 from dataplane.engine.codegen_loops import LoopGen
+from dataplane.engine.source_map import Locator
 from dataplane.engine.structgen import default_value, py_name
 
 
@@ -65,9 +66,19 @@ class StmtGen(RuntimeIndexGen, LoopGen, CallGen, InlineExterns, Visitor):
         self.tmp = 0
         self.returns = "return"  # what `return;` becomes (actions with scalar out params return them)
         self.ret_outs: list[str] = []  # a function's scalar out/inout params, returned after its value
+        # Shared by the module's generators (backend.generate sets it); ``at`` is the P4
+        # position comment that ends each line emitted for the current statement.
+        self.locator = Locator()
+        self.at = ""
 
     def emit(self, line: str) -> None:
-        self.out.append("    " * self.indent + line)
+        self.out.append("    " * self.indent + line + self.at)
+
+    def located(self, span) -> str:
+        """Make ``span`` the position of the lines emitted next; returns the one to restore."""
+        saved = self.at
+        self.at = self.locator.comment(span) or saved
+        return saved
 
     def temp(self) -> str:
         self.tmp += 1
@@ -270,6 +281,9 @@ class StmtGen(RuntimeIndexGen, LoopGen, CallGen, InlineExterns, Visitor):
         self.call_stmt(s.call)
 
     # ---- what subclasses supply --------------------------------------------------------------
+    def trace_call(self, call: E.Call) -> None:
+        """Report an extern call to the packet's trace (blocks do; functions have no context)."""
+
     def leading_args(self, call: E.Call) -> list[str]:
         return ["_ctx"]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from dataplane.engine.runtime import pack_fields
+from dataplane.engine.source_map import trace_label
 from dataplane.engine.table_errors import TableError
 from dataplane.engine.tables import MatchTable
 from dataplane.errors import DataplaneError
@@ -145,7 +146,7 @@ class RuntimeTable:
             if self.support_timeout:
                 entry.last_hit_us = ctx.now_us
         if ctx.trace is not None:
-            ctx.trace.table(self.qualified_name, key, entry)
+            ctx.trace.table(self.qualified_name, key, entry, trace_label(self.table.span))
         return entry
 
     def _select(self, group: ActionEntry, full: tuple) -> ActionEntry | None:

@@ -14,10 +14,14 @@ HERE = Path(__file__).parent
 
 
 def test_failed_assert_drops_the_packet_and_says_why():
-    """assert(false) for one packet drops it; the next packet is forwarded as usual."""
+    """assert(false) for one packet drops it, and the reason names the P4 file, line and column
+    of the assert; the next packet is forwarded as usual."""
     sw = Switch.from_file(HERE / "assert_prog.p4")
     bad = sw.process(0, b"\x07")
-    assert bad.outputs == [] and bad.drops == ["assert() failed in switch s1; packet dropped"]
+    line = next(i for i, text in enumerate((HERE / "assert_prog.p4").read_text().splitlines(), 1) if "assert(" in text)
+    col = (HERE / "assert_prog.p4").read_text().splitlines()[line - 1].index("assert(") + 1
+    where = f"{HERE / 'assert_prog.p4'}:{line}:{col}"
+    assert bad.outputs == [] and bad.drops == [f"{where}: assert() failed in switch s1; packet dropped"]
     good = sw.process(0, b"\x08")
     assert [(o.port, o.data) for o in good.outputs] == [(1, b"\x08")]
 
