@@ -64,6 +64,15 @@ def test_run_packet_trace():
                  "ttl=0x40, protocol=0x11, hdrChecksum=0x0, srcAddr=0xc0000201, dstAddr=0xa000101)"):
         assert step in out, step
     assert out.index("parser state parse_ipv4") < out.index("table MyIngress.ipv4_lpm") < out.index("packet out")
+    # Each parser state, table, action and extern call names its P4 file and line, as BMv2's log does.
+    lines = (ROUTER_JSON.with_suffix(".p4")).read_text().splitlines()
+    at = {key: next(i for i, text in enumerate(lines, 1) if key in text)
+          for key in ("state parse_ipv4", "table ipv4_lpm", "action ipv4_forward", "verify_checksum(")}
+    for step in (f"parser state parse_ipv4 at ipv4_router.p4:{at['state parse_ipv4']}",
+                 f"-> ipv4_forward at ipv4_router.p4:{at['table ipv4_lpm']}",
+                 f"action ipv4_forward(0x80000000111, 0x1) at ipv4_router.p4:{at['action ipv4_forward']}",
+                 f"extern verify_checksum() at ipv4_router.p4:{at['verify_checksum(']}"):
+        assert step in out, step
 
 
 def test_run_packet_pcap_to_per_port_pcaps(tmp_path):
