@@ -280,7 +280,8 @@ class BlockGen(ParserGen, StmtGen):
         if args:
             self.emit(f"{''.join(x + ', ' for x in args)}= _a")
         where = self.locator.label(a.span)
-        self.emit(f"if _ctx.trace is not None: _ctx.trace.action({a.name!r}, ({''.join(x + ', ' for x in args)}), {where!r})")
+        shown = "".join(x + ", " for x in args)
+        self.emit(f"if _ctx.trace is not None: _ctx.trace.action({a.name!r}, ({shown}), {where!r})")
         self.returns = f"return ({', '.join(outs)},)" if len(outs) > 1 else (f"return {outs[0]}" if outs else "return")
         for p, py in zip(a.params, args):
             if p.direction == "out" and is_scalar(p.type):

@@ -25,7 +25,8 @@ from dataplane.engine.structgen import default_value
 
 
 class RuntimeIndexGen:
-    """Needs ``emit``, ``located``, ``temp``, ``expr``, ``indent``, ``store``, ``names`` and the ``visit_*`` methods (``Visitor``)."""
+    """Needs ``emit``, ``located``, ``temp``, ``expr``, ``indent``, ``store``, ``names`` and the
+    ``visit_*`` methods (``Visitor``)."""
 
     guard_indices = True   # False while generating a parser's states
 
