@@ -53,3 +53,24 @@ def test_user_and_usage_errors_keep_their_statuses(monkeypatch, capsys, tmp_path
     assert code == EXIT_USER == 1 and "error [unknown-name]" in err and "internal" not in err
     code, _ = _run(monkeypatch, capsys, "compile", "--no-such-option", str(bad))
     assert code == EXIT_USAGE == 2
+
+
+def test_a_bug_inside_a_pipeline_names_the_p4_line_it_was_running(monkeypatch, capsys):
+    """An exception raised under the generated code (here by a broken mark_to_drop) is reported
+    with the P4 file:line:col whose generated code was running."""
+    from dataplane.arch.v1model import V1ModelSwitch
+
+    bind = V1ModelSwitch._bind_functions
+
+    def broken_functions(self):
+        def mark_to_drop(ctx, sm):
+            raise KeyError("broken extern")
+        return {**bind(self), "mark_to_drop": mark_to_drop}
+    monkeypatch.setattr(V1ModelSwitch, "_bind_functions", broken_functions)
+    program = builtin_program("ipv4_router")
+    code, err = _run(monkeypatch, capsys, "run-packet", str(program), "--engine", "packet", "--packet",
+                     "000000000002 000000000001 0800 45000014 00010000 40010000 c0000201 0b000001")
+    lines = program.read_text().splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if "mark_to_drop(" in text)
+    assert code == EXIT_INTERNAL, err
+    assert f"while running {program}:{line}:" in err
