@@ -18,7 +18,9 @@ from dataplane.engine.batch.stmts import StmtMixin
 from dataplane.engine.batch.values import leaves, zeros
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
+from dataplane.ir import stmt as S
 from dataplane.ir import types as T
+from dataplane.ir.node import Visitor
 
 
 class BatchState:
@@ -60,8 +62,16 @@ class BatchState:
             self.cols[path] = z[0] if isinstance(T.strip_newtype(t), T.Bool) else z[1]
 
 
-class BlockCompiler(ExprMixin, StmtMixin, CallMixin, ActionMixin, ParserMixin, DeparserMixin):
-    """Compiles one block; ``roots`` maps its parameter names to column roots (``hdr``, ``meta``, ``sm``)."""
+class BlockCompiler(ExprMixin, StmtMixin, CallMixin, ActionMixin, ParserMixin, DeparserMixin, Visitor):
+    """Compiles one block; ``roots`` maps its parameter names to column roots (``hdr``, ``meta``, ``sm``).
+
+    Statements and expressions dispatch through ``ir.node.Visitor`` (``visit_<ClassName>``, in
+    ``stmts`` and ``exprs``); a class with no method is a construct this engine refuses.
+    """
+
+    def generic_visit(self, node, *args):
+        kind = "statement" if isinstance(node, S.Stmt) else "expression"
+        refuse(node, f"{kind} {type(node).__name__}")
 
     def __init__(self, program: P.Program, block, roots: dict[str, str], tables: dict, instances: dict,
                  snapshots: dict, sm_root: str = "sm"):

@@ -39,13 +39,10 @@ class ExprMixin:
         return scalar_width(e.type, e)
 
     def expr(self, e: E.Expr) -> Fn:
-        method = getattr(self, "x_" + type(e).__name__, None)
-        if method is None:
-            refuse(e, f"expression {type(e).__name__}")
-        return method(e)
+        return self.visit(e)   # ir.node.Visitor: visit_<ClassName>; BlockCompiler refuses the rest
 
     # ---- leaves ------------------------------------------------------------------------------
-    def x_Constant(self, e: E.Constant) -> Fn:
+    def visit_Constant(self, e: E.Constant) -> Fn:
         t = T.strip_newtype(e.type) if e.type is not None else None
         v = e.value
         if isinstance(t, T.Bits):
@@ -56,10 +53,10 @@ class ExprMixin:
             refuse(e, f"integer constant {v} outside 0..2**64-1")
         return _const(U64(v))
 
-    def x_BoolLiteral(self, e: E.BoolLiteral) -> Fn:
+    def visit_BoolLiteral(self, e: E.BoolLiteral) -> Fn:
         return _const(np.bool_(e.value))
 
-    def x_TypeMember(self, e: E.TypeMember) -> Fn:
+    def visit_TypeMember(self, e: E.TypeMember) -> Fn:
         if e.type_name == "error":
             return _const(U64(self.program.errors.index(e.member)))
         t = self.program.types.get(e.type_name)
@@ -83,7 +80,7 @@ class ExprMixin:
             refuse(e, "header stack index")
         refuse(e, f"reference {type(e).__name__}")
 
-    def x_PathExpr(self, e: E.PathExpr) -> Fn:
+    def visit_PathExpr(self, e: E.PathExpr) -> Fn:
         if e.name not in self.scope:
             c = self.program.constants.get(e.name)
             if c is not None:
@@ -98,7 +95,7 @@ class ExprMixin:
         path = self.path_of(e)
         return lambda st, act: st.cols[path]
 
-    def x_Member(self, e: E.Member) -> Fn:
+    def visit_Member(self, e: E.Member) -> Fn:
         bt = T.strip_newtype(e.expr.type) if e.expr is not None else None
         if isinstance(bt, T.ApplyResult) or (isinstance(e.expr, E.Call) and isinstance(e.expr.target, E.Member)
                                               and e.expr.target.member == "apply"):
@@ -108,7 +105,7 @@ class ExprMixin:
         return self.column(e)
 
     # ---- operators -----------------------------------------------------------------------------
-    def x_Unary(self, e: E.Unary) -> Fn:
+    def visit_Unary(self, e: E.Unary) -> Fn:
         a = self.expr(e.operand)
         if e.op == "!":
             return lambda st, act: np.logical_not(a(st, act))
@@ -122,7 +119,7 @@ class ExprMixin:
             return lambda st, act: (U64(0) - a(st, act)) & m
         refuse(e, f"unary operator {e.op}")
 
-    def x_Binary(self, e: E.Binary) -> Fn:
+    def visit_Binary(self, e: E.Binary) -> Fn:
         op = e.op
         if op in ("&&", "||"):
             a, b = self.expr(e.left), self.expr(e.right)
@@ -203,7 +200,7 @@ class ExprMixin:
             return lambda st, act: a(st, act) % b(st, act)
         refuse(e, f"operator {op}")
 
-    def x_Mux(self, e: E.Mux) -> Fn:
+    def visit_Mux(self, e: E.Mux) -> Fn:
         c, t, o = self.expr(e.cond), self.expr(e.then), self.expr(e.otherwise)
 
         def mux(st, act):
@@ -214,7 +211,7 @@ class ExprMixin:
             return np.where(cv, t(st, yes), o(st, no))
         return mux
 
-    def x_Cast(self, e: E.Cast) -> Fn:
+    def visit_Cast(self, e: E.Cast) -> Fn:
         a = self.expr(e.expr)
         to = T.strip_newtype(e.type)
         frm = T.strip_newtype(e.expr.type)
@@ -233,7 +230,7 @@ class ExprMixin:
             return lambda st, act: as_signed(a(st, act), wf).view(U64) & m
         return lambda st, act: a(st, act) & m
 
-    def x_Slice(self, e: E.Slice) -> Fn:
+    def visit_Slice(self, e: E.Slice) -> Fn:
         a = self.expr(e.expr)
         if not (isinstance(e.hi, E.Constant) and isinstance(e.lo, E.Constant)):
             refuse(e, "slice with run-time bounds")
@@ -241,5 +238,5 @@ class ExprMixin:
         lo, m = U64(e.lo.value), U64(mask(e.hi.value - e.lo.value + 1))
         return lambda st, act: (a(st, act) >> lo) & m
 
-    def x_Call(self, e: E.Call) -> Fn:
+    def visit_Call(self, e: E.Call) -> Fn:
         return self.call_expr(e)

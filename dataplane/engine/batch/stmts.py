@@ -45,29 +45,26 @@ class StmtMixin:
         return run
 
     def stmt(self, s: S.Stmt):
-        method = getattr(self, "s_" + type(s).__name__, None)
-        if method is None:
-            refuse(s, f"statement {type(s).__name__}")
-        return method(s)
+        return self.visit(s)   # ir.node.Visitor: visit_<ClassName>; BlockCompiler refuses the rest
 
-    def s_BlockStmt(self, s: S.BlockStmt):
+    def visit_BlockStmt(self, s: S.BlockStmt):
         saved = dict(self.scope)
         try:
             return self.block(s.stmts)
         finally:
             self.scope = saved
 
-    def s_Empty(self, s):
+    def visit_Empty(self, s):
         return _nothing
 
-    def s_Exit(self, s):
+    def visit_Exit(self, s):
         if getattr(self, "in_callable", False) and self.control is None:
             refuse(s, "exit in a function")
         def run(st, act):
             st.exited = act.copy() if st.exited is None else (st.exited | act)
         return run
 
-    def s_Return(self, s):
+    def visit_Return(self, s):
         if not getattr(self, "in_callable", False):
             refuse(s, "return statement in a control's apply block")
         value = self.expr(s.value) if s.value is not None else None
@@ -78,10 +75,10 @@ class StmtMixin:
             st.returned = act.copy() if st.returned is None else (st.returned | act)
         return run
 
-    def s_CallStmt(self, s: S.CallStmt):
+    def visit_CallStmt(self, s: S.CallStmt):
         return self.call_stmt(s.call)
 
-    def s_If(self, s: S.If):
+    def visit_If(self, s: S.If):
         cond = self.expr(s.cond)
         then = self.stmt(s.then)
         other = self.stmt(s.otherwise) if s.otherwise is not None else _nothing
@@ -96,7 +93,7 @@ class StmtMixin:
                 other(st, no)
         return run
 
-    def s_Switch(self, s: S.Switch):
+    def visit_Switch(self, s: S.Switch):
         value, labels_of = self.switch_value(s.expr)
         cases = []   # (label values or None for default, body fn)
         pending: list = []
@@ -131,7 +128,7 @@ class StmtMixin:
         fn = self.expr(e)
         return fn, lambda label: self.expr(label)(None, None)
 
-    def s_VarDecl(self, s: S.VarDecl):
+    def visit_VarDecl(self, s: S.VarDecl):
         t = s.resolved
         path = f"L{next(_fresh)}.{s.name}"
         cols = leaves(t, path, s)
@@ -145,7 +142,7 @@ class StmtMixin:
                 init(st, act)
         return run
 
-    def s_ConstDecl(self, s: S.ConstDecl):
+    def visit_ConstDecl(self, s: S.ConstDecl):
         t = s.value.type
         path = f"L{next(_fresh)}.{s.name}"
         cols = leaves(t, path, s)
@@ -158,7 +155,7 @@ class StmtMixin:
             init(st, act)
         return run
 
-    def s_Assign(self, s: S.Assign):
+    def visit_Assign(self, s: S.Assign):
         if s.op:
             refuse(s, f"compound assignment {s.op}=")
         lhs = s.lhs
