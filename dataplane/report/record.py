@@ -48,7 +48,11 @@ def _serialized_bytes(port: Any, now: int) -> int:
     sent = port.stats.tx_bytes
     link = port.link
     if link is not None and port.free_at > now:
-        sent -= (port.free_at - now) * link.rate_bps // 8_000_000_000
+        # The line time left, less the overhead that follows the frame's last byte (FCS and gap
+        # on Ethernet), is the part of the frame still to go.
+        left = (port.free_at - now) * link.rate_bps // 8_000_000_000 - link.wire_tail
+        if left > 0:
+            sent -= left
     return sent
 
 

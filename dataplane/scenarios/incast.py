@@ -195,10 +195,11 @@ def measure(cfg: IncastConfig, net, receiver: DcqcnReceiver, senders: list[Dcqcn
     last = max((f.last_ns for f in got), default=0)
     # Utilisation of the bottleneck while the transfer crossed it: the fraction of the time
     # from the first to the last arrival that the port spent serializing the data packets that
-    # arrived after the first (n arrivals bound n-1 gaps), serialization timed as the port does.
-    rate = bottleneck.link.rate_bps
-    busy = sum((data_frame_len(n) * 8 * 1_000_000_000) // rate for f in got for n in f.sizes)
-    first_frame = next(((data_frame_len(f.sizes[0]) * 8 * 1_000_000_000) // rate for f in got if f.first_ns == first), 0)
+    # arrived after the first (n arrivals bound n-1 gaps), serialization timed as the port does
+    # (line time: each frame with the link's wire overhead, so utilisation counts wire bytes).
+    link = bottleneck.link
+    busy = sum(link.serialize_ns(data_frame_len(n)) for f in got for n in f.sizes)
+    first_frame = next((link.serialize_ns(data_frame_len(f.sizes[0])) for f in got if f.first_ns == first), 0)
     util = (busy - first_frame) / (last - first) if last > first else 0.0
     # Fairness while every flow still receives.
     t1 = min((f.last_ns for f in got), default=0) if len(got) == len(flows) else first

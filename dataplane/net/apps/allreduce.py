@@ -23,6 +23,7 @@ from typing import Callable
 
 import numpy as np
 
+from dataplane.net.devices.link import wire_bytes
 from dataplane.net.hosts.host import Host
 
 AR_PORT = 0xBEE0
@@ -169,7 +170,9 @@ class RingWorker:
         self.expected = (2 * n - 2) * self.seg_pkts               # packets to receive
         self.got = 0
         self.retransmissions = 0
-        self.tick_ns = (frame_bytes(k) * 8 * 1_000_000_000) // link_bps
+        link = host.port.link if host.port is not None else None
+        wire = link.wire_bytes(frame_bytes(k)) if link is not None else wire_bytes(frame_bytes(k))
+        self.tick_ns = (wire * 8 * 1_000_000_000) // link_bps    # a frame's line time, overhead included
         self._q: deque[bytes] = deque()
         self._pumping = False
         self.on_done = on_done

@@ -259,8 +259,9 @@ def incast(senders: list[Host], receiver: Host, bytes_per_sender: int, start_ns:
                 port = h.port
                 if port is None or port.link is None:
                     raise ValueError(f"incast sender {h.name} is not connected; give rate_bps")
-                # Payload rate that fills the line once Ethernet/IP/UDP headers are added.
-                rate = port.link.rate_bps * size_bytes // pk.udp_frame_len(size_bytes)
+                # Payload rate that fills the line once Ethernet/IP/UDP headers and the link's
+                # wire overhead (preamble, FCS, gap) are added.
+                rate = port.link.rate_bps * size_bytes // port.link.wire_bytes(pk.udp_frame_len(size_bytes))
             flows.append(UdpFlow(h, receiver.ip, rate, size_bytes, t, dst_port=dst_port, tos=tos,
                                  total_bytes=bytes_per_sender))
         else:

@@ -44,6 +44,7 @@ from array import array
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
+from dataplane.net.devices.link import wire_bytes
 from dataplane.net.hosts import packets as pk
 from dataplane.net.hosts.host import Host, Timer, _ip
 from dataplane.net.apps.basic import binned_throughput
@@ -211,8 +212,9 @@ class DcqcnSender:
     """A paced RoCEv2-like UDP flow of ``total_bytes`` (``payload_bytes`` per packet) to the
     receiver QP ``dst_qp`` at ``dst_ip``, with DCQCN (``cc=True``) or at a fixed rate.
 
-    ``ect`` sends ECT(0) (Not-ECT otherwise). Pacing is on wire bytes (``data_frame_len``), so
-    RC = line rate is back to back. ``rate_log`` holds (time ns, RC bps) at every change;
+    ``ect`` sends ECT(0) (Not-ECT otherwise). Pacing is on line time: each frame
+    (``data_frame_len``) counts with its link's overhead (``Link.wire_bytes``: Ethernet's FCS,
+    preamble and gap by default), so RC is a line rate and RC = line rate is back to back. ``rate_log`` holds (time ns, RC bps) at every change;
     ``stats`` counts packets, bytes, CNPs; ``done_ns`` is when the last packet was sent.
     """
 
@@ -243,7 +245,9 @@ class DcqcnSender:
             self.qpn = host.ephemeral_port()
         self.endpoint.senders[self.qpn] = self
         self.n_packets = -(-total_bytes // payload_bytes)
-        self.frame_bits = data_frame_len(payload_bytes) * 8
+        link = host.port.link if host.port is not None else None
+        frame = data_frame_len(payload_bytes)
+        self.frame_bits = (link.wire_bytes(frame) if link is not None else wire_bytes(frame)) * 8
         self._pad = bytes(payload_bytes - _APP.size) + _ICRC
         self._k = 0
         self._gen = 0

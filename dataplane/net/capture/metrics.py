@@ -46,7 +46,10 @@ def port_metrics(net: Any) -> dict[str, dict[str, Any]]:
                 "drops": st.drops, "lost": st.lost, "max_qdepth": st.max_qdepth,
                 "p99_qdepth": percentile(depths, 99),
                 "pause_tx": st.pause_tx, "pause_rx": st.pause_rx, "paused_ns": port.paused_time_ns,
-                "utilisation": round(st.tx_bytes * 8 * 1e9 / (rate * end), 4) if rate else 0.0,
+                # The share of the run the line was busy: wire bytes (frames plus the link's
+                # Ethernet overhead), so a port sending back to back reads 1.0 at any frame size.
+                "tx_wire_bytes": st.tx_wire_bytes,
+                "utilisation": round(st.tx_wire_bytes * 8 * 1e9 / (rate * end), 4) if rate else 0.0,
             }
     return out
 

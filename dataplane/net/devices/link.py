@@ -12,6 +12,13 @@ go out as soon as the frame in service ends, are written to the sender's capture
 consumed by the receiving port (``receive_control``), never reaching its node. While no
 pause or control frame is pending (``hold`` is False) the packet path pays one attribute test.
 
+Ethernet on the wire (``overhead="ethernet"``, the default): a frame occupies the link for
+its captured bytes plus the FCS (4 B), padded so frame + FCS is at least 64 B, plus the
+preamble and SFD (8 B) and the inter-frame gap (12 B): ``wire_bytes`` (a 60-byte minimum
+frame takes 84 B of line time, 6.72 ns at 100 Gb/s). Captures keep the frame as sent (no
+FCS, no preamble). ``overhead="none"`` times the captured bytes alone (an abstract link).
+``PortStats.tx_wire_bytes`` counts line time in bytes, ``tx_bytes`` the frames.
+
 The serializer costs an event only when something waits for it: a packet that leaves an
 empty queue just records when the wire is free again (``free_at``), and the next packet
 starts at once if it comes later, or wakes the port at ``free_at`` if it comes sooner.
@@ -28,10 +35,31 @@ from dataplane.net.devices.pfc import parse_pause, quanta_ns
 from dataplane.net.core.sim import Simulator
 
 
+#: Ethernet's per-frame bytes outside the captured frame (IEEE 802.3 clause 4/3): preamble + SFD
+#: before it, FCS after it, and the minimum inter-frame gap (96 bit times) before the next one.
+PREAMBLE_SFD_BYTES = 8
+FCS_BYTES = 4
+IFG_BYTES = 12
+MIN_FRAME_FCS_BYTES = 64      # frame + FCS; shorter frames are padded
+#: overhead name -> (bytes added to the captured frame, minimum line time in bytes)
+OVERHEADS = {
+    "ethernet": (FCS_BYTES + PREAMBLE_SFD_BYTES + IFG_BYTES, MIN_FRAME_FCS_BYTES + PREAMBLE_SFD_BYTES + IFG_BYTES),
+    "none": (0, 0),
+}
+
+
+def wire_bytes(frame_len: int, overhead: str = "ethernet") -> int:
+    """Line time, in bytes, of a captured frame of ``frame_len`` bytes (no FCS) on a link with
+    ``overhead``: for Ethernet max(frame + FCS, 64) + preamble/SFD + IFG, i.e. max(frame + 24, 84)."""
+    extra, least = OVERHEADS[overhead]
+    return max(frame_len + extra, least)
+
+
 @dataclass(eq=False)
 class PortStats:
     tx_packets: int = 0
-    tx_bytes: int = 0
+    tx_bytes: int = 0         # frames as captured (no FCS, preamble or gap)
+    tx_wire_bytes: int = 0    # line time of those frames, in bytes (with the link's overhead)
     rx_packets: int = 0
     rx_bytes: int = 0
     drops: int = 0            # tail drops at the queue
@@ -173,8 +201,11 @@ class Port:
         # the next packet of a back-to-back train (so a busy link runs at exactly its rate),
         # and forgotten when the wire went idle (so a lone packet's time is easy to check).
         size = len(data)
+        wire = size + link.wire_extra
+        if wire < link.wire_min:
+            wire = link.wire_min
         rate = link.rate_bps
-        bits_ns = size * 8_000_000_000 + (self._frac if self.free_at == now else 0)
+        bits_ns = wire * 8_000_000_000 + (self._frac if self.free_at == now else 0)
         serialize = bits_ns // rate
         self._frac = bits_ns - serialize * rate
         self.free_at = now + serialize
@@ -185,6 +216,7 @@ class Port:
         stats = self.stats
         stats.tx_packets += 1
         stats.tx_bytes += size
+        stats.tx_wire_bytes += wire
         if self.capture is not None:
             self.capture.write(now, data)
         if link.loss or link.corruption or size > link.mtu + 14:
@@ -272,7 +304,7 @@ class Port:
         if link is None or not link.up:
             self.stats.lost += 1
             return False
-        serialize = (len(data) * 8 * 1_000_000_000) // link.rate_bps
+        serialize = (link.wire_bytes(len(data)) * 8 * 1_000_000_000) // link.rate_bps
         self.busy = True
         self.free_at = self.sim.now + serialize
         self.sim.schedule(serialize, self._done)
@@ -316,12 +348,21 @@ class Port:
 
 
 class Link:
-    """A full-duplex link: each direction serializes at ``rate_bps`` and takes ``latency_ns``."""
+    """A full-duplex link: each direction serializes at ``rate_bps`` and takes ``latency_ns``;
+    ``overhead`` (``"ethernet"`` or ``"none"``, see ``wire_bytes``) is what a frame costs beyond its bytes."""
 
-    __slots__ = ("a", "b", "rate_bps", "latency_ns", "mtu", "loss", "corruption", "up", "sim", "name", "rng")
+    __slots__ = ("a", "b", "rate_bps", "latency_ns", "mtu", "loss", "corruption", "up", "sim", "name", "rng",
+                 "overhead", "wire_extra", "wire_min", "wire_tail")
 
     def __init__(self, sim: Simulator, a: Port, b: Port, rate_bps: int, latency_ns: int, mtu: int = 1500,
-                 loss: float = 0.0, corruption: float = 0.0):
+                 loss: float = 0.0, corruption: float = 0.0, overhead: str = "ethernet"):
+        if overhead not in OVERHEADS:
+            raise ValueError(f"link overhead must be one of {', '.join(OVERHEADS)}, got {overhead!r}")
+        self.overhead = overhead
+        self.wire_extra, self.wire_min = OVERHEADS[overhead]
+        # line time after a frame's last captured byte (FCS and gap): what a byte count taken
+        # mid-frame leaves out (dataplane.report.record)
+        self.wire_tail = FCS_BYTES + IFG_BYTES if overhead == "ethernet" else 0
         self.sim = sim
         self.a, self.b = a, b
         self.rate_bps, self.latency_ns, self.mtu = rate_bps, latency_ns, mtu
@@ -336,6 +377,15 @@ class Link:
         # link's name), so what one link loses does not depend on the others' traffic, nor on
         # which process simulates it.
         self.rng = random.Random(f"{sim.seed}/{self.name}")
+
+    def wire_bytes(self, frame_len: int) -> int:
+        """Line time, in bytes, of a captured frame of ``frame_len`` bytes on this link."""
+        return max(frame_len + self.wire_extra, self.wire_min)
+
+    def serialize_ns(self, frame_len: int) -> int:
+        """Time a lone frame of ``frame_len`` captured bytes occupies this link, rounded down to
+        whole ns (as a port times it; back-to-back trains carry the remainder)."""
+        return self.wire_bytes(frame_len) * 8_000_000_000 // self.rate_bps
 
     def carry(self, sender: Port, data: bytes, serialize_ns: int) -> None:
         receiver = sender.peer

@@ -120,7 +120,8 @@ class Network:
             pb = net._port(*ls.b)
             for p in (pa, pb):
                 p.capacity, p.capacity_kind = ls.queue
-            net.links.append(Link(net.sim, pa, pb, ls.bandwidth_bps, ls.latency_ns, ls.mtu, ls.loss, ls.corruption))
+            net.links.append(Link(net.sim, pa, pb, ls.bandwidth_bps, ls.latency_ns, ls.mtu, ls.loss, ls.corruption,
+                                  ls.overhead))
         for node in net.switches.values():
             for number in node.ports:
                 node.set_port_status(number, True)

@@ -31,9 +31,12 @@ Two formats:
   on the NIC and its cost: ``dataplane.net.topology.xdp``), ``netns`` (true: a Linux network
   namespace when the run is real time, ``dataplane.net.netns``). Link fields:
   ``endpoints`` plus ``bandwidth``, ``latency``, ``queue``, ``mtu``, ``loss``,
-  ``corruption``. ``defaults`` takes ``bandwidth``, ``latency``, ``queue``, ``mtu``,
-  ``loss``, ``corruption``, ``processing``, ``detection``, ``write_latency``, ``program``,
-  ``kind`` and ``pfc`` (for every switch that does not set its own).
+  ``corruption``, ``overhead`` (``ethernet``, the default: a frame's line time counts the
+  preamble/SFD, FCS and inter-frame gap and the 64-byte minimum; ``none``: its captured bytes
+  alone; ``dataplane.net.devices.link.wire_bytes``). ``defaults`` takes ``bandwidth``,
+  ``latency``, ``queue``, ``mtu``, ``loss``, ``corruption``, ``overhead``, ``processing``,
+  ``detection``, ``write_latency``, ``program``, ``kind`` and ``pfc`` (for every switch that
+  does not set its own).
 
   Switch and DPU ports are written ``pN``, ``ethN``, ``portN`` or ``N`` (port N, 0..510; BMv2's
   511 is the drop port); a host has one interface, ``eth0`` (port 0), which may be left
@@ -57,8 +60,8 @@ from dataplane.control.config_errors import ConfigError, read_text_file
 from dataplane.net.topology.addresses import check_host_mac, format_ipv4, format_mac, parse_interface, parse_ipv4, parse_mac
 from dataplane.net.topology.spec import PfcConfig
 from dataplane.net.topology.spec import (
-    DEFAULT_BANDWIDTH_BPS, DEFAULT_LATENCY_NS, DEFAULT_MTU, DEFAULT_QUEUE, DpuSpec, HostSpec, LinkSpec, SwitchSpec,
-    TopologySpec,
+    DEFAULT_BANDWIDTH_BPS, DEFAULT_LATENCY_NS, DEFAULT_MTU, DEFAULT_QUEUE, LINK_OVERHEADS, DpuSpec, HostSpec, LinkSpec,
+    SwitchSpec, TopologySpec,
 )
 from dataplane.net.topology.reader import (
     MAX_PORT, PORT_RE, PortBook, Reader, YamlSeq, known_nodes, load_yaml_text, resolve_program_arg, show,
@@ -80,8 +83,8 @@ _SWITCH_FIELDS = {"kind", "program", "entries", "controller", "processing_latenc
                   "write_latency", "params", "cpu_port", "pfc", "rank"}
 _HOST_FIELDS = {"kind", "mac", "ip", "gateway", "arp", "xdp", "rank", "netns"}
 _DPU_FIELDS = {"kind", "program", "entries", "rate", "packet_rate", "latency", "queue", "host_ports", "net_ports", "rank"}
-_LINK_FIELDS = {"endpoints", "bandwidth", "latency", "queue", "mtu", "loss", "corruption"}
-_DEFAULT_FIELDS = {"bandwidth", "latency", "queue", "mtu", "loss", "corruption", "processing", "detection",
+_LINK_FIELDS = {"endpoints", "bandwidth", "latency", "queue", "mtu", "loss", "corruption", "overhead"}
+_DEFAULT_FIELDS = {"bandwidth", "latency", "queue", "mtu", "loss", "corruption", "overhead", "processing", "detection",
                    "write_latency", "program", "kind", "pfc"}
 _TOP_FIELDS = {"name", "defaults", "topology"}
 _TOPOLOGY_FIELDS = {"nodes", "links", "defaults"}
@@ -240,6 +243,7 @@ class _Defaults:
         self.mtu = r.positive_int(*d["mtu"], 68, 65535) if "mtu" in d else DEFAULT_MTU
         self.loss = get("loss", parse_probability, 0.0)
         self.corruption = get("corruption", parse_probability, 0.0)
+        self.overhead = _overhead(r, *d["overhead"]) if "overhead" in d else "ethernet"
         self.processing = get("processing", parse_time, 0)
         self.detection = get("detection", parse_time, DEFAULT_DETECTION_NS)
         self.write_latency = get("write_latency", parse_time, 0)
@@ -452,5 +456,15 @@ def _yaml_link(r: Reader, dflt: _Defaults, ports: PortBook, body: dict, field: s
                     queue=get("queue", parse_queue, dflt.queue), mtu=mtu,
                     loss=get("loss", parse_probability, dflt.loss),
                     corruption=get("corruption", parse_probability, dflt.corruption),
-                    line=line)
+                    line=line,
+                    overhead=_overhead(r, body["overhead"], at("overhead"), f"{field}.overhead")
+                    if "overhead" in body else dflt.overhead)
+
+
+def _overhead(r: Reader, value: Any, line: int, field: str) -> str:
+    """A link's wire overhead: ``ethernet`` (preamble, SFD, FCS, gap, 64 B minimum) or ``none``."""
+    if value not in LINK_OVERHEADS:
+        raise r.err(line, field, f"must be one of {', '.join(LINK_OVERHEADS)} (Ethernet preamble, FCS and "
+                                 f"inter-frame gap on the wire, or the frame's bytes alone), got {show(value)}", value)
+    return value
 

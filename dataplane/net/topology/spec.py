@@ -102,6 +102,11 @@ class HostSpec:
     netns: bool = False                    # a Linux network namespace in real time (dataplane.net.netns)
 
 
+#: What a frame costs on a link beyond its captured bytes (dataplane.net.devices.link.OVERHEADS):
+#: Ethernet's preamble/SFD, FCS, inter-frame gap and 64-byte minimum, or nothing.
+LINK_OVERHEADS = ("ethernet", "none")
+
+
 @dataclass
 class LinkSpec:
     a: tuple[str, int]                     # (node, port number)
@@ -113,6 +118,7 @@ class LinkSpec:
     loss: float = 0.0
     corruption: float = 0.0
     line: int = 0
+    overhead: str = "ethernet"             # per-frame wire overhead, one of LINK_OVERHEADS (devices.link.wire_bytes)
 
 
 @dataclass

@@ -11,14 +11,20 @@ RATE, LAT = 10_000_000_000, 1_000
 IP2 = pk.parse_ip("10.0.0.2")
 
 
+def wire(nbytes: int) -> int:
+    """Line time in bytes of a captured frame on an Ethernet link: FCS (4) with the frame padded
+    to 64, then preamble + SFD (8) and the inter-frame gap (12)."""
+    return max(nbytes + 4, 64) + 8 + 12
+
+
 def ser(nbytes: int, rate: int = RATE) -> int:
-    return nbytes * 8 * 1_000_000_000 // rate
+    return wire(nbytes) * 8 * 1_000_000_000 // rate
 
 
 def train(n: int, nbytes: int, rate: int = RATE) -> int:
     """Time to serialize ``n`` frames back to back: the link carries sub-ns remainders from
     frame to frame, so a train takes its exact time, rounded down once."""
-    return n * nbytes * 8 * 1_000_000_000 // rate
+    return n * wire(nbytes) * 8 * 1_000_000_000 // rate
 
 
 def test_cbr_flow_rate_and_delay(pair):
@@ -55,16 +61,16 @@ def test_bulk_transfer_fct_by_hand(pair):
     rx = BulkReceiver(h2, 5002)
     bt = BulkTransfer(h1, IP2, total_bytes=100_000, window_packets=8, mss=1000)
     sim.run()
-    data, ack = 14 + 20 + 8 + 16 + 1000, ser(60)             # 846.4 ns and 48 ns
-    # The window (8 x 846.4 ns) covers the RTT, so the link never idles: the last segment ends
-    # serializing at 100 x 846.4 ns, then one latency there and an ACK back.
+    data, ack = 14 + 20 + 8 + 16 + 1000, ser(60)             # 865.6 ns and 67.2 ns on the wire
+    # The window (8 x 865.6 ns) covers the RTT, so the link never idles: the last segment ends
+    # serializing at 100 x 865.6 ns, then one latency there and an ACK back.
     fct = train(100, data) + LAT + ack + LAT
     assert bt.done and bt.stats["fct_ns"] == fct
     assert bt.stats["goodput_bps"] == 100_000 * 8e9 / fct
     assert (bt.stats["sent"], bt.stats["retransmits"], bt.stats["timeouts"]) == (100, 0, 0)
     assert rx.flows[bt.key].bytes == 100_000 and rx.flows[bt.key].done_ns == fct - ack - LAT
     # In steady state a segment waits behind the rest of the window in h1's NIC queue, so the
-    # RTT is the window's serialization time, not the bare path RTT (846 + 1000 + 48 + 1000).
+    # RTT is the window's serialization time, not the bare path RTT (866 + 1000 + 67 + 1000).
     assert train(8, data) <= bt.last_rtt_ns <= train(8, data) + 1
 
 
@@ -146,7 +152,7 @@ def test_incast_udp_completion_by_hand(star):
     sim, sw, hosts = star(4, capacity=10_000)
     ic = incast(hosts[1:], hosts[0], bytes_per_sender=100_000, start_ns=2_000)
     sim.run()
-    frame = 14 + 20 + 8 + 1000                              # 833.6 ns on the wire
+    frame = 14 + 20 + 8 + 1000                              # 852.8 ns on the wire
     # All four bursts meet at the switch one frame time plus latency after the start, and the
     # bottleneck port then sends 400 frames back to back.
     assert ic.stats["completion_ns"] == ser(frame) + LAT + train(400, frame) + LAT

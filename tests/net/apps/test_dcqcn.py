@@ -192,8 +192,9 @@ def test_sender_paces_at_line_rate_and_delivers_everything(pair):
     flow = rx.flows[tx.key]
     assert tx.done and flow.packets == tx.n_packets == 1000 and flow.bytes == 1_000_000
     assert flow.max_psn == 999 and flow.lost == 0
-    # Back to back: 1000 frames of data_frame_len(1000) bytes at 100 Gb/s.
-    wire_ns = data_frame_len(1000) * 8 / 100
+    # Back to back: 1000 frames of data_frame_len(1000) bytes, each with its FCS (4), preamble +
+    # SFD (8) and gap (12) on the wire, at 100 Gb/s.
+    wire_ns = (data_frame_len(1000) + 4 + 8 + 12) * 8 / 100
     assert flow.last_ns - flow.first_ns == pytest.approx(999 * wire_ns, rel=0.01)
     assert tx.rate_log == [(0, 100e9)]
 
@@ -210,7 +211,7 @@ def test_cnps_cut_the_senders_pacing_and_rate_recovers(pair):
     assert tx.rate_bps == pytest.approx(25e9, rel=0.01)  # 100 -> 50 -> 25 Gb/s (alpha stays ~1)
     arrivals = rx.flows[tx.key].arrivals
     late = [b - a for a, b in zip(arrivals, arrivals[1:]) if a > 30_000]
-    assert sum(late) / len(late) == pytest.approx(data_frame_len(1000) * 8 / 25, rel=0.02)
+    assert sum(late) / len(late) == pytest.approx((data_frame_len(1000) + 4 + 8 + 12) * 8 / 25, rel=0.02)
     sim.run(2_000_000)                                   # 55 us timers: fast recovery, then additive
     assert tx.cc.events["fast_recovery"] == 5 and tx.cc.events["additive"] >= 1
     assert tx.rate_log[-1][1] > 50e9

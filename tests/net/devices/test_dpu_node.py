@@ -20,12 +20,14 @@ FROM_NET, FROM_HOST = 0, 1          # dpu_pass.p4's dir_pkts indexes
 
 
 def pair(tmp_path: Path, dpu: str) -> Network:
-    """h1 - d1 - h2 on 10 Gb/s links with no propagation delay; ``dpu`` is d1's YAML fields.
+    """h1 - d1 - h2 on 10 Gb/s links with no propagation delay and no Ethernet overhead (these
+    tests time the DPU's pipeline; the links time frames as their captured bytes, so a frame
+    is at d1 a whole number of ns after it was sent); ``dpu`` is d1's YAML fields.
     Both neighbours are hosts, so p0 is named the net port explicitly."""
     topo = tmp_path / "pair.yaml"
     topo.write_text(f"""
 name: pair
-defaults: {{bandwidth: 10Gbps, latency: 0us, queue: 1000p}}
+defaults: {{bandwidth: 10Gbps, latency: 0us, queue: 1000p, overhead: none}}
 topology:
   nodes:
     d1: {{kind: dpu, program: {DATA / 'dpu_pass.p4'}, entries: {DATA / 'dpu_pass.txt'}, net_ports: [p0], {dpu}}}
@@ -75,13 +77,17 @@ def test_ping_crosses_two_dpus_and_a_switch():
 def test_rtt_through_dpus_is_links_plus_pipeline_slots_plus_latency():
     """One ping, h1 -> h2 and back, through the default DPUs (2 us latency, 150 Mpps, 400 Gb/s).
     A ping frame is 98 bytes (56 data + 8 ICMP + 20 IP + 14 Ethernet). Each of the 4 links a
-    way costs serialization floor(98*8/10) = 78 ns plus 1 us; each of the 2 DPUs a way costs a
-    slot of max(1e9/150e6 = 6.67, 98*8/400 = 1.96) = 6.67 ns, its end rounded up to a whole
-    ns (7), plus 2 us: one way is 4*1078 + 2*2007 = 8326 ns, the RTT 16652 ns."""
+    way costs serialization of the frame with its Ethernet overhead (FCS 4, preamble + SFD 8,
+    gap 12: 122 B), floor(122*8/10) = 97 ns, plus 1 us; each of the 2 DPUs a way costs a
+    slot of max(1e9/150e6 = 6.67, 98*8/400 = 1.96) = 6.67 ns (the pipeline counts the frame,
+    not the wire), its end rounded up to a whole ns (7), plus 2 us: one way is
+    4*1097 + 2*2007 = 8402 ns, the RTT 16804 ns."""
     net = Network.from_spec(load_topology(DPU_YAML))
     ping = Ping(net.host("h1"), net.host("h2").ip, count=1)
     net.run(1_000_000)
-    assert ping.rtts == [16652]
+    link = (98 + 4 + 8 + 12) * 8 // 10 + 1_000
+    dpu = 7 + 2_000
+    assert ping.rtts == [2 * (4 * link + 2 * dpu)]
 
 
 def test_dpu_latency_adds_exactly_its_value_per_traversal_to_the_rtt():

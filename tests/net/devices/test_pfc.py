@@ -209,14 +209,14 @@ def test_a_pause_expires_by_itself_and_does_not_cut_a_frame():
     sim, h1, h2, _ = build_pair(static_arp=True, latency_ns=0)
     got = []
     h2.bind_udp(7, lambda *a: got.append(sim.now))
-    h1.send_udp(h2.ip, 7, 7, b"x" * 1000)                  # 1042 B: 833 ns at 10 Gb/s
+    h1.send_udp(h2.ip, 7, 7, b"x" * 1000)                  # 1042 B, + FCS, preamble/SFD, gap: 852.8 ns at 10 Gb/s
     sim.run(100)
-    h2.send_raw(pause_frame(h2.mac, 100))                   # 802.3x, 100 quanta = 5.12 us, arrives at ~48 ns
+    h2.send_raw(pause_frame(h2.mac, 100))                   # 802.3x, 100 quanta = 5.12 us; 84 B on the wire
     h1.send_udp(h2.ip, 7, 7, b"y" * 1000)
     sim.run(1_000_000)
     assert len(got) == 2
-    assert got[0] == 833                                    # the frame in service was not cut
-    assert got[1] >= 48 + 5_120 and h1.port.paused_time_ns == 5_120
+    assert got[0] == (1042 + 4 + 8 + 12) * 8 // 10          # the frame in service was not cut
+    assert got[1] >= 100 + (64 + 8 + 12) * 8 // 10 + 5_120 and h1.port.paused_time_ns == 5_120
 
 
 def test_a_switch_port_honours_pause_and_the_pipeline_never_sees_it():

@@ -15,8 +15,9 @@ RATE, LAT = 10_000_000_000, 1_000
 
 
 def ser(nbytes: int, rate: int = RATE) -> int:
-    """Serialization delay as the link computes it (integer ns, rounded down)."""
-    return nbytes * 8 * 1_000_000_000 // rate
+    """Serialization delay as the link computes it (integer ns, rounded down) for a captured frame
+    of ``nbytes`` on Ethernet: FCS (4) with the frame padded to 64, preamble + SFD (8), gap (12)."""
+    return (max(nbytes + 4, 64) + 8 + 12) * 8 * 1_000_000_000 // rate
 
 
 def collect(host: Host, port: int) -> list:
@@ -54,7 +55,8 @@ def test_ping_rtt_is_exact(pair):
     sim.run()
     echo = 14 + 20 + 8 + 56                                 # 98-byte frames each way
     steady = 2 * (ser(echo) + LAT)
-    assert steady == 2 * (78 + 1000)                        # 784 bits at 10 Gb/s = 78.4 ns, rounded down
+    # 98 + 4 + 8 + 12 = 122 bytes of line time: 976 bits at 10 Gb/s = 97.6 ns, rounded down
+    assert steady == 2 * ((echo + 4 + 8 + 12) * 8 // 10 + 1000)
     assert ping.rtts == [2 * (ser(60) + LAT) + steady, steady, steady]   # the first one waits for ARP
     assert ping.stats == {"sent": 3, "received": 3, "lost": 0, "duplicates": 0}
     assert h2.stats.echo_replies_sent == 3 and ping.done
@@ -66,7 +68,8 @@ def test_ping_over_slow_link_static_arp(pair):
     ping = Ping(h1, IP2, count=2, size=1000, interval_ns=50_000_000)
     sim.run()
     frame = 14 + 20 + 8 + 1000
-    assert ping.rtts == [2 * (frame * 8 * 1000 + 5_000)] * 2     # 1 Mb/s: 8 us per byte
+    wire = frame + 4 + 8 + 12                                     # FCS, preamble + SFD, gap
+    assert ping.rtts == [2 * (wire * 8 * 1000 + 5_000)] * 2      # 1 Mb/s: 8 us per byte
 
 
 def test_arp_gives_up_and_counts_drops(pair):

@@ -274,6 +274,39 @@ def test_bad_units_in_link(tmp_path, field, value, expect):
     assert err.token == value
 
 
+def test_link_overhead_per_link_and_in_defaults(tmp_path):
+    """``overhead`` defaults to ethernet, is set per link or in ``defaults:``, and reaches the
+    network's links (the wire time itself: tests/net/devices/test_link.py)."""
+    from dataplane.net.fabric.network import Network
+
+    assert [ln.overhead for ln in load_topology(make(tmp_path, GOOD)).links] == ["ethernet"] * 3
+    text = GOOD.replace("      mtu: 9000\n", "      mtu: 9000\n      overhead: none\n")
+    assert [ln.overhead for ln in load_topology(make(tmp_path, text)).links] == ["ethernet", "ethernet", "none"]
+    text = GOOD.replace("  queue: 100p\n", "  queue: 100p\n  overhead: none\n", 1)
+    text = text.replace("    - endpoints: [\"s1:p1\", \"h1:eth0\"]\n",
+                        "    - endpoints: [\"s1:p1\", \"h1:eth0\"]\n      overhead: ethernet\n")
+    spec = load_topology(make(tmp_path, text))
+    assert [ln.overhead for ln in spec.links] == ["ethernet", "none", "none"]
+    for ls in spec.switches.values():
+        ls.program = builtin_program("ipv4_router")
+    net = Network.from_spec(spec)
+    assert [ln.overhead for ln in net.links] == ["ethernet", "none", "none"]
+    assert [ln.wire_bytes(60) for ln in net.links] == [60 + 4 + 8 + 12, 60, 60]
+
+
+@pytest.mark.parametrize("where", ["link", "defaults"])
+def test_bad_link_overhead_is_located(tmp_path, where):
+    if where == "link":
+        text = GOOD.replace("      mtu: 9000\n", "      mtu: 9000\n      overhead: infiniband\n")
+        field = "topology.links[2].overhead"
+    else:
+        text = GOOD.replace("  queue: 100p\n", "  queue: 100p\n  overhead: infiniband\n", 1)
+        field = "defaults.overhead"
+    err = error(tmp_path, text)
+    assert err.line == line_of(text, "overhead: infiniband")
+    assert f"{field}: must be one of ethernet, none" in err.message and "'infiniband'" in err.message
+
+
 def test_bad_unit_in_defaults(tmp_path):
     text = GOOD.replace("latency: 2us", "latency: 2 fortnights")
     err = error(tmp_path, text)
