@@ -1,13 +1,14 @@
 """Incast at full size: `dataplane scenario incast` with 16 senders, drop-tail, ECN + DCQCN, PFC, ECN + PFC.
 
 Runs the four modes (or ``--modes``) with the scenario's defaults (100 Gb/s hosts, 400 Gb/s
-leaf-spine links, 16 MB egress buffers, 8 MB per sender in 4 KB RoCE packets, RED 400 KB -
-1600 KB at 1%, PFC XOFF 1 MB / XON 500 KB per ingress port), prints the result rows (with how
+leaf-spine links, 16 MB egress buffers, 8 MB per sender in 4 KB RoCE packets, DCQCN and RED
+marking from ``--profile`` (dataplane.net.apps.dcqcn_profiles, scaled to 100 Gb/s), PFC XOFF
+1 MB / XON 500 KB per ingress port), prints the result rows (with how
 far pauses reached), the wall time and the peak memory of the process, and optionally writes
 the queue-depth plot, the per-flow rate plot and the JSON.
 
     python tools/bench_incast.py [--senders 16] [--modes droptail,ecn,pfc,ecn+pfc] [--transfer 8MB]
-                                 [--buffer 16MB] [--kmin 400KB --kmax 1600KB --pmax 0.01]
+                                 [--buffer 16MB] [--profile NAME] [--kmin B --kmax B --pmax P]
                                  [--xoff 1MB --xon 500KB] [--seed 1]
                                  [--plot docs/ecn_queue.png] [--rates PATH.png] [--json]
 """
@@ -21,6 +22,7 @@ import time
 from pathlib import Path
 
 from dataplane.net.core.units import parse_queue
+from dataplane.net.apps.dcqcn_profiles import DEFAULT_PROFILE, PROFILES
 from dataplane.scenarios.incast import MODES, IncastConfig, format_row, plot_queue, plot_rates, run_incast
 
 
@@ -42,9 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--transfer", type=size, default=IncastConfig.transfer_bytes)
     ap.add_argument("--buffer", type=size, default=IncastConfig.buffer_bytes)
-    ap.add_argument("--kmin", type=size, default=IncastConfig.kmin_bytes)
-    ap.add_argument("--kmax", type=size, default=IncastConfig.kmax_bytes)
-    ap.add_argument("--pmax", type=float, default=IncastConfig.pmax)
+    ap.add_argument("--profile", choices=list(PROFILES), default=DEFAULT_PROFILE)
+    ap.add_argument("--kmin", type=size, default=None, help="default: the profile's")
+    ap.add_argument("--kmax", type=size, default=None, help="default: the profile's")
+    ap.add_argument("--pmax", type=float, default=None, help="default: the profile's")
     ap.add_argument("--xoff", type=size, default=IncastConfig.pfc_xoff_bytes)
     ap.add_argument("--xon", type=size, default=IncastConfig.pfc_xon_bytes)
     ap.add_argument("--seed", type=int, default=1)
@@ -56,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = []
     for mode in [m for m in args.modes.split(",") if m.strip()]:
         cfg = IncastConfig(senders=args.senders, mode=mode, transfer_bytes=args.transfer, buffer_bytes=args.buffer,
+                           profile=args.profile,
                            kmin_bytes=args.kmin, kmax_bytes=args.kmax, pmax=args.pmax, pfc_xoff_bytes=args.xoff,
                            pfc_xon_bytes=args.xon, seed=args.seed)
         run = run_incast(cfg)

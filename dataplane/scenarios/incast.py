@@ -41,7 +41,8 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from bisect import bisect_right
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,7 @@ import click
 from dataplane import progress
 from dataplane.cli_types import OutputDir
 from dataplane.net.apps.dcqcn import DcqcnParams, DcqcnReceiver, DcqcnSender, data_frame_len
+from dataplane.net.apps.dcqcn_profiles import DEFAULT_PROFILE, PROFILES, get_profile
 from dataplane.net.devices.pfc import lossless_problems
 from dataplane.net.devices.queue_bytes import QueueSampler, attach_queue_bytes, percentile
 from dataplane.scenarios.incast_plots import plot_queue, plot_rates
@@ -74,12 +76,16 @@ class IncastConfig:
     hosts_per_leaf: int = 4
     latency: str = "1us"                     # per link
     buffer_bytes: int = 16_000_000           # per egress port
-    kmin_bytes: int = 400_000                # RED band for 100 Gb/s (HPCC repo's KMIN/KMAX at 100G)
-    kmax_bytes: int = 1_600_000
-    pmax: float = 0.01                       # 1%, as the DCQCN paper and DCQCN-validation use
+    # DCQCN and its RED marking come from a named profile (dataplane.net.apps.dcqcn_profiles),
+    # scaled to the host links' rate; kmin/kmax/pmax/dcqcn given here override the profile's.
+    profile: str = DEFAULT_PROFILE
+    kmin_bytes: int | None = None
+    kmax_bytes: int | None = None
+    pmax: float | None = None
     pfc_xoff_bytes: int = 1_000_000          # per ingress port; above the marking band (ECN first)
     pfc_xon_bytes: int = 500_000
-    dcqcn: DcqcnParams = field(default_factory=DcqcnParams)
+    dcqcn: DcqcnParams | None = None
+    settle_ns: int = 2_000_000               # the steady-state figures leave out the first 2 ms
     sample_ns: int = 1_000
     bin_ns: int = 50_000
     seed: int = 1
@@ -90,6 +96,17 @@ class IncastConfig:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         if self.senders < 1:
             raise ValueError("senders must be at least 1")
+        from dataplane.net.core.units import parse_rate
+
+        prof = get_profile(self.profile).at_rate(parse_rate(self.bandwidth))
+        if self.kmin_bytes is None:
+            self.kmin_bytes = prof.kmin_bytes
+        if self.kmax_bytes is None:
+            self.kmax_bytes = prof.kmax_bytes
+        if self.pmax is None:
+            self.pmax = prof.pmax
+        if self.dcqcn is None:
+            self.dcqcn = prof.params
         if not 0 <= self.pmax <= 1:
             raise ValueError("pmax must be in [0, 1]")
         if self.kmax_bytes < self.kmin_bytes:
@@ -213,6 +230,7 @@ def measure(cfg: IncastConfig, net, receiver: DcqcnReceiver, senders: list[Dcqcn
     drops = sum(p.stats.drops for p in switch_ports)
     qs = sampler.window(0, last) or list(sampler.bytes)
     after = _after_burst(sampler, last, data_frame_len(cfg.payload_bytes))
+    steady = _steady_state(cfg, link, got, sampler, last)
     sent_bytes = sum(s.stats["bytes"] for s in senders)
     all_ports = switch_ports + [h.port for h in net.hosts.values()]
     span = max(last, 1)
@@ -230,6 +248,9 @@ def measure(cfg: IncastConfig, net, receiver: DcqcnReceiver, senders: list[Dcqcn
         "jain": round(jain(thr), 4),
         "jain_short_term": _short_term_jain(flows, first, t1, cfg.bin_ns),
         "completion_ns": (last if complete else None),
+        # the steady state (after settle_ns, to the last arrival): see _steady_state
+        "profile": cfg.profile,
+        **steady,
         # extras
         "qdepth_p99_after_burst_bytes": percentile(after, 99) if after else None,
         "bottleneck_drops": bottleneck.stats.drops,
@@ -247,6 +268,21 @@ def measure(cfg: IncastConfig, net, receiver: DcqcnReceiver, senders: list[Dcqcn
         "pfc_xon_bytes": cfg.pfc_xon_bytes if cfg.pfc else None,
         "sim_ns": sampler.times[-1] if len(sampler.times) else 0,
     }
+
+
+def _steady_state(cfg: IncastConfig, link, got: list, sampler: QueueSampler, last: int) -> dict[str, Any]:
+    """The incast once its opening burst is over, from ``settle_ns`` to the last arrival:
+    ``utilisation_steady`` (the bottleneck's line time spent on the packets that arrived then,
+    over that span) and ``queue_in_band_fraction`` (the share of the queue samples then with
+    Kmin <= queue <= Kmax). None when the transfer ended before ``settle_ns``."""
+    t0 = cfg.settle_ns
+    if last <= t0:
+        return {"utilisation_steady": None, "queue_in_band_fraction": None}
+    busy = sum(link.serialize_ns(data_frame_len(n)) for f in got for n in f.sizes[bisect_right(f.arrivals, t0):])
+    qs = sampler.window(t0, last)
+    band = sum(1 for q in qs if cfg.kmin_bytes <= q <= cfg.kmax_bytes)
+    return {"utilisation_steady": round(busy / (last - t0), 4),
+            "queue_in_band_fraction": round(band / len(qs), 4) if qs else None}
 
 
 def _short_term_jain(flows: list, t0: int, t1: int, bin_ns: int) -> float | None:
@@ -298,7 +334,17 @@ def format_row(r: dict[str, Any]) -> str:
             f"drops {r['drops']:>7} pkts  pause frames {r['pause_frames']:>5}  CNPs {r['cnps']:>5}  queue p50/p99/max "
             f"{r['qdepth_p50_bytes'] / 1000:.0f}/{r['qdepth_p99_bytes'] / 1000:.0f}/{r['qdepth_max_bytes'] / 1000:.0f} KB"
             f"  Jain {r['jain']:.3f} (short-term {r['jain_short_term'] or 0:.3f})  completion {done}  "
+            f"{_steady_text(r)}"
             f"delivered {r['delivered_fraction'] * 100:.1f} % of bytes  ({r['wall_s']} s wall)")
+
+
+def _steady_text(r: dict[str, Any]) -> str:
+    if r.get("utilisation_steady") is None:
+        return ""
+    band = r["queue_in_band_fraction"]
+    return (f"after 2 ms: util {r['utilisation_steady'] * 100:.1f} %"
+            + (f", queue in Kmin..Kmax {band * 100:.0f} % of the time  " if band is not None and r["kmin_bytes"] is not None
+               else "  "))
 
 
 @click.command("incast")
@@ -308,9 +354,12 @@ def format_row(r: dict[str, Any]) -> str:
                    "ecn+pfc: both; all: the four.")
 @click.option("--transfer", "transfer", default="8MB", show_default=True, help="Bytes each sender moves.")
 @click.option("--buffer", "buffer", default="16MB", show_default=True, help="Egress buffer per port.")
-@click.option("--kmin", default="400KB", show_default=True, help="RED Kmin (bytes).")
-@click.option("--kmax", default="1600KB", show_default=True, help="RED Kmax (bytes).")
-@click.option("--pmax", type=click.FloatRange(0, 1), default=0.01, show_default=True, help="RED Pmax.")
+@click.option("--profile", type=click.Choice(list(PROFILES)), default=DEFAULT_PROFILE, show_default=True,
+              help="DCQCN and ECN marking parameters, named after their source (scaled to 100 Gb/s): "
+                   + "; ".join(f"{p.name}: {p.source}" for p in PROFILES.values()) + ". See docs/ecn.md.")
+@click.option("--kmin", default=None, help="RED Kmin (bytes); default: the profile's.")
+@click.option("--kmax", default=None, help="RED Kmax (bytes); default: the profile's.")
+@click.option("--pmax", type=click.FloatRange(0, 1), default=None, help="RED Pmax; default: the profile's.")
 @click.option("--xoff", default="1MB", show_default=True, help="PFC XOFF, bytes queued per ingress port.")
 @click.option("--xon", default="500KB", show_default=True, help="PFC XON, bytes queued per ingress port.")
 @click.option("--seed", type=int, default=1, show_default=True,
@@ -318,8 +367,8 @@ def format_row(r: dict[str, Any]) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print {\"results\": [...]} as JSON.")
 @click.option("--out", type=OutputDir(), default=None,
               help="Write queue_depth.png, flow_rates.png and results.json here.")
-def command(senders: int, mode: str, transfer: str, buffer: str, kmin: str, kmax: str, pmax: float, xoff: str,
-            xon: str, seed: int, as_json: bool, out: Path | None) -> None:
+def command(senders: int, mode: str, transfer: str, buffer: str, profile: str, kmin: str | None, kmax: str | None,
+            pmax: float | None, xoff: str, xon: str, seed: int, as_json: bool, out: Path | None) -> None:
     """N senders to one receiver through a 100 Gb/s leaf-spine: drop-tail, ECN + DCQCN, PFC, ECN + PFC.
 
     Reports bottleneck utilisation, drops, pause frames, CNPs, bottleneck queue
@@ -328,9 +377,9 @@ def command(senders: int, mode: str, transfer: str, buffer: str, kmin: str, kmax
     """
     modes = MODES if mode == "all" else (mode,)
     try:
-        base = dict(senders=senders, transfer_bytes=_size(transfer), buffer_bytes=_size(buffer),
-                    kmin_bytes=_size(kmin), kmax_bytes=_size(kmax), pmax=pmax, pfc_xoff_bytes=_size(xoff),
-                    pfc_xon_bytes=_size(xon), seed=seed)
+        base = dict(senders=senders, transfer_bytes=_size(transfer), buffer_bytes=_size(buffer), profile=profile,
+                    kmin_bytes=None if kmin is None else _size(kmin), kmax_bytes=None if kmax is None else _size(kmax),
+                    pmax=pmax, pfc_xoff_bytes=_size(xoff), pfc_xon_bytes=_size(xon), seed=seed)
         configs = [IncastConfig(mode=m, **base) for m in modes]
     except ValueError as err:
         raise click.UsageError(str(err)) from None

@@ -1,0 +1,50 @@
+"""DCQCN profiles from the literature: each loads with a marking band and timers, cites every
+number it sets, scales with the link rate, and an unknown name lists the known ones."""
+from __future__ import annotations
+
+from dataclasses import fields
+
+import pytest
+
+from dataplane.net.apps.dcqcn import DcqcnParams, DcqcnRateControl
+from dataplane.net.apps.dcqcn_profiles import DEFAULT_PROFILE, PROFILES, get_profile
+from dataplane.scenarios.incast import IncastConfig
+
+CITED = {"kmin_bytes", "kmax_bytes", "pmax", "g", "alpha_timer_ns", "rate_timer_ns", "byte_counter",
+         "fast_recovery_steps", "rai_bps", "rhai_bps", "min_rate_bps", "cnp_interval_ns"}
+
+
+@pytest.mark.parametrize("name", list(PROFILES))
+def test_each_profile_loads_cites_its_numbers_and_drives_the_rate_control(name):
+    prof = get_profile(name)
+    assert prof.name == name and prof.source
+    assert 0 < prof.kmin_bytes <= prof.kmax_bytes and 0 < prof.pmax <= 1
+    p = prof.params
+    assert isinstance(p, DcqcnParams) and 0 < p.g < 1 and p.rai_bps > 0 and p.rhai_bps >= p.rai_bps
+    assert set(prof.citations) == CITED and all(prof.citations.values())
+    assert name in prof.describe()
+    # The constants run the reaction point: a CNP at line rate halves the rate (alpha starts at 1).
+    rc = DcqcnRateControl(prof.rate_bps, p)
+    rc.on_cnp()
+    assert rc.rc == prof.rate_bps / 2 and rc.alpha == pytest.approx(1.0)
+    # Scaled to another rate, the bandwidth-proportional numbers follow it and nothing else moves.
+    at = prof.at_rate(prof.rate_bps * 5 // 2)
+    assert (at.kmin_bytes, at.kmax_bytes) == (round(prof.kmin_bytes * 2.5), round(prof.kmax_bytes * 2.5))
+    assert (at.params.rai_bps, at.params.rhai_bps) == (p.rai_bps * 2.5, p.rhai_bps * 2.5)
+    assert at.pmax == prof.pmax
+    same = {f.name for f in fields(DcqcnParams)} - {"rai_bps", "rhai_bps"}
+    assert all(getattr(at.params, k) == getattr(p, k) for k in same)
+
+
+def test_incast_takes_the_profile_scaled_to_its_hosts_and_explicit_values_win():
+    cfg = IncastConfig(profile="hpcc-dcqcn")         # published at 25 Gb/s; hosts run at 100 Gb/s
+    assert (cfg.kmin_bytes, cfg.kmax_bytes, cfg.pmax) == (400_000, 1_600_000, 0.2)
+    assert cfg.dcqcn.rai_bps == 20e6 and cfg.dcqcn.rate_timer_ns == 300_000
+    assert IncastConfig(profile="hpcc-dcqcn", kmax_bytes=3_200_000).kmax_bytes == 3_200_000
+    assert IncastConfig().profile == DEFAULT_PROFILE
+
+
+def test_an_unknown_profile_lists_the_known_ones():
+    with pytest.raises(ValueError) as info:
+        get_profile("timely")
+    assert "timely" in str(info.value) and all(name in str(info.value) for name in PROFILES)
