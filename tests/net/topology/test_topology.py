@@ -287,11 +287,19 @@ def test_link_overhead_per_link_and_in_defaults(tmp_path):
                         "    - endpoints: [\"s1:p1\", \"h1:eth0\"]\n      overhead: ethernet\n")
     spec = load_topology(make(tmp_path, text))
     assert [ln.overhead for ln in spec.links] == ["ethernet", "none", "none"]
-    for ls in spec.switches.values():
-        ls.program = builtin_program("ipv4_router")
-    net = Network.from_spec(spec)
-    assert [ln.overhead for ln in net.links] == ["ethernet", "none", "none"]
-    assert [ln.wire_bytes(60) for ln in net.links] == [60 + 4 + 8 + 12, 60, 60]
+    # Into the network's links (hosts only: no program to compile).
+    pairs = """\
+    name: pairs
+    defaults: {overhead: none}
+    topology:
+      nodes: {h1: {kind: host}, h2: {kind: host}, h3: {kind: host}, h4: {kind: host}}
+      links:
+        - {endpoints: [h1, h2], overhead: ethernet}
+        - {endpoints: [h3, h4]}
+    """
+    net = Network.from_spec(load_topology(make(tmp_path, pairs, "pairs.yaml")))
+    assert [ln.overhead for ln in net.links] == ["ethernet", "none"]
+    assert [ln.wire_bytes(60) for ln in net.links] == [60 + 4 + 8 + 12, 60]
 
 
 @pytest.mark.parametrize("where", ["link", "defaults"])
