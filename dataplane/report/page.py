@@ -96,7 +96,10 @@ def _ports(run: dict[str, Any]) -> str:
              m["lost"], m["max_qdepth"], m.get("pause_tx", 0)] for name, m in ports[:TOP_PORTS]]
     more = len(ports) - TOP_PORTS
     note = f'<p class="note">{more} more ports, less busy, are in summary.json and ports.csv.</p>' if more > 0 else ""
-    return ("<h4>Busiest ports</h4>" + _table(["port", "tx packets", "tx bytes", "rx packets", "utilisation",
+    # tx bytes are frames as captured; utilisation is line time, so it counts wire bytes (the
+    # link's Ethernet overhead too): a port sending back to back reads 100 % at any frame size.
+    return ("<h4>Busiest ports</h4>" + _table(["port", "tx packets", "tx bytes (frames)", "rx packets",
+                                                  "utilisation (wire)",
                                                   "tail drops (packets)", "lost on wire (packets)",
                                                   "max queue (packets)", "pause frames sent"], rows) + note)
 
@@ -119,7 +122,7 @@ def _timeseries(n: int, run: dict[str, Any], markers: list) -> str:
     charts = [
         line_chart(f"r{n}-queue", "Queue depth per port (the busiest, peak per interval)", per_port("queue"),
                    "packets", step=True, markers=markers),
-        line_chart(f"r{n}-throughput", "Throughput per port (the busiest, transmitted)", per_port("throughput_gbps"),
+        line_chart(f"r{n}-throughput", "Throughput per port (the busiest, transmitted frame bytes)", per_port("throughput_gbps"),
                    "Gb/s", markers=markers),
         line_chart(f"r{n}-flows", "Throughput per flow (received)", flows, "Gb/s", markers=markers,
                    empty_note=" (followed per flow: the UDP flows of dataplane run's traffic)"),

@@ -72,8 +72,8 @@ def write_metrics(directory: Path, data: dict[str, Any]) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "summary.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     with open(directory / "ports.csv", "w", newline="") as f:
-        cols = ["port", "tx_packets", "tx_bytes", "rx_packets", "drops", "lost", "max_qdepth", "p99_qdepth",
-                "utilisation", "pause_tx", "pause_rx", "paused_ns"]
+        cols = ["port", "tx_packets", "tx_bytes", "tx_wire_bytes", "rx_packets", "drops", "lost", "max_qdepth",
+                "p99_qdepth", "utilisation", "pause_tx", "pause_rx", "paused_ns"]
         w = csv.writer(f)
         w.writerow(cols)
         for name, m in data["ports"].items():
