@@ -24,17 +24,17 @@ class TableCounts:
         self.misses: dict[str, int] = {}
         self.actions: dict[str, int] = {}
 
-    def table(self, name: str, key: tuple, entry: Any) -> None:
+    def table(self, name: str, key: tuple, entry: Any, where: str = "") -> None:
         counts = self.hits if entry.hit else self.misses
         counts[name] = counts.get(name, 0) + 1
 
-    def action(self, name: str, args: tuple) -> None:
+    def action(self, name: str, args: tuple, where: str = "") -> None:
         self.actions[name] = self.actions.get(name, 0) + 1
 
     def _ignore(self, *args: Any) -> None:
         pass
 
-    packet_in = packet_out = state = extract = parser_error = log = drop = _ignore
+    packet_in = packet_out = state = extract = parser_error = log = drop = extern = _ignore
 
 
 #: per port: the cumulative counters a sample reads, in this order
