@@ -114,8 +114,8 @@ class SwitchPfc:
     """Ingress accounting and pause generation for one switch (``SwitchNode.pfc``).
 
     ``SwitchNode`` hands egress work to :meth:`enqueue` instead of the port, and every item
-    leaving an egress queue to :meth:`dequeued`; the accounted (ingress port, bytes) ride in
-    the queued item. Counters: ``xoff_sent``, ``xon_sent``, ``refresh_sent``; per ingress
+    leaving an egress queue to :meth:`dequeued`; the accounted ingress port and bytes ride in
+    the queued ``EgressWork`` (``pfc_port``, ``pfc_bytes``). Counters: ``xoff_sent``, ``xon_sent``, ``refresh_sent``; per ingress
     port ``bytes`` (now) and ``peak`` (the most ever accounted).
     """
 
@@ -131,16 +131,18 @@ class SwitchPfc:
     def frames_sent(self) -> int:
         return self.xoff_sent + self.xon_sent + self.refresh_sent
 
-    def enqueue(self, port: Any, item: tuple) -> bool:
-        size = item[5].packet_length
-        inp = item[4].ingress_port
+    def enqueue(self, port: Any, item: Any) -> bool:
+        """Queue ``item`` (an ``EgressWork``) on ``port``, accounting its bytes to its ingress port."""
+        size = item.pfc_bytes = item.ctx.packet_length
+        inp = item.sm.ingress_port
         if inp not in self.node.ports:
-            inp = -1                           # CPU, recirculation: nothing upstream to pause
-            return port.enqueue(item + (inp, size), size)
+            item.pfc_port = -1                 # CPU, recirculation: nothing upstream to pause
+            return port.enqueue(item, size)
+        item.pfc_port = inp
         # Accounted first: an idle port dequeues (and releases) the packet inside enqueue.
         bytes_ = self.bytes
         b = bytes_[inp] = bytes_.get(inp, 0) + size
-        if not port.enqueue(item + (inp, size), size):
+        if not port.enqueue(item, size):
             bytes_[inp] -= size
             return False
         if b > self.peak.get(inp, 0):
@@ -149,15 +151,15 @@ class SwitchPfc:
             self._xoff(inp)
         return True
 
-    def dequeued(self, item: tuple) -> tuple:
-        inp, size = item[8], item[9]
+    def dequeued(self, item: Any) -> None:
+        """``item`` left its egress queue: release the bytes accounted to its ingress port."""
+        inp = item.pfc_port
         if inp >= 0:
-            b = self.bytes[inp] = self.bytes[inp] - size
+            b = self.bytes[inp] = self.bytes[inp] - item.pfc_bytes
             if b <= self.config.xon and inp in self.paused:
                 del self.paused[inp]
                 self.xon_sent += 1
                 self._send(inp, 0)
-        return item[:8]
 
     def _xoff(self, inp: int) -> None:
         self._gen += 1

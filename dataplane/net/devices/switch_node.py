@@ -4,9 +4,9 @@ Ingress runs when a packet arrives (after the configured processing latency); wh
 sends to a port waits in that port's queue; the egress pipeline runs when the packet
 reaches the head of the queue, so v1model's ``enq_qdepth``, ``deq_qdepth``,
 ``enq_timestamp``, ``deq_timedelta`` and both global timestamps (PSA's ingress and
-egress timestamps) come from the simulated queue and clock. Both architectures' work items
-have the shape this module reads: ``("egress", port, ..., ctx at [5], ...)``, and
-``item[4].ingress_port`` for PFC.
+egress timestamps) come from the simulated queue and clock. What travels through the queue
+is the pipeline's ``EgressWork`` (``dataplane.arch.work``): this module reads its ``port``,
+``ctx.packet_length`` and (v1model) ``sm``; PFC reads ``sm.ingress_port``.
 
 Two registers, if the program declares them (any control, indexed by port), are kept by
 the emulator, because v1model has no field for what they carry:
@@ -22,9 +22,9 @@ traffic manager account queued bytes per ingress port and pause upstream ports
 """
 from __future__ import annotations
 
-from typing import Any
 
-from dataplane.arch.v1model import NORMAL, PacketResult
+from dataplane.arch.v1model import PacketResult
+from dataplane.arch.work import EgressWork, IngressWork
 from dataplane.control.switch import Switch
 from dataplane.net.devices.link import Port
 from dataplane.net.devices.node import Node
@@ -87,16 +87,16 @@ class SwitchNode(Node):
         dp = self.dp
         dp.now_us = self.sim.now // 1000
         result = PacketResult()
-        work = dp.run_work(("ingress", port_number, data, NORMAL, None, 0), result, self.trace)
+        work = dp.run_work(IngressWork(port_number, data), result, self.trace)
         if work:
             item = work[0]
-            if len(work) == 1 and item[0] == "egress" and self.pfc is None:
+            if len(work) == 1 and item.__class__ is EgressWork and self.pfc is None:
                 # The common case: one unicast packet for one port (what _run would do with it).
-                port = self.ports.get(item[1])
+                port = self.ports.get(item.port)
                 if port is None:
                     self._no_port(item)
                 else:
-                    port.enqueue(item, item[5].packet_length)
+                    port.enqueue(item, item.ctx.packet_length)
             else:
                 self._run(work, result)
         if result.drops:
@@ -111,31 +111,31 @@ class SwitchNode(Node):
             self.controller.deliver_digests(list(dp.digests))
             dp.digests.clear()
 
-    def _run(self, work: list[tuple], result: PacketResult) -> None:
+    def _run(self, work: list, result: PacketResult) -> None:
         """Queue egress work on its ports; run ingress work (resubmits, recirculations) in order."""
         dp = self.dp
         work = list(work)
         while work:
             item = work.pop(0)
-            if item[0] == "egress":
-                port = self.ports.get(item[1])
+            if item.__class__ is EgressWork:
+                port = self.ports.get(item.port)
                 if port is None:
                     self._no_port(item)
                 elif self.pfc is None:
-                    port.enqueue(item, item[5].packet_length)
+                    port.enqueue(item, item.ctx.packet_length)
                 else:
                     self.pfc.enqueue(port, item)
             else:
                 work.extend(dp.run_work(item, result, self.trace))
 
-    def dequeue(self, port: Port, item: Any, enq_time: int, enq_depth: int) -> bytes | None:
+    def dequeue(self, port: Port, item: EgressWork, enq_time: int, enq_depth: int) -> bytes | None:
         if self.pfc is not None:
-            item = self.pfc.dequeued(item)
+            self.pfc.dequeued(item)
         if not self.up:
             return None
         now = self.sim.now
         if self._queue_metadata:
-            sm = item[4]
+            sm = item.sm
             sm.enq_timestamp = (enq_time // 1000) & _MASK32
             sm.enq_qdepth = enq_depth if enq_depth < _QDEPTH_MAX else _QDEPTH_MAX
             sm.deq_timedelta = ((now - enq_time) // 1000) & _MASK32
@@ -165,13 +165,13 @@ class SwitchNode(Node):
                 return out.data
         return None
 
-    def _no_port(self, item: tuple) -> None:
+    def _no_port(self, item: EgressWork) -> None:
         """Egress work for a port no link ends at: the CPU port when served, else a drop."""
         cpu = self.cpu
-        if cpu is not None and item[1] == cpu.number:
-            cpu.enqueue(item, item[5].packet_length)
+        if cpu is not None and item.port == cpu.number:
+            cpu.enqueue(item, item.ctx.packet_length)
         else:
-            self._drop(f"no port {item[1]}")
+            self._drop(f"no port {item.port}")
 
     def _drop(self, reason: str) -> None:
         self.drops[reason] = self.drops.get(reason, 0) + 1
