@@ -16,6 +16,10 @@ the emulator, because v1model has no field for what they carry:
 * ``queue_bytes``: written just before egress runs, the bytes still waiting in that
   packet's egress queue (not counting the packet), for byte-based ECN/RED marking.
 
+Traffic classes (``params["queues"]``, e.g. ``{"count": 4, "scheduler": "dwrr"}``; one queue
+by default) give every port of the switch up to 8 queues chosen by v1model's ``priority`` or
+PSA's ``class_of_service`` (``dataplane.net.devices.tclass``).
+
 PFC (``params["pfc"]``, e.g. ``{"xoff": 64_000, "xon": 32_000}``; off by default) makes the
 traffic manager account queued bytes per ingress port and pause upstream ports
 (``dataplane.net.devices.pfc.SwitchPfc``, in ``self.pfc``).
@@ -29,8 +33,10 @@ from dataplane.control.switch import Switch
 from dataplane.net.devices.link import Port
 from dataplane.net.devices.node import Node
 from dataplane.net.devices.pfc import PfcConfig, SwitchPfc
+from dataplane.net.devices.tclass import ClassPort, QueueSet, alias_path, set_path
 from dataplane.net.core.sim import Simulator
 from dataplane.net.topology.spec import SwitchSpec
+from dataplane.net.topology.tclass_spec import QueueConfig
 
 _MASK32 = 0xFFFFFFFF
 _MASK48 = (1 << 48) - 1
@@ -48,6 +54,7 @@ class SwitchNode(Node):
         self.cpu = None         # where packets for the CPU port go (``live.CpuPort``), when served
         self.drops: dict[str, int] = {}
         self.packets_in = 0
+        self.queue_config = QueueConfig.from_value(spec.params.get("queues"))
         self.load(api)
         config = PfcConfig.from_value(spec.params.get("pfc"))
         self.pfc: SwitchPfc | None = SwitchPfc(self, config) if config is not None else None
@@ -60,6 +67,20 @@ class SwitchNode(Node):
         self._queue_metadata = self.dp.architecture == "v1model"
         self.port_status = self._find_register("port_status")
         self._queue_bytes_register = self._find_register("queue_bytes")
+        # BMv2 writes queueing_metadata.qid into a field that aliases it, if the program has one.
+        self._qid_path = alias_path(self.dp, "queueing_metadata.qid") if self._queue_metadata else None
+
+    def add_port(self, number: int, name: str) -> Port:
+        cfg = self.queue_config
+        if cfg is None or not cfg.multiple:
+            return super().add_port(number, name)
+        port = ClassPort(self.sim, self, number, name, cfg, self._class_of)
+        self.ports[number] = port
+        return port
+
+    def _class_of(self, item: EgressWork) -> int:
+        """The queue a packet asks for: v1model's priority, PSA's class_of_service."""
+        return item.sm.priority if self._queue_metadata else item.ctx.class_of_service
 
     def _find_register(self, name: str):
         for full, inst in self.dp.instances.items():
@@ -134,18 +155,25 @@ class SwitchNode(Node):
         if not self.up:
             return None
         now = self.sim.now
+        queue = port.queue
+        if queue.__class__ is QueueSet:      # traffic classes: the packet's own queue
+            qid = item.qid
+            depth, qbytes = len(queue.queues[qid]), queue.bytes[qid]
+            if self._qid_path is not None:
+                set_path(item.meta, self._qid_path, qid)
+        else:
+            depth, qbytes = len(queue), port.queue_bytes
         if self._queue_metadata:
             sm = item.sm
             sm.enq_timestamp = (enq_time // 1000) & _MASK32
             sm.enq_qdepth = enq_depth if enq_depth < _QDEPTH_MAX else _QDEPTH_MAX
             sm.deq_timedelta = ((now - enq_time) // 1000) & _MASK32
-            depth = len(port.queue)
             sm.deq_qdepth = depth if depth < _QDEPTH_MAX else _QDEPTH_MAX
         dp = self.dp
         dp.now_us = (now // 1000) & _MASK48
         qb = self._queue_bytes_register
         if qb is not None and port.number < qb.size:
-            qb.values[port.number] = min(port.queue_bytes, (1 << qb.width) - 1)
+            qb.values[port.number] = min(qbytes, (1 << qb.width) - 1)
         result = PacketResult()
         more = dp.run_work(item, result, self.trace)
         if more:
