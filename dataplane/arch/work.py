@@ -54,11 +54,12 @@ class EgressWork:
     ``instance_type``: v1model's instance type, PSA's packet path; ``depth``: passes so far.
 
     The traffic manager fills the rest while the packet is queued: ``qid`` (the egress
-    queue, 0 with one queue per port) and, with PFC, ``pfc_port`` and ``pfc_bytes`` (the
-    ingress port and the bytes accounted to it, released when it leaves the queue).
+    queue, 0 with one queue per port) and, with PFC, ``pfc_key`` and ``pfc_bytes`` (ingress
+    port x 8 + priority, -1 if not accounted, and the bytes accounted to it, released when it
+    leaves the queue).
     """
 
-    __slots__ = ("port", "hdr", "meta", "sm", "ctx", "instance_type", "depth", "qid", "pfc_port", "pfc_bytes")
+    __slots__ = ("port", "hdr", "meta", "sm", "ctx", "instance_type", "depth", "qid", "pfc_key", "pfc_bytes")
 
     def __init__(self, port: int, hdr: Any, meta: Any, sm: Any, ctx: Any, instance_type: int, depth: int):
         self.port = port

@@ -33,6 +33,7 @@ from dataplane.control.switch import Switch
 from dataplane.net.devices.link import Port
 from dataplane.net.devices.node import Node
 from dataplane.net.devices.pfc import PfcConfig, SwitchPfc
+from dataplane.net.devices.pfc_watchdog import PfcWatchdog
 from dataplane.net.devices.tclass import ClassPort, QueueSet, alias_path, set_path
 from dataplane.net.core.sim import Simulator
 from dataplane.net.topology.spec import SwitchSpec
@@ -58,6 +59,10 @@ class SwitchNode(Node):
         self.load(api)
         config = PfcConfig.from_value(spec.params.get("pfc"))
         self.pfc: SwitchPfc | None = SwitchPfc(self, config) if config is not None else None
+        self.pfc_watchdog = None
+        if config is not None and config.watchdog is not None and self.queue_config is not None \
+                and self.queue_config.multiple:
+            self.pfc_watchdog = PfcWatchdog(self, config.watchdog, config.lossless)
 
     def load(self, api: Switch) -> None:
         """Run ``api``'s pipeline from now on (at start, or when a controller sets a new one)."""

@@ -23,6 +23,12 @@ credit (quantum = the link's largest frame, so every turn can send at least one 
 and it sends head packets while they fit in its credit; an emptied queue loses its credit.
 Under ``dwrr`` the ``strict`` queues go first (802.1Qaz ETS with strict-priority classes).
 
+PFC (802.1Qbb) pauses queues one by one: a pause frame pauses queue i for class i's time
+when the frame enables class i (``receive_control``); the scheduler skips paused queues and
+the port wakes when the first pause ends. A PFC watchdog
+(``dataplane.net.devices.pfc_watchdog``) may mark a queue stormed: its pause frames are then
+ignored, and with the ``drop`` action what it holds and what arrives for it is discarded.
+
 Per-queue counters (``QueueStats``) land in the port's metrics as ``queues``.
 """
 from __future__ import annotations
@@ -32,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from dataplane.net.devices.link import Port
+from dataplane.net.devices.pfc import parse_pfc, quanta_ns
 from dataplane.net.topology.tclass_spec import QueueConfig
 
 __all__ = ["QueueStats", "QueueSet", "ClassPort", "v1model_class", "psa_class", "ce_marked"]
@@ -45,12 +52,18 @@ class QueueStats:
     max_qdepth: int = 0       # packets
     max_bytes: int = 0
     ce_marked: int = 0        # frames sent from this queue with ECN = CE (IPv4/IPv6)
+    pause_rx: int = 0         # pause frames that paused (or resumed) this queue
+    paused_ns: int = 0        # time paused, a pause still running counted to its end
+    storms: int = 0           # times a PFC watchdog found this queue stormed
+    storm_drops: int = 0      # packets the watchdog's drop action discarded
     # (time ns, depth) at each change, flat, as PortStats.qdepth_flat
     qdepth_flat: list[int] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, int]:
         return {"tx_packets": self.tx_packets, "tx_bytes": self.tx_bytes, "drops": self.drops,
-                "max_qdepth": self.max_qdepth, "max_bytes": self.max_bytes, "ce_marked": self.ce_marked}
+                "max_qdepth": self.max_qdepth, "max_bytes": self.max_bytes, "ce_marked": self.ce_marked,
+                "pause_rx": self.pause_rx, "paused_ns": self.paused_ns, "storms": self.storms,
+                "storm_drops": self.storm_drops}
 
 
 class QueueSet:
@@ -67,6 +80,9 @@ class QueueSet:
         self.bytes = [0] * n
         self.stats = [QueueStats() for _ in range(n)]
         self.paused_until = [0] * n
+        self.stormed = [False] * n       # a PFC watchdog ignores this queue's pause (and may drop)
+        self.dropping = [False] * n      # stormed with the drop action
+        self.pause_seen = [0] * n        # when a pause (non-zero time) for the class last arrived
         self.total = 0
         self.last_qid = 0
         strict = config.strict if config.scheduler == "dwrr" else tuple(range(n))
@@ -175,6 +191,9 @@ class ClassPort(Port):
         depth = len(q)
         cap, kind = qs.config.depth[qid] if qs.config.depth is not None else (self.capacity, self.capacity_kind)
         qst = qs.stats[qid]
+        if qs.dropping[qid]:
+            qst.storm_drops += 1
+            return False
         full = depth >= cap if kind == "packets" else qs.bytes[qid] + size > cap
         if full or self.link is None:
             stats.drops += 1
@@ -208,17 +227,58 @@ class ClassPort(Port):
         Port._wire(self, data, now, link)
 
     def _held(self) -> bool:
-        if Port._held(self):
-            return True
+        held = Port._held(self)
         qs = self.queue
-        if qs.total and not qs:
-            # Every waiting packet is in a paused queue: wake when the first pause ends.
-            until = qs.next_resume()
-            if until and self._resume_at != until:
-                self._resume_at = until
-                self.sim.at(until, self._resume)
-            return True
-        return False
+        now = self.sim.now
+        if any(t > now for t in qs.paused_until):
+            # Keep the slow path while a class is paused, so an emptied port still wakes.
+            self.hold = True
+            if not held and qs.total and not qs:
+                # Every waiting packet is in a paused queue: wake when the first pause ends.
+                until = qs.next_resume()
+                if until and self._resume_at != until:
+                    self._resume_at = until
+                    self.sim.at(until, self._resume)
+                return True
+        return held
+
+    def receive_control(self, data: bytes) -> None:
+        """A PAUSE/PFC frame pauses (or resumes) the queue of each class it enables."""
+        times = parse_pfc(data)
+        if times is None or self.link is None:
+            return
+        self.stats.pause_rx += 1
+        qs = self.queue
+        now = self.sim.now
+        rate = self.link.rate_bps
+        for qid, quanta in enumerate(times[:qs.count]):
+            if quanta:
+                qs.pause_seen[qid] = now
+            if quanta is None or qs.stormed[qid]:
+                continue
+            self.pause_queue(qid, quanta_ns(quanta, rate), now)
+        if not self.busy and (qs or self.hold):
+            self._start()
+
+    def pause_queue(self, qid: int, duration_ns: int, now: int) -> None:
+        """Queue ``qid`` starts no transmission for ``duration_ns`` from ``now`` (0: resume)."""
+        qs = self.queue
+        st = qs.stats[qid]
+        st.pause_rx += 1
+        old = qs.paused_until[qid]
+        if old > now:
+            st.paused_ns -= old - now
+            self.stats.paused_ns -= old - now
+        if duration_ns > 0:
+            qs.paused_until[qid] = now + duration_ns
+            st.paused_ns += duration_ns
+            self.stats.paused_ns += duration_ns
+            self.hold = True
+            watchdog = getattr(self.node, "pfc_watchdog", None)
+            if watchdog is not None:
+                watchdog.start()
+        else:
+            qs.paused_until[qid] = 0
 
     def queue_metrics(self) -> list[dict[str, int]]:
         """Per-queue counters, queue 0 first."""
