@@ -194,13 +194,14 @@ def measure(cfg: DeadlockConfig, mode: str, net: Network, sinks: list, last_deli
 
 
 def format_rows(rows: list[dict[str, Any]]) -> str:
-    lines = [f"{'mode':<9} {'delivered':>19} {'deadlocked':>10} {'probes delivered':>19} {'last delivery':>14} "
-             f"{'storms':>6} {'restored':>8} {'wd drops':>8} {'pauses':>6} {'tail drops':>10}"]
+    lines = [f"{'mode':<9} {'delivered bytes':>19} {'deadlocked ports':>16} {'probe bytes in':>19} "
+             f"{'last delivery':>14} {'storms':>6} {'restored':>8} {'watchdog drops pkts':>19} {'pause frames':>12} "
+             f"{'tail drops pkts':>15}"]
     for r in rows:
         lines.append(f"{r['mode']:<9} {r['delivered_bytes']:>9,}/{r['sent_bytes']:<9,} "
-                     f"{len(r['deadlocked_ports']):>10} {r['probe_delivered_bytes']:>9,}/{r['probe_bytes']:<9,} "
-                     f"{r['last_delivery_ns'] / 1000:>11.1f} us {r['storms']:>6} "
-                     f"{r['restorations']:>8} {r['storm_drops']:>8} {r['pause_frames']:>6} {r['tail_drops']:>10}")
+                     f"{len(r['deadlocked_ports']):>16} {r['probe_delivered_bytes']:>9,}/{r['probe_bytes']:<9,} "
+                     f"{r['last_delivery_ns'] / 1000:>11.1f} us {r['storms']:>6} {r['restorations']:>8} "
+                     f"{r['storm_drops']:>19} {r['pause_frames']:>12} {r['tail_drops']:>15}")
     return "\n".join(lines)
 
 
