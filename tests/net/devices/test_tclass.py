@@ -3,6 +3,7 @@ per-queue depth, ECN marking and counters (dataplane.net.devices.tclass)."""
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 
 import pytest
 
@@ -18,9 +19,12 @@ RUN_NS = 300_000
 LOW, HIGH = 0x02, 0x22          # IP precedence 0 and 1 (tclass_router's priority), both ECT(0)
 
 
+PSA_PROGRAM = Path(__file__).resolve().parent.parent / "data" / "psa_tclass.p4"
+
+
 def tc_yaml(queues: str, program: str = "tclass_router") -> str:
     """h1 and h2 (10 Gb/s) send to h3 behind a 5 Gb/s port of s1; ``queues`` is s1's setting."""
-    entries = data_dir("programs") / "ipv4_router.json"
+    entries = data_dir("programs") / ("psa_router.json" if program.endswith("psa_tclass.p4") else "ipv4_router.json")
     return f"""
 name: tc
 defaults: {{latency: 1us, queue: 64KB}}
@@ -40,10 +44,10 @@ topology:
 """
 
 
-def run(queues: str, tos=(LOW, HIGH), rates=(10_000_000_000, 10_000_000_000)):
+def run(queues: str, tos=(LOW, HIGH), rates=(10_000_000_000, 10_000_000_000), program: str = "tclass_router"):
     """h1 and h2 send for RUN_NS (both at 10 Gb/s by default: the 5 Gb/s port stays backlogged
     in both classes)."""
-    net = Network.from_spec(load_yaml_topology(tc_yaml(queues)))
+    net = Network.from_spec(load_yaml_topology(tc_yaml(queues, program)))
     sinks = [UdpSink(net.host("h3"), 9000 + i) for i in range(2)]
     for i, h in enumerate(("h1", "h2")):
         UdpFlow(net.host(h), "10.0.3.3", rates[i], size_bytes=1000, duration_ns=RUN_NS, dst_port=9000 + i,
@@ -93,6 +97,12 @@ def test_a_priority_above_the_queues_is_dropped_as_bmv2_does():
     net, (low, high) = run("{count: 2}", tos=(LOW, 0x42))     # precedence 2 with queues 0..1
     assert high.stats["bytes"] == 0 and low.stats["bytes"] > 0
     assert net.switch("s1").drops["priority 2 out of range (2 queues)"] > 0
+
+
+def test_psa_class_of_service_picks_the_queue():
+    net, (low, high) = run("{count: 2}", rates=(10_000_000_000, 2_000_000_000), program=str(PSA_PROGRAM))
+    q0, q1 = net.switch("s1").ports[3].queue_metrics()
+    assert q1["tx_packets"] > 0 and q1["drops"] == 0 and q0["drops"] > 0 and high.stats["bytes"] > 0
 
 
 def test_queue_depth_qid_and_ecn_are_per_queue(strict):
