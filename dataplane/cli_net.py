@@ -183,6 +183,7 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
     if out is not None:
         metrics.write_metrics(out, data)
         plots.plot_queues(net, out / "queues.png")
+        plots.plot_queue_classes(net, out / "queue_classes.png")
         plots.plot_throughput(tr.throughput_series(), out / "throughput.png")
         if recorder is not None:
             from dataplane.report.collect import write_data

@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_pps  # noqa: E402
 import bench_sim  # noqa: E402
 
+from dataplane.arch.work import EgressWork, IngressWork  # noqa: E402
 from dataplane.control.switch import Switch  # noqa: E402
 from dataplane.net.core.units import parse_time  # noqa: E402
 from dataplane.resources import builtin_program  # noqa: E402
@@ -73,7 +74,7 @@ def ecmp_passes(repeat: int, n: int = 20000) -> dict:
     inner = dp.run_work
 
     def capture(item, result, trace=None):
-        if item[0] == "ingress" and not captured:
+        if item.__class__ is IngressWork and not captured:
             captured.append(item)
         return inner(item, result, trace)
     dp.run_work = capture
@@ -82,7 +83,7 @@ def ecmp_passes(repeat: int, n: int = 20000) -> dict:
     item = captured[0]
     from dataplane.arch.v1model import PacketResult
     eg_items = dp.run_work(item, PacketResult())
-    assert eg_items and eg_items[0][0] == "egress"
+    assert eg_items and eg_items[0].__class__ is EgressWork
     run_work = dp.run_work
 
     def ingress():

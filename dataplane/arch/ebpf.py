@@ -22,6 +22,7 @@ from typing import Any
 import dataplane.engine.ebpf_externs  # noqa: F401  (registers the eBPF extern names)
 from dataplane.arch.device import ArchitectureError, Device
 from dataplane.arch.v1model import Output, PacketResult, P4AssertionFailed, _key_width
+from dataplane.arch.work import IngressWork
 from dataplane.engine.context import PacketContext
 from dataplane.engine import ebpf_externs as EX
 from dataplane.engine.ebpf_externs import ArrayTable, HashTable
@@ -115,9 +116,9 @@ class EbpfDevice(Device):
         self._guarded(port, data if data.__class__ is bytes else bytes(data), result, trace)
         return result
 
-    def run_work(self, item: tuple, result: PacketResult, trace: Any = None) -> list[tuple]:
-        """Run one ``("ingress", port, bytes, ...)`` item; the eBPF family makes no further work."""
-        self._guarded(item[1], item[2], result, trace)
+    def run_work(self, item: IngressWork, result: PacketResult, trace: Any = None) -> list:
+        """Run one ingress pass (``dataplane.arch.work``); the eBPF family makes no further work."""
+        self._guarded(item.port, item.data, result, trace)
         return []
 
     def _guarded(self, port: int, buf: bytes, result: PacketResult, trace: Any) -> None:

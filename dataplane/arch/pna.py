@@ -36,6 +36,7 @@ from typing import Any, Iterable
 import dataplane.engine.pna_externs  # noqa: F401  (registers the PNA extern names)
 from dataplane.arch.device import ArchitectureError, Device
 from dataplane.arch.v1model import INGRESS_CLONE, Output, PacketResult, P4AssertionFailed, _key_width
+from dataplane.arch.work import IngressWork
 from dataplane.engine.context import PacketContext
 from dataplane.engine.instances import make_instances
 from dataplane.engine.pna_externs import InternetChecksum
@@ -196,12 +197,12 @@ class PnaNic(Device):
     def process(self, port: int, data: bytes, trace: Any = None) -> PacketResult:
         """Run one packet that arrived on ``port``; return what leaves the NIC."""
         result = PacketResult()
-        self.run_work(("ingress", port, bytes(data), 0, None, 0), result, trace)
+        self.run_work(IngressWork(port, bytes(data)), result, trace)
         return result
 
-    def run_work(self, item: tuple, result: PacketResult, trace: Any = None) -> list[tuple]:
-        """Run one ``("ingress", port, bytes, ...)`` item; PNA makes no further work."""
-        _, port, buf = item[0], item[1], item[2]
+    def run_work(self, item: IngressWork, result: PacketResult, trace: Any = None) -> list:
+        """Run one ingress pass (``dataplane.arch.work``); PNA makes no further work."""
+        port, buf = item.port, item.data
         try:
             self._run(port, buf, result, trace)
         except P4AssertionFailed as err:

@@ -27,6 +27,7 @@ from dataplane.arch.device import ArchitectureError, Device
 from dataplane.arch.psa_program import accepts_at_once, does_nothing, with_psa_properties
 from dataplane.arch.psa_storage import Storage, role_types
 from dataplane.arch.v1model import Output, PacketResult, P4AssertionFailed, _key_width
+from dataplane.arch.work import EgressWork, IngressWork
 from dataplane.engine.context import PacketContext
 from dataplane.engine.hashes import hash_function
 from dataplane.engine.instances import make_instances
@@ -150,12 +151,12 @@ class PsaSwitch(Device):
         """Run one packet that arrived on ``port`` straight through (empty queues); return what leaves."""
         result = PacketResult()
         run = self.run_work
-        work = run(("ingress", port, bytes(data), NORMAL, None, 0), result, trace)
-        if len(work) == 1 and work[0][0] == "egress":
+        work = run(IngressWork(port, bytes(data)), result, trace)
+        if len(work) == 1 and work[0].__class__ is EgressWork:
             # The common case, one packet sent on: its egress pass is all that is left.
             item = work[0]
             try:
-                work = self._egress(item[1], item[2], item[4], item[6], item[7], result, trace)
+                work = self._egress(item.port, item.hdr, item.ctx, item.instance_type, item.depth, result, trace)
             except P4AssertionFailed as err:
                 work = self._assertion_drop(err, result)
             except IndexError:
@@ -164,15 +165,18 @@ class PsaSwitch(Device):
             work.extend(run(work.pop(0), result, trace))
         return result
 
-    def run_work(self, item: tuple, result: PacketResult, trace: Any = None) -> list[tuple]:
-        """Run one ``("ingress", port, bytes, path, headers or None, depth)`` or ``("egress", port, carried,
-        None, ctx, ctx, path, depth)`` item; return the work it makes. Egress work for
+    def run_work(self, item: IngressWork | EgressWork, result: PacketResult,
+                 trace: Any = None) -> list[IngressWork | EgressWork]:
+        """Run one ingress pass (``IngressWork``: ``instance_type`` is the packet path, ``carried``
+        a resubmitted packet's headers) or egress pass (``EgressWork``: ``hdr`` is what storage
+        carries, ``sm`` and ``ctx`` the packet's context); return the work it makes. Egress work for
         ``PSA_PORT_RECIRCULATE`` runs at once (it has no queue), so a caller sees only real ports."""
         try:
-            if item[0] == "ingress":
-                work = self._ingress(item[1], item[2], item[3], item[4], item[5], result, trace)
+            if item.__class__ is EgressWork:
+                work = self._egress(item.port, item.hdr, item.ctx, item.instance_type, item.depth, result, trace)
             else:
-                work = self._egress(item[1], item[2], item[4], item[6], item[7], result, trace)
+                work = self._ingress(item.port, item.data, item.instance_type, item.carried, item.depth,
+                                     result, trace)
         except P4AssertionFailed as err:
             return self._assertion_drop(err, result)
         except IndexError:
@@ -181,23 +185,23 @@ class PsaSwitch(Device):
             return work
         if len(work) == 1:
             w = work[0]
-            if w[1] == PSA_PORT_RECIRCULATE and w[0] == "egress":
+            if w.port == PSA_PORT_RECIRCULATE and w.__class__ is EgressWork:
                 return self.run_work(w, result, trace)
             return work
         out = []
         for w in work:
-            out.extend(self.run_work(w, result, trace) if w[1] == PSA_PORT_RECIRCULATE and w[0] == "egress"
+            out.extend(self.run_work(w, result, trace) if w.port == PSA_PORT_RECIRCULATE and w.__class__ is EgressWork
                        else (w,))
         return out
 
-    def _assertion_drop(self, err: P4AssertionFailed, result: PacketResult) -> list[tuple]:
+    def _assertion_drop(self, err: P4AssertionFailed, result: PacketResult) -> list:
         # psa_switch stops the whole switch; dropping the packet keeps the emulator running.
         result.drops.append(str(err))
         self.log_messages.append(str(err))
         return []
 
     @staticmethod
-    def _index_drop(result: PacketResult) -> list[tuple]:
+    def _index_drop(result: PacketResult) -> list:
         result.drops.append("header stack index out of range")
         return []
 
@@ -220,7 +224,7 @@ class PsaSwitch(Device):
         return ctx
 
     def _ingress(self, port: int, buf: bytes, path: int, headers, depth: int, result: PacketResult,
-                 trace) -> list[tuple]:
+                 trace) -> list:
         if depth > MAX_PASSES:
             result.drops.append("resubmit/recirculation limit reached")
             return []
@@ -273,7 +277,7 @@ class PsaSwitch(Device):
             # The packet as received, before the deparser, all metadata reset (its ingress_port
             # reads 0). psa_switch resubmits the same packet, PHV and all: its headers stay as
             # ingress left them (a header made valid stays valid) until the parser extracts again.
-            return more + [("ingress", 0, buf, RESUBMIT, hdr, depth + 1)]
+            return more + [IngressWork(0, buf, RESUBMIT, hdr, depth + 1)]
         chunks: list[bytes] = []
         b["ingress.id"](chunks, ci2e, resub, nm, hdr, meta, iout, ctx)
         chunks.append(buf[ctx.pos:])
@@ -289,19 +293,19 @@ class PsaSwitch(Device):
                 c2 = self._context(data, None, trace, now, port)
                 c2.class_of_service = cos
                 c2.instance = rid
-                more.append(("egress", out_port, self.storage.copy_carried(carried), None, c2, c2,
-                             NORMAL_MULTICAST, depth))
+                more.append(EgressWork(out_port, self.storage.copy_carried(carried), None, c2, c2,
+                                       NORMAL_MULTICAST, depth))
             return more
         # Unicast: this packet's context goes on to egress with the deparsed bytes.
         ctx.buf = data
         ctx.pos = 0
         ctx.packet_length = len(data)
         ctx.class_of_service = cos
-        more.append(("egress", iout.egress_port, carried, None, ctx, ctx, NORMAL_UNICAST, depth))
+        more.append(EgressWork(iout.egress_port, carried, None, ctx, ctx, NORMAL_UNICAST, depth))
         return more
 
     def _egress(self, port: int, carried, ctx: PsaContext, path: int, depth: int, result: PacketResult,
-                trace) -> list[tuple]:
+                trace) -> list:
         b = self.blocks
         now = self.now_us
         epin, ein, eout, edin = self._epin, self._ein, self._eout, self._edin
@@ -342,7 +346,7 @@ class PsaSwitch(Device):
                 trace.drop("egress", "ostd.drop")
             return more
         if port == PSA_PORT_RECIRCULATE:
-            return more + [("ingress", PSA_PORT_RECIRCULATE, data, RECIRCULATE, None, depth + 1)]
+            return more + [IngressWork(PSA_PORT_RECIRCULATE, data, RECIRCULATE, None, depth + 1)]
         if ctx.truncate_length is not None:
             data = data[:ctx.truncate_length]
         result.outputs.append(Output(port, data, path))
@@ -355,7 +359,7 @@ class PsaSwitch(Device):
         """(rid, port) per copy: nodes in association order, each node's ports ascending (BMv2's PRE)."""
         return [(rid, p) for rid, ports in self.multicast_groups.get(group, []) for p in sorted(set(ports))]
 
-    def _clone(self, session: int, data: bytes, path: int, ctx: PsaContext, depth: int) -> list[tuple]:
+    def _clone(self, session: int, data: bytes, path: int, ctx: PsaContext, depth: int) -> list:
         """Egress work for the copies clone session ``session`` makes of ``data`` (none if the
         session is not configured). Their metadata starts at zero; a session's
         ``packet_length`` truncates its copies when they leave."""
@@ -371,7 +375,7 @@ class PsaSwitch(Device):
             c = self._context(data, None, ctx.trace, self.now_us, ctx.ingress_port)
             c.instance = rid
             c.truncate_length = config.get("packet_length") or None
-            work.append(("egress", port, None, None, c, c, path, depth))
+            work.append(EgressWork(port, None, None, c, c, path, depth))
         return work
 
     def assertion_failed(self, ctx, kind: str) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from dataplane.errors import DataplaneError
 from dataplane.arch.device import ArchitectureError, Device
+from dataplane.arch.work import EgressWork, IngressWork
 from dataplane.engine.context import PacketContext
 from dataplane.engine.extern_functions import CLONE_E2E, CLONE_I2E, DROP_PORT, bind_functions
 from dataplane.engine.source_map import p4_location
@@ -118,27 +119,28 @@ class V1ModelSwitch(Device):
     def process(self, port: int, data: bytes, trace: Any = None) -> PacketResult:
         """Run one packet that arrived on ``port`` straight through (empty queues); return what leaves."""
         result = PacketResult()
-        work = [("ingress", port, bytes(data), NORMAL, None, 0)]
+        work = [IngressWork(port, bytes(data))]
         while work:
             work.extend(self.run_work(work.pop(0), result, trace))
         return result
 
-    def run_work(self, item: tuple, result: PacketResult, trace: Any = None) -> list[tuple]:
-        """Run one unit of work: an ``("ingress", ...)`` pass or an ``("egress", ...)`` pass.
+    def run_work(self, item: IngressWork | EgressWork, result: PacketResult,
+                 trace: Any = None) -> list[IngressWork | EgressWork]:
+        """Run one unit of work (``dataplane.arch.work``): an ingress pass or an egress pass.
 
         Returns the work it creates: egress passes to queue on their ports, and ingress
         passes for resubmitted or recirculated packets. The network layer queues egress
         work on the port and runs it when the packet reaches the head of the queue.
         """
         try:
-            if item[0] == "ingress":
-                _, in_port, buf, itype, preserved, depth = item
-                if depth > MAX_RECIRCULATIONS:
-                    result.drops.append("recirculation limit reached")
-                    return []
-                return self._ingress(in_port, buf, itype, preserved, depth, result, trace)
-            _, port, hdr, meta, sm, ctx, itype, depth = item
-            return self._egress(port, hdr, meta, sm, ctx, itype, depth, result, trace)
+            if item.__class__ is EgressWork:
+                return self._egress(item.port, item.hdr, item.meta, item.sm, item.ctx, item.instance_type,
+                                    item.depth, result, trace)
+            depth = item.depth
+            if depth > MAX_RECIRCULATIONS:
+                result.drops.append("recirculation limit reached")
+                return []
+            return self._ingress(item.port, item.data, item.instance_type, item.carried, depth, result, trace)
         except P4AssertionFailed as err:
             # BMv2 aborts the whole switch on a failed assert; one packet's drop is kinder and
             # keeps the emulator running, and the reason says which assert it was.
@@ -205,19 +207,19 @@ class V1ModelSwitch(Device):
                 if trace is not None:
                     trace.drop("ingress")
                 return []
-            return [("egress", sm.egress_spec, hdr, meta, sm, ctx, NORMAL, depth)]
+            return [EgressWork(sm.egress_spec, hdr, meta, sm, ctx, NORMAL, depth)]
         more = []
         if ctx.clone_request is not None and ctx.clone_request[0] == CLONE_I2E:
             more += self._clone_i2e(ctx, buf, meta, depth, result, trace)
         if ctx.resubmit_request is not None:
             # BMv2 resets all metadata, standard_metadata included (ingress_port reads 0), and
             # copies only the @field_list fields (simple_switch.cpp copy_field_list_and_set_type).
-            return more + [("ingress", 0, buf, RESUBMIT, self._preserve(meta, ctx.resubmit_request), depth + 1)]
+            return more + [IngressWork(0, buf, RESUBMIT, self._preserve(meta, ctx.resubmit_request), depth + 1)]
         if sm.mcast_grp != 0:
             for rid, out_port in self._replicas(sm.mcast_grp):
                 h2, m2, s2 = self._copy(hdr, meta, sm)
                 s2.egress_rid = rid
-                more.append(("egress", out_port, h2, m2, s2, ctx, REPLICATION, depth))
+                more.append(EgressWork(out_port, h2, m2, s2, ctx, REPLICATION, depth))
             return more
         if sm.egress_spec == DROP_PORT:
             result.drops.append("dropped in ingress (egress_spec = 511)")
@@ -225,7 +227,7 @@ class V1ModelSwitch(Device):
                 trace.drop("ingress")
             return more
         # A unicast packet enters egress as NORMAL, even after a resubmit or recirculation.
-        return more + [("egress", sm.egress_spec, hdr, meta, sm, ctx, NORMAL, depth)]
+        return more + [EgressWork(sm.egress_spec, hdr, meta, sm, ctx, NORMAL, depth)]
 
     def _egress(self, port, hdr, meta, sm, in_ctx, itype, depth, result, trace):
         b = self.blocks
@@ -271,7 +273,7 @@ class V1ModelSwitch(Device):
         if ctx.recirculate_request is not None:
             # Metadata is reset (ingress_port reads 0) except the @field_list fields. The copy
             # BMv2 recirculates is the whole deparsed packet: truncate() only cuts on transmit.
-            return more + [("ingress", 0, data, RECIRC, self._preserve(meta, ctx.recirculate_request), depth + 1)]
+            return more + [IngressWork(0, data, RECIRC, self._preserve(meta, ctx.recirculate_request), depth + 1)]
         if ctx.truncate_length is not None:
             data = data[: ctx.truncate_length]
         result.outputs.append(Output(port, data, itype))
@@ -328,7 +330,7 @@ class V1ModelSwitch(Device):
             c3.pos = c2.pos
             if target.get("packet_length"):
                 c3.truncate_length = target["packet_length"]
-            work.append(("egress", port, h3, m3, s3, c3, INGRESS_CLONE, depth))
+            work.append(EgressWork(port, h3, m3, s3, c3, INGRESS_CLONE, depth))
         return work
 
     def _clone_e2e(self, ctx, hdr, meta, sm, depth, result, trace):
@@ -353,7 +355,7 @@ class V1ModelSwitch(Device):
             c2.pos = ctx.pos
             if target.get("packet_length"):
                 c2.truncate_length = target["packet_length"]
-            work.append(("egress", port, h2, m2, s2, c2, EGRESS_CLONE, depth + 1))
+            work.append(EgressWork(port, h2, m2, s2, c2, EGRESS_CLONE, depth + 1))
         return work
 
     def _preserve(self, meta, index: int | None) -> list[tuple[tuple[str, ...], Any]]:

@@ -7,6 +7,7 @@ time; a multicast copy still gets a context of its own (no ingress truncate).
 from __future__ import annotations
 
 from dataplane.arch.v1model import PacketResult
+from dataplane.arch.work import IngressWork
 from dataplane.control.switch import Switch
 from dataplane.lang.frontend import compile_source
 
@@ -60,7 +61,7 @@ def test_an_egress_clone_still_works_and_egress_time_is_its_own():
     sw = make()
     result = PacketResult()
     sw.dp.now_us = 1000
-    work = sw.dp.run_work(("ingress", 1, bytes([0, 1]) + bytes(8), 0, None, 0), result)
+    work = sw.dp.run_work(IngressWork(1, bytes([0, 1]) + bytes(8)), result)
     sw.dp.now_us = 2500
     while work:
         work.extend(sw.dp.run_work(work.pop(0), result))

@@ -6,6 +6,7 @@ slot added to PacketContext and not to v1model's _ingress fails here, not on a p
 from __future__ import annotations
 
 from dataplane.arch.v1model import NORMAL, PacketResult
+from dataplane.arch.work import IngressWork
 from dataplane.control.switch import Switch
 from dataplane.engine.context import PacketContext
 from dataplane.resources import builtin_program
@@ -28,5 +29,5 @@ def test_ingress_context_has_every_slot_as_init_sets_it():
         return inner(pkt, hdr, meta, sm, ctx)
 
     sw.dp.blocks["p"] = parser
-    sw.dp.run_work(("ingress", 1, data, NORMAL, None, 0), PacketResult())
+    sw.dp.run_work(IngressWork(1, data, NORMAL), PacketResult())
     assert len(seen) == 1 and type(seen[0]) is PacketContext

@@ -15,8 +15,9 @@ from dataplane.net.devices.pfc import headroom_bytes
 from dataplane.scenarios.incast import JSON_KEYS, MODES, IncastConfig, jain, run_incast
 
 # 4 senders x 16 MB in 4 KB RoCE packets (16k packets): long enough for DCQCN to get past the
-# incast's first burst; an 8 MB buffer, which 4 line-rate senders overflow in ~27 us.
-SMALL = dict(senders=4, transfer_bytes=16_000_000, buffer_bytes=8_000_000)
+# incast's first burst; an 8.2 MB buffer (PFC's headroom rule needs 8.08 MB at leaf1), which 4
+# line-rate senders overflow in ~27 us.
+SMALL = dict(senders=4, transfer_bytes=16_000_000, buffer_bytes=8_200_000)
 
 
 @pytest.fixture(scope="module")

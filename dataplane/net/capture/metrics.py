@@ -51,6 +51,8 @@ def port_metrics(net: Any) -> dict[str, dict[str, Any]]:
                 "tx_wire_bytes": st.tx_wire_bytes,
                 "utilisation": round(st.tx_wire_bytes * 8 * 1e9 / (rate * end), 4) if rate else 0.0,
             }
+            if hasattr(port, "queue_metrics"):      # traffic classes: per-queue counters
+                out[port.name]["queues"] = port.queue_metrics()
     return out
 
 
@@ -78,6 +80,14 @@ def write_metrics(directory: Path, data: dict[str, Any]) -> None:
         w.writerow(cols)
         for name, m in data["ports"].items():
             w.writerow([name] + [m[c] for c in cols[1:]])
+    queue_rows = [(name, q) for name, m in data["ports"].items() for q in m.get("queues", ())]
+    if queue_rows:
+        with open(directory / "queues.csv", "w", newline="") as f:
+            qcols = ["qid", "tx_packets", "tx_bytes", "drops", "max_qdepth", "max_bytes", "ce_marked"]
+            w = csv.writer(f)
+            w.writerow(["port"] + qcols)
+            for name, q in queue_rows:
+                w.writerow([name] + [q[c] for c in qcols])
     with open(directory / "hosts.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["host", "sent", "delivered", "lost", "received"])
@@ -101,6 +111,11 @@ def format_table(data: dict[str, Any], top_ports: int = 12) -> str:
         lines.append(f"{name:<12} {m['tx_packets']:>8} {m['tx_bytes']:>10} {m['rx_packets']:>8} "
                      f"{m['utilisation'] * 100:>5.1f}% {m['drops']:>6} {m['lost']:>5} {m['max_qdepth']:>10} "
                      f"{m['p99_qdepth']:>10}")
+    for name, m in shown:
+        if m.get("queues") and m["tx_packets"]:
+            lines.append(f"{'':<12} queues: " + "; ".join(
+                f"q{q['qid']} {q['tx_packets']} pkts, {q['drops']} drops, max {q['max_qdepth']}, CE {q['ce_marked']}"
+                for q in m["queues"] if q["tx_packets"] or q["drops"]))
     if len(shown) < len(ports):
         idle = sum(1 for _, m in ports[len(shown):] if not m["tx_packets"] and not m["rx_packets"])
         lines.append(f"... {len(ports) - len(shown)} more ports not shown ({idle} of them idle); "

@@ -41,6 +41,37 @@ def plot_queues(net: Any, path: Path, top: int = 6) -> Path | None:
     return path
 
 
+def plot_queue_classes(net: Any, path: Path, top: int = 4) -> Path | None:
+    """Per-queue depth (packets) over time on the ``top`` multi-queue ports that queued most
+    (traffic classes, ``dataplane.net.devices.tclass``); None if no port has several queues."""
+    ports = [p for n in list(net.switches.values()) for p in n.ports.values()
+             if hasattr(p, "queue_metrics") and p.stats.max_qdepth > 0]
+    ports.sort(key=lambda p: (-p.stats.max_qdepth, p.name))
+    if not ports:
+        return None
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for p in ports[:top]:
+        for qid, st in enumerate(p.queue.stats):
+            if not st.max_qdepth:
+                continue
+            xs, ys, last = [], [], 0
+            flat = st.qdepth_flat
+            for t, d in zip(flat[0::2], flat[1::2]):
+                xs += [t / 1000, t / 1000]
+                ys += [last, d]
+                last = d
+            ax.plot(xs, ys, label=f"{p.name} q{qid}", linewidth=1)
+    ax.set_xlabel("time (µs)")
+    ax.set_ylabel("queue depth (packets)")
+    ax.set_title("Egress queue depth per traffic class")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
 def throughput_lines(series: dict[str, list[tuple[int, float]]], max_lines: int = 12) -> list[tuple[str, list]]:
     """The labelled lines of the throughput plot: every flow when there are at most ``max_lines``,
     else the busiest ``max_lines - 1`` and one line for the mean of the others, so that every line

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dataplane.arch.v1model import PacketResult
+from dataplane.arch.work import IngressWork
 from dataplane.control.switch import Switch
 from dataplane.net.devices.link import Port
 from dataplane.net.devices.node import Node
@@ -91,7 +92,7 @@ class DpuNode(Node):
         dp = self.dp
         dp.now_us = self.sim.now // 1000
         result = PacketResult()
-        dp.run_work(("ingress", port_number, data, 0, None, 0), result, self.trace)
+        dp.run_work(IngressWork(port_number, data), result, self.trace)
         st = self.stats
         st.processed += 1
         for out in result.outputs:

@@ -17,11 +17,15 @@ arrives; the frame in service finishes (802.3). MAC control frames are consumed 
 port: they never reach the P4 pipeline or the host stack. Any node honours pause, hosts
 included (their port stops; what the host sends meanwhile waits in the port queue).
 
-**Per port, not per priority.** A port here has one egress queue, so a pause frame that
-enables any class stops the whole port (for the longest pause time among the enabled
-classes), and a switch pauses its upstream with the class of ``PfcConfig.priority``
-(3 by default, RoCE's usual lossless class). Per-priority PFC would need 8 queues per port,
-a priority mapping and an egress scheduler; that is left for later.
+**Per priority with traffic classes, per port without.** A switch port with several queues
+(``queues:``, ``dataplane.net.devices.tclass``) pauses each enabled class's queue for that
+class's own pause time (class i = queue i) and goes on serving the others; a port with one
+queue (hosts, switches without ``queues``) stops as a whole, for the longest pause time among
+the enabled classes. A switch with traffic classes accounts bytes per (ingress port,
+priority) for its lossless priorities only (``PfcConfig.priorities``, by default
+``priority``, 3, RoCE's usual lossless class) and pauses each of them on its own: the other
+classes are lossy (tail drop). A switch with one queue accounts every byte per ingress port
+and pauses with the class of ``priority``, as before.
 
 **Generating** (:class:`SwitchPfc`, enabled per switch with ``params["pfc"]``): every byte a
 switch queues on an egress port is accounted to the port it came in on until it leaves the
@@ -31,9 +35,22 @@ P stays above ``xon``; when P's bytes fall to ``xon`` or below, it sends a quant
 Pause frames bypass the egress queue: they go out as soon as the frame in service ends.
 
 **Headroom.** After the XOFF threshold is crossed, bytes keep arriving on P until the pause
-takes effect upstream: the frame in service on P ahead of the pause frame, the pause frame,
-the propagation delay, the frame in service upstream, and what was already on the wire.
-``headroom_bytes`` = 2 x latency x rate / 8 + 2 x max frame + pause frame (bytes).
+takes effect upstream. The IEEE 802.1Qbb delay model (Annex N; the terms as Cisco's storage
+networking guide tabulates them: D-Max-Frame-Len, D-Pause, D-Cable, D-Intf, D-Resp) adds up
+what can still arrive: the max frame in service on P ahead of the pause frame, the pause
+frame, the cable both ways (the pause frame travelling up, the last bits travelling down),
+the interface delay (PHY and MAC of both ends, 802.3's upper bounds: 8,192 bit times at
+10G, 6,144 at 25G, 24,576 at 40G, 122,880 at 100G), the response delay (what 802.3 Annex 31B
+lets the upstream MAC take to act on a pause: 30,720 bit times at 10G, 40,960 at 25G,
+60,416 at 40G, 201,728 at 100G, 463,360 at 400G) and the max frame upstream already in
+service::
+
+    headroom_bytes = ceil(2 x latency x rate / 8) + 2 x (max frame + overhead)
+                     + (pause frame + overhead) + ceil((D-Intf + D-Resp) / 8)
+
+(``overhead``: what each frame occupies on the wire beyond its captured bytes, 0 in this
+model's serialization, 24 with preamble, SFD, IFG and FCS). At 100 Gb/s the two delays alone
+are 40,576 bytes; at a rate between the tabulated ones the next faster rate's bounds apply.
 Every egress queue that ingress ports feed stays loss-free if its capacity is at least the
 sum, over those ingress ports, of ``xoff + max frame + headroom`` (the packet that crosses
 XOFF may itself be a full frame): :func:`lossless_problems` checks this for a network.
@@ -48,7 +65,7 @@ from typing import Any
 from dataplane.net.topology.spec import MAX_QUANTA, PfcConfig
 
 __all__ = ["PAUSE_DST", "ETHERTYPE_MAC_CONTROL", "OPCODE_PAUSE", "OPCODE_PFC", "QUANTUM_BITS", "MAX_QUANTA",
-           "PAUSE_FRAME_LEN", "pfc_frame", "pause_frame", "parse_pause", "is_mac_control", "quanta_ns",
+           "PAUSE_FRAME_LEN", "pfc_frame", "pause_frame", "parse_pause", "parse_pfc", "is_mac_control", "quanta_ns",
            "PfcConfig", "SwitchPfc", "enable_pfc", "headroom_bytes", "link_headroom", "lossless_problems", "port_mac"]
 
 PAUSE_DST = 0x0180_C200_0001
@@ -105,6 +122,21 @@ def parse_pause(frame: bytes) -> int | None:
     return None
 
 
+def parse_pfc(frame: bytes) -> list[int | None] | None:
+    """The pause time in quanta per priority (index 0..7; None for a class the frame does not
+    enable) of a PFC frame; an 802.3x PAUSE applies its time to every class. None if ``frame``
+    is not a pause frame."""
+    if len(frame) < 16 or frame[12:14] != _TYPE:
+        return None
+    opcode = int.from_bytes(frame[14:16], "big")
+    if opcode == OPCODE_PFC and len(frame) >= 14 + _PFC.size:
+        _, enable, *times = _PFC.unpack_from(frame, 14)
+        return [q if enable >> i & 1 else None for i, q in enumerate(times)]
+    if opcode == OPCODE_PAUSE and len(frame) >= 14 + _PAUSE.size:
+        return [_PAUSE.unpack_from(frame, 14)[1]] * 8
+    return None
+
+
 def quanta_ns(quanta: int, rate_bps: int) -> int:
     """How long ``quanta`` x 512 bit times last at ``rate_bps``, in ns (rounded up)."""
     return -(-quanta * QUANTUM_BITS * 1_000_000_000 // rate_bps)
@@ -114,16 +146,21 @@ class SwitchPfc:
     """Ingress accounting and pause generation for one switch (``SwitchNode.pfc``).
 
     ``SwitchNode`` hands egress work to :meth:`enqueue` instead of the port, and every item
-    leaving an egress queue to :meth:`dequeued`; the accounted (ingress port, bytes) ride in
-    the queued item. Counters: ``xoff_sent``, ``xon_sent``, ``refresh_sent``; per ingress
-    port ``bytes`` (now) and ``peak`` (the most ever accounted).
+    leaving an egress queue to :meth:`dequeued`; the accounted ingress port and bytes ride in
+    the queued ``EgressWork`` (``pfc_key`` = ingress port x 8 + priority, ``pfc_bytes``).
+    Counters: ``xoff_sent``, ``xon_sent``, ``refresh_sent``; per (ingress port, priority) key
+    ``bytes`` (now); per ingress port ``peak`` (the most ever accounted to one of its priorities).
     """
 
     def __init__(self, node: Any, config: PfcConfig):
         self.node, self.config, self.sim = node, config, node.sim
         self.bytes: dict[int, int] = {}
         self.peak: dict[int, int] = {}
-        self.paused: dict[int, int] = {}       # ingress port -> generation while it is held off (XOFF sent)
+        self.paused: dict[int, int] = {}       # key -> generation while it is held off (XOFF sent)
+        qc = getattr(node, "queue_config", None)
+        # With traffic classes, each lossless priority is accounted and paused on its own.
+        self.per_priority = qc is not None and qc.multiple
+        self.lossless = frozenset(config.lossless)
         self._gen = 0
         self.xoff_sent = self.xon_sent = self.refresh_sent = 0
 
@@ -131,63 +168,75 @@ class SwitchPfc:
     def frames_sent(self) -> int:
         return self.xoff_sent + self.xon_sent + self.refresh_sent
 
-    def enqueue(self, port: Any, item: tuple) -> bool:
-        size = item[5].packet_length
-        inp = item[4].ingress_port
+    def enqueue(self, port: Any, item: Any) -> bool:
+        """Queue ``item`` (an ``EgressWork``) on ``port``, accounting its bytes to its ingress port."""
+        size = item.pfc_bytes = item.ctx.packet_length
+        inp = item.sm.ingress_port
+        if self.per_priority:
+            prio = self.node._class_of(item)
+            if prio not in self.lossless:
+                item.pfc_key = -1              # a lossy class: tail drop, no pause
+                return port.enqueue(item, size)
+        else:
+            prio = self.config.priority
         if inp not in self.node.ports:
-            inp = -1                           # CPU, recirculation: nothing upstream to pause
-            return port.enqueue(item + (inp, size), size)
+            item.pfc_key = -1                  # CPU, recirculation: nothing upstream to pause
+            return port.enqueue(item, size)
+        key = item.pfc_key = inp * 8 + prio
         # Accounted first: an idle port dequeues (and releases) the packet inside enqueue.
         bytes_ = self.bytes
-        b = bytes_[inp] = bytes_.get(inp, 0) + size
-        if not port.enqueue(item + (inp, size), size):
-            bytes_[inp] -= size
+        b = bytes_[key] = bytes_.get(key, 0) + size
+        if not port.enqueue(item, size):
+            bytes_[key] -= size
             return False
         if b > self.peak.get(inp, 0):
             self.peak[inp] = b
-        if bytes_[inp] >= self.config.xoff and inp not in self.paused:
-            self._xoff(inp)
+        if bytes_[key] >= self.config.xoff and key not in self.paused:
+            self._xoff(key)
         return True
 
-    def dequeued(self, item: tuple) -> tuple:
-        inp, size = item[8], item[9]
-        if inp >= 0:
-            b = self.bytes[inp] = self.bytes[inp] - size
-            if b <= self.config.xon and inp in self.paused:
-                del self.paused[inp]
+    def dequeued(self, item: Any) -> None:
+        """``item`` left its egress queue: release the bytes accounted to its ingress port."""
+        key = item.pfc_key
+        if key >= 0:
+            b = self.bytes[key] = self.bytes[key] - item.pfc_bytes
+            if b <= self.config.xon and key in self.paused:
+                del self.paused[key]
                 self.xon_sent += 1
-                self._send(inp, 0)
-        return item[:8]
+                self._send(key, 0)
 
-    def _xoff(self, inp: int) -> None:
+    def _xoff(self, key: int) -> None:
         self._gen += 1
-        self.paused[inp] = self._gen
+        self.paused[key] = self._gen
         self.xoff_sent += 1
-        self._send(inp, self.config.quanta)
-        self._schedule_refresh(inp, self._gen)
+        self._send(key, self.config.quanta)
+        self._schedule_refresh(key, self._gen)
 
-    def _schedule_refresh(self, inp: int, gen: int) -> None:
-        port = self.node.ports[inp]
+    def _schedule_refresh(self, key: int, gen: int) -> None:
+        port = self.node.ports[key >> 3]
         if port.link is None:
             return
         every = max(1, int(quanta_ns(self.config.quanta, port.link.rate_bps) * self.config.refresh))
-        self.sim.schedule(every, self._refresh, inp, gen)
+        self.sim.schedule(every, self._refresh, key, gen)
 
-    def _refresh(self, inp: int, gen: int) -> None:
-        if self.paused.get(inp) != gen:
+    def _refresh(self, key: int, gen: int) -> None:
+        if self.paused.get(key) != gen:
             return                             # XON was sent (and maybe a new XOFF) since
         self.refresh_sent += 1
-        self._send(inp, self.config.quanta)
-        self._schedule_refresh(inp, gen)
+        self._send(key, self.config.quanta)
+        self._schedule_refresh(key, gen)
 
-    def _send(self, inp: int, quanta: int) -> None:
+    def _send(self, key: int, quanta: int) -> None:
+        """A PFC frame out of ingress port ``key >> 3`` for priority ``key & 7`` alone."""
+        inp = key >> 3
         port = self.node.ports[inp]
-        port.send_control(pfc_frame(port_mac(self.node.name, inp), quanta, 1 << self.config.priority))
+        port.send_control(pfc_frame(port_mac(self.node.name, inp), quanta, 1 << (key & 7)))
 
     def stats(self) -> dict[str, Any]:
         return {"xoff_sent": self.xoff_sent, "xon_sent": self.xon_sent, "refresh_sent": self.refresh_sent,
                 "peak_ingress_bytes": dict(sorted(self.peak.items())),
-                "paused_ports": sorted(self.paused)}
+                "paused_ports": sorted({key >> 3 for key in self.paused}),
+                "paused_priorities": sorted(f"{key >> 3}:{key & 7}" for key in self.paused)}
 
 
 def enable_pfc(node: Any, config: PfcConfig | dict | bool = True) -> SwitchPfc | None:
@@ -200,16 +249,41 @@ def enable_pfc(node: Any, config: PfcConfig | dict | bool = True) -> SwitchPfc |
     return node.pfc
 
 
-def headroom_bytes(rate_bps: int, latency_ns: int, max_frame: int) -> int:
-    """Bytes that can still arrive on a port after it decides to send XOFF: 2 x latency x rate
-    (the wire both ways) + 2 max frames (ours in service ahead of the pause frame, the upstream
-    one in service when it arrives) + the pause frame."""
-    return -(-2 * latency_ns * rate_bps // 8_000_000_000) + 2 * max_frame + PAUSE_FRAME_LEN
+#: (rate up to, bit times): 802.3's interface delay (D-Intf) and pause response delay (D-Resp)
+#: upper bounds per port speed, as tabulated for the 802.1Qbb headroom model (module docstring).
+INTERFACE_DELAY_BITS = ((10_000_000_000, 8_192), (25_000_000_000, 6_144), (40_000_000_000, 24_576),
+                        (100_000_000_000, 122_880))
+RESPONSE_DELAY_BITS = ((10_000_000_000, 30_720), (25_000_000_000, 40_960), (40_000_000_000, 60_416),
+                       (100_000_000_000, 201_728), (400_000_000_000, 463_360))
+
+
+def delay_bits(table: tuple[tuple[int, int], ...], rate_bps: int) -> int:
+    """The bound for ``rate_bps``: the entry of the slowest tabulated rate at or above it
+    (the fastest entry above the table)."""
+    for up_to, bits in table:
+        if rate_bps <= up_to:
+            return bits
+    return table[-1][1]
+
+
+def headroom_bytes(rate_bps: int, latency_ns: int, max_frame: int, *, overhead: int = 0,
+                   interface_bits: int | None = None, response_bits: int | None = None) -> int:
+    """Bytes that can still arrive on a port after it decides to send XOFF (802.1Qbb's delay
+    model, module docstring): the cable both ways at ``rate_bps``, two max frames (ours in
+    service ahead of the pause frame, the upstream one in service when it acts), the pause
+    frame, and the interface and response delays (802.3's bounds for the rate unless given)."""
+    if interface_bits is None:
+        interface_bits = delay_bits(INTERFACE_DELAY_BITS, rate_bps)
+    if response_bits is None:
+        response_bits = delay_bits(RESPONSE_DELAY_BITS, rate_bps)
+    return (-(-2 * latency_ns * rate_bps // 8_000_000_000) + 2 * (max_frame + overhead)
+            + PAUSE_FRAME_LEN + overhead + -(-(interface_bits + response_bits) // 8))
 
 
 def link_headroom(link: Any) -> int:
-    """``headroom_bytes`` of a link, its max frame being its MTU plus the Ethernet header."""
-    return headroom_bytes(link.rate_bps, link.latency_ns, link.mtu + 14)
+    """``headroom_bytes`` of a link, its max frame being its MTU plus the Ethernet header, each
+    frame costing the link's wire overhead (``Link.wire_extra``: FCS, preamble and gap)."""
+    return headroom_bytes(link.rate_bps, link.latency_ns, link.mtu + 14, overhead=link.wire_extra)
 
 
 def lossless_problems(net: Any) -> list[str]:

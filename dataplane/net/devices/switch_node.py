@@ -4,9 +4,9 @@ Ingress runs when a packet arrives (after the configured processing latency); wh
 sends to a port waits in that port's queue; the egress pipeline runs when the packet
 reaches the head of the queue, so v1model's ``enq_qdepth``, ``deq_qdepth``,
 ``enq_timestamp``, ``deq_timedelta`` and both global timestamps (PSA's ingress and
-egress timestamps) come from the simulated queue and clock. Both architectures' work items
-have the shape this module reads: ``("egress", port, ..., ctx at [5], ...)``, and
-``item[4].ingress_port`` for PFC.
+egress timestamps) come from the simulated queue and clock. What travels through the queue
+is the pipeline's ``EgressWork`` (``dataplane.arch.work``): this module reads its ``port``,
+``ctx.packet_length`` and (v1model) ``sm``; PFC reads ``sm.ingress_port``.
 
 Two registers, if the program declares them (any control, indexed by port), are kept by
 the emulator, because v1model has no field for what they carry:
@@ -16,21 +16,28 @@ the emulator, because v1model has no field for what they carry:
 * ``queue_bytes``: written just before egress runs, the bytes still waiting in that
   packet's egress queue (not counting the packet), for byte-based ECN/RED marking.
 
+Traffic classes (``params["queues"]``, e.g. ``{"count": 4, "scheduler": "dwrr"}``; one queue
+by default) give every port of the switch up to 8 queues chosen by v1model's ``priority`` or
+PSA's ``class_of_service`` (``dataplane.net.devices.tclass``).
+
 PFC (``params["pfc"]``, e.g. ``{"xoff": 64_000, "xon": 32_000}``; off by default) makes the
 traffic manager account queued bytes per ingress port and pause upstream ports
 (``dataplane.net.devices.pfc.SwitchPfc``, in ``self.pfc``).
 """
 from __future__ import annotations
 
-from typing import Any
 
-from dataplane.arch.v1model import NORMAL, PacketResult
+from dataplane.arch.v1model import PacketResult
+from dataplane.arch.work import EgressWork, IngressWork
 from dataplane.control.switch import Switch
 from dataplane.net.devices.link import Port
 from dataplane.net.devices.node import Node
 from dataplane.net.devices.pfc import PfcConfig, SwitchPfc
+from dataplane.net.devices.pfc_watchdog import PfcWatchdog
+from dataplane.net.devices.tclass import ClassPort, QueueSet, alias_path, set_path
 from dataplane.net.core.sim import Simulator
 from dataplane.net.topology.spec import SwitchSpec
+from dataplane.net.topology.tclass_spec import QueueConfig
 
 _MASK32 = 0xFFFFFFFF
 _MASK48 = (1 << 48) - 1
@@ -48,9 +55,14 @@ class SwitchNode(Node):
         self.cpu = None         # where packets for the CPU port go (``live.CpuPort``), when served
         self.drops: dict[str, int] = {}
         self.packets_in = 0
+        self.queue_config = QueueConfig.from_value(spec.params.get("queues"))
         self.load(api)
         config = PfcConfig.from_value(spec.params.get("pfc"))
         self.pfc: SwitchPfc | None = SwitchPfc(self, config) if config is not None else None
+        self.pfc_watchdog = None
+        if config is not None and config.watchdog is not None and self.queue_config is not None \
+                and self.queue_config.multiple:
+            self.pfc_watchdog = PfcWatchdog(self, config.watchdog, config.lossless)
 
     def load(self, api: Switch) -> None:
         """Run ``api``'s pipeline from now on (at start, or when a controller sets a new one)."""
@@ -60,6 +72,20 @@ class SwitchNode(Node):
         self._queue_metadata = self.dp.architecture == "v1model"
         self.port_status = self._find_register("port_status")
         self._queue_bytes_register = self._find_register("queue_bytes")
+        # BMv2 writes queueing_metadata.qid into a field that aliases it, if the program has one.
+        self._qid_path = alias_path(self.dp, "queueing_metadata.qid") if self._queue_metadata else None
+
+    def add_port(self, number: int, name: str) -> Port:
+        cfg = self.queue_config
+        if cfg is None or not cfg.multiple:
+            return super().add_port(number, name)
+        port = ClassPort(self.sim, self, number, name, cfg, self._class_of)
+        self.ports[number] = port
+        return port
+
+    def _class_of(self, item: EgressWork) -> int:
+        """The queue a packet asks for: v1model's priority, PSA's class_of_service."""
+        return item.sm.priority if self._queue_metadata else item.ctx.class_of_service
 
     def _find_register(self, name: str):
         for full, inst in self.dp.instances.items():
@@ -87,16 +113,16 @@ class SwitchNode(Node):
         dp = self.dp
         dp.now_us = self.sim.now // 1000
         result = PacketResult()
-        work = dp.run_work(("ingress", port_number, data, NORMAL, None, 0), result, self.trace)
+        work = dp.run_work(IngressWork(port_number, data), result, self.trace)
         if work:
             item = work[0]
-            if len(work) == 1 and item[0] == "egress" and self.pfc is None:
+            if len(work) == 1 and item.__class__ is EgressWork and self.pfc is None:
                 # The common case: one unicast packet for one port (what _run would do with it).
-                port = self.ports.get(item[1])
+                port = self.ports.get(item.port)
                 if port is None:
                     self._no_port(item)
                 else:
-                    port.enqueue(item, item[5].packet_length)
+                    port.enqueue(item, item.ctx.packet_length)
             else:
                 self._run(work, result)
         if result.drops:
@@ -111,41 +137,48 @@ class SwitchNode(Node):
             self.controller.deliver_digests(list(dp.digests))
             dp.digests.clear()
 
-    def _run(self, work: list[tuple], result: PacketResult) -> None:
+    def _run(self, work: list, result: PacketResult) -> None:
         """Queue egress work on its ports; run ingress work (resubmits, recirculations) in order."""
         dp = self.dp
         work = list(work)
         while work:
             item = work.pop(0)
-            if item[0] == "egress":
-                port = self.ports.get(item[1])
+            if item.__class__ is EgressWork:
+                port = self.ports.get(item.port)
                 if port is None:
                     self._no_port(item)
                 elif self.pfc is None:
-                    port.enqueue(item, item[5].packet_length)
+                    port.enqueue(item, item.ctx.packet_length)
                 else:
                     self.pfc.enqueue(port, item)
             else:
                 work.extend(dp.run_work(item, result, self.trace))
 
-    def dequeue(self, port: Port, item: Any, enq_time: int, enq_depth: int) -> bytes | None:
+    def dequeue(self, port: Port, item: EgressWork, enq_time: int, enq_depth: int) -> bytes | None:
         if self.pfc is not None:
-            item = self.pfc.dequeued(item)
+            self.pfc.dequeued(item)
         if not self.up:
             return None
         now = self.sim.now
+        queue = port.queue
+        if queue.__class__ is QueueSet:      # traffic classes: the packet's own queue
+            qid = item.qid
+            depth, qbytes = len(queue.queues[qid]), queue.bytes[qid]
+            if self._qid_path is not None:
+                set_path(item.meta, self._qid_path, qid)
+        else:
+            depth, qbytes = len(queue), port.queue_bytes
         if self._queue_metadata:
-            sm = item[4]
+            sm = item.sm
             sm.enq_timestamp = (enq_time // 1000) & _MASK32
             sm.enq_qdepth = enq_depth if enq_depth < _QDEPTH_MAX else _QDEPTH_MAX
             sm.deq_timedelta = ((now - enq_time) // 1000) & _MASK32
-            depth = len(port.queue)
             sm.deq_qdepth = depth if depth < _QDEPTH_MAX else _QDEPTH_MAX
         dp = self.dp
         dp.now_us = (now // 1000) & _MASK48
         qb = self._queue_bytes_register
         if qb is not None and port.number < qb.size:
-            qb.values[port.number] = min(port.queue_bytes, (1 << qb.width) - 1)
+            qb.values[port.number] = min(qbytes, (1 << qb.width) - 1)
         result = PacketResult()
         more = dp.run_work(item, result, self.trace)
         if more:
@@ -165,13 +198,13 @@ class SwitchNode(Node):
                 return out.data
         return None
 
-    def _no_port(self, item: tuple) -> None:
+    def _no_port(self, item: EgressWork) -> None:
         """Egress work for a port no link ends at: the CPU port when served, else a drop."""
         cpu = self.cpu
-        if cpu is not None and item[1] == cpu.number:
-            cpu.enqueue(item, item[5].packet_length)
+        if cpu is not None and item.port == cpu.number:
+            cpu.enqueue(item, item.ctx.packet_length)
         else:
-            self._drop(f"no port {item[1]}")
+            self._drop(f"no port {item.port}")
 
     def _drop(self, reason: str) -> None:
         self.drops[reason] = self.drops.get(reason, 0) + 1

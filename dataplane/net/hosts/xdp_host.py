@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dataplane.arch.v1model import PacketResult
+from dataplane.arch.work import IngressWork
 from dataplane.arch.xdp import XDP_REDIRECT, XDP_TX
 from dataplane.control.switch import Switch
 from dataplane.net.core.sim import Simulator
@@ -94,7 +95,7 @@ class XdpHost(Host):
         dp = self.dp
         dp.now_us = self.sim.now // 1000
         result = PacketResult()
-        dp.run_work(("ingress", port.number, data, 0, None, 0), result, self.trace)
+        dp.run_work(IngressWork(port.number, data), result, self.trace)
         st = self.xdp_stats
         st.processed += 1
         for out in result.outputs:

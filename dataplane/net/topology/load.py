@@ -22,7 +22,9 @@ Two formats:
   simple_switch_CLI file, relative path), ``controller`` (``file.py:Class`` or
   ``module:Class``), ``processing_latency``, ``detection_delay``, ``write_latency``,
   ``params`` (free-form mapping), ``cpu_port``, ``pfc`` (``{xoff: 64KB, xon: 32KB}`` or
-  ``true``: see ``dataplane.net.devices.pfc``; stored as ``params["pfc"]``); DPUs (a PNA program behind
+  ``true``: see ``dataplane.net.devices.pfc``; stored as ``params["pfc"]``), ``queues``
+  (traffic classes, ``{count: 4, scheduler: dwrr, weights: [1, 1, 2, 4]}``: see
+  ``dataplane.net.topology.tclass_spec``; stored as ``params["queues"]``); DPUs (a PNA program behind
   the cost model of ``dataplane.net.devices.dpu_node``): ``program`` (required), ``entries``, ``rate``
   (400Gbps), ``packet_rate`` (150Mpps), ``latency`` (2us), ``queue`` (1024p, or bytes),
   ``host_ports`` / ``net_ports`` (lists of ports; by default ports linked to a host are host
@@ -35,8 +37,8 @@ Two formats:
   preamble/SFD, FCS and inter-frame gap and the 64-byte minimum; ``none``: its captured bytes
   alone; ``dataplane.net.devices.link.wire_bytes``). ``defaults`` takes ``bandwidth``,
   ``latency``, ``queue``, ``mtu``, ``loss``, ``corruption``, ``overhead``, ``processing``,
-  ``detection``, ``write_latency``, ``program``, ``kind`` and ``pfc`` (for every switch that
-  does not set its own).
+  ``detection``, ``write_latency``, ``program``, ``kind``, ``pfc`` and ``queues`` (for every
+  switch that does not set its own).
 
   Switch and DPU ports are written ``pN``, ``ethN``, ``portN`` or ``N`` (port N, 0..510; BMv2's
   511 is the drop port); a host has one interface, ``eth0`` (port 0), which may be left
@@ -59,6 +61,7 @@ from typing import Any, Callable
 from dataplane.control.config_errors import ConfigError, read_text_file
 from dataplane.net.topology.addresses import check_host_mac, format_ipv4, format_mac, parse_interface, parse_ipv4, parse_mac
 from dataplane.net.topology.spec import PfcConfig
+from dataplane.net.topology.tclass_spec import QueueConfig
 from dataplane.net.topology.spec import (
     DEFAULT_BANDWIDTH_BPS, DEFAULT_LATENCY_NS, DEFAULT_MTU, DEFAULT_QUEUE, LINK_OVERHEADS, DpuSpec, HostSpec, LinkSpec,
     SwitchSpec, TopologySpec,
@@ -80,12 +83,12 @@ _HOST_KINDS = {"host"}
 # Worded so that messages written before DPUs existed ("use switch or host") still read true.
 _KINDS = "(use switch or host), or dpu for a PNA NIC"
 _SWITCH_FIELDS = {"kind", "program", "entries", "controller", "processing_latency", "detection_delay",
-                  "write_latency", "params", "cpu_port", "pfc", "rank"}
+                  "write_latency", "params", "cpu_port", "pfc", "queues", "rank"}
 _HOST_FIELDS = {"kind", "mac", "ip", "gateway", "arp", "xdp", "rank", "netns"}
 _DPU_FIELDS = {"kind", "program", "entries", "rate", "packet_rate", "latency", "queue", "host_ports", "net_ports", "rank"}
 _LINK_FIELDS = {"endpoints", "bandwidth", "latency", "queue", "mtu", "loss", "corruption", "overhead"}
 _DEFAULT_FIELDS = {"bandwidth", "latency", "queue", "mtu", "loss", "corruption", "overhead", "processing", "detection",
-                   "write_latency", "program", "kind", "pfc"}
+                   "write_latency", "program", "kind", "pfc", "queues"}
 _TOP_FIELDS = {"name", "defaults", "topology"}
 _TOPOLOGY_FIELDS = {"nodes", "links", "defaults"}
 # containerlab keys that mean nothing to an emulated node; accepted and ignored.
@@ -252,6 +255,7 @@ class _Defaults:
             raise r.err(d["kind"][1], d["kind"][2], f"unknown kind {show(self.kind)} {_KINDS}")
         self.program = r.program(*d["program"]) if "program" in d else resolve_program_arg(program, r)
         self.pfc = _pfc(r, *d["pfc"]) if "pfc" in d else None
+        self.queues = _queues(r, *d["queues"]) if "queues" in d else None
 
 
 def _yaml_switch(r: Reader, dflt: _Defaults, name: str, body: dict, line: int) -> SwitchSpec:
@@ -279,6 +283,12 @@ def _yaml_switch(r: Reader, dflt: _Defaults, name: str, body: dict, line: int) -
         params["pfc"] = _pfc(r, params["pfc"], r.line_of(body["params"], "pfc"), f"{field}.params.pfc")
     elif dflt.pfc is not None:
         params["pfc"] = dict(dflt.pfc)
+    if "queues" in body:
+        params["queues"] = _queues(r, body["queues"], at("queues"), f"{field}.queues")
+    elif "queues" in params:
+        params["queues"] = _queues(r, params["queues"], r.line_of(body["params"], "queues"), f"{field}.params.queues")
+    elif dflt.queues is not None:
+        params["queues"] = dict(dflt.queues)
     return SwitchSpec(name=name, program=program, entries=entries, controller=controller,
                       processing_ns=t("processing_latency", dflt.processing),
                       detection_ns=t("detection_delay", dflt.detection),
@@ -328,6 +338,15 @@ def _pfc(r: Reader, value: Any, line: int, field: str) -> dict | None:
     except ValueError as err:
         raise r.err(line, field, str(err)) from None
     return None if cfg is None else asdict(cfg)
+
+
+def _queues(r: Reader, value: Any, line: int, field: str) -> dict | None:
+    """A switch's traffic classes (``dataplane.net.topology.tclass_spec``), checked, as plain data."""
+    try:
+        cfg = QueueConfig.from_value(value)
+    except ValueError as err:
+        raise r.err(line, field, str(err)) from None
+    return None if cfg is None else cfg.as_dict()
 
 
 def _host_field(r: Reader, body: dict, key: str, field: str, parse: Callable[[Any], Any]) -> Any:

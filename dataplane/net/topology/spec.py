@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dataplane.net.core.units import UnitError, parse_queue
+from dataplane.net.core.units import UnitError, parse_queue, parse_time
 
 DEFAULT_BANDWIDTH_BPS = 10_000_000_000   # 10 Gbps
 DEFAULT_LATENCY_NS = 1_000               # 1 us
@@ -190,13 +190,66 @@ def _size(value: Any, what: str) -> int:
 
 
 @dataclass(frozen=True)
+class WatchdogConfig:
+    """A PFC watchdog (``dataplane.net.devices.pfc_watchdog``): a queue paused with packets
+    waiting and nothing sent for ``detection_ns`` is stormed; ``action`` ``drop`` discards what
+    it holds and what arrives for it, ``forward`` sends it regardless of pause; either way
+    pause frames for its class are ignored until ``restoration_ns`` passes with none received."""
+    detection_ns: int = 200_000_000      # SONiC's default detection time, 200 ms
+    restoration_ns: int = 200_000_000    # SONiC's default restoration time, 200 ms
+    action: str = "drop"                 # SONiC's default action
+    poll_ns: int = 0                     # how often queues are checked; 0: detection / 4
+
+    def __post_init__(self) -> None:
+        if self.detection_ns <= 0 or self.restoration_ns <= 0 or self.poll_ns < 0:
+            raise ValueError("pfc watchdog detection and restoration must be positive times")
+        if self.action not in ("drop", "forward"):
+            raise ValueError(f"pfc watchdog action must be drop or forward, got {self.action!r}")
+
+    @classmethod
+    def from_value(cls, value: Any) -> "WatchdogConfig | None":
+        if value is None or value is False:
+            return None
+        if isinstance(value, cls):
+            return value
+        if value is True:
+            return cls()
+        if not isinstance(value, dict):
+            raise ValueError(f"pfc watchdog must be a mapping such as {{detection: 200ms, restoration: 200ms}}, "
+                             f"got {value!r}")
+        names = {"detection": "detection_ns", "restoration": "restoration_ns", "poll": "poll_ns",
+                 "detection_ns": "detection_ns", "restoration_ns": "restoration_ns", "poll_ns": "poll_ns"}
+        unknown = set(value) - set(names) - {"action"}
+        if unknown:
+            raise ValueError(f"unknown pfc watchdog setting(s) {', '.join(sorted(unknown))} "
+                             f"(use detection, restoration, action, poll)")
+        kw: dict[str, Any] = {}
+        for k, v in value.items():
+            if k == "action":
+                kw["action"] = str(v)
+            else:
+                try:
+                    kw[names[k]] = v if isinstance(v, int) and not isinstance(v, bool) else parse_time(str(v))
+                except UnitError as err:
+                    raise ValueError(f"pfc watchdog {k}: {err}") from None
+        return cls(**kw)
+
+
+@dataclass(frozen=True)
 class PfcConfig:
-    """PFC thresholds of one switch (bytes per ingress port)."""
+    """PFC thresholds of one switch (bytes per ingress port, or per ingress port and lossless
+    priority on a switch with traffic classes)."""
     xoff: int = 64_000
     xon: int = 32_000
     priority: int = 3              # the class named in the pause frames
     quanta: int = MAX_QUANTA       # pause time of an XOFF frame
     refresh: float = 0.5           # re-send XOFF after this fraction of the pause time while above XON
+    priorities: tuple[int, ...] = ()   # lossless priorities with traffic classes (default: priority)
+    watchdog: WatchdogConfig | None = None
+
+    @property
+    def lossless(self) -> tuple[int, ...]:
+        return self.priorities or (self.priority,)
 
     def __post_init__(self) -> None:
         if not 0 <= self.xon <= self.xoff or self.xoff <= 0:
@@ -207,6 +260,8 @@ class PfcConfig:
             raise ValueError(f"pfc quanta must be 1..65535, got {self.quanta}")
         if not 0 < self.refresh <= 1:
             raise ValueError(f"pfc refresh must be in (0, 1], got {self.refresh}")
+        if any(not 0 <= p <= 7 for p in self.priorities):
+            raise ValueError(f"pfc priorities must be 0..7, got {list(self.priorities)}")
 
     @classmethod
     def from_value(cls, value: Any) -> "PfcConfig | None":
@@ -220,13 +275,17 @@ class PfcConfig:
             return cls()
         if not isinstance(value, dict):
             raise ValueError(f"pfc must be a mapping such as {{xoff: 64KB, xon: 32KB}} or true, got {value!r}")
-        unknown = set(value) - {"xoff", "xon", "priority", "quanta", "refresh", "enabled"}
+        unknown = set(value) - {"xoff", "xon", "priority", "quanta", "refresh", "enabled", "priorities", "watchdog"}
         if unknown:
             raise ValueError(f"unknown pfc setting(s) {', '.join(sorted(unknown))} "
-                             f"(use xoff, xon, priority, quanta, refresh)")
+                             f"(use xoff, xon, priority, priorities, quanta, refresh, watchdog)")
         if value.get("enabled", True) is False:
             return None
         xoff = _size(value.get("xoff", cls.xoff), "xoff")
         xon = _size(value["xon"], "xon") if "xon" in value else min(cls.xon, xoff // 2)
+        priorities = value.get("priorities") or ()
+        if not isinstance(priorities, (list, tuple)) or not all(isinstance(p, int) for p in priorities):
+            raise ValueError(f"pfc priorities must be a list of priorities 0..7, got {priorities!r}")
         return cls(xoff=xoff, xon=xon, priority=int(value.get("priority", cls.priority)),
-                   quanta=int(value.get("quanta", cls.quanta)), refresh=float(value.get("refresh", cls.refresh)))
+                   quanta=int(value.get("quanta", cls.quanta)), refresh=float(value.get("refresh", cls.refresh)),
+                   priorities=tuple(priorities), watchdog=WatchdogConfig.from_value(value.get("watchdog")))
