@@ -19,7 +19,7 @@ from dataplane.resources import data_dir
 from ..conftest import build_pair
 
 XOFF, XON = 20_000, 10_000
-BUFFER = 64_000          # bytes per egress port; the headroom rule needs ~64 KB (test_headroom_rule)
+BUFFER = 64_100          # bytes per egress port; the headroom rule needs 64,076 B (test_headroom_rule)
 PER_SENDER = 1_000_000   # UDP payload bytes per sender
 PAYLOAD = 1000           # bytes per datagram: 1042-byte frames
 
@@ -99,9 +99,12 @@ def test_headroom_rule_bounds_the_ingress_accounting(pfc_run):
     s1 = net.switch("s1")
     link = s1.ports[1].link
     room = link_headroom(link)
-    assert room == headroom_bytes(10_000_000_000, 1000, 1514)
-    # 2 x 1 us x 10 Gb/s + 2 frames + the pause frame + 802.3's 10G interface and response delays
-    assert room == 2 * 1000 * 10 // 8 + 2 * 1514 + 60 + (8192 + 30720) // 8
+    wire = link.wire_bytes(1514) - 1514            # FCS, preamble/SFD and gap on an Ethernet link
+    assert wire == 24
+    assert room == headroom_bytes(10_000_000_000, 1000, 1514, overhead=wire)
+    # 2 x 1 us x 10 Gb/s + 2 frames + the pause frame (each with its wire overhead)
+    # + 802.3's 10G interface and response delays
+    assert room == 2 * 1000 * 10 // 8 + 2 * (1514 + wire) + 60 + wire + (8192 + 30720) // 8
     for p in (1, 2):
         assert XOFF <= s1.pfc.peak[p] <= XOFF + 1514 + room
     assert s1.ports[3].stats.max_qdepth * 1042 <= BUFFER
