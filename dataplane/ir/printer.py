@@ -151,10 +151,17 @@ class P4Printer(Visitor):
         return f"({self.visit(e.cond)} ? {self.visit(e.then)} : {self.visit(e.otherwise)})"
 
     def visit_Cast(self, e: E.Cast) -> str:
-        return f"(({self.visit(e.to)})({self.visit(e.expr)}))"
+        # the operand binds tighter than the cast, or prints in parentheses of its own
+        return f"(({self.visit(e.to)}){self.visit(e.expr)})"
+
+    def top(self, e: E.Expr) -> str:
+        """An expression where no operator surrounds it (a statement, an argument): the outer
+        parentheses of an operator application are left off."""
+        text = self.visit(e)
+        return text[1:-1] if isinstance(e, (E.Binary, E.Unary, E.Mux, E.Cast)) else text
 
     def visit_Argument(self, a: E.Argument) -> str:
-        return f"{a.name} = {self.visit(a.value)}" if a.name else self.visit(a.value)
+        return f"{a.name} = {self.top(a.value)}" if a.name else self.top(a.value)
 
     def args(self, args: tuple) -> str:
         return ", ".join(self.visit(a) for a in args)
@@ -222,9 +229,9 @@ class P4Printer(Visitor):
     def simple(self, s: S.Stmt) -> str:
         """A statement without its ';' (a ``for`` loop's initialisers and updates)."""
         if isinstance(s, S.Assign):
-            return f"{self.visit(s.lhs)} {s.op}= {self.visit(s.rhs)}"
+            return f"{self.visit(s.lhs)} {s.op}= {self.top(s.rhs)}"
         if isinstance(s, S.VarDecl):
-            init = f" = {self.visit(s.init)}" if s.init is not None else ""
+            init = f" = {self.top(s.init)}" if s.init is not None else ""
             return f"{annots(s.annotations)}{self.visit(s.type_ref)} {s.name}{init}"
         if isinstance(s, S.CallStmt):
             return self.visit(s.call)
@@ -237,7 +244,7 @@ class P4Printer(Visitor):
         self.line(self.visit(s.call) + ";")
 
     def visit_If(self, s: S.If) -> None:
-        self.body(f"if ({self.visit(s.cond)})", s.then)
+        self.body(f"if ({self.top(s.cond)})", s.then)
         if s.otherwise is not None:
             self.body("else", s.otherwise)
 
@@ -245,7 +252,7 @@ class P4Printer(Visitor):
         self.line("exit;")
 
     def visit_Return(self, s: S.Return) -> None:
-        self.line("return;" if s.value is None else f"return {self.visit(s.value)};")
+        self.line("return;" if s.value is None else f"return {self.top(s.value)};")
 
     def visit_Empty(self, s: S.Empty) -> None:
         self.line(";")
@@ -268,7 +275,7 @@ class P4Printer(Visitor):
 
     def visit_For(self, s: S.For) -> None:
         init = ", ".join(self.simple(x) for x in s.init)
-        cond = self.visit(s.cond) if s.cond is not None else ""
+        cond = self.top(s.cond) if s.cond is not None else ""
         updates = ", ".join(self.simple(x) for x in s.updates)
         self.body(f"for ({init}; {cond}; {updates})", s.body, s.annotations)
 
@@ -280,7 +287,7 @@ class P4Printer(Visitor):
         self.line(self.simple(s) + ";")
 
     def visit_ConstDecl(self, s: S.ConstDecl) -> None:
-        self.annotated(s.annotations, f"const {self.visit(s.type_ref)} {s.name} = {self.visit(s.value)};")
+        self.annotated(s.annotations, f"const {self.visit(s.type_ref)} {s.name} = {self.top(s.value)};")
 
     # ---- type declarations --------------------------------------------------------------------------
     def visit_StructTypeDecl(self, d: D.StructTypeDecl) -> None:
