@@ -26,3 +26,9 @@ class CompileResult:
     syntax: P4Program | None = None
     source: PreprocessedSource | None = None
 
+    def to_p4(self) -> str:
+        """The program printed back as P4 from its parse tree (``dataplane compile --pp``)."""
+        from dataplane.lang.frontend import printed_source
+
+        return printed_source(self)
+
