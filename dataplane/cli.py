@@ -8,8 +8,9 @@ import click
 
 from dataplane import __version__
 from dataplane.cli_errors import error_message, report_internal, reported_errors
+from dataplane.cli_programs import load_switch as _load_switch
+from dataplane.cli_programs import make_policy, resolve_program, warning_options
 from dataplane.cli_types import OutputDir, OutputFile
-from dataplane.cli_programs import load_switch as _load_switch, make_policy, resolve_program, warning_options
 from dataplane.errors import CompileError, DataplaneError, InternalError
 from dataplane.progress import for_terminal
 
@@ -132,10 +133,10 @@ def _write_p4info(program, path: Path) -> None:
 
 def _register_net_commands() -> None:
     from dataplane.cli_net import run_command, topo_group
+    from dataplane.cli_netns import cleanup_command, console_command, exec_command
+    from dataplane.cli_report import report_command
     from dataplane.cli_scenarios import scenario_group
     from dataplane.cli_serve import serve_command
-    from dataplane.cli_report import report_command
-    from dataplane.cli_netns import cleanup_command, console_command, exec_command
 
     main.add_command(run_command)
     main.add_command(topo_group)

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
@@ -36,6 +38,7 @@ def test_traffic_and_events_examples_run(tmp_path):
     assert data["hosts"]["h1"]["sent"] >= 5 and data["hosts"]["h4"]["received"] > 0
 
 
+@pytest.mark.no_pypy
 def test_python_api_example_runs():
     """The Python API section's block runs as written and prints what its comments say."""
     block = re.search(r"## Python API.*?```python\n(.*?)```", README.read_text(), re.S)

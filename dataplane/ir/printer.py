@@ -14,12 +14,13 @@ never has to be re-derived). Declarations from the bundled include files (``core
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable, cast
 
 from dataplane.ir import decl as D
 from dataplane.ir import expr as E
 from dataplane.ir import stmt as S
 from dataplane.ir.node import Annotation, Visitor
+from dataplane.ir.types import Bits
 
 _INDENT = "    "
 _PREFIX = {2: "0b", 8: "0o", 16: "0x"}
@@ -109,9 +110,8 @@ class P4Printer(Visitor):
         digits = format(abs(value), {2: "b", 8: "o", 16: "x"}.get(e.base, "d"))
         text = sign + _PREFIX.get(e.base, "") + digits
         t = e.type
-        width = getattr(t, "width", None)
-        if width is not None:
-            return f"{width}{'s' if t.signed else 'w'}{text}"
+        if isinstance(t, Bits):
+            return f"{t.width}{'s' if t.signed else 'w'}{text}"
         return text if not sign else f"({text})"
 
     def visit_BoolLiteral(self, e: E.BoolLiteral) -> str:
@@ -154,7 +154,7 @@ class P4Printer(Visitor):
         # the operand binds tighter than the cast, or prints in parentheses of its own
         return f"(({self.visit(e.to)}){self.visit(e.expr)})"
 
-    def top(self, e: E.Expr) -> str:
+    def top(self, e: Any) -> str:
         """An expression where no operator surrounds it (a statement, an argument): the outer
         parentheses of an operator application are left off."""
         text = self.visit(e)
@@ -403,17 +403,17 @@ class P4Printer(Visitor):
         head = annots(p.annotations) + ("const " if p.is_const else "") + p.name + " ="
         if p.name == "key":
             self.open(head)
-            for k in p.value:
+            for k in cast(tuple, p.value):
                 self.line(f"{self.visit(k.expr)} : {k.match_kind}{annots(k.annotations, ' ', '')};")
             self.close()
         elif p.name == "actions":
             self.open(head)
-            for a in p.value:
+            for a in cast(tuple, p.value):
                 self.line(f"{annots(a.annotations)}{self.action_ref(a)};")
             self.close()
         elif p.name == "entries":
             self.open(head)
-            for e in p.value:
+            for e in cast(tuple, p.value):
                 prio = f"priority = {self.visit(e.priority)} : " if e.priority is not None else ""
                 self.line(f"{annots(e.annotations)}{'const ' if e.is_const else ''}{prio}"
                           f"{self.keyset(e.keys)} : {self.action_ref(e.action)};")

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 class CompileResult:
     """The compiled program, its warnings and the time each pass took (seconds): ``preprocess``,
     ``lex``, ``tokens``, ``parse``, ``build`` (the parse pass's parts), ``check``, ``inline``,
-    ``lint`` and ``total``. ``syntax`` is the parse tree (``dataplane.ir.printer`` prints it) and
+    ``lint`` and ``total``. ``program`` is None only when ``stop_after`` stopped before ``check``.
+    ``syntax`` is the parse tree (``dataplane.ir.printer`` prints it) and
     ``source`` the preprocessed text with its line map."""
 
     program: Program

@@ -13,7 +13,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, cast
 
 from dataplane import progress
 from dataplane.diagnostics import WarningPolicy
@@ -28,7 +28,6 @@ from dataplane.lang.inline import inline_program
 from dataplane.lang.lint import lint_program
 from dataplane.lang.parser import parse_text
 from dataplane.lang.preprocess import PreprocessedSource, preprocess
-
 
 
 @dataclass
@@ -63,21 +62,26 @@ def _preprocess(st: FrontEndState) -> None:
         st.pre = preprocess(text=st.text, filename=st.filename, include_dirs=st.include_dirs, defines=st.defines)
 
 
+# Each pass runs after the ones that fill in what it reads (the asserts say so to a type checker).
 def _parse(st: FrontEndState) -> None:
     pre = st.pre
+    assert pre is not None
     st.tree = parse_text(pre.text, pre.locate, pre.source_line, st.timings)
 
 
 def _check(st: FrontEndState) -> None:
+    assert st.tree is not None
     st.program = Checker(st.sink, st.filename).check_program(st.tree)
 
 
 def _inline(st: FrontEndState) -> None:
+    assert st.program is not None
     st.program = inline_program(st.program, st.sink)
     check_action_names(st.program, st.sink)
 
 
 def _lint(st: FrontEndState) -> None:
+    assert st.tree is not None and st.pre is not None
     lint_program(st.tree, st.sink, st.pre.system_files)
 
 
@@ -124,7 +128,7 @@ def compile_source(text: str, filename: str = "<input>", *, include_dirs: Sequen
     return _compile(st, warnings or WarningPolicy(), stop_after)
 
 
-def compile_program(path_or_text: str | Path, **kwargs) -> Program:
+def compile_program(path_or_text: str | Path, **kwargs: Any) -> Program:
     """Convenience: compile a file path (or source text containing a newline) and return the program."""
     if isinstance(path_or_text, str) and "\n" in path_or_text:
         return compile_source(path_or_text, **kwargs).program
@@ -138,6 +142,7 @@ def _compile(st: FrontEndState, policy: WarningPolicy, stop_after: str | None) -
     with paused_gc():
         run_passes(st, PASSES, stop_after)
     pre, sink = st.pre, st.sink
+    assert pre is not None   # preprocess raises rather than leave it unset
     for d in sink.diagnostics:
         if d.source_line is None and d.span.line:
             d.source_line = pre.source_line(d.span)
@@ -147,7 +152,8 @@ def _compile(st: FrontEndState, policy: WarningPolicy, stop_after: str | None) -
     if policy.as_errors and warnings:
         raise CompileError([policy.as_error(w) for w in warnings])
     st.timings["total"] = time.perf_counter() - start
-    return CompileResult(st.program, warnings, st.timings, st.tree, pre)
+    # program is None only when stop_after names a pass before check (CompileResult says so)
+    return CompileResult(cast(Program, st.program), warnings, st.timings, st.tree, pre)
 
 
 def printed_source(result: CompileResult, defines: Mapping[str, str] | None = None) -> str:
@@ -158,6 +164,8 @@ def printed_source(result: CompileResult, defines: Mapping[str, str] | None = No
     from dataplane.ir.printer import to_p4
 
     pre = result.source
+    if pre is None or result.syntax is None:
+        raise ValueError("printed_source needs a CompileResult from compile_file or compile_source")
     system = pre.system_files
     user_texts = [text for name, text in pre.files.items() if name not in system]
     if defines or any(_defines_before_include(text) for text in user_texts):

@@ -20,8 +20,13 @@ from dataplane.ir.node import Visitor
 from dataplane.testing import stf as S
 from dataplane.testing import stf_ebpf
 from dataplane.testing.stf_expect import describe_mismatch, expect_matches
-from dataplane.testing.stf_keys import (order_action_args, resolve_key_name, resolve_suffix, stf_default_key,
-                                        stf_key_to_match)
+from dataplane.testing.stf_keys import (
+    order_action_args,
+    resolve_key_name,
+    resolve_suffix,
+    stf_default_key,
+    stf_key_to_match,
+)
 
 
 @dataclass

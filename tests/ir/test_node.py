@@ -1,12 +1,11 @@
 """ir.node.Visitor: dispatch by node class, cached per visitor class, along the class's MRO."""
-from dataplane.errors import InternalError
+import pytest
+
+from dataplane.errors import DiagnosticSink, InternalError
 from dataplane.ir import expr as E
 from dataplane.ir import stmt as S
 from dataplane.ir.node import Visitor
 from dataplane.lang.checker import Checker
-from dataplane.errors import DiagnosticSink
-
-import pytest
 
 
 class Counter(Visitor):

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from heapq import heappush as _heappush
 from dataclasses import dataclass, field
+from heapq import heappush as _heappush
 from typing import Any
 
-from dataplane.net.devices.pfc import parse_pause, quanta_ns
 from dataplane.net.core.sim import Simulator
+from dataplane.net.devices.pfc import parse_pause, quanta_ns
 
 
 @dataclass(eq=False)

@@ -26,10 +26,10 @@ from typing import Any
 
 from dataplane.arch.v1model import NORMAL, PacketResult
 from dataplane.control.switch import Switch
+from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.link import Port
 from dataplane.net.devices.node import Node
 from dataplane.net.devices.pfc import PfcConfig, SwitchPfc
-from dataplane.net.core.sim import Simulator
 from dataplane.net.topology.spec import SwitchSpec
 
 _MASK32 = 0xFFFFFFFF
