@@ -192,26 +192,34 @@ class Checker(CheckerState, TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMix
             self.declare_value(Symbol(p.name, "param", p.type, direction=p.direction, span=d.span))
 
     def _check_local(self, item, variables: list, instances: list) -> None:
-        if isinstance(item, S.VarDecl):
-            checked = self.visit_VarDecl(item)
-            sym = self.scope.lookup(item.name)
-            variables.append(P.Variable(item.name, sym.type if sym else UNKNOWN, checked.init, item.span))
-        elif isinstance(item, S.ConstDecl):
-            self.visit_ConstDecl(item)
-        elif isinstance(item, D.Instantiation):
-            inst = self.check_instantiation(item, top=False)
-            if isinstance(inst, P.BlockInstance):
-                self.subblocks.append(inst)
-            elif inst is not None:
-                instances.append(inst)
-        elif isinstance(item, D.ValueSetDecl):
-            inst = self.check_value_set(item)
-            if inst is not None:
-                instances.append(inst)
-        elif isinstance(item, D.Unsupported):
-            self.error(f"unsupported: {item.what}", item.span, code="unsupported")
-        else:
-            self.error(f"unsupported: {type(item).__name__} here", item.span, code="unsupported")
+        """A parser's or control's local declaration, by its class (``local_<Node>``)."""
+        self.dispatch("local_", item, variables, instances)
+
+    def local_VarDecl(self, item: S.VarDecl, variables: list, instances: list) -> None:
+        checked = self.visit_VarDecl(item)
+        sym = self.scope.lookup(item.name)
+        variables.append(P.Variable(item.name, sym.type if sym else UNKNOWN, checked.init, item.span))
+
+    def local_ConstDecl(self, item: S.ConstDecl, variables: list, instances: list) -> None:
+        self.visit_ConstDecl(item)
+
+    def local_Instantiation(self, item: D.Instantiation, variables: list, instances: list) -> None:
+        inst = self.check_instantiation(item, top=False)
+        if isinstance(inst, P.BlockInstance):
+            self.subblocks.append(inst)
+        elif inst is not None:
+            instances.append(inst)
+
+    def local_ValueSetDecl(self, item: D.ValueSetDecl, variables: list, instances: list) -> None:
+        inst = self.check_value_set(item)
+        if inst is not None:
+            instances.append(inst)
+
+    def local_Unsupported(self, item: D.Unsupported, variables: list, instances: list) -> None:
+        self.error(f"unsupported: {item.what}", item.span, code="unsupported")
+
+    def local_Node(self, item, variables: list, instances: list) -> None:
+        self.error(f"unsupported: {type(item).__name__} here", item.span, code="unsupported")
 
     # ---- parsers ------------------------------------------------------------------------------
     def check_parser(self, d: D.ParserDecl) -> P.Parser:
