@@ -135,12 +135,24 @@ def compile_program(path_or_text: str | Path, **kwargs: Any) -> Program:
     return compile_file(path_or_text, **kwargs).program
 
 
-def _compile(st: FrontEndState, policy: WarningPolicy, stop_after: str | None) -> CompileResult:
+def compile_preprocessed(pre: PreprocessedSource, filename: str, *, warnings: WarningPolicy | None = None,
+                         start: float | None = None) -> CompileResult:
+    """The passes after ``preprocess`` on a program already preprocessed (the compile cache's
+    miss); ``start`` is when preprocessing began (``time.perf_counter()``), for the timings."""
+    st = FrontEndState(filename, pre=pre)
+    if start is not None:
+        st.timings["preprocess"] = time.perf_counter() - start
+    return _compile(st, warnings or WarningPolicy(), None, PASSES[1:], start)
+
+
+def _compile(st: FrontEndState, policy: WarningPolicy, stop_after: str | None,
+             passes: Sequence[Pass] = PASSES, start: float | None = None) -> CompileResult:
     if stop_after is not None and stop_after not in PASS_NAMES:
         raise ValueError(f"no front-end pass named {stop_after!r} (passes: {', '.join(PASS_NAMES)})")
-    start = time.perf_counter()
+    if start is None:
+        start = time.perf_counter()
     with paused_gc():
-        run_passes(st, PASSES, stop_after)
+        run_passes(st, passes, stop_after)
     pre, sink = st.pre, st.sink
     assert pre is not None   # preprocess raises rather than leave it unset
     for d in sink.diagnostics:
