@@ -8,8 +8,9 @@ import click
 
 from dataplane import __version__
 from dataplane.cli_errors import error_message, report_internal, reported_errors
+from dataplane.cli_programs import load_switch as _load_switch
+from dataplane.cli_programs import make_policy, resolve_program, warning_options
 from dataplane.cli_types import OutputDir, OutputFile
-from dataplane.cli_programs import load_switch as _load_switch, make_policy, resolve_program, warning_options
 from dataplane.errors import CompileError, DataplaneError, InternalError
 from dataplane.progress import for_terminal
 
@@ -21,6 +22,9 @@ def _parse_defines(defines: tuple[str, ...]) -> dict[str, str]:
         out[name] = value or "1"
     return out
 
+
+# The front end's passes (lang.frontend.PASSES), named here so that --help imports no compiler.
+_PASS_NAMES = ("preprocess", "parse", "check", "inline", "lint")
 
 # -h as well as --help, on every command (subcommands inherit the context setting).
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -40,6 +44,10 @@ def main() -> None:
               help="Add a directory to the #include <...> search path.")
 @click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]", help="Define a preprocessor macro.")
 @click.option("--timings", is_flag=True, help="Print how long each front-end pass took.")
+@click.option("--pp", type=OutputFile(), help="Write the program printed back as P4_16 (its parse tree) here.")
+@click.option("--dump-after", type=click.Choice(_PASS_NAMES), metavar="PASS",
+              help=f"Stop after front-end pass PASS ({', '.join(_PASS_NAMES)}) and print what it made: "
+                   "the preprocessed text, the parse tree as P4, or the program IR as JSON.")
 @click.option("--p4info", type=OutputFile(),
               help="Write the program's P4Info (p4c's ids and names) here: text (.txtpb, .txt), "
                    "binary (.bin, .pb) or JSON (.json) by the extension.")
@@ -50,17 +58,18 @@ def main() -> None:
 @warning_options
 def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[Path, ...],
             defines: tuple[str, ...], timings: bool, p4info: Path | None, device_config: Path | None,
-            emit_python: Path | None, werror: bool, wno: tuple[str, ...]) -> None:
+            emit_python: Path | None, werror: bool, wno: tuple[str, ...], pp: Path | None = None,
+            dump_after: str | None = None) -> None:
     """Compile PROGRAM (a .p4 file or a built-in program name) and summarise it."""
     from dataplane.ir.serialize import program_to_json
     from dataplane.ir.summary import summarize
-    from dataplane.lang.frontend import compile_file
+    from dataplane.lang.frontend import compile_file, format_timings, printed_source
 
     path = resolve_program(program)
     try:
         with for_terminal():
             result = compile_file(path, include_dirs=include_dirs, defines=_parse_defines(defines),
-                                  warnings=make_policy(werror, wno))
+                                  warnings=make_policy(werror, wno), stop_after=dump_after)
     except CompileError as err:
         click.echo(err.render(), err=True)
         n = len([d for d in err.diagnostics if d.severity == "error"])
@@ -68,6 +77,13 @@ def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[
         sys.exit(1)
     for w in result.warnings:
         click.echo(w.render(), err=True)
+    if pp is not None and result.syntax is not None:
+        pp.write_text(printed_source(result, _parse_defines(defines)))
+    if dump_after is not None:
+        _dump(result, dump_after, _parse_defines(defines))
+        if timings:
+            click.echo(format_timings(result.timings), err=True)
+        return
     with reported_errors():
         if output is not None:
             output.write_text(program_to_json(result.program) + "\n")
@@ -90,7 +106,20 @@ def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[
         if emit_python is not None:
             click.echo(f"Python pipeline written to {emit_python}")
     if timings:
-        click.echo(" ".join(f"{k}={v * 1000:.1f}ms" for k, v in result.timings.items()), err=True)
+        click.echo(format_timings(result.timings), err=True)
+
+
+def _dump(result, after: str, defines: dict[str, str]) -> None:
+    """What pass ``after`` made, on stdout (``--dump-after``)."""
+    from dataplane.ir.serialize import program_to_json
+    from dataplane.lang.frontend import printed_source
+
+    if after == "preprocess":
+        click.echo(result.source.text, nl=False)
+    elif after == "parse":
+        click.echo(printed_source(result, defines), nl=False)
+    else:
+        click.echo(program_to_json(result.program))
 
 
 def _write_p4info(program, path: Path) -> None:
@@ -104,10 +133,10 @@ def _write_p4info(program, path: Path) -> None:
 
 def _register_net_commands() -> None:
     from dataplane.cli_net import run_command, topo_group
+    from dataplane.cli_netns import cleanup_command, console_command, exec_command
+    from dataplane.cli_report import report_command
     from dataplane.cli_scenarios import scenario_group
     from dataplane.cli_serve import serve_command
-    from dataplane.cli_report import report_command
-    from dataplane.cli_netns import cleanup_command, console_command, exec_command
 
     main.add_command(run_command)
     main.add_command(topo_group)

@@ -9,8 +9,8 @@ from pathlib import Path
 import click
 
 from dataplane.cli_errors import error_message, reported_errors
-from dataplane.cli_types import Duration, OutputDir, OutputFile
 from dataplane.cli_programs import check_topology_programs, make_policy
+from dataplane.cli_types import Duration, OutputDir, OutputFile
 from dataplane.errors import DataplaneError
 from dataplane.progress import for_terminal
 
@@ -105,12 +105,13 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
     the wire (link down, random loss, corruption). Drops the P4 program made (mark_to_drop,
     no egress port) are listed per switch by reason.
     """
-    from dataplane.net.capture import metrics, plots
-    from dataplane.net.topology.events import load_events
-    from dataplane.net.fabric.network import Network
-    from dataplane.net.topology.load import load_topology
     from dataplane.net.apps.traffic import PATTERNS, Traffic
-    from dataplane.net.parallel import launch, session as parallel
+    from dataplane.net.capture import metrics, plots
+    from dataplane.net.fabric.network import Network
+    from dataplane.net.parallel import launch
+    from dataplane.net.parallel import session as parallel
+    from dataplane.net.topology.events import load_events
+    from dataplane.net.topology.load import load_topology
 
     realtime = realtime or netns
     with reported_errors():

@@ -58,7 +58,8 @@ def resolve_program(name: str) -> Path:
     try:
         return builtin_program(name)
     except FileNotFoundError:
-        raise click.BadParameter(f"no such file, and no built-in program named {name!r}", param_hint="PROGRAM")
+        raise click.BadParameter(f"no such file, and no built-in program named {name!r}",
+                                 param_hint="PROGRAM") from None
 
 
 def load_switch(program: str, entries: Path | None, policy: WarningPolicy | None = None, *, seed: int = 0):

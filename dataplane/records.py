@@ -11,19 +11,26 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:   # tells a type checker that @record makes data classes (typing has it from 3.11 only)
+    from typing_extensions import dataclass_transform
+else:
+    def dataclass_transform(**_kwargs: Any) -> Callable[[Any], Any]:
+        return lambda f: f
 
 NATIVE = sys.version_info >= (3, 10)
 
 if NATIVE:
     from dataclasses import KW_ONLY
 else:
-    class KW_ONLY:  # noqa: N801 - the name dataclasses gives it on 3.10+
+    class KW_ONLY:  # type: ignore[no-redef]  # noqa: N801 - the name dataclasses gives it on 3.10+
         """Marker annotation: the fields after ``_: KW_ONLY`` are keyword-only."""
 
 _KW_ATTR = "__record_kw_only__"
 
 
+@dataclass_transform(field_specifiers=(dataclasses.field,))
 def record(cls: type | None = None, /, **options: Any) -> Any:
     """``@record(frozen=True, slots=True, kw_only=True, ...)``: a dataclass on every supported Python."""
     def wrap(c: type) -> type:
@@ -51,7 +58,7 @@ def _emulate(cls: type, *, slots: bool = False, kw_only: bool = False, init: boo
     cls = dataclasses.dataclass(init=False, **options)(cls)
     setattr(cls, _KW_ATTR, frozenset(keyword))
     if init:
-        cls.__init__ = _make_init(cls, keyword, options.get("frozen", False))
+        cls.__init__ = _make_init(cls, keyword, options.get("frozen", False))  # type: ignore[misc]
     return cls
 
 
@@ -64,9 +71,9 @@ def _make_init(cls: type, keyword: set[str], frozen: bool) -> Callable[..., None
     seen_default = False
     for f in dataclasses.fields(cls):
         has_default = f.default is not dataclasses.MISSING
-        has_factory = f.default_factory is not dataclasses.MISSING  # type: ignore[misc]
+        has_factory = f.default_factory is not dataclasses.MISSING
         if has_factory:
-            env[f"_factory_{f.name}"] = f.default_factory  # type: ignore[misc]
+            env[f"_factory_{f.name}"] = f.default_factory
         if not f.init:
             if has_default:
                 env[f"_default_{f.name}"] = f.default

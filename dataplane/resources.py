@@ -33,3 +33,12 @@ def builtin_program(name: str) -> Path:
         if candidate.is_file():
             return candidate
     raise FileNotFoundError(f"no built-in program {name!r} in {programs}")
+
+
+def builtin_topology(name: str) -> Path:
+    """Path of a built-in topology (``leaf-spine``, ``basic``, ``vxlan-dpu``), with or without ``.yaml``."""
+    topologies = data_dir("topologies")
+    for candidate in (topologies / name, topologies / f"{name}.yaml"):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(f"no built-in topology {name!r} in {topologies}")

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
@@ -34,3 +36,17 @@ def test_traffic_and_events_examples_run(tmp_path):
     assert {"1000000 ns: link leaf1:p3<->spine1:p1 down", "2000000 ns: node spine2 down",
             "3000000 ns: link leaf1:p3<->spine1:p1 up"} <= set(data["log"])
     assert data["hosts"]["h1"]["sent"] >= 5 and data["hosts"]["h4"]["received"] > 0
+
+
+@pytest.mark.no_pypy
+def test_python_api_example_runs():
+    """The Python API section's block runs as written and prints what its comments say."""
+    block = re.search(r"## Python API.*?```python\n(.*?)```", README.read_text(), re.S)
+    assert block, "README has no Python API example"
+    r = subprocess.run([sys.executable, "-c", block.group(1)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "['ecmp_nhop', 'ipv4_lpm']"
+    assert lines[1].startswith("['#include <core.p4>', '#include <v1model.p4>'")
+    assert lines[2].startswith("{'sent': 3, 'received': 3, 'lost': 0")
+    assert lines[3].startswith("pic ")

@@ -21,8 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-from dataplane.net.core.units import parse_queue
 from dataplane.net.apps.dcqcn_profiles import DEFAULT_PROFILE, PROFILES
+from dataplane.net.core.units import parse_queue
 from dataplane.scenarios.incast import MODES, IncastConfig, format_row, plot_queue, plot_rates, run_incast
 
 

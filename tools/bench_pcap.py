@@ -149,7 +149,7 @@ def run(count: int, repeat: int, workdir: Path) -> dict:
 
     writes = {"scapy_write": scapy_write, "write": our_write, "batch_write": our_batch_write}
     times.update({k: best(f, repeat) for k, f in writes.items()})
-    del packets
+    packets.clear()   # frees them (a del would leave the writers above naming nothing)
     for k, t in times.items():
         r[f"{k}_pps"] = round(count / t)
     for k in ("read", "batch_read"):

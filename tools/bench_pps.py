@@ -158,7 +158,7 @@ def large_tables(packets_count: int, repeat: int) -> dict:
     for i, (prefix, plen) in enumerate(routes):
         sw.table_add("ipv4_lpm", "ipv4_forward", [(prefix, plen)], [0x080000000000 | i, 1 + i % 8])
     packets = []
-    for i in range(packets_count):
+    for _ in range(packets_count):
         prefix, plen = routes[rng.randrange(len(routes))]
         packets.append(raw_packet(rng, prefix | (rng.getrandbits(32 - plen) if plen < 32 else 0), 64))
     e, b = compare_and_time(sw, packets, repeat)
@@ -180,13 +180,15 @@ def large_tables(packets_count: int, repeat: int) -> dict:
         sm, dm = rng.choice(prefixes), rng.choice(prefixes)
         proto = rng.choice([(6, 0xFF), (17, 0xFF), (0, 0)])
         action = "permit" if rng.random() < 0.8 else "drop"
-        add("filter", action, lambda: [(rng.choice(addrs) & sm, sm), (rng.choice(addrs) & dm, dm), proto],
+        # add() calls each key function at once (again on a duplicate): the loop variables are current
+        add("filter", action, lambda: [(rng.choice(addrs) & sm, sm), (rng.choice(addrs) & dm, dm), proto],  # noqa: B023
             [1 + i % 8] if action == "permit" else [])
         pm = rng.choice([(0xFFFF, 0xFFFF), (0xFFFF, 0), (0, 0xFFFF), (0xFF00, 0xFFFF)])
-        add("classify", "set_class", lambda: [(rng.getrandbits(16) & pm[0], pm[0]),
-                                              (rng.getrandbits(16) & pm[1], pm[1])], [rng.getrandbits(8)])
+        add("classify", "set_class", lambda: [(rng.getrandbits(16) & pm[0], pm[0]),  # noqa: B023
+                                              (rng.getrandbits(16) & pm[1], pm[1])],  # noqa: B023
+            [rng.getrandbits(8)])
         qm = rng.choice([(0xFF, 0), (0xFF, 0xFFFF0000), (0, 0xFFFFFF00), (0xF0, 0)])
-        add("qos", "mark", lambda: [(rng.getrandbits(8) & qm[0], qm[0]), (rng.choice(addrs) & qm[1], qm[1])],
+        add("qos", "mark", lambda: [(rng.getrandbits(8) & qm[0], qm[0]), (rng.choice(addrs) & qm[1], qm[1])],  # noqa: B023
             [rng.getrandbits(6)])
     packets = [raw_packet(rng, rng.choice(addrs), 64) for _ in range(packets_count)]
     e, b = compare_and_time(sw, packets, repeat)

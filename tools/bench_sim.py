@@ -26,10 +26,10 @@ import time
 from pathlib import Path
 
 from dataplane.net.apps.basic import UdpFlow, UdpSink
-from dataplane.net.fabric.network import Network
 from dataplane.net.core.sim import Simulator
-from dataplane.net.topology.load import load_topology
 from dataplane.net.core.units import parse_time
+from dataplane.net.fabric.network import Network
+from dataplane.net.topology.load import load_topology
 from dataplane.resources import data_dir
 
 

@@ -27,11 +27,10 @@ def run_batch(path: str, out: dict) -> dict:
     from dataplane.control.switch import Switch
     from dataplane.engine.batch import BatchUnsupported
     from dataplane.engine.batch.select import batch_pipeline
+    from dataplane.errors import DataplaneError
     from dataplane.lang.frontend import compile_file
     from dataplane.testing.stf import load_stf
     from dataplane.testing.stf_runner import run_stf
-
-    from dataplane.errors import DataplaneError
 
     stf = str(Path(path).with_suffix(".stf"))
     try:

@@ -90,7 +90,7 @@ def _label(m) -> str:
     pre = getattr(m, "preamble", None)
     if pre is not None and pre.name:
         return pre.name
-    if hasattr(m, "name") and isinstance(getattr(m, "name"), str) and m.name:
+    if hasattr(m, "name") and isinstance(m.name, str) and m.name:
         return m.name
     return text_format.MessageToString(m, as_one_line=True)[:60]
 

@@ -40,7 +40,7 @@ def main() -> int:
         subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                         f"--window-size={args.size}", f"--screenshot={shot}", page.as_uri()],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        from PIL import Image   # matplotlib's dependency
+        from PIL import Image  # matplotlib's dependency
 
         Image.open(shot).convert("RGB").quantize(colors=128).save(args.out, optimize=True)
         if args.keep_html is not None:

@@ -7,7 +7,6 @@ from dataplane.engine.backend import compile_pipeline
 from dataplane.errors import DataplaneError
 from dataplane.ir import program as P
 
-
 _INCLUDES = {"v1model": "v1model.p4", "psa": "psa.p4", "pna": "pna.p4", "ebpf": "ebpf_model.p4",
              "xdp": "xdp_model.p4", "ubpf": "ubpf_model.p4"}
 

@@ -21,10 +21,10 @@ from typing import Any
 
 import dataplane.engine.ebpf_externs  # noqa: F401  (registers the eBPF extern names)
 from dataplane.arch.device import ArchitectureError, Device
-from dataplane.arch.v1model import Output, PacketResult, P4AssertionFailed, _key_width
+from dataplane.arch.v1model import Output, P4AssertionFailed, PacketResult, _key_width
 from dataplane.arch.work import IngressWork
-from dataplane.engine.context import PacketContext
 from dataplane.engine import ebpf_externs as EX
+from dataplane.engine.context import PacketContext
 from dataplane.engine.ebpf_externs import ArrayTable, HashTable
 from dataplane.engine.instances import make_instances
 from dataplane.engine.runtime import REJECTED, Box

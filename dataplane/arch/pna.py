@@ -35,7 +35,7 @@ from typing import Any, Iterable
 
 import dataplane.engine.pna_externs  # noqa: F401  (registers the PNA extern names)
 from dataplane.arch.device import ArchitectureError, Device
-from dataplane.arch.v1model import INGRESS_CLONE, Output, PacketResult, P4AssertionFailed, _key_width
+from dataplane.arch.v1model import INGRESS_CLONE, Output, P4AssertionFailed, PacketResult, _key_width
 from dataplane.arch.work import IngressWork
 from dataplane.engine.context import PacketContext
 from dataplane.engine.instances import make_instances

@@ -26,7 +26,7 @@ from typing import Any
 from dataplane.arch.device import ArchitectureError, Device
 from dataplane.arch.psa_program import accepts_at_once, does_nothing, with_psa_properties
 from dataplane.arch.psa_storage import Storage, role_types
-from dataplane.arch.v1model import Output, PacketResult, P4AssertionFailed, _key_width
+from dataplane.arch.v1model import Output, P4AssertionFailed, PacketResult, _key_width
 from dataplane.arch.work import EgressWork, IngressWork
 from dataplane.engine.context import PacketContext
 from dataplane.engine.hashes import hash_function

@@ -20,8 +20,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from dataplane.arch.device import ArchitectureError
-from dataplane.ir import program as P
 from dataplane.engine.structgen import py_name
+from dataplane.ir import program as P
 from dataplane.ir import types as T
 
 INGRESS_ROLES = ("H", "M", "RESUBM", "RECIRCM", "CI2EM", "NM")

@@ -10,16 +10,16 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from dataplane.errors import DataplaneError
 from dataplane.arch.device import ArchitectureError, Device
 from dataplane.arch.work import EgressWork, IngressWork
 from dataplane.engine.context import PacketContext
 from dataplane.engine.extern_functions import CLONE_E2E, CLONE_I2E, DROP_PORT, bind_functions
-from dataplane.engine.source_map import p4_location
-from dataplane.engine.instances import make_instances, value_width
 from dataplane.engine.hashes import hash_function
+from dataplane.engine.instances import make_instances, value_width
+from dataplane.engine.source_map import p4_location
 from dataplane.engine.structgen import py_name
 from dataplane.engine.table_runtime import RuntimeTable
+from dataplane.errors import DataplaneError
 from dataplane.ir import program as P
 from dataplane.ir import types as T
 from dataplane.records import record

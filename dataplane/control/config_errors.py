@@ -6,7 +6,6 @@ to the offending line; line 0 means the position is unknown and is left out.
 """
 from __future__ import annotations
 
-
 from dataplane.errors import DataplaneError
 from dataplane.records import record
 

@@ -13,14 +13,13 @@ from typing import Any, Iterable, Sequence
 
 from dataplane.arch.v1model import Output, PacketResult, V1ModelSwitch
 from dataplane.control.config_errors import ControlPlaneError, control_plane_code
-from dataplane.control.value_sets import ValueSetApi
 from dataplane.control.match_keys import action_args, key_value, match_key, parse_number
 from dataplane.control.naming import action_names, find_action, instance_names, resolve, table_aliases, table_names
+from dataplane.control.value_sets import ValueSetApi
 from dataplane.engine.table_errors import TableError
 from dataplane.engine.table_runtime import ActionEntry, RuntimeTable
 from dataplane.errors import DataplaneError
 from dataplane.ir.node import annotation
-
 
 # architecture -> (module, device class) of the device that runs it (v1model and PNA take options).
 DEVICES = {"v1model": ("dataplane.arch.v1model", "V1ModelSwitch"), "pna": ("dataplane.arch.pna", "PnaNic"),

@@ -15,20 +15,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dataplane.engine import runtime, source_map
+from dataplane.engine.codegen_block import BlockGen, ident
+from dataplane.engine.codegen_chunks import compile_in_pieces, split_build
+from dataplane.engine.codegen_expr import is_scalar
+from dataplane.engine.codegen_layout import struct_format, struct_units, unpack_format
+from dataplane.engine.codegen_stmt import Names, StmtGen
+from dataplane.engine.structgen import class_name, default_value, py_name, struct_classes
 from dataplane.errors import InternalError
 from dataplane.gc_pause import paused_gc
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
 from dataplane.ir.node import walk
-from dataplane.engine import runtime
-from dataplane.engine.codegen_block import BlockGen, ident
-from dataplane.engine.codegen_chunks import compile_in_pieces, split_build
-from dataplane.engine.codegen_expr import is_scalar
-from dataplane.engine.codegen_layout import struct_format, struct_units, unpack_format
-from dataplane.engine.codegen_stmt import Names, StmtGen
-from dataplane.engine import source_map
-from dataplane.engine.structgen import class_name, default_value, py_name, struct_classes
 
 GENERATOR_VERSION = 2
 
@@ -118,7 +117,7 @@ def generate(program: P.Program, *, reject_is_error: bool = False) -> str:
     packers_at = len(out)
     out.append("def build(_rt):")
     out.append("    ACTIONS = {}")
-    for name, layout in program.headers.items():
+    for name, _layout in program.headers.items():
         out.append(f"    H_{name} = HeaderOps({class_name(name)}, _rt.layouts[{name!r}])")
     for inst in program.instances:
         out.append(f"    x_{inst.name} = _rt.instances[{inst.name!r}]")

@@ -5,18 +5,18 @@ closures over its own tables and extern instances.
 """
 from __future__ import annotations
 
-from dataplane.errors import InternalError
-from dataplane.ir import expr as E
-from dataplane.ir import program as P
-from dataplane.ir.program import field_type
-from dataplane.ir.node import walk
-from dataplane.ir.summary import format_expr
-from dataplane.ir import types as T
 from dataplane.engine.codegen_expr import is_scalar, mask
 from dataplane.engine.codegen_layout import struct_units
 from dataplane.engine.codegen_parser import ParserGen
 from dataplane.engine.codegen_stmt import Names, StmtGen
 from dataplane.engine.structgen import default_value, field_attr, py_name
+from dataplane.errors import InternalError
+from dataplane.ir import expr as E
+from dataplane.ir import program as P
+from dataplane.ir import types as T
+from dataplane.ir.node import walk
+from dataplane.ir.program import field_type
+from dataplane.ir.summary import format_expr
 
 
 def ident(*parts: str) -> str:

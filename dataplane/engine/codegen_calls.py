@@ -12,14 +12,14 @@ evaluated once, at its place among the arguments, before the call can change its
 """
 from __future__ import annotations
 
+from dataplane.engine.codegen_expr import is_object, is_scalar
+from dataplane.engine.codegen_inline import _width
+from dataplane.engine.structgen import default_value
 from dataplane.errors import InternalError
 from dataplane.ir import expr as E
 from dataplane.ir import stmt as S
 from dataplane.ir import types as T
 from dataplane.ir.node import walk
-from dataplane.engine.codegen_expr import is_object, is_scalar
-from dataplane.engine.codegen_inline import _width
-from dataplane.engine.structgen import default_value
 
 _FIELD_LIST_FUNCTIONS = {"hash", "verify_checksum", "update_checksum", "verify_checksum_with_payload",
                          "update_checksum_with_payload", "digest", "clone3", "resubmit", "recirculate", "log_msg"}

@@ -3,10 +3,10 @@ or the packed bytes built inline when the fields allow it. A mixin of ``ExprGen`
 """
 from __future__ import annotations
 
+from dataplane.engine.codegen_values import mask
 from dataplane.errors import InternalError
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
-from dataplane.engine.codegen_values import mask
 
 
 class FieldListGen:

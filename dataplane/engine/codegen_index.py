@@ -16,12 +16,12 @@ element that nothing keeps. A mixin of ``StmtGen``.
 """
 from __future__ import annotations
 
+from dataplane.engine.codegen_values import is_object
+from dataplane.engine.structgen import default_value
 from dataplane.ir import expr as E
 from dataplane.ir import stmt as S
 from dataplane.ir import types as T
 from dataplane.ir.node import walk
-from dataplane.engine.codegen_values import is_object
-from dataplane.engine.structgen import default_value
 
 
 class RuntimeIndexGen:

@@ -4,15 +4,15 @@ writes the states' bodies.
 """
 from __future__ import annotations
 
-from dataplane.errors import InternalError
-from dataplane.ir import expr as E
-from dataplane.ir import program as P
-from dataplane.ir.program import field_type
-from dataplane.ir import types as T
 from dataplane.engine.codegen_expr import mask
 from dataplane.engine.codegen_layout import struct_units
 from dataplane.engine.runtime import REJECTED
 from dataplane.engine.structgen import class_name, field_attr
+from dataplane.errors import InternalError
+from dataplane.ir import expr as E
+from dataplane.ir import program as P
+from dataplane.ir import types as T
+from dataplane.ir.program import field_type
 
 
 class ParserGen:

@@ -1,18 +1,18 @@
 """Statements and calls to Python source lines (used for actions, functions, apply blocks, parser states)."""
 from __future__ import annotations
 
-from dataplane.errors import InternalError
-from dataplane.ir import expr as E
-from dataplane.ir import stmt as S
-from dataplane.ir import types as T
-from dataplane.engine.codegen_expr import ExprGen, is_object, is_scalar, mask, wrap
 from dataplane.engine.codegen_calls import CallGen, _is_p4_callable
-from dataplane.ir.node import Visitor, walk
+from dataplane.engine.codegen_expr import ExprGen, is_object, mask, wrap
 from dataplane.engine.codegen_index import RuntimeIndexGen
 from dataplane.engine.codegen_inline import InlineExterns
 from dataplane.engine.codegen_loops import LoopGen
 from dataplane.engine.source_map import Locator
 from dataplane.engine.structgen import default_value, py_name
+from dataplane.errors import InternalError
+from dataplane.ir import expr as E
+from dataplane.ir import stmt as S
+from dataplane.ir import types as T
+from dataplane.ir.node import Visitor, walk
 
 
 class Names:

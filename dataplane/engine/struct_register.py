@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from dataplane.engine.externs import ExternError, _check_index
+from dataplane.engine.structgen import py_name
 from dataplane.errors import DataplaneError
 from dataplane.ir import types as T
-from dataplane.engine.structgen import py_name
 
 # A struct's layout: (field name, attribute name, width of a scalar or the nested layout).
 Layout = tuple

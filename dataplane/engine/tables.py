@@ -27,7 +27,11 @@ from typing import Any, Callable, Iterable, Sequence
 
 from dataplane.engine.match_structures import Entry, ExactStructure, LpmStructure, PriorityStructure
 from dataplane.engine.table_errors import (
-    BadKeyError, DuplicateEntryError, EntryNotFoundError, TableError, TableFullError,
+    BadKeyError,
+    DuplicateEntryError,
+    EntryNotFoundError,
+    TableError,
+    TableFullError,
 )
 
 __all__ = ["MATCH_KINDS", "Entry", "MatchTable"]

@@ -1,7 +1,6 @@
 """Declaration nodes: types, externs, parsers, controls, actions, tables, instances."""
 from __future__ import annotations
 
-
 from dataplane.ir.expr import Argument, Call, Expr, TypeRef
 from dataplane.ir.node import Node
 from dataplane.ir.stmt import BlockStmt, ConstDecl, Stmt, VarDecl

@@ -5,11 +5,9 @@ The front end builds these with ``type=None``; the type checker returns copies w
 """
 from __future__ import annotations
 
-
 from dataplane.ir.node import Node
 from dataplane.ir.types import Type
 from dataplane.records import KW_ONLY, record
-
 
 # ---- type references as written in the source ----------------------------------------
 

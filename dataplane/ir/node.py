@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterator
+from typing import Any, Callable, ClassVar, Iterator
 
 from dataplane.errors import NO_SPAN, Span
 from dataplane.records import KW_ONLY, record
@@ -70,15 +70,56 @@ def walk(node: Node) -> Iterator[Node]:
 
 
 class Visitor:
-    """Dispatches ``visit(node)`` to ``visit_<ClassName>``, falling back to ``generic_visit``."""
+    """Dispatches ``visit(node, *args)`` to ``visit_<ClassName>``, falling back to ``generic_visit``.
 
-    def visit(self, node: Node, *args: Any) -> Any:
-        method = getattr(self, "visit_" + type(node).__name__, None)
-        if method is None:
-            return self.generic_visit(node, *args)
-        return method(node, *args)
+    As pycparser's ``NodeVisitor`` and p4c's visitors: the method is found once per node class
+    and cached on the visitor class, so a walk builds no strings and does no ``getattr``.
+    Lookup follows the node class's MRO, so ``visit_Expr`` catches every expression that has no
+    rule of its own. Any class works as a node (the STF runner visits its commands).
 
-    def generic_visit(self, node: Node, *args: Any) -> Any:
-        for child in children(node):
-            self.visit(child, *args)
+    A visitor with a second family of rules over the same classes (the checker's top-level
+    declarations beside its statements) names it by prefix: ``self.dispatch("top_", node)``.
+    """
+
+    _tables: ClassVar[dict[str, dict[type, Callable[..., Any]]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._tables = {"visit_": {}}   # per class: a subclass may override a rule
+
+    def visit(self, node: Any, *args: Any) -> Any:
+        try:
+            method = self._tables["visit_"][type(node)]
+        except KeyError:
+            method = type(self).rule("visit_", type(node))
+        return method(self, node, *args)
+
+    def dispatch(self, prefix: str, node: Any, *args: Any) -> Any:
+        """Call the rule ``<prefix><ClassName>`` for ``node`` (cached like ``visit``)."""
+        try:
+            method = self._tables[prefix][type(node)]
+        except KeyError:
+            method = type(self).rule(prefix, type(node))
+        return method(self, node, *args)
+
+    @classmethod
+    def rule(cls, prefix: str, node_class: type) -> Callable[..., Any]:
+        """The function that handles ``node_class`` under ``prefix`` (its own rule, the nearest
+        base class's, or ``generic_visit``), remembered for the next node of that class."""
+        if "_tables" not in cls.__dict__:   # Visitor itself, used directly
+            cls._tables = {"visit_": {}}
+        for klass in node_class.__mro__:
+            method = getattr(cls, prefix + klass.__name__, None)
+            if method is not None:
+                break
+        else:
+            method = cls.generic_visit
+        cls._tables.setdefault(prefix, {})[node_class] = method
+        return method
+
+    def generic_visit(self, node: Any, *args: Any) -> Any:
+        """Visit the children of a ``Node`` (nothing else has children); return None."""
+        if isinstance(node, Node):
+            for child in children(node):
+                self.visit(child, *args)
         return None

@@ -8,6 +8,7 @@ Expressions and statements inside are the checker's typed nodes.
 from __future__ import annotations
 
 from dataclasses import field
+from typing import cast
 
 from dataplane.errors import NO_SPAN, Span
 from dataplane.ir.expr import Expr
@@ -279,7 +280,7 @@ def header_layout(t: StructLike) -> HeaderLayout:
     fields = []
     offset = 0
 
-    def add(prefix: str, members) -> None:
+    def add(prefix: str, members: tuple) -> None:
         nonlocal offset
         for f in members:
             ft = f.type
@@ -307,5 +308,7 @@ def field_type(t: StructLike, path: str) -> Type:
 
     ft: Type = t
     for part in path.split("."):
-        ft = strip_newtype(ft).get_field(part).type
+        f = cast(StructLike, strip_newtype(ft)).get_field(part)
+        assert f is not None, f"{t.name} has no field {path}"   # paths come from its own layout
+        ft = f.type
     return ft

@@ -1,7 +1,6 @@
 """Statement nodes of parser states, actions, functions and control ``apply`` blocks."""
 from __future__ import annotations
 
-
 from dataplane.ir.expr import Call, Expr, TypeRef
 from dataplane.ir.node import Node
 from dataplane.ir.types import Type

@@ -21,10 +21,10 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from lark import Lark, Token
+from lark.lexer import LexerThread
 from lark.parse_tree_builder import ExpandSingleChild, PropagatePositions
 from lark.parsers.lalr_interactive_parser import InteractiveParser
 from lark.parsers.lalr_parser import _Parser
-from lark.lexer import LexerThread
 from lark.visitors import _vargs_meta
 
 

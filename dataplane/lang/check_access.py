@@ -28,7 +28,7 @@ def _const(value: int, t: T.Type, span) -> E.Constant:
 class AccessMixin:
     """Needs ``check_expr``, ``const_int``, ``error`` and the checker's state."""
 
-    def expr_Member(self, e, expected):
+    def visit_Member(self, e, expected):
         base = self.check_expr(e.expr)
         bt = T.strip_newtype(base.type) if base.type is not None else None
         out = E.Member(base, e.member, span=e.span)
@@ -89,7 +89,7 @@ class AccessMixin:
         self.error(f"a value of type {bt} has no member '{e.member}'", e.span, code="unknown-member")
         return _typed(out, UNKNOWN)
 
-    def expr_Index(self, e, expected):
+    def visit_Index(self, e, expected):
         base = self.check_expr(e.expr)
         index = self.check_expr(e.index)
         out = E.Index(base, index, span=e.span)
@@ -125,7 +125,7 @@ class AccessMixin:
             return base.elements[index.value]
         return E.Index(base, _const(index.value, T.INT, index.span), type=elements[index.value], span=e.span)
 
-    def expr_Slice(self, e, expected):
+    def visit_Slice(self, e, expected):
         base = self.check_expr(e.expr)
         hi = self.const_int(e.hi, "a slice bound")
         lo = self.const_int(e.lo, "a slice bound")
@@ -150,7 +150,7 @@ class AccessMixin:
             return _const(slice_bits(base.value, hi, lo), rt, e.span)
         return E.Slice(base, _const(hi, T.INT, e.hi.span), _const(lo, T.INT, e.lo.span), type=rt, span=e.span)
 
-    def expr_PlusSlice(self, e, expected):
+    def visit_PlusSlice(self, e, expected):
         """``x[lo +: w]``: the slice ``[lo + w - 1 : lo]`` when ``lo`` is a constant, else
         ``(bit<w>)(x >> lo)``, as p4c lowers it."""
         width = self.const_int(e.width, "the width of a '+:' slice")
@@ -159,7 +159,7 @@ class AccessMixin:
             return E.Slice(self.check_expr(e.expr), e.lo, e.lo, type=UNKNOWN, span=e.span)
         if isinstance(lo, E.Constant):
             hi = E.Constant(lo.value + width - 1, span=e.width.span)
-            return self.expr_Slice(E.Slice(e.expr, hi, lo, span=e.span), expected)
+            return self.visit_Slice(E.Slice(e.expr, hi, lo, span=e.span), expected)
         shifted = E.Binary(">>", e.expr, e.lo, span=e.span)
         return self.check_expr(E.Cast(E.BitsRef(E.Constant(width), False, span=e.span), shifted, span=e.span))
 

@@ -55,7 +55,7 @@ def _wildcards_filled(pattern: T.Type, actual: T.Type | None) -> T.Type:
 class CallMixin:
     """Overload choice, generic inference, argument directions and writability."""
 
-    def expr_Call(self, e: E.Call, expected: T.Type | None) -> E.Expr:
+    def visit_Call(self, e: E.Call, expected: T.Type | None) -> E.Expr:
         return self.check_call(e, expected)
 
     def check_call(self, e: E.Call, expected: T.Type | None = None) -> E.Expr:
@@ -180,7 +180,7 @@ class CallMixin:
             return self._finish_call(e, member, [T.Method("apply", (), T.ApplyResult(bt.name))], f"'{bt.name}.apply'", {}, type_args)
         if isinstance(bt, T.Block) and name == "apply" and bt.kind != "package":
             return self.block_apply(e, member, bt, type_args)
-        checked = self.expr_Member(target, None)
+        checked = self.visit_Member(target, None)
         if not is_unknown(checked.type):
             self.error(f"'{name}' is not a method of {bt}", target.span, code="unknown-member")
         return dataclasses.replace(e, type=UNKNOWN)

@@ -19,7 +19,6 @@ from dataplane.ir import expr as E
 from dataplane.ir import types as T
 from dataplane.lang.check_types import is_unknown
 
-
 _STRING = re.compile(r'^\s*"(?:[^"\\]|\\.)*"\s*$', re.S)
 
 

@@ -1,4 +1,4 @@
-"""Type checker, part 2: expressions. Each ``expr_<Node>`` returns a typed copy, folded when constant."""
+"""Type checker, part 2: expressions. Each ``visit_<Node>`` (``ir.node.Visitor``) returns a typed copy, folded when constant."""
 from __future__ import annotations
 
 import dataclasses
@@ -23,7 +23,7 @@ class ExprMixin(AccessMixin):
     """Typing rules for expressions (P4-REFERENCE.md §3.7-3.9)."""
 
     def check_expr(self, e: E.Expr, expected: T.Type | None = None) -> E.Expr:
-        return getattr(self, "expr_" + type(e).__name__)(e, expected)
+        return self.visit(e, expected)
 
     def check_bool(self, e: E.Expr, what: str) -> E.Expr:
         out = self.check_expr(e, T.BOOL)
@@ -46,29 +46,29 @@ class ExprMixin(AccessMixin):
         return out.value
 
     # ---- leaves ---------------------------------------------------------------------------------
-    def expr_Constant(self, e, expected):
+    def visit_Constant(self, e, expected):
         if isinstance(e.type, T.Bits) and e.type.width > MAX_WIDTH:
             self.error(too_wide(f"the width {e.type.width} of this literal"), e.span, code="too-wide")
             return _typed(e, UNKNOWN)
         return e if e.type is not None else _typed(e, T.INT)
 
-    def expr_BoolLiteral(self, e, expected):
+    def visit_BoolLiteral(self, e, expected):
         return _typed(e, T.BOOL)
 
-    def expr_StringLiteral(self, e, expected):
+    def visit_StringLiteral(self, e, expected):
         return _typed(e, T.STRING)
 
-    def expr_DontCareExpr(self, e, expected):
+    def visit_DontCareExpr(self, e, expected):
         return _typed(e, T.DontCare())
 
-    def expr_DefaultValue(self, e, expected):
+    def visit_DefaultValue(self, e, expected):
         self.error("unsupported: '...' as a value", e.span, code="unsupported")
         return _typed(e, UNKNOWN)
 
-    def expr_InvalidHeader(self, e, expected):
+    def visit_InvalidHeader(self, e, expected):
         return e
 
-    def expr_StructInit(self, e, expected):
+    def visit_StructInit(self, e, expected):
         fields = []
         for f in e.fields:
             if any(g.name == f.name for g in fields):
@@ -82,11 +82,11 @@ class ExprMixin(AccessMixin):
         t = T.Struct(name, tuple(T.StructField(f.name, t) for f, t in zip(fields, types)))
         return dataclasses.replace(e, fields=tuple(fields), type=t)
 
-    def expr_ListExpr(self, e, expected):
+    def visit_ListExpr(self, e, expected):
         elems = tuple(self.check_expr(x) for x in e.elements)
         return E.ListExpr(elems, type=T.Tuple(tuple(x.type or UNKNOWN for x in elems)), span=e.span)
 
-    def expr_PathExpr(self, e, expected):
+    def visit_PathExpr(self, e, expected):
         sym = self.scope.lookup(e.name)
         if sym is None and e.name in self.match_kinds:   # `exact` as a value of type match_kind
             return E.TypeMember("match_kind", e.name, type=T.MATCH_KIND, span=e.span)
@@ -99,7 +99,7 @@ class ExprMixin(AccessMixin):
             return dataclasses.replace(sym.value, span=e.span) if sym.value is not None else _typed(e, UNKNOWN)
         return E.PathExpr(e.name, sym.kind, type=sym.type or UNKNOWN, span=e.span)
 
-    def expr_TypeMember(self, e, expected):
+    def visit_TypeMember(self, e, expected):
         if e.type_name == "error":
             if e.member not in self.error_members:
                 self.error(f"unknown error '{e.member}'", e.span, code="unknown-member")
@@ -118,7 +118,7 @@ class ExprMixin(AccessMixin):
         return _typed(e, UNKNOWN)
 
     # ---- operators ----------------------------------------------------------------------------------
-    def expr_Unary(self, e, expected):
+    def visit_Unary(self, e, expected):
         x = self.check_expr(e.operand, expected)
         t = x.type
         out = E.Unary(e.op, x, span=e.span)
@@ -145,7 +145,7 @@ class ExprMixin(AccessMixin):
             return _const(v, t, e.span)
         return _typed(out, t)
 
-    def expr_Binary(self, e, expected):
+    def visit_Binary(self, e, expected):
         if e.op in ("&&", "||"):
             left = self.check_bool(e.left, f"the left operand of '{e.op}'")
             right = self.check_bool(e.right, f"the right operand of '{e.op}'")
@@ -282,7 +282,7 @@ class ExprMixin(AccessMixin):
             return E.Constant(concat(left.value, lt.width, right.value, rt.width, lt.signed), type=t, span=e.span)
         return E.Binary("++", left, right, type=t, span=e.span)
 
-    def expr_Mux(self, e, expected):
+    def visit_Mux(self, e, expected):
         cond = self.check_bool(e.cond, "the condition of '?:'")
         then = self.check_expr(e.then, expected)
         other = self.check_expr(e.otherwise, expected)
@@ -299,7 +299,7 @@ class ExprMixin(AccessMixin):
             return then if cond.value else other
         return E.Mux(cond, then, other, type=then.type, span=e.span)
 
-    def expr_Cast(self, e, expected):
+    def visit_Cast(self, e, expected):
         target = self.resolve(e.to)
         x = self.check_expr(e.expr, target)
         if isinstance(x, (E.ListExpr, E.StructInit, E.InvalidHeader)) and not is_unknown(target):
@@ -325,7 +325,7 @@ class ExprMixin(AccessMixin):
             return _const(int(x.value), target, e.span)
         return E.Cast(e.to, x, type=target, span=e.span)
 
-    def expr_ConstructorCall(self, e, expected):
+    def visit_ConstructorCall(self, e, expected):
         t = self.resolve(e.type_ref)
         if is_unknown(t):
             return _typed(e, UNKNOWN)

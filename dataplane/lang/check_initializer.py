@@ -75,7 +75,7 @@ class InitializerMixin:
             self.error(f"'{d.name}' does not match the abstract method it implements: {m}", d.span,
                        code="abstract-method")
 
-    def expr_This(self, e: E.This, expected) -> E.Expr:
+    def visit_This(self, e: E.This, expected) -> E.Expr:
         sym = self.scope.lookup("this")
         if sym is None:
             self.error("'this' can only be used in the methods of an instance's initializer", e.span,

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import re
 
-from dataplane.errors import Span
 from dataplane.ir import decl as D
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
 from dataplane.ir.node import annotation
-
 
 # @p4runtime_translation("uri", T): T is how the controller sees the type: string, bit<W> or a width.
 _TRANSLATION = re.compile(r'^\s*"[^"]*"\s*,\s*(string|bit\s*<\s*[0-9][0-9a-fA-FxX_]*\s*>|[0-9][0-9a-fA-FxX_]*)\s*$')

@@ -14,7 +14,7 @@ class StmtMixin:
     """Typing rules for statements; returns typed copies."""
 
     def check_stmt(self, s: S.Stmt) -> S.Stmt:
-        return getattr(self, "stmt_" + type(s).__name__)(s)
+        return self.visit(s)
 
     def check_block(self, b: S.BlockStmt) -> S.BlockStmt:
         outer = self.scope
@@ -24,13 +24,13 @@ class StmtMixin:
         finally:
             self.scope = outer
 
-    def stmt_BlockStmt(self, s):
+    def visit_BlockStmt(self, s):
         return self.check_block(s)
 
-    def stmt_Empty(self, s):
+    def visit_Empty(self, s):
         return s
 
-    def stmt_Assign(self, s):
+    def visit_Assign(self, s):
         lhs = self.check_expr(s.lhs)
         self.check_writable(lhs, raw=s.lhs)
         if s.op:
@@ -46,7 +46,7 @@ class StmtMixin:
             rhs = self.convert(rhs, lhs.type, "assignment" + _target_name(s.lhs))
         return S.Assign(lhs, rhs, "", span=s.span)
 
-    def stmt_CallStmt(self, s):
+    def visit_CallStmt(self, s):
         if not isinstance(s.call, E.Call):
             self.error("this statement has no effect; only calls can stand alone", s.span, code="no-effect")
             return s
@@ -55,7 +55,7 @@ class StmtMixin:
             return S.Empty(span=s.span)
         return S.CallStmt(call, span=s.span)
 
-    def stmt_If(self, s):
+    def visit_If(self, s):
         cond = self.check_bool(s.cond, "an 'if' condition")
         then = self.check_scoped(s.then)
         other = self.check_scoped(s.otherwise) if s.otherwise is not None else None
@@ -71,14 +71,14 @@ class StmtMixin:
         finally:
             self.scope = outer
 
-    def stmt_Exit(self, s):
+    def visit_Exit(self, s):
         if self.in_context("parser"):
             self.error("'exit' cannot be used in a parser", s.span, code="invalid-context")
         elif self.in_context("function"):
             self.error("'exit' cannot be used in a function", s.span, code="invalid-context")
         return s
 
-    def stmt_Return(self, s):
+    def visit_Return(self, s):
         if self.in_context("parser"):
             self.error("'return' cannot be used in a parser", s.span, code="invalid-context")
             return s
@@ -96,7 +96,7 @@ class StmtMixin:
                        code="type-mismatch")
         return S.Return(value, span=s.span)
 
-    def stmt_Switch(self, s):
+    def visit_Switch(self, s):
         self.switch_subject = s.expr  # the one place '.action_run' may appear
         subject = self.check_expr(s.expr)
         self.switch_subject = None
@@ -155,7 +155,7 @@ class StmtMixin:
         return self.check_block(case.body) if case.body is not None else None
 
     # ---- loops (spec 1.2.5 "for statements") ------------------------------------------------------
-    def stmt_For(self, s):
+    def visit_For(self, s):
         outer = self.scope
         self.scope = outer.child()
         try:
@@ -175,7 +175,7 @@ class StmtMixin:
             return S.Empty(span=s.span)
         return self.check_stmt(s)
 
-    def stmt_ForIn(self, s):
+    def visit_ForIn(self, s):
         outer = self.scope
         self.scope = outer.child()
         try:
@@ -216,17 +216,17 @@ class StmtMixin:
             self.error(f"loop variable '{name}' has type {t}, but the elements are {ct}", c.span, code="type-mismatch")
         return checked
 
-    def stmt_Break(self, s):
+    def visit_Break(self, s):
         if not self.in_context("loop"):
             self.error("'break' can only be used inside a 'for' loop", s.span, code="invalid-context")
         return s
 
-    def stmt_Continue(self, s):
+    def visit_Continue(self, s):
         if not self.in_context("loop"):
             self.error("'continue' can only be used inside a 'for' loop", s.span, code="invalid-context")
         return s
 
-    def stmt_VarDecl(self, s):
+    def visit_VarDecl(self, s):
         t = self.resolve(s.type_ref)
         init = None
         if s.init is not None:
@@ -239,7 +239,7 @@ class StmtMixin:
         self.declare_value(Symbol(s.name, "local", t, span=s.span))
         return S.VarDecl(s.type_ref, s.name, init, s.annotations, t, span=s.span)
 
-    def stmt_ConstDecl(self, s):
+    def visit_ConstDecl(self, s):
         t = self.resolve(s.type_ref)
         raw = self.check_expr(s.value, t)
         value = self.convert(raw, t, f"constant '{s.name}'")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from dataplane.errors import DiagnosticSink, Span
+from dataplane.errors import InternalError, Span
 from dataplane.ir import decl as D
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
@@ -28,49 +28,30 @@ from dataplane.lang.check_names import NamesMixin
 from dataplane.lang.check_package import ARCHITECTURES, PackageMixin
 from dataplane.lang.check_params import ParamRulesMixin
 from dataplane.lang.check_parser_graph import ParserGraphMixin
+from dataplane.lang.check_state import CheckerState
 from dataplane.lang.check_stmt import StmtMixin
 from dataplane.lang.check_table import TableMixin
 from dataplane.lang.check_target import TargetRulesMixin
 from dataplane.lang.check_types import UNKNOWN, TypeMixin, is_unknown
 from dataplane.lang.check_value_set import ValueSetMixin
-from dataplane.lang.scope import Scope, Symbol
+from dataplane.lang.scope import Symbol
 
 _BLOCK_CONTEXTS = ("parser", "control", "action", "function")
 
 
-class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMixin, InitializerMixin, BlockMixin,
+class Checker(CheckerState, TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMixin, InitializerMixin, BlockMixin,
               PackageMixin, EntriesMixin, ParamRulesMixin, CompareMixin, InferenceMixin, InstancesMixin,
               TargetRulesMixin, NamesMixin, ParserGraphMixin, DeclRulesMixin):
-    def __init__(self, sink: DiagnosticSink, source: str = "<input>"):
-        self.sink = sink
-        self.types: dict[str, T.Type] = {}
-        self.type_vars: list[dict[str, T.Type]] = []
-        self.generic_structs: dict[str, D.StructTypeDecl] = {}
-        self.specialized: dict[tuple, T.Type] = {}   # (generic name, type arguments) -> the type
-        self.error_members: list[str] = []
-        self.match_kinds: list[str] = []
-        self.scope = Scope(kind="global")
-        self.contexts: list[str] = []
-        self.return_type: T.Type | None = None
-        self.switch_subject: E.Expr | None = None  # the expression of the switch statement being checked
-        self.keep_opassign = False  # p4test's @test_keep_opassign pragma: compound assignments stay as written
-        self.in_kept_compound_assignment = False
-        self.target_errors: list[tuple[str, Span]] = []  # mid-end errors, reported where the program uses them
-        self.blocks_being_checked: set[str] = set()  # parsers and controls whose bodies are being checked
-        self.specialized_from: dict[str, str] = {}  # specialized generic struct type -> the generic's name
-        self.functions_being_checked: set[str] = set()  # to tell a recursive call from an unknown name
-        self.table_actions: dict[str, set[str]] = {}
-        self.instances: list[P.ExternInstance] = []  # of the control being checked (tables add implicit ones)
-        self.package_overloads: dict[str, list] = {}  # package name -> [(type, declaration)]
-        # The parser or control being checked: its kind, its scope and its sub-block instances.
-        self.block_kind: str | None = None
-        self.block_scope: Scope | None = None
-        self.subblocks: list[P.BlockInstance] = []
-        self.block_decls: dict[str, D.ParserDecl | D.ControlDecl] = {}  # for default argument values
-        self.listed_actions: list[tuple] = []  # (action, signature, declaration, table) tables list
-        self.program = P.Program(source=source, architecture="")
+    """Checks a parsed program and lowers it to ``ir.program.Program``; the state it shares
+    with its mixins is declared in ``check_state.CheckerState``. Expressions and statements
+    dispatch through ``visit`` (``visit_<Node>`` in the mixins), top-level declarations through
+    ``dispatch("top_", ...)``."""
 
     # ---- shared helpers ----------------------------------------------------------------------
+    def generic_visit(self, node, *args):
+        # Every expression and statement the builder makes has a rule; reaching here is a bug.
+        raise InternalError(f"the checker has no rule for {type(node).__name__} (at {node.span})")
+
     def error(self, message: str, span: Span, code: str) -> None:
         """Report an error with its catalogue code (``dataplane.diagnostics``)."""
         self.sink.error(message, span, code)
@@ -140,44 +121,63 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             self.check_top_level_name(d)
         if isinstance(d, D.StructTypeDecl):
             self.check_field_annotations(d)
-        if isinstance(d, D.StructTypeDecl):
-            self.declare_struct(d)
-        elif isinstance(d, D.EnumDecl):
-            self.declare_enum(d)
-        elif isinstance(d, D.TypedefDecl):
-            self.declare_typedef(d)
-        elif isinstance(d, D.ErrorDecl):
-            self._extend(self.error_members, d.members, "error", d.span)
-        elif isinstance(d, D.MatchKindDecl):
-            self._extend(self.match_kinds, d.members, "match_kind", d.span)
-        elif isinstance(d, S.ConstDecl):
-            checked = self.stmt_ConstDecl(d)
-            self.program.constants[d.name] = P.Constant(d.name, checked.value.type or UNKNOWN, checked.value, d.span)
-        elif isinstance(d, D.ExternDecl):
-            self.declare_extern(d)
-        elif isinstance(d, D.MethodDecl):
-            m = self.method_type(d)
-            self.declare_value(Symbol(d.name, "extern_function", m, decl=d, span=d.span))
-        elif isinstance(d, D.BlockTypeDecl) and d.kind == "package":
+        self.dispatch("top_", d)
+
+    # One rule per kind of top-level declaration.
+    def top_StructTypeDecl(self, d: D.StructTypeDecl) -> None:
+        self.declare_struct(d)
+
+    def top_EnumDecl(self, d: D.EnumDecl) -> None:
+        self.declare_enum(d)
+
+    def top_TypedefDecl(self, d: D.TypedefDecl) -> None:
+        self.declare_typedef(d)
+
+    def top_ErrorDecl(self, d: D.ErrorDecl) -> None:
+        self._extend(self.error_members, d.members, "error", d.span)
+
+    def top_MatchKindDecl(self, d: D.MatchKindDecl) -> None:
+        self._extend(self.match_kinds, d.members, "match_kind", d.span)
+
+    def top_ConstDecl(self, d: S.ConstDecl) -> None:
+        checked = self.visit_ConstDecl(d)
+        self.program.constants[d.name] = P.Constant(d.name, checked.value.type or UNKNOWN, checked.value, d.span)
+
+    def top_ExternDecl(self, d: D.ExternDecl) -> None:
+        self.declare_extern(d)
+
+    def top_MethodDecl(self, d: D.MethodDecl) -> None:
+        m = self.method_type(d)
+        self.declare_value(Symbol(d.name, "extern_function", m, decl=d, span=d.span))
+
+    def top_BlockTypeDecl(self, d: D.BlockTypeDecl) -> None:
+        if d.kind == "package":
             self.declare_package(d)
-        elif isinstance(d, D.BlockTypeDecl):
-            self.declare_block_type(d.kind, d.name, d.type_params, d.params, (), d.span)
-        elif isinstance(d, D.ParserDecl):
-            self.program.parsers[d.name] = self.check_parser(d)
-        elif isinstance(d, D.ControlDecl):
-            self.program.controls[d.name] = self.check_control(d)
-        elif isinstance(d, D.ActionDecl):
-            self.program.actions[d.name] = self.check_action(d)
-        elif isinstance(d, D.FunctionDecl):
-            self.program.functions[d.name] = self.check_function(d)
-        elif isinstance(d, D.Instantiation):
-            inst = self.check_instantiation(d, top=True)
-            if inst is not None:
-                self.program.instances += (inst,)
-        elif isinstance(d, D.Unsupported):
-            self.error(f"unsupported: {d.what}", d.span, code="unsupported")
         else:
-            self.error(f"unsupported: {type(d).__name__} at top level", d.span, code="unsupported")
+            self.declare_block_type(d.kind, d.name, d.type_params, d.params, (), d.span)
+
+    def top_ParserDecl(self, d: D.ParserDecl) -> None:
+        self.program.parsers[d.name] = self.check_parser(d)
+
+    def top_ControlDecl(self, d: D.ControlDecl) -> None:
+        self.program.controls[d.name] = self.check_control(d)
+
+    def top_ActionDecl(self, d: D.ActionDecl) -> None:
+        self.program.actions[d.name] = self.check_action(d)
+
+    def top_FunctionDecl(self, d: D.FunctionDecl) -> None:
+        self.program.functions[d.name] = self.check_function(d)
+
+    def top_Instantiation(self, d: D.Instantiation) -> None:
+        inst = self.check_instantiation(d, top=True)
+        if inst is not None:
+            self.program.instances += (inst,)
+
+    def top_Unsupported(self, d: D.Unsupported) -> None:
+        self.error(f"unsupported: {d.what}", d.span, code="unsupported")
+
+    def top_Node(self, d) -> None:
+        self.error(f"unsupported: {type(d).__name__} at top level", d.span, code="unsupported")
 
     def _extend(self, into: list[str], members, what: str, span: Span) -> None:
         for m in members:
@@ -192,26 +192,34 @@ class Checker(TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMi
             self.declare_value(Symbol(p.name, "param", p.type, direction=p.direction, span=d.span))
 
     def _check_local(self, item, variables: list, instances: list) -> None:
-        if isinstance(item, S.VarDecl):
-            checked = self.stmt_VarDecl(item)
-            sym = self.scope.lookup(item.name)
-            variables.append(P.Variable(item.name, sym.type if sym else UNKNOWN, checked.init, item.span))
-        elif isinstance(item, S.ConstDecl):
-            self.stmt_ConstDecl(item)
-        elif isinstance(item, D.Instantiation):
-            inst = self.check_instantiation(item, top=False)
-            if isinstance(inst, P.BlockInstance):
-                self.subblocks.append(inst)
-            elif inst is not None:
-                instances.append(inst)
-        elif isinstance(item, D.ValueSetDecl):
-            inst = self.check_value_set(item)
-            if inst is not None:
-                instances.append(inst)
-        elif isinstance(item, D.Unsupported):
-            self.error(f"unsupported: {item.what}", item.span, code="unsupported")
-        else:
-            self.error(f"unsupported: {type(item).__name__} here", item.span, code="unsupported")
+        """A parser's or control's local declaration, by its class (``local_<Node>``)."""
+        self.dispatch("local_", item, variables, instances)
+
+    def local_VarDecl(self, item: S.VarDecl, variables: list, instances: list) -> None:
+        checked = self.visit_VarDecl(item)
+        sym = self.scope.lookup(item.name)
+        variables.append(P.Variable(item.name, sym.type if sym else UNKNOWN, checked.init, item.span))
+
+    def local_ConstDecl(self, item: S.ConstDecl, variables: list, instances: list) -> None:
+        self.visit_ConstDecl(item)
+
+    def local_Instantiation(self, item: D.Instantiation, variables: list, instances: list) -> None:
+        inst = self.check_instantiation(item, top=False)
+        if isinstance(inst, P.BlockInstance):
+            self.subblocks.append(inst)
+        elif inst is not None:
+            instances.append(inst)
+
+    def local_ValueSetDecl(self, item: D.ValueSetDecl, variables: list, instances: list) -> None:
+        inst = self.check_value_set(item)
+        if inst is not None:
+            instances.append(inst)
+
+    def local_Unsupported(self, item: D.Unsupported, variables: list, instances: list) -> None:
+        self.error(f"unsupported: {item.what}", item.span, code="unsupported")
+
+    def local_Node(self, item, variables: list, instances: list) -> None:
+        self.error(f"unsupported: {type(item).__name__} here", item.span, code="unsupported")
 
     # ---- parsers ------------------------------------------------------------------------------
     def check_parser(self, d: D.ParserDecl) -> P.Parser:

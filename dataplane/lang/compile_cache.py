@@ -107,11 +107,9 @@ def compile_file_cached(path: str | Path, *, include_dirs: Sequence[Path] = (),
         program, kept = hit
         total = time.perf_counter() - start
         return CompileResult(program, kept, {"cache": 1.0, "total": total})
-    from dataplane.gc_pause import paused_gc
-    from dataplane.lang.frontend import _compile
+    from dataplane.lang.frontend import compile_preprocessed
 
-    with paused_gc():
-        result = _compile(pre, str(path), start, policy)
+    result = compile_preprocessed(pre, str(path), warnings=policy, start=start)
     _store(entry, (result.program, result.warnings))
     result.timings["cache"] = 0.0
     return result

@@ -1,14 +1,19 @@
-"""The front end as an ordered list of passes: preprocess, parse, check (which lowers to the program IR),
-inline (sub-parsers and sub-controls into the blocks the package uses), lint (warnings).
+"""The front end as a declared, ordered list of passes (``PASSES``), as p4c's ``FrontEnd::run``:
+preprocess, parse, check (which lowers to the program IR), inline (sub-parsers and
+sub-controls into the blocks the package uses), lint (warnings).
 
-Each pass stops the pipeline when it reports errors; every diagnostic carries the
-original file, line and column and the source line for the caret.
+One loop (``run_passes``) runs them: it times each one (``dataplane compile --timings``),
+names it on an open progress line, stops after the first that reports errors, and can stop
+after any one of them to show what it made (``dataplane compile --dump-after PASS``). Every
+diagnostic carries the original file, line and column and the source line for the caret.
 """
 from __future__ import annotations
 
+import re
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, cast
 
 from dataplane import progress
 from dataplane.diagnostics import WarningPolicy
@@ -25,58 +30,131 @@ from dataplane.lang.parser import parse_text
 from dataplane.lang.preprocess import PreprocessedSource, preprocess
 
 
+@dataclass
+class FrontEndState:
+    """What the passes hand on to each other; each pass fills in its own part."""
+
+    filename: str
+    include_dirs: Sequence[Path] = ()
+    defines: Mapping[str, str] | None = None
+    text: str | None = None                       # source text, or None to read ``filename``
+    sink: DiagnosticSink = field(default_factory=DiagnosticSink)
+    timings: dict[str, float] = field(default_factory=dict)
+    pre: PreprocessedSource | None = None         # after preprocess
+    tree: P4Program | None = None                 # after parse
+    program: Program | None = None                # after check (inline rewrites it)
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One front-end pass: its name (``--timings``, ``--dump-after``), what it does, and the
+    function that runs it on the state."""
+
+    name: str
+    doc: str
+    run: Callable[[FrontEndState], None]
+
+
+def _preprocess(st: FrontEndState) -> None:
+    if st.text is None:
+        st.pre = preprocess(st.filename, include_dirs=st.include_dirs, defines=st.defines)
+    else:
+        st.pre = preprocess(text=st.text, filename=st.filename, include_dirs=st.include_dirs, defines=st.defines)
+
+
+# Each pass runs after the ones that fill in what it reads (the asserts say so to a type checker).
+def _parse(st: FrontEndState) -> None:
+    pre = st.pre
+    assert pre is not None
+    st.tree = parse_text(pre.text, pre.locate, pre.source_line, st.timings)
+
+
+def _check(st: FrontEndState) -> None:
+    assert st.tree is not None
+    st.program = Checker(st.sink, st.filename).check_program(st.tree)
+
+
+def _inline(st: FrontEndState) -> None:
+    assert st.program is not None
+    st.program = inline_program(st.program, st.sink)
+    check_action_names(st.program, st.sink)
+
+
+def _lint(st: FrontEndState) -> None:
+    assert st.tree is not None and st.pre is not None
+    lint_program(st.tree, st.sink, st.pre.system_files)
+
+
+PASSES: tuple[Pass, ...] = (
+    Pass("preprocess", "#include, #define and #if, with a map back to the original lines", _preprocess),
+    Pass("parse", "lark's LALR parser and the IR builder: the syntax tree (ir.decl/stmt/expr)", _parse),
+    Pass("check", "names, types, constant folding and lowering to ir.program.Program", _check),
+    Pass("inline", "sub-parsers and sub-controls into the blocks the package uses; control-plane names", _inline),
+    Pass("lint", "warnings p4c gives: unused declarations, shadowing, uninitialised reads", _lint),
+)
+PASS_NAMES = tuple(p.name for p in PASSES)
+
+
+def run_passes(st: FrontEndState, passes: Sequence[Pass] = PASSES, stop_after: str | None = None) -> FrontEndState:
+    """Run ``passes`` in order on ``st``, timing each into ``st.timings`` (the parse pass also
+    records its parts); stop after the first that reports an error, or after ``stop_after``.
+    Preprocess and parse raise ``CompileError`` themselves (nothing after them could run)."""
+    for number, p in enumerate(passes, 1):
+        progress.stage(f"compile {Path(st.filename).name}: {p.name} (pass {number} of {len(passes)})")
+        t = time.perf_counter()
+        p.run(st)
+        if p.name not in st.timings:     # the parse pass's parts are already there
+            st.timings[p.name] = time.perf_counter() - t
+        if st.sink.has_errors() or p.name == stop_after:
+            break
+    return st
+
+
 def compile_file(path: str | Path, *, include_dirs: Sequence[Path] = (),
-                 defines: Mapping[str, str] | None = None, warnings: WarningPolicy | None = None) -> CompileResult:
+                 defines: Mapping[str, str] | None = None, warnings: WarningPolicy | None = None,
+                 stop_after: str | None = None) -> CompileResult:
     """Compile the P4 program at ``path``; raise ``CompileError`` with every diagnostic on failure.
-    ``warnings`` disables warning codes or makes warnings errors (``--Wno``, ``--Werror``)."""
-    start = time.perf_counter()
-    with paused_gc():
-        _pass(str(path), "preprocess", 1)
-        pre = preprocess(path, include_dirs=include_dirs, defines=defines)
-        return _compile(pre, str(path), start, warnings or WarningPolicy())
+    ``warnings`` disables warning codes or makes warnings errors (``--Wno``, ``--Werror``);
+    ``stop_after`` names the last pass to run (the result's ``program`` is None before ``check``)."""
+    st = FrontEndState(str(path), include_dirs, defines)
+    return _compile(st, warnings or WarningPolicy(), stop_after)
 
 
 def compile_source(text: str, filename: str = "<input>", *, include_dirs: Sequence[Path] = (),
-                   defines: Mapping[str, str] | None = None, warnings: WarningPolicy | None = None) -> CompileResult:
+                   defines: Mapping[str, str] | None = None, warnings: WarningPolicy | None = None,
+                   stop_after: str | None = None) -> CompileResult:
     """Compile P4 source text; quoted includes resolve relative to ``filename``'s directory."""
-    start = time.perf_counter()
-    with paused_gc():
-        _pass(filename, "preprocess", 1)
-        pre = preprocess(text=text, filename=filename, include_dirs=include_dirs, defines=defines)
-        return _compile(pre, filename, start, warnings or WarningPolicy())
+    st = FrontEndState(filename, include_dirs, defines, text)
+    return _compile(st, warnings or WarningPolicy(), stop_after)
 
 
-def compile_program(path_or_text: str | Path, **kwargs) -> Program:
+def compile_program(path_or_text: str | Path, **kwargs: Any) -> Program:
     """Convenience: compile a file path (or source text containing a newline) and return the program."""
     if isinstance(path_or_text, str) and "\n" in path_or_text:
         return compile_source(path_or_text, **kwargs).program
     return compile_file(path_or_text, **kwargs).program
 
 
-def _pass(source: str, name: str, number: int) -> None:
-    """Name the pass now running on an open progress line (a large program parses for seconds)."""
-    progress.stage(f"compile {Path(source).name}: {name} (pass {number} of 4)")
+def compile_preprocessed(pre: PreprocessedSource, filename: str, *, warnings: WarningPolicy | None = None,
+                         start: float | None = None) -> CompileResult:
+    """The passes after ``preprocess`` on a program already preprocessed (the compile cache's
+    miss); ``start`` is when preprocessing began (``time.perf_counter()``), for the timings."""
+    st = FrontEndState(filename, pre=pre)
+    if start is not None:
+        st.timings["preprocess"] = time.perf_counter() - start
+    return _compile(st, warnings or WarningPolicy(), None, PASSES[1:], start)
 
 
-def _compile(pre: PreprocessedSource, source: str, start: float, policy: WarningPolicy) -> CompileResult:
-    timings = {"preprocess": time.perf_counter() - start}
-    _pass(source, "parse", 2)
-    tree: P4Program = parse_text(pre.text, pre.locate, pre.source_line, timings)
-    t = time.perf_counter()
-    sink = DiagnosticSink()
-    _pass(source, "check", 3)
-    program = Checker(sink, source).check_program(tree)
-    timings["check"] = time.perf_counter() - t
-    if not sink.has_errors():
-        t = time.perf_counter()
-        _pass(source, "inline", 4)
-        program = inline_program(program, sink)
-        check_action_names(program, sink)
-        timings["inline"] = time.perf_counter() - t
-    if not sink.has_errors():
-        t = time.perf_counter()
-        lint_program(tree, sink, pre.system_files)
-        timings["lint"] = time.perf_counter() - t
+def _compile(st: FrontEndState, policy: WarningPolicy, stop_after: str | None,
+             passes: Sequence[Pass] = PASSES, start: float | None = None) -> CompileResult:
+    if stop_after is not None and stop_after not in PASS_NAMES:
+        raise ValueError(f"no front-end pass named {stop_after!r} (passes: {', '.join(PASS_NAMES)})")
+    if start is None:
+        start = time.perf_counter()
+    with paused_gc():
+        run_passes(st, passes, stop_after)
+    pre, sink = st.pre, st.sink
+    assert pre is not None   # preprocess raises rather than leave it unset
     for d in sink.diagnostics:
         if d.source_line is None and d.span.line:
             d.source_line = pre.source_line(d.span)
@@ -85,8 +163,51 @@ def _compile(pre: PreprocessedSource, source: str, start: float, policy: Warning
     warnings = policy.kept(d for d in sink.diagnostics if d.severity != "error")
     if policy.as_errors and warnings:
         raise CompileError([policy.as_error(w) for w in warnings])
-    timings["total"] = time.perf_counter() - start
-    return CompileResult(program, warnings, timings)
+    st.timings["total"] = time.perf_counter() - start
+    # program is None only when stop_after names a pass before check (CompileResult says so)
+    return CompileResult(cast(Program, st.program), warnings, st.timings, st.tree, pre)
+
+
+def printed_source(result: CompileResult, defines: Mapping[str, str] | None = None) -> str:
+    """The program's parse tree printed back as P4 (``dataplane compile --pp``). Declarations from
+    the bundled include files print as their ``#include``, unless a macro defined before an
+    include (``-D``, or ``#define V1MODEL_VERSION`` ahead of ``#include <v1model.p4>``) may have
+    changed what it declares: then they print in full, as the program saw them."""
+    from dataplane.ir.printer import to_p4
+
+    pre = result.source
+    if pre is None or result.syntax is None:
+        raise ValueError("printed_source needs a CompileResult from compile_file or compile_source")
+    system = pre.system_files
+    user_texts = [text for name, text in pre.files.items() if name not in system]
+    if defines or any(_defines_before_include(text) for text in user_texts):
+        system = frozenset()
+    return to_p4(result.syntax, system)
+
+
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define\b", re.M)
+_SYSTEM_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*<", re.M)
+
+
+def _defines_before_include(text: str) -> bool:
+    define = _DEFINE.search(text)
+    return define is not None and any(m.start() > define.start() for m in _SYSTEM_INCLUDE.finditer(text))
+
+
+def format_timings(timings: Mapping[str, float]) -> str:
+    """One line per pass with its time in ms (the parse pass with its parts), then the total."""
+    parts = ("lex", "tokens", "parse", "build")
+    lines = []
+    for name in PASS_NAMES:
+        if name == "parse" and "lex" in timings:
+            total = sum(timings.get(k, 0.0) for k in parts)
+            detail = ", ".join(f"{k} {timings[k] * 1000:.1f}" for k in parts if k in timings)
+            lines.append(f"{name:<11}{total * 1000:8.1f} ms  ({detail})")
+        elif name in timings:
+            lines.append(f"{name:<11}{timings[name] * 1000:8.1f} ms")
+    if "total" in timings:
+        lines.append(f"{'total':<11}{timings['total'] * 1000:8.1f} ms")
+    return "\n".join(lines)
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:

@@ -12,8 +12,16 @@ from dataplane.ir import stmt as S
 from dataplane.ir import types as T
 from dataplane.ir.node import annotation, walk
 from dataplane.lang.inline_rewrite import Env, Inst, Rewriter
-from dataplane.lang.inline_support import (has_call, has_return, header_resets, locations, name_annotation,
-                                           overlap, remove_returns, same)
+from dataplane.lang.inline_support import (
+    has_call,
+    has_return,
+    header_resets,
+    locations,
+    name_annotation,
+    overlap,
+    remove_returns,
+    same,
+)
 
 
 class Flattener:

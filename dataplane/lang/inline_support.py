@@ -15,7 +15,6 @@ from dataplane.ir.node import Annotation, Node, walk
 from dataplane.lang.consteval import cast_int, fold_binary
 from dataplane.lang.literals import wrap
 
-
 # ---- return inside an inlined control body ------------------------------------------------------
 
 def has_return(stmts) -> bool:

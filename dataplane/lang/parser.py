@@ -11,8 +11,8 @@ from functools import lru_cache
 from typing import Callable
 
 from lark import Lark, Token, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-from lark.lexer import BasicLexer, LexerThread
 from lark.exceptions import VisitError
+from lark.lexer import BasicLexer, LexerThread
 
 from dataplane.errors import CompileError, Diagnostic, InternalError, Span
 from dataplane.ir.decl import P4Program

@@ -5,8 +5,18 @@ import struct
 from dataclasses import dataclass
 from typing import Iterator
 
-from dataplane.pcap.format import (MAX_RECORD, PCAPNG_BOM, PCAPNG_EPB, PCAPNG_IDB, PCAPNG_PB, PCAPNG_SHB,
-                                   PCAPNG_SPB, empty, not_a_capture, truncated)
+from dataplane.pcap.format import (
+    MAX_RECORD,
+    PCAPNG_BOM,
+    PCAPNG_EPB,
+    PCAPNG_IDB,
+    PCAPNG_PB,
+    PCAPNG_SHB,
+    PCAPNG_SPB,
+    empty,
+    not_a_capture,
+    truncated,
+)
 from dataplane.pcap.stream import ChunkBuffer
 
 _OPT_END, _OPT_TSRESOL, _OPT_TSOFFSET = 0, 9, 14

@@ -45,7 +45,7 @@ def run_reported(name: str, callback: Callable[..., Any], kwargs: dict[str, Any]
                 rec = recorders.pop(0)
                 runs.append(collect.collect_run(rec.net, rec, f"{rec.net.spec.name} {len(runs) + 1}"))
 
-        with recording(lambda net: finished()) as recorders:
+        with recording(lambda net: finished()) as recorders:  # noqa: F811 (bound above for finished())
             value = callback(**kwargs)
             finished()
         results = _results(Path(kwargs["out"]))

@@ -3,8 +3,8 @@ distance from the hosts; links coloured by utilisation, failed links dashed and 
 Every node and link has a ``<title>`` (the browser's tooltip) with its figures."""
 from __future__ import annotations
 
-from html import escape
 from collections import Counter
+from html import escape
 from typing import Any
 
 from dataplane.natural_order import natural_key

@@ -31,12 +31,15 @@ import numpy as np
 
 from dataplane import progress
 from dataplane.cli_types import OutputDir
-from dataplane.resources import builtin_program
 from dataplane.net.apps.allreduce import (
-    InaWorker, RingWorker, make_scale, quantisation_bound,
+    InaWorker,
+    RingWorker,
+    make_scale,
+    quantisation_bound,
 )
 from dataplane.net.fabric.network import Network
 from dataplane.net.topology.spec import HostSpec, LinkSpec, SwitchSpec, TopologySpec
+from dataplane.resources import builtin_program
 
 __all__ = ["AllreduceResult", "run_allreduce", "build_network", "command", "MODES", "JSON_KEYS", "PROGRAM"]
 

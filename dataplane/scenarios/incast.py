@@ -139,10 +139,10 @@ def build_network(cfg: IncastConfig):
     """The leaf-spine (as a Network), the receiver host, the sender hosts, the bottleneck port."""
     from dataplane.control.loader import apply_runtime_config
     from dataplane.control.runtime_json import parse_runtime_json
-    from dataplane.net.topology.generators import leaf_spine, runtime_json_text
-    from dataplane.net.fabric.network import Network
-    from dataplane.net.topology.spec import HostSpec, LinkSpec, SwitchSpec, TopologySpec
     from dataplane.net.core.units import parse_rate, parse_time
+    from dataplane.net.fabric.network import Network
+    from dataplane.net.topology.generators import leaf_spine, runtime_json_text
+    from dataplane.net.topology.spec import HostSpec, LinkSpec, SwitchSpec, TopologySpec
     from dataplane.resources import builtin_program
 
     h = cfg.hosts_per_leaf

@@ -49,14 +49,14 @@ def plot_rates(runs: list[Any], path: Path) -> Path:
     fig, axes = plt.subplots(len(panels), 1, figsize=(8, 3 * len(panels)), squeeze=False)
     for ax, (run, kind) in zip(axes[:, 0], panels):
         if kind == "received":
-            for name, series in run.flow_series.items():
+            for _name, series in run.flow_series.items():
                 ax.plot([t / 1000 for t, _ in series], [r / 1e9 for _, r in series], linewidth=0.8)
             ax.set_title(f"{run.config.mode}: per-flow throughput at the receiver "
                          f"({run.config.bin_ns // 1000} µs bins)")
         else:
-            for name, log in run.rate_logs.items():
+            for _name, log in run.rate_logs.items():
                 xs, ys = [], []
-                for i, (t, r) in enumerate(log):
+                for _i, (t, r) in enumerate(log):
                     if xs:
                         xs.append(t / 1000)
                         ys.append(ys[-1])

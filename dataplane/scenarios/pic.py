@@ -45,13 +45,22 @@ from dataplane import progress
 from dataplane.cli_types import Duration, OutputDir
 from dataplane.errors import DataplaneError
 from dataplane.net.apps.basic import UdpFlow
+from dataplane.net.core.units import UnitError, parse_time
 from dataplane.net.fabric.network import Network
 from dataplane.net.topology.spec import HostSpec, LinkSpec, SwitchSpec, TopologySpec
-from dataplane.net.core.units import UnitError, parse_time
 from dataplane.resources import builtin_program
 from dataplane.scenarios.pic_controllers import (
-    BFD_DETECTION_NS, CONTROLLERS, DEFAULT_DETECTION_NS, DEFAULT_WRITE_RATE, MODE_PROGRAMS, Fib, NextHop, Path as
-    FibPath, write_latency_ns,
+    BFD_DETECTION_NS,
+    CONTROLLERS,
+    DEFAULT_DETECTION_NS,
+    DEFAULT_WRITE_RATE,
+    MODE_PROGRAMS,
+    Fib,
+    NextHop,
+    write_latency_ns,
+)
+from dataplane.scenarios.pic_controllers import (
+    Path as FibPath,
 )
 
 __all__ = ["PicResult", "run_pic", "run_pic_sweep", "plot_pic", "build_network", "command", "MODES",

@@ -143,8 +143,8 @@ def build_fabric(cfg: VxlanConfig, mode: str, capture_dir: Path | None = None) -
     port to leaf1, server 1's link and (offload) DPU 1's uplink."""
     from dataplane.control.loader import apply_runtime_config
     from dataplane.control.runtime_json import parse_runtime_json
-    from dataplane.net.topology.generators import leaf_spine, runtime_json_text
     from dataplane.net.fabric.network import Network
+    from dataplane.net.topology.generators import leaf_spine, runtime_json_text
     from dataplane.net.topology.spec import DpuSpec, HostSpec, LinkSpec, SwitchSpec, TopologySpec
 
     if mode not in MODES:

@@ -50,7 +50,7 @@ def plot_vxlan(rows: list[dict[str, Any]], path: Path, spread: dict[str, Any] | 
     by_spine = sr["modes"]["offload"]["sport_by_spine"]
     share = sr["modes"]["offload"]["spine_share"]
     peak = max((n for sports in by_spine.values() for n in sports.values()), default=1)
-    for k, (spine, sports) in enumerate(by_spine.items()):
+    for k, (_spine, sports) in enumerate(by_spine.items()):
         ports = [int(p) for p in sports]
         sizes = [40 * n / peak for n in sports.values()]
         ax2.scatter(ports, [k] * len(ports), s=sizes, alpha=0.6)

@@ -25,7 +25,12 @@ from dataplane.control.config_errors import ConfigError, read_text_file
 from dataplane.records import record
 from dataplane.testing.stf_expect import describe_mismatch, expect_matches
 from dataplane.testing.stf_keys import (
-    order_action_args, resolve_key_name, resolve_suffix, stf_default_key, stf_key_to_match, stf_number,
+    order_action_args,
+    resolve_key_name,
+    resolve_suffix,
+    stf_default_key,
+    stf_key_to_match,
+    stf_number,
     stf_priority_to_bmv2,
 )
 from dataplane.testing.stf_lexer import KEYWORDS, Token, tokenize

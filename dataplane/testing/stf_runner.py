@@ -16,11 +16,17 @@ from dataplane.control.keys import ExactKey
 from dataplane.control.loader import _apply
 from dataplane.control.switch import Switch
 from dataplane.errors import DataplaneError
+from dataplane.ir.node import Visitor
 from dataplane.testing import stf as S
 from dataplane.testing import stf_ebpf
 from dataplane.testing.stf_expect import describe_mismatch, expect_matches
-from dataplane.testing.stf_keys import (order_action_args, resolve_key_name, resolve_suffix, stf_default_key,
-                                        stf_key_to_match)
+from dataplane.testing.stf_keys import (
+    order_action_args,
+    resolve_key_name,
+    resolve_suffix,
+    stf_default_key,
+    stf_key_to_match,
+)
 
 
 @dataclass
@@ -54,54 +60,20 @@ def run_stf(switch: Switch, commands: list, filename: str = "<stf>", *, engine: 
     if echo is not None:
         echo(f"engine: {why}")
     commands = stf_ebpf.translate(switch, commands)
-    expects: dict[int, list[S.Expect]] = {}
-    watched: set[int] = set()
-    received: dict[int, list[bytes]] = {}
-    sent = 0
-    pending: list = []
-
-    def flush() -> None:
-        if pending:
-            for result in switch.process_batch([c.data for c in pending], [c.port for c in pending], engine="batch"):
-                for out in result.outputs:
-                    received.setdefault(out.port, []).append(out.data)
-            pending.clear()
-
+    run = _StfRun(switch, pipeline is not None)
     for cmd in commands:
         where = (filename, getattr(cmd, "line", 0) or getattr(cmd, "source", ("", 0))[1])
         try:
-            if isinstance(cmd, S.Packet):
-                watched.add(cmd.port)
-                sent += 1
-                if pipeline is not None:
-                    pending.append(cmd)
-                    continue
-                for out in switch.send(cmd.port, cmd.data):
-                    received.setdefault(out.port, []).append(out.data)
-                continue
-            if not isinstance(cmd, S.Expect):
-                flush()
-            if isinstance(cmd, S.Expect):
-                watched.add(cmd.port)
-                expects.setdefault(cmd.port, []).append(cmd)
-            elif isinstance(cmd, S.Add):
-                _add(switch, cmd, where)
-            elif isinstance(cmd, S.SetDefault):
-                t = switch.table_names()[resolve_suffix(cmd.table, switch.table_names(), "table", where)]
-                action, params = _action_args(switch, t, cmd.action, cmd.args, where)
-                switch.table_set_default(t.qualified_name, action, params)
-            elif isinstance(cmd, (S.NoPacket, S.Wait, S.Remove, S.CheckCounter)):
-                continue  # the BMv2 driver ignores these too
-            elif isinstance(cmd, O.Op):
-                _apply(switch, cmd)
+            run.visit(cmd, where)
         except ConfigError:
             raise
         except DataplaneError as err:
             raise ConfigError(str(err), *where, code=control_plane_code(err)) from err
     try:
-        flush()
+        run.flush()
     except DataplaneError as err:
         raise ConfigError(str(err), filename, 0, code=control_plane_code(err)) from err
+    expects, watched, received, sent = run.expects, run.watched, run.received, run.sent
     failures: list[str] = []
     for port in sorted(watched):
         want = expects.get(port, [])
@@ -115,6 +87,63 @@ def run_stf(switch: Switch, commands: list, filename: str = "<stf>", *, engine: 
             missing = "".join(f"\n  missing (expect at {filename}:{e.line}): {e.pattern}" for e in want[len(got):])
             failures.append(f"port {port}: expected {len(want)} packet(s), received {len(got)}{extra}{missing}")
     return StfResult(not failures, failures, received, sent)
+
+
+class _StfRun(Visitor):
+    """Applies STF commands in file order, one ``visit_<Command>`` per kind; packets queue up
+    for the batch engine (``batched``) until the next control command or the end."""
+
+    def __init__(self, switch: Switch, batched: bool):
+        self.switch = switch
+        self.batched = batched
+        self.expects: dict[int, list[S.Expect]] = {}
+        self.watched: set[int] = set()
+        self.received: dict[int, list[bytes]] = {}
+        self.sent = 0
+        self.pending: list[S.Packet] = []
+
+    def flush(self) -> None:
+        if self.pending:
+            pending = self.pending
+            for result in self.switch.process_batch([c.data for c in pending], [c.port for c in pending],
+                                                    engine="batch"):
+                for out in result.outputs:
+                    self.received.setdefault(out.port, []).append(out.data)
+            pending.clear()
+
+    def visit_Packet(self, cmd: S.Packet, where) -> None:
+        self.watched.add(cmd.port)
+        self.sent += 1
+        if self.batched:
+            self.pending.append(cmd)
+            return
+        for out in self.switch.send(cmd.port, cmd.data):
+            self.received.setdefault(out.port, []).append(out.data)
+
+    def visit_Expect(self, cmd: S.Expect, where) -> None:
+        self.watched.add(cmd.port)
+        self.expects.setdefault(cmd.port, []).append(cmd)
+
+    def visit_Add(self, cmd: S.Add, where) -> None:
+        self.flush()
+        _add(self.switch, cmd, where)
+
+    def visit_SetDefault(self, cmd: S.SetDefault | O.SetDefault, where) -> None:
+        if isinstance(cmd, O.Op):   # the CLI's table_set_default has the same class name
+            return self.visit_Op(cmd, where)
+        self.flush()
+        switch = self.switch
+        t = switch.table_names()[resolve_suffix(cmd.table, switch.table_names(), "table", where)]
+        action, params = _action_args(switch, t, cmd.action, cmd.args, where)
+        switch.table_set_default(t.qualified_name, action, params)
+
+    def visit_Op(self, cmd: O.Op, where) -> None:
+        self.flush()
+        _apply(self.switch, cmd)
+
+    def generic_visit(self, cmd, where) -> None:
+        # no_packet, wait, remove, check_counter: the BMv2 driver ignores these too
+        self.flush()
 
 
 def run_stf_file(program: str | Path, stf_path: str | Path, *, seed: int = 0) -> StfResult:

@@ -3,8 +3,6 @@ cannot see from the packets -- counters, configured meters, digests, selectors, 
 the metadata storage psa_switch shares between parameters, limits and load-time errors."""
 from __future__ import annotations
 
-import random
-import zlib
 from pathlib import Path
 
 import pytest

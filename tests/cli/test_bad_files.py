@@ -7,8 +7,8 @@ directory and a missing path (inputs), or a path that cannot be made (outputs).
 """
 from __future__ import annotations
 
-import re
 import random
+import re
 import traceback
 from pathlib import Path
 

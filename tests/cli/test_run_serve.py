@@ -23,11 +23,12 @@ from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc  # noqa: E402
 from scapy.layers.inet import IP, UDP  # noqa: E402
 from scapy.layers.l2 import Ether  # noqa: E402
 
-from dataplane.control.p4info import build_p4info  # noqa: E402
 from dataplane.control.device_config import make_device_config  # noqa: E402
+from dataplane.control.p4info import build_p4info  # noqa: E402
 from dataplane.lang.frontend import compile_file  # noqa: E402
 from dataplane.resources import builtin_program  # noqa: E402
-from dataplane.testing.processes import dataplane_command as _dataplane, stop_process  # noqa: E402
+from dataplane.testing.processes import dataplane_command as _dataplane  # noqa: E402
+from dataplane.testing.processes import stop_process
 
 TOPO = Path(__file__).parents[1] / "net" / "data" / "served" / "topology.json"
 PROGRAM = builtin_program("ipv4_router")

@@ -11,8 +11,23 @@ import random
 import pytest
 
 from dataplane.engine.hashes import (
-    CRC16_DEFAULT, CRC32_DEFAULT, HASH_ALGORITHMS, CustomCrc, crc16, crc16_custom, crc32, crc32_custom,
-    csum16, hash_fields, hash_function, hash_result, identity, pack_fields, random_hash, v1model_hash, xor16,
+    CRC16_DEFAULT,
+    CRC32_DEFAULT,
+    HASH_ALGORITHMS,
+    CustomCrc,
+    crc16,
+    crc16_custom,
+    crc32,
+    crc32_custom,
+    csum16,
+    hash_fields,
+    hash_function,
+    hash_result,
+    identity,
+    pack_fields,
+    random_hash,
+    v1model_hash,
+    xor16,
 )
 
 CHECK = b"123456789"

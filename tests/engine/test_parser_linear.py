@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
 from dataplane.control.switch import Switch
 from dataplane.engine import codegen_parser
 from dataplane.engine.backend import generate

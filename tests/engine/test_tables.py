@@ -13,7 +13,11 @@ import numpy as np
 import pytest
 
 from dataplane.engine.table_errors import (
-    BadKeyError, DuplicateEntryError, EntryNotFoundError, TableError, TableFullError,
+    BadKeyError,
+    DuplicateEntryError,
+    EntryNotFoundError,
+    TableError,
+    TableFullError,
 )
 from dataplane.engine.tables import MatchTable
 from dataplane.errors import DataplaneError

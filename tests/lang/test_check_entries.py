@@ -5,10 +5,9 @@ points (the unique source text given as ``at``), as tests/lang/test_errors.py do
 """
 from __future__ import annotations
 
+from dataplane.lang.frontend import compile_source
 from dataplane.testing.diagnostics import assert_error
 from dataplane.testing.skeleton import v1model_program as v1model
-
-from dataplane.lang.frontend import compile_source
 
 TERNARY = "key = { meta.x : exact; meta.y : ternary; }"
 

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from dataplane.net.hosts.host import Host
+from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.link import Link
 from dataplane.net.devices.node import Node
+from dataplane.net.hosts.host import Host
 from dataplane.net.hosts.packets import parse_ip
-from dataplane.net.core.sim import Simulator
 from dataplane.net.topology.spec import HostSpec
 
 MAC1, MAC2 = 0x0800_0000_0101, 0x0800_0000_0202

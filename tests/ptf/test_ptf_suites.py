@@ -21,8 +21,8 @@ pytest.importorskip("grpc")
 pytest.importorskip("pynng")
 pytest.importorskip("ptf")
 pytest.importorskip("p4.v1.p4runtime_pb2")
-from dataplane.testing.processes import (  # noqa: E402
-    dataplane_command as _dataplane, free_port, stop_process, wait_listening)
+from dataplane.testing.processes import dataplane_command as _dataplane  # noqa: E402
+from dataplane.testing.processes import free_port, stop_process, wait_listening
 
 pytestmark = pytest.mark.no_pypy  # interpreter-independent and slow under PyPy
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from dataplane.net.apps.allreduce import dequantise, make_scale, quantisation_bound, quantise
 from dataplane.cli import main
+from dataplane.net.apps.allreduce import dequantise, make_scale, quantisation_bound, quantise
 from dataplane.scenarios.allreduce import JSON_KEYS, make_data, run_allreduce
 
 

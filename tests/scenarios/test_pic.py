@@ -15,14 +15,27 @@ from scapy.layers.l2 import Ether
 from dataplane.cli import main
 from dataplane.control.bulk_load import action_entry, add_entries, add_lpm, modify_entries
 from dataplane.control.switch import ControlPlaneError, Switch
-from dataplane.net.devices.controller import ControllerHandle
 from dataplane.net.core.sim import Simulator
+from dataplane.net.devices.controller import ControllerHandle
 from dataplane.resources import builtin_program
 from dataplane.scenarios.pic import (
-    JSON_KEYS, MODES, S2_MAC, S3_MAC, build_network, run_pic, run_pic_sweep, sample_indexes, scenario_fib,
+    JSON_KEYS,
+    MODES,
+    S2_MAC,
+    S3_MAC,
+    build_network,
+    run_pic,
+    run_pic_sweep,
+    sample_indexes,
+    scenario_fib,
 )
 from dataplane.scenarios.pic_controllers import (
-    BFD_DETECTION_NS, DataplaneController, FlatController, PicController, TimedWrites, write_latency_ns,
+    BFD_DETECTION_NS,
+    DataplaneController,
+    FlatController,
+    PicController,
+    TimedWrites,
+    write_latency_ns,
 )
 from dataplane.testing.stf_runner import run_stf_file
 

@@ -21,15 +21,15 @@ from scapy.layers.vxlan import VXLAN
 from scapy.packet import raw
 from scapy.utils import rdpcap
 
+from dataplane.cli import main
 from dataplane.control.switch import Switch
 from dataplane.lang.frontend import compile_file
 from dataplane.net.apps import vxlan as vx
-from dataplane.net.hosts.host import Host
 from dataplane.net.capture.pcap import read_pcap
 from dataplane.net.core.sim import Simulator
+from dataplane.net.hosts.host import Host
 from dataplane.net.topology.spec import HostSpec
 from dataplane.resources import builtin_program
-from dataplane.cli import main
 from dataplane.scenarios.vxlan import JSON_KEYS, VNI_BASE, VxlanConfig, build_fabric, run_mode, run_vxlan
 
 SMALL = dict(hosts=4, tenants=2, duration_ns=10_000, stray_packets=5)

@@ -8,9 +8,24 @@ from dataplane.control.config_errors import ConfigError
 from dataplane.control.keys import ExactKey, LpmKey, TernaryKey
 from dataplane.errors import DataplaneError
 from dataplane.testing.stf import (
-    Add, CheckCounter, Expect, NoPacket, Packet, Remove, SetDefault, Wait, describe_mismatch,
-    expect_matches, order_action_args, parse_stf, resolve_key_name, resolve_suffix, stf_default_key,
-    stf_key_to_match, stf_number, stf_priority_to_bmv2,
+    Add,
+    CheckCounter,
+    Expect,
+    NoPacket,
+    Packet,
+    Remove,
+    SetDefault,
+    Wait,
+    describe_mismatch,
+    expect_matches,
+    order_action_args,
+    parse_stf,
+    resolve_key_name,
+    resolve_suffix,
+    stf_default_key,
+    stf_key_to_match,
+    stf_number,
+    stf_priority_to_bmv2,
 )
 
 

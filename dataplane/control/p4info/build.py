@@ -15,10 +15,10 @@ from dataplane.control.p4info import externs as X
 from dataplane.control.p4info import ids
 from dataplane.control.p4info.annotations import add_annotations, add_documentation, split_top_level, unquote, user_id
 from dataplane.control.p4info.ids import P4InfoError
-from dataplane.control.p4info.tables import ActionScope, add_action, add_table, table_action_refs, table_name
-from dataplane.control.p4info.type_info import TypeSpecs
 from dataplane.control.p4info.packet_io import add_controller_headers, add_value_set, controller_headers
 from dataplane.control.p4info.reach import applied_tables, called_actions
+from dataplane.control.p4info.tables import ActionScope, add_action, add_table, table_action_refs, table_name
+from dataplane.control.p4info.type_info import TypeSpecs
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T

@@ -213,7 +213,7 @@ def _struct_members(state: PipelineState, spec, what: str):
 def _to_data(state: PipelineState, spec, value, out: p4data_pb2.P4Data, what: str) -> None:
     kind = spec.WhichOneof("type_spec")
     if kind == "struct":
-        members = getattr(out, "struct").members
+        members = out.struct.members
         for m in _struct_members(state, spec, what):
             _to_data(state, m.type_spec, value[m.name], members.add(), f"{what}.{m.name}")
     elif kind == "bool":
@@ -226,7 +226,7 @@ def _from_data(state: PipelineState, spec, data: p4data_pb2.P4Data, what: str):
     kind, given = spec.WhichOneof("type_spec"), data.WhichOneof("data")
     if kind == "struct":
         members = _struct_members(state, spec, what)
-        got = getattr(data, "struct").members if given == "struct" else None
+        got = data.struct.members if given == "struct" else None
         if got is None or len(got) != len(members):
             raise invalid(f"{what}: give a struct of {len(members)} members "
                           f"({', '.join(m.name for m in members)})")

@@ -101,7 +101,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                 try:
                     entities.apply_update(new, update)
                 except P4RuntimeError as err:
-                    raise invalid(f"RECONCILE_AND_COMMIT cannot keep the forwarding state: {err.message}")
+                    raise invalid(f"RECONCILE_AND_COMMIT cannot keep the forwarding state: {err.message}") from err
 
     # ---- the stream ----------------------------------------------------------------------------
     def StreamChannel(self, request_iterator, context):

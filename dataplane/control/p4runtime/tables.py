@@ -16,8 +16,14 @@ from dataplane.control.p4runtime.context import PipelineState, switch_call
 from dataplane.control.p4runtime.externs import apply_direct_meter
 from dataplane.control.p4runtime.profiles import resolve_reference
 from dataplane.control.p4runtime.status import P4RuntimeError, invalid, not_found, unimplemented
-from dataplane.control.p4runtime.table_keys import (action_call, action_message, lookup_table, match_fields,
-                                                    match_values, replace_group)
+from dataplane.control.p4runtime.table_keys import (
+    action_call,
+    action_message,
+    lookup_table,
+    match_fields,
+    match_values,
+    replace_group,
+)
 
 Update = p4runtime_pb2.Update
 

@@ -14,8 +14,8 @@ import struct
 from array import array
 from dataclasses import dataclass, field
 
-from dataplane.net.hosts import packets as pk
 from dataplane.net.apps.bulk import BulkReceiver, BulkTransfer
+from dataplane.net.hosts import packets as pk
 from dataplane.net.hosts.host import Host, _ip
 
 __all__ = ["Ping", "UdpFlow", "UdpSink", "FlowRecord", "BulkTransfer", "BulkReceiver", "Incast", "incast"]

@@ -38,16 +38,16 @@ from __future__ import annotations
 
 import math
 import struct
-from bisect import bisect_left, bisect_right
 import weakref
 from array import array
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
+from dataplane.net.apps.basic import binned_throughput
 from dataplane.net.devices.link import wire_bytes
 from dataplane.net.hosts import packets as pk
 from dataplane.net.hosts.host import Host, Timer, _ip
-from dataplane.net.apps.basic import binned_throughput
 
 __all__ = ["ROCE_PORT", "OP_SEND_ONLY", "OP_CNP", "CNP_TOS", "DcqcnParams", "DcqcnRateControl", "RoceEndpoint",
            "DcqcnSender", "DcqcnReceiver", "RoceFlowStats", "data_frame_len", "cnp_payload", "parse_bth"]

@@ -22,8 +22,8 @@ from typing import Any
 import yaml
 
 from dataplane.control.config_errors import ConfigError, read_text_file, yaml_error
-from dataplane.net.apps.basic import BulkReceiver, BulkTransfer, Ping, UdpFlow, UdpSink, incast
 from dataplane.natural_order import natural_key, natural_sorted
+from dataplane.net.apps.basic import BulkReceiver, BulkTransfer, Ping, UdpFlow, UdpSink, incast
 from dataplane.net.core.units import UnitError, parse_queue, parse_rate, parse_time
 
 PATTERNS = ("pingall", "incast", "all-to-all")

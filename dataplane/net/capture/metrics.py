@@ -111,7 +111,7 @@ def format_table(data: dict[str, Any], top_ports: int = 12) -> str:
         lines.append(f"{name:<12} {m['tx_packets']:>8} {m['tx_bytes']:>10} {m['rx_packets']:>8} "
                      f"{m['utilisation'] * 100:>5.1f}% {m['drops']:>6} {m['lost']:>5} {m['max_qdepth']:>10} "
                      f"{m['p99_qdepth']:>10}")
-    for name, m in shown:
+        # A port with traffic classes: its queues on the line below it.
         if m.get("queues") and m["tx_packets"]:
             lines.append(f"{'':<12} queues: " + "; ".join(
                 f"q{q['qid']} {q['tx_packets']} pkts, {q['drops']} drops, max {q['max_qdepth']}, CE {q['ce_marked']}"

@@ -19,10 +19,10 @@ from typing import Any
 from dataplane.arch.v1model import PacketResult
 from dataplane.arch.work import IngressWork
 from dataplane.control.switch import Switch
+from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.link import Port
 from dataplane.net.devices.node import Node
 from dataplane.net.devices.pipeline import FifoPipeline
-from dataplane.net.core.sim import Simulator
 from dataplane.net.topology.spec import DpuSpec
 
 QUEUE_FULL = "pipeline queue full"

@@ -27,13 +27,12 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from heapq import heappush as _heappush
 from dataclasses import dataclass, field
+from heapq import heappush as _heappush
 from typing import Any
 
-from dataplane.net.devices.pfc import parse_pause, quanta_ns
 from dataplane.net.core.sim import Simulator
-
+from dataplane.net.devices.pfc import parse_pause, quanta_ns
 
 #: Ethernet's per-frame bytes outside the captured frame (IEEE 802.3 clause 4/3): preamble + SFD
 #: before it, FCS after it, and the minimum inter-frame gap (96 bit times) before the next one.

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dataplane.net.devices.link import Port
 from dataplane.net.core.sim import Simulator
+from dataplane.net.devices.link import Port
 
 
 class Node:

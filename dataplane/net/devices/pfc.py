@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import struct
 import zlib
-from dataclasses import dataclass
 from typing import Any
 
 from dataplane.net.topology.spec import MAX_QUANTA, PfcConfig

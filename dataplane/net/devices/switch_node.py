@@ -26,17 +26,16 @@ traffic manager account queued bytes per ingress port and pause upstream ports
 """
 from __future__ import annotations
 
-
+from dataplane.arch.aliases import alias_path, set_path
 from dataplane.arch.v1model import PacketResult
 from dataplane.arch.work import EgressWork, IngressWork
 from dataplane.control.switch import Switch
+from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.link import Port
 from dataplane.net.devices.node import Node
 from dataplane.net.devices.pfc import PfcConfig, SwitchPfc
 from dataplane.net.devices.pfc_watchdog import PfcWatchdog
-from dataplane.arch.aliases import alias_path, set_path
 from dataplane.net.devices.tclass import ClassPort, QueueSet
-from dataplane.net.core.sim import Simulator
 from dataplane.net.topology.spec import SwitchSpec
 from dataplane.net.topology.tclass_spec import QueueConfig
 

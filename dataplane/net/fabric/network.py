@@ -18,14 +18,13 @@ from dataplane.control.loader import load_entries
 from dataplane.control.switch import Switch
 from dataplane.errors import DataplaneError
 from dataplane.lang.frontend import compile_file
+from dataplane.net.capture.pcap import PcapWriter
+from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.controller import ControllerHandle, attach, load_controller
 from dataplane.net.devices.dpu_node import DpuNode
 from dataplane.net.devices.link import Link, Port
-from dataplane.net.capture.pcap import PcapWriter
-from dataplane.net.core.sim import Simulator
-from dataplane.net.topology.spec import TopologySpec
 from dataplane.net.devices.switch_node import SwitchNode
-
+from dataplane.net.topology.spec import TopologySpec
 
 _WANT = {"pna": "a PNA program (PNA_NIC, #include <pna.p4>)",
          "v1model|psa": "a v1model (V1Switch) or PSA (PSA_Switch) program; use kind: dpu for a PNA program",

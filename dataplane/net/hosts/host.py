@@ -23,13 +23,13 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Callable
 
-from dataplane.net.hosts import packets as pk
-from dataplane.net.hosts.arp import ArpResolver, _Pending
-from dataplane.net.hosts.host_stats import HostStats
+from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.link import Port
 from dataplane.net.devices.node import Node
 from dataplane.net.devices.pfc import is_mac_control
-from dataplane.net.core.sim import Simulator
+from dataplane.net.hosts import packets as pk
+from dataplane.net.hosts.arp import ArpResolver, _Pending
+from dataplane.net.hosts.host_stats import HostStats
 from dataplane.net.topology.spec import HostSpec
 
 UdpHandler = Callable[[int, int, bytes, int, int], None]      # (src_ip, src_port, payload, tos, time_ns)

@@ -18,7 +18,6 @@ import sys
 from typing import Any, TextIO
 
 
-
 class Console(cmd.Cmd):
     prompt = "dataplane> "
 

@@ -60,7 +60,7 @@ def partition(spec: TopologySpec, ranks: int) -> Partition:
     unit_of, units = _units(spec, names)
     adj = _unit_graph(spec, unit_of, len(units))
     pinned: dict[int, int] = {}
-    for name, (rank, line) in spec.ranks.items():
+    for name, (rank, _line) in spec.ranks.items():
         u = unit_of[name]
         if pinned.get(u, rank) != rank:
             other = next(n for n in units[u] if n in spec.ranks and spec.ranks[n][0] != rank)

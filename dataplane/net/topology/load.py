@@ -59,19 +59,42 @@ from pathlib import Path
 from typing import Any, Callable
 
 from dataplane.control.config_errors import ConfigError, read_text_file
-from dataplane.net.topology.addresses import check_host_mac, format_ipv4, format_mac, parse_interface, parse_ipv4, parse_mac
-from dataplane.net.topology.spec import PfcConfig
-from dataplane.net.topology.tclass_spec import QueueConfig
-from dataplane.net.topology.spec import (
-    DEFAULT_BANDWIDTH_BPS, DEFAULT_LATENCY_NS, DEFAULT_MTU, DEFAULT_QUEUE, LINK_OVERHEADS, DpuSpec, HostSpec, LinkSpec,
-    SwitchSpec, TopologySpec,
+from dataplane.net.core.units import parse_packet_rate, parse_probability, parse_queue, parse_rate, parse_time
+from dataplane.net.topology.addresses import (
+    check_host_mac,
+    format_ipv4,
+    format_mac,
+    parse_interface,
+    parse_ipv4,
+    parse_mac,
 )
 from dataplane.net.topology.reader import (
-    MAX_PORT, PORT_RE, PortBook, Reader, YamlSeq, known_nodes, load_yaml_text, resolve_program_arg, show,
+    MAX_PORT,
+    PORT_RE,
+    PortBook,
+    Reader,
+    YamlSeq,
+    known_nodes,
+    load_yaml_text,
+    resolve_program_arg,
+    show,
 )
+from dataplane.net.topology.spec import (
+    DEFAULT_BANDWIDTH_BPS,
+    DEFAULT_LATENCY_NS,
+    DEFAULT_MTU,
+    DEFAULT_QUEUE,
+    LINK_OVERHEADS,
+    DpuSpec,
+    HostSpec,
+    LinkSpec,
+    PfcConfig,
+    SwitchSpec,
+    TopologySpec,
+)
+from dataplane.net.topology.tclass_spec import QueueConfig
 from dataplane.net.topology.tutorials import load_tutorials_topology
 from dataplane.net.topology.xdp import read_host_xdp
-from dataplane.net.core.units import parse_packet_rate, parse_probability, parse_queue, parse_rate, parse_time
 
 __all__ = ["load_topology", "load_yaml_topology", "load_tutorials_topology", "parse_mac", "format_mac",
            "parse_ipv4", "format_ipv4", "MAX_PORT"]

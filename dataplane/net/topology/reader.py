@@ -21,8 +21,8 @@ from typing import Any
 import yaml
 
 from dataplane.control.config_errors import ConfigError, yaml_error
-from dataplane.net.topology.spec import TopologySpec
 from dataplane.net.core.units import UnitError
+from dataplane.net.topology.spec import TopologySpec
 
 __all__ = ["MAX_PORT", "PORT_RE", "YamlMap", "YamlSeq", "load_yaml_text", "JsonObject", "load_json_text", "Reader",
            "PortBook", "suggest", "known_nodes", "show", "resolve_program_arg"]

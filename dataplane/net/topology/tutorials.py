@@ -20,12 +20,27 @@ from pathlib import Path
 from typing import Any
 
 from dataplane.control.config_errors import ConfigError
-from dataplane.net.topology.addresses import check_host_mac, format_ipv4, format_mac, parse_interface, parse_ipv4, parse_mac
-from dataplane.net.topology.spec import DEFAULT_BANDWIDTH_BPS, HostSpec, LinkSpec, SwitchSpec, TopologySpec
-from dataplane.net.topology.reader import (
-    MAX_PORT, JsonObject, PortBook, Reader, known_nodes, load_json_text, resolve_program_arg, show, suggest,
-)
 from dataplane.net.core.units import parse_rate, parse_time
+from dataplane.net.topology.addresses import (
+    check_host_mac,
+    format_ipv4,
+    format_mac,
+    parse_interface,
+    parse_ipv4,
+    parse_mac,
+)
+from dataplane.net.topology.reader import (
+    MAX_PORT,
+    JsonObject,
+    PortBook,
+    Reader,
+    known_nodes,
+    load_json_text,
+    resolve_program_arg,
+    show,
+    suggest,
+)
+from dataplane.net.topology.spec import DEFAULT_BANDWIDTH_BPS, HostSpec, LinkSpec, SwitchSpec, TopologySpec
 
 __all__ = ["load_tutorials_topology"]
 

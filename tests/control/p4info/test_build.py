@@ -5,9 +5,12 @@ import pytest
 
 p4info_pb2 = pytest.importorskip("p4.config.v1.p4info_pb2")
 
-from dataplane.control.p4info import P4InfoError, build_p4info  # noqa: E402
+from dataplane.control.p4info import (  # noqa: E402
+    P4InfoError,
+    build_p4info,
+    ids,  # noqa: E402
+)
 from dataplane.control.p4info.ids import hashed_id  # noqa: E402
-from dataplane.control.p4info import ids  # noqa: E402
 from dataplane.lang.frontend import compile_source  # noqa: E402
 from dataplane.testing.skeleton import v1model_program  # noqa: E402
 

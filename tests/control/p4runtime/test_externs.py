@@ -6,7 +6,8 @@ import pytest
 
 grpc = pytest.importorskip("grpc")  # no grpcio on PyPy
 from google.rpc import code_pb2, status_pb2
-from p4.v1 import p4data_pb2, p4runtime_pb2 as pb
+from p4.v1 import p4data_pb2
+from p4.v1 import p4runtime_pb2 as pb
 from scapy.layers.inet import IP
 from scapy.layers.l2 import Ether
 

@@ -24,7 +24,8 @@ pytest.importorskip("p4runtime_sh.shell")
 pynng = pytest.importorskip("pynng")
 from scapy.layers.l2 import Ether  # noqa: E402
 
-from dataplane.testing.processes import dataplane_command as _dataplane, free_port, stop_process, wait_listening  # noqa: E402,E501
+from dataplane.testing.processes import dataplane_command as _dataplane  # noqa: E402,E501
+from dataplane.testing.processes import free_port, stop_process, wait_listening
 
 pytestmark = pytest.mark.no_pypy  # interpreter-independent and slow under PyPy
 

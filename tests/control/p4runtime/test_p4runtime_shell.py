@@ -15,8 +15,8 @@ import pytest
 grpc = pytest.importorskip("grpc")  # no grpcio on PyPy
 
 sh = pytest.importorskip("p4runtime_sh.shell")
-from p4runtime_sh.p4runtime import P4RuntimeClient, P4RuntimeException  # noqa: E402
 from p4.v1 import p4runtime_pb2  # noqa: E402
+from p4runtime_sh.p4runtime import P4RuntimeClient, P4RuntimeException  # noqa: E402
 from scapy.layers.inet import IP  # noqa: E402
 from scapy.layers.l2 import Ether  # noqa: E402
 

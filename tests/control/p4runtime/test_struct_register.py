@@ -31,7 +31,7 @@ def _update(reg_id: int, index: int, members) -> p4runtime_pb2.Update:
     u = p4runtime_pb2.Update(type=p4runtime_pb2.Update.MODIFY)
     e = u.entity.register_entry
     e.register_id, e.index.index = reg_id, index
-    struct = getattr(e.data, "struct")
+    struct = e.data.struct
     for kind, value in members:
         setattr(struct.members.add(), kind, value)
     return u
@@ -46,7 +46,7 @@ def test_a_struct_cell_is_written_and_read_as_p4data(served):
     q = p4runtime_pb2.Entity()
     q.register_entry.register_id, q.register_entry.index.index = reg.preamble.id, 2
     [got] = client.read(q)
-    members = getattr(got.register_entry.data, "struct").members
+    members = got.register_entry.data.struct.members
     assert [m.WhichOneof("data") for m in members] == ["bitstring"] * 3 + ["bool"]
     assert [m.bitstring for m in members[:3]] + [members[3].bool] == [b"\x12\x34", b"\xfd", b"\x07", True]
 

@@ -11,7 +11,7 @@ from dataplane.ir.node import annotation
 
 def random_entries(sw: Switch, rng: random.Random, per_table: int) -> None:
     """Add up to ``per_table`` random entries to every table (duplicates skipped)."""
-    for name, t in sw.table_names().items():
+    for _name, t in sw.table_names().items():
         if t.table.entries_const or t.selector_fields:
             continue
         actions = [a for a in t.table.actions if not annotation(a.annotations, "defaultonly")]
@@ -112,7 +112,8 @@ import glob
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dataplane.engine.batch import BatchUnsupported
 from dataplane.engine.batch.select import batch_pipeline

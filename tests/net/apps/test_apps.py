@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dataplane.net.hosts import packets as pk
 from dataplane.net.apps.basic import BulkReceiver, BulkTransfer, Ping, UdpFlow, UdpSink, incast
+from dataplane.net.hosts import packets as pk
 
 RATE, LAT = 10_000_000_000, 1_000
 IP2 = pk.parse_ip("10.0.0.2")

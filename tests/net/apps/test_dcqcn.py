@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from dataplane.net.hosts import packets as pk
 from dataplane.net.apps.dcqcn import (
-    CNP_TOS, OP_CNP, OP_SEND_ONLY, ROCE_PORT, DcqcnParams, DcqcnRateControl, DcqcnReceiver, DcqcnSender,
-    RoceEndpoint, cnp_payload, data_frame_len, parse_bth,
+    CNP_TOS,
+    OP_CNP,
+    OP_SEND_ONLY,
+    ROCE_PORT,
+    DcqcnParams,
+    DcqcnRateControl,
+    DcqcnReceiver,
+    DcqcnSender,
+    RoceEndpoint,
+    cnp_payload,
+    data_frame_len,
+    parse_bth,
 )
+from dataplane.net.hosts import packets as pk
 
 LINE = 100e9
 G = 1 / 256

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from dataplane.net.apps.basic import Ping, UdpFlow, UdpSink
+from dataplane.net.apps.traffic import Traffic
 from dataplane.net.fabric.network import Network
 from dataplane.net.topology.load import load_topology
-from dataplane.net.apps.traffic import Traffic
 
 DATA = Path(__file__).parents[1] / "data"
 DPU_YAML = DATA / "dpu.yaml"

@@ -9,9 +9,9 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
 from dataplane.control.switch import Switch
-from dataplane.net.hosts import packets as pk
 from dataplane.net.apps.dcqcn import DcqcnReceiver, DcqcnSender
 from dataplane.net.devices.queue_bytes import QueueSampler, attach_queue_bytes, find_register, percentile
+from dataplane.net.hosts import packets as pk
 from dataplane.resources import builtin_program
 from dataplane.scenarios.incast import IncastConfig, build_network
 

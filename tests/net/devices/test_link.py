@@ -2,10 +2,10 @@
 exactly the link's rate, and a port costs a serializer event only when a frame waits."""
 from __future__ import annotations
 
+from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.link import Link
 from dataplane.net.devices.node import Node
 from dataplane.net.devices.pfc import pause_frame
-from dataplane.net.core.sim import Simulator
 
 
 class Sink(Node):

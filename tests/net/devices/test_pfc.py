@@ -7,12 +7,22 @@ import pytest
 from dataplane.control.config_errors import ConfigError
 from dataplane.net.apps.basic import UdpFlow, UdpSink
 from dataplane.net.capture.metrics import format_table, port_metrics, summary
-from dataplane.net.fabric.network import Network
 from dataplane.net.capture.pcap import read_pcap
 from dataplane.net.devices.pfc import (
-    MAX_QUANTA, PAUSE_DST, PfcConfig, enable_pfc, headroom_bytes, is_mac_control, link_headroom, lossless_problems,
-    parse_pause, pause_frame, pfc_frame, quanta_ns,
+    MAX_QUANTA,
+    PAUSE_DST,
+    PfcConfig,
+    enable_pfc,
+    headroom_bytes,
+    is_mac_control,
+    link_headroom,
+    lossless_problems,
+    parse_pause,
+    pause_frame,
+    pfc_frame,
+    quanta_ns,
 )
+from dataplane.net.fabric.network import Network
 from dataplane.net.topology.load import load_yaml_topology
 from dataplane.resources import data_dir
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from dataplane.control.config_errors import ConfigError
-from dataplane.net.fabric.network import Network, NetworkError
-from dataplane.net.topology.spec import DpuSpec, HostSpec, LinkSpec, SwitchSpec, TopologySpec
-from dataplane.net.topology.load import load_topology
 from dataplane.net.core.units import UnitError, parse_packet_rate
+from dataplane.net.fabric.network import Network, NetworkError
+from dataplane.net.topology.load import load_topology
+from dataplane.net.topology.spec import DpuSpec, HostSpec, LinkSpec, SwitchSpec, TopologySpec
 
 DATA = Path(__file__).parents[1] / "data"
 PNA = DATA / "dpu_pass.p4"

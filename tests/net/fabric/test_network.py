@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 
 from dataplane.net.apps.basic import UdpFlow, UdpSink
+from dataplane.net.apps.traffic import Traffic
+from dataplane.net.capture.pcap import read_pcap
 from dataplane.net.devices.controller import Controller
 from dataplane.net.fabric.network import Network
-from dataplane.net.capture.pcap import read_pcap
 from dataplane.net.topology.load import load_topology
-from dataplane.net.apps.traffic import Traffic
 from dataplane.resources import data_dir
 
 LEAF_SPINE = data_dir("topologies") / "leaf-spine.yaml"

@@ -18,10 +18,10 @@ from scapy.all import ARP, IP, UDP, Ether, rdpcap
 from scapy.layers.vxlan import VXLAN
 
 from dataplane.cli import main
+from dataplane.net.apps.traffic import Traffic
 from dataplane.net.fabric.network import Network
 from dataplane.net.hosts.packets import ip_str
 from dataplane.net.topology.load import load_topology
-from dataplane.net.apps.traffic import Traffic
 from dataplane.resources import data_dir
 
 TOPOLOGY = data_dir("topologies") / "vxlan-dpu.yaml"
@@ -104,7 +104,7 @@ def test_cli_summary(cli_run):
     # 16 VXLAN frames cross from leaf to leaf; the outer UDP source port spreads them over both spines.
     spines = {s: data["switches"][s]["packets_in"] for s in ("spine1", "spine2")}
     assert sum(spines.values()) == 16 and min(spines.values()) > 0, spines
-    for h, (_, _, dpu, _) in HOSTS.items():
+    for _h, (_, _, dpu, _) in HOSTS.items():
         assert data["dpus"][dpu]["processed"] == 14 and data["dpus"][dpu]["outputs"] == 8
         assert sum(data["dpus"][dpu]["drops"].values()) == 6
 

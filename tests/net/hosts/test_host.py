@@ -4,9 +4,9 @@ from __future__ import annotations
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
+from dataplane.net.apps.basic import Ping
 from dataplane.net.hosts import packets as pk
 from dataplane.net.hosts.host import Host
-from dataplane.net.apps.basic import Ping
 from dataplane.net.topology.spec import HostSpec
 
 MAC1, MAC2 = 0x0800_0000_0101, 0x0800_0000_0202
@@ -189,7 +189,7 @@ def test_transmit_backlog_holds_bursts(pair):
     assert [int.from_bytes(g[2], "big") for g in got] == list(range(300))   # all, in order
     assert h1.ports[0].stats.drops == 0 and h1.stats.dropped == 0
     h1.txqueuelen = 10
-    for i in range(30):
+    for _ in range(30):
         h1.send_udp(IP2, 1, 5, b"x")
     sim.run()
     assert h1.stats.dropped_txqueue == 30 - 1 - 8 - 10       # 1 on the wire, 8 in the port queue, 10 held
@@ -263,7 +263,7 @@ def test_the_plain_udp_shortcut_counts_and_delivers_like_the_general_path(pair):
     slow._fast_udp = False
     got = {id(fast): [], id(slow): []}
     for h in (fast, slow):
-        h.bind_udp(7000, lambda *a, _g=got[id(h)]: _g.append(a))
+        h.bind_udp(7000, lambda *a, _g=got[id(h)]: _g.append(a))  # noqa: B008 (binds each host's list)
     rng = random.Random(3)
     base = [pk.udp_frame(MAC1, MAC2, IP1, IP2, 1111, port, bytes(rng.randrange(64)) + b"x", tos=tos, ident=i,
                          udp_csum=csum)

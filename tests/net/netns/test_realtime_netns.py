@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-
 DATAPLANE = [sys.executable, "-m", "dataplane"]
 
 

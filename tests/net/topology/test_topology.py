@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from dataplane.control.config_errors import ConfigError
-from dataplane.net.topology.spec import DEFAULT_BANDWIDTH_BPS, DEFAULT_LATENCY_NS, DEFAULT_QUEUE
 from dataplane.net.topology.load import format_mac, load_topology, parse_ipv4, parse_mac
+from dataplane.net.topology.spec import DEFAULT_BANDWIDTH_BPS, DEFAULT_LATENCY_NS, DEFAULT_QUEUE
 from dataplane.resources import builtin_program, data_dir
 
 GOOD = """\

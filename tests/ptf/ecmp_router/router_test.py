@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import grpc
 import ptf.testutils as tu
+from p4runtime_base import Exact, Lpm, P4RuntimeTest
 from scapy.layers.inet import IP
 from scapy.layers.l2 import Ether
-from p4runtime_base import Exact, Lpm, P4RuntimeTest
 
 IN_PORT = 1
 ROUTER_MAC = "00:00:00:00:00:aa"
