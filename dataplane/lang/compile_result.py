@@ -2,8 +2,9 @@
 from the compile cache (``compile_cache``) needs neither the parser nor the checker imported."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from dataplane.errors import Diagnostic
 from dataplane.ir.decl import P4Program
@@ -29,7 +30,30 @@ class CompileResult:
 
     def to_p4(self) -> str:
         """The program printed back as P4 from its parse tree (``dataplane compile --pp``)."""
-        from dataplane.lang.frontend import printed_source
-
         return printed_source(self)
 
+
+def printed_source(result: CompileResult, defines: Mapping[str, str] | None = None) -> str:
+    """The program's parse tree printed back as P4 (``dataplane compile --pp``). Declarations from
+    the bundled include files print as their ``#include``, unless a macro defined before an
+    include (``-D``, or ``#define V1MODEL_VERSION`` ahead of ``#include <v1model.p4>``) may have
+    changed what it declares: then they print in full, as the program saw them."""
+    from dataplane.ir.printer import to_p4
+
+    pre = result.source
+    if pre is None or result.syntax is None:
+        raise ValueError("printed_source needs a CompileResult from compile_file or compile_source")
+    system = pre.system_files
+    user_texts = [text for name, text in pre.files.items() if name not in system]
+    if defines or any(_defines_before_include(text) for text in user_texts):
+        system = frozenset()
+    return to_p4(result.syntax, system)
+
+
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define\b", re.M)
+_SYSTEM_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*<", re.M)
+
+
+def _defines_before_include(text: str) -> bool:
+    define = _DEFINE.search(text)
+    return define is not None and any(m.start() > define.start() for m in _SYSTEM_INCLUDE.finditer(text))

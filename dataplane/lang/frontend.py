@@ -9,7 +9,6 @@ diagnostic carries the original file, line and column and the source line for th
 """
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +21,7 @@ from dataplane.gc_pause import paused_gc
 from dataplane.ir.decl import P4Program
 from dataplane.ir.program import Program
 from dataplane.lang.checker import Checker
-from dataplane.lang.compile_result import CompileResult
+from dataplane.lang.compile_result import CompileResult, printed_source  # noqa: F401  (re-exported: cli, testing)
 from dataplane.lang.cp_names import check_action_names
 from dataplane.lang.inline import inline_program
 from dataplane.lang.lint import lint_program
@@ -166,32 +165,6 @@ def _compile(st: FrontEndState, policy: WarningPolicy, stop_after: str | None,
     st.timings["total"] = time.perf_counter() - start
     # program is None only when stop_after names a pass before check (CompileResult says so)
     return CompileResult(cast(Program, st.program), warnings, st.timings, st.tree, pre)
-
-
-def printed_source(result: CompileResult, defines: Mapping[str, str] | None = None) -> str:
-    """The program's parse tree printed back as P4 (``dataplane compile --pp``). Declarations from
-    the bundled include files print as their ``#include``, unless a macro defined before an
-    include (``-D``, or ``#define V1MODEL_VERSION`` ahead of ``#include <v1model.p4>``) may have
-    changed what it declares: then they print in full, as the program saw them."""
-    from dataplane.ir.printer import to_p4
-
-    pre = result.source
-    if pre is None or result.syntax is None:
-        raise ValueError("printed_source needs a CompileResult from compile_file or compile_source")
-    system = pre.system_files
-    user_texts = [text for name, text in pre.files.items() if name not in system]
-    if defines or any(_defines_before_include(text) for text in user_texts):
-        system = frozenset()
-    return to_p4(result.syntax, system)
-
-
-_DEFINE = re.compile(r"^[ \t]*#[ \t]*define\b", re.M)
-_SYSTEM_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*<", re.M)
-
-
-def _defines_before_include(text: str) -> bool:
-    define = _DEFINE.search(text)
-    return define is not None and any(m.start() > define.start() for m in _SYSTEM_INCLUDE.finditer(text))
 
 
 def format_timings(timings: Mapping[str, float]) -> str:
