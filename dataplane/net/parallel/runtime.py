@@ -103,7 +103,7 @@ class ParallelSimulator(Simulator):
         clock = time.perf_counter
         cpu = time.process_time
         start = self._exchange()
-        while start <= limit:
+        while start <= limit and start != _INF:     # inf: nothing left anywhere (until_ns may be None)
             end = min(start + lookahead, limit + 1)
             t0 = clock()
             c0 = cpu()
