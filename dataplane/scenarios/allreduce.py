@@ -29,7 +29,7 @@ import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import click
 import numpy as np
@@ -120,9 +120,10 @@ def run_allreduce(mode: str, workers: int = 8, elements: int = 1_000_000, loss: 
                   k: int = 32, window: int = 128, timeout_ns: int = 100_000,
                   bandwidth_bps: int = 10_000_000_000, latency_ns: int = 1_000, seed: int = 1,
                   data: Sequence[np.ndarray] | None = None, topology: str = "star",
-                  fat_tree_k: int = 4) -> AllreduceResult | None:
+                  fat_tree_k: int = 4, on_network: Callable[[Network], None] | None = None) -> AllreduceResult | None:
     """Run one mode; on several MPI ranks, None except on rank 0 (which has every worker's
-    completion time, error and retransmissions gathered). On a fat-tree ``workers`` is k^3/4."""
+    completion time, error and retransmissions gathered). On a fat-tree ``workers`` is k^3/4.
+    ``on_network(net)`` sees the network once it is built (benchmarks, tests)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})")
     if k != 32:
@@ -145,6 +146,8 @@ def run_allreduce(mode: str, workers: int = 8, elements: int = 1_000_000, loss: 
     else:
         net = build_network(workers, bandwidth_bps, latency_ns, link_loss, seed)
         places = [(net.host(f"h{i + 1}"), i, SWITCH_IP) for i in range(workers)]
+    if on_network is not None:
+        on_network(net)
     wall = time.perf_counter()
     apps: list = []
     bound = 0.0

@@ -86,22 +86,8 @@ def test_fat_tree_aggregates_edge_then_aggregation_then_core():
     counts show the hierarchy: each edge sends one packet per chunk up to its pod's first
     aggregation switch, each of those one per chunk to core 1, and core 1 one result per
     chunk back to each pod; nothing else crosses the core."""
-    from dataplane.scenarios import allreduce_tree
-
     built = []
-
-    original = allreduce_tree.build_fat_tree
-
-    def keep(*args, **kwargs):
-        net, places = original(*args, **kwargs)
-        built.append(net)
-        return net, places
-
-    allreduce_tree.build_fat_tree = keep
-    try:
-        r = run_allreduce("ina", elements=640, topology="fat-tree", fat_tree_k=4, seed=4)
-    finally:
-        allreduce_tree.build_fat_tree = original
+    r = run_allreduce("ina", elements=640, topology="fat-tree", fat_tree_k=4, seed=4, on_network=built.append)
     chunks = 640 // 32
     assert r.workers == 16 and r.topology == "fat-tree-k4" and r.retransmissions == 0
     assert 0 < r.max_abs_error <= r.error_bound
