@@ -70,8 +70,8 @@ _CACHE: dict[str, CompiledPipeline] = {}
 # The last program object compiled: the switches of a fabric share one program, and generating
 # its source again for each (to find it in _CACHE) was most of building a large fabric. One
 # entry, so that programs compiled and dropped (a test suite's thousands) are not kept alive.
-_LAST: tuple[Any, bool, Any] = (None, False, None)
-_LAST_EXTERNS: tuple[Any, frozenset] = (None, frozenset())
+_LAST = (None, False, None)        # (program, reject_is_error, pipeline)
+_LAST_EXTERNS = (None, frozenset())  # (program, its extern functions)
 
 
 def compile_pipeline(program: P.Program, *, reject_is_error: bool = False) -> CompiledPipeline:
