@@ -16,10 +16,10 @@ from dataplane.cli import main
 from dataplane.net.parallel.launch import mpi_available
 from dataplane.testing.processes import dataplane_command
 
-INCAST = ["incast", "--senders", "4", "--mode", "ecn+pfc", "--transfer", "300KB", "--buffer", "300KB",
+INCAST = ["incast", "--senders", "4", "--mode", "ecn+pfc", "--transfer", "200KB", "--buffer", "300KB",
           "--kmin", "40KB", "--kmax", "160KB", "--pmax", "0.2", "--xoff", "60KB", "--xon", "30KB"]
-ALLREDUCE = ["allreduce", "--topology", "fat-tree", "--k", "4", "--elements", "640", "--mode", "ina",
-             "--loss", "0.02", "--seed", "3"]
+ALLREDUCE = ["allreduce", "--topology", "fat-tree", "--k", "4", "--elements", "320", "--mode", "ina",
+             "--loss", "0.05", "--seed", "3"]
 
 
 @lru_cache(maxsize=1)
