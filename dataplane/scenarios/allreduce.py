@@ -43,7 +43,8 @@ from dataplane.net.apps.allreduce import (
     quantisation_bound,
 )
 from dataplane.net.fabric.network import Network
-from dataplane.net.parallel.session import build_network as build_network_on_ranks, gather_results, is_local
+from dataplane.net.parallel.session import build_network as build_network_on_ranks
+from dataplane.net.parallel.session import gather_results, is_local
 from dataplane.net.topology.spec import HostSpec, LinkSpec, SwitchSpec, TopologySpec
 from dataplane.resources import builtin_program
 from dataplane.scenarios._ranks import on_root, ranks_option, relaunch
