@@ -52,9 +52,15 @@ def _with_report(command: click.Command) -> click.Command:
     @functools.wraps(callback)
     def reported(report=None, **kwargs):
         from dataplane.cli_report import write_page
+        from dataplane.net.parallel.session import mpi_world_size
         from dataplane.progress import for_terminal
         from dataplane.report.scenario import run_reported
 
+        if kwargs.get("ranks", 1) > 1 or mpi_world_size() > 1:
+            # On several MPI ranks: no report yet (nor report.json in --out), no progress line.
+            if report is not None:
+                raise click.BadParameter("the report is made on one rank only for now", param_hint="'--report'")
+            return callback(**kwargs)
         # A progress line on a terminal (quiet under --json) for the stages the scenario names.
         with for_terminal(quiet=bool(kwargs.get("as_json"))) as line:
             line.stage(f"scenario {command.name}: setting up")

@@ -28,6 +28,10 @@
  * Results: ingress swaps the IPv4 source to the switch address (the packet's original
  * destination); egress table worker_addr (keyed by egress_port) writes each copy's
  * destination MAC and IPv4 address. UDP checksum is zeroed, the IPv4 checksum recomputed.
+ * Hierarchy (job_cfg action set_job_up, on every switch but the root of the tree): a full
+ * slot's sum goes up port up_port as worker `child` of the parent instead of to the
+ * children, a retransmission into a finished slot sends the stored partial sum up again,
+ * and a RESULT arriving (from the parent) is multicast to the children (group grp).
  * Other IPv4 traffic is routed as in ipv4_router.p4 (ipv4_lpm).
  */
 #include <core.p4>
@@ -277,6 +281,9 @@ struct metadata {
     bit<1>  job_ok;
     bit<1>  first;
     bit<8>  sat;
+    bit<1>  up;
+    bit<9>  up_port;
+    bit<8>  child;
 }
 
 struct headers {
@@ -536,9 +543,22 @@ control MyIngress(inout headers hdr, inout metadata meta,
         meta.job_ok = 1;
     }
 
+    /* in a hierarchy: full slots go up to the parent, as its worker `child` */
+    action set_job_up(bit<8> n_workers, bit<16> grp, bit<9> up_port, bit<8> child) {
+        set_job(n_workers, grp);
+        meta.up = 1;
+        meta.up_port = up_port;
+        meta.child = child;
+    }
+
+    action send_up() {
+        hdr.ar.worker = meta.child;
+        standard_metadata.egress_spec = meta.up_port;
+    }
+
     table job_cfg {
         key = { hdr.ar.job: exact; }
-        actions = { set_job; drop; }
+        actions = { set_job; set_job_up; drop; }
         size = 64;
         default_action = drop();
     }
@@ -553,7 +573,10 @@ control MyIngress(inout headers hdr, inout metadata meta,
     apply {
         if (hdr.ar.isValid() && hdr.vals.isValid()) {
             job_cfg.apply();
-            if (meta.job_ok == 1) {
+            if (meta.job_ok == 1 && meta.up == 1 && (hdr.ar.flags & AR_RESULT) != 0) {
+                /* the parent's result: down to every child */
+                standard_metadata.mcast_grp = meta.grp;
+            } else if (meta.job_ok == 1) {
                 bit<32> idx = (bit<32>) hdr.ar.slot;
                 bit<32> oth = idx ^ 1;
                 bit<32> wbit = 32w1 << hdr.ar.worker;
@@ -578,6 +601,8 @@ control MyIngress(inout headers hdr, inout metadata meta,
                     } else {
                         saturated.read(meta.sat, idx);
                     }
+                    /* a child switch's partial sum that saturated keeps the flag */
+                    meta.sat = meta.sat | (hdr.ar.flags & AR_SATURATED);
                     val0.read(r, idx);
                     if (meta.first == 1) { r = 0; }
                     a = (int<32>) r;
@@ -1215,9 +1240,14 @@ control MyIngress(inout headers hdr, inout metadata meta,
                     if (cnt == meta.n_workers) {
                         counts.write(idx, 0);
                         hdr.ar.count = cnt;
-                        make_reply();
-                        hdr.ar.flags = hdr.ar.flags | meta.sat;
-                        standard_metadata.mcast_grp = meta.grp;
+                        if (meta.up == 1) {
+                            send_up();
+                            hdr.ar.flags = hdr.ar.flags | meta.sat;
+                        } else {
+                            make_reply();
+                            hdr.ar.flags = hdr.ar.flags | meta.sat;
+                            standard_metadata.mcast_grp = meta.grp;
+                        }
                     } else {
                         counts.write(idx, cnt);
                         drop();
@@ -1410,9 +1440,15 @@ control MyIngress(inout headers hdr, inout metadata meta,
 #endif
                     saturated.read(meta.sat, idx);
                     hdr.ar.count = meta.n_workers;
-                    make_reply();
-                    hdr.ar.flags = hdr.ar.flags | AR_RETX_REPLY | meta.sat;
-                    standard_metadata.egress_spec = standard_metadata.ingress_port;
+                    if (meta.up == 1) {
+                        /* below the root: the parent answers; send it the partial sum again */
+                        send_up();
+                        hdr.ar.flags = hdr.ar.flags | meta.sat;
+                    } else {
+                        make_reply();
+                        hdr.ar.flags = hdr.ar.flags | AR_RETX_REPLY | meta.sat;
+                        standard_metadata.egress_spec = standard_metadata.ingress_port;
+                    }
                 } else {
                     /* duplicate into a slot still filling: already counted */
                     drop();

@@ -8,7 +8,9 @@ slowest rank). It checks that both runs gave the same results (hops, events, hos
 
 Workloads: ``all-to-all`` (a CBR UDP flow between every ordered pair of hosts, the built-in
 pattern of ``dataplane run``) and ``permutation`` (host i sends to the host half the fabric
-away at ``--rate``: every packet crosses the core, the shape of a ring allreduce's steps).
+away at ``--rate``: every packet crosses the core, the shape of a ring allreduce's steps) and
+``allreduce`` (``dataplane scenario allreduce --topology fat-tree --k K``'s in-network
+aggregation of ``--elements`` per worker; times are of the run, not of building the fabric).
 
 From the measured figures it predicts the speedup at 8-256 ranks, with a simple model stated in
 the output: per-window cost grows with log2(ranks) (the collective), work splits evenly
@@ -43,8 +45,52 @@ def build_traffic(tr, workload: str, duration_ns: int, rate: str) -> None:
         tr.udp(h, hosts[(i + half) % len(hosts)], parse_rate(rate), size=1000, duration_ns=duration_ns)
 
 
+def allreduce_worker(args: argparse.Namespace) -> None:
+    """One rank of the allreduce workload: ``scenario allreduce --topology fat-tree`` in ina mode,
+    its run timed (wall and CPU) from inside; rank 0 prints one JSON line."""
+    from dataplane.scenarios.allreduce import run_allreduce
+
+    nets, timed = [], []
+
+    def hook(net) -> None:
+        nets.append(net)
+        run = net.run
+
+        def timed_run(*a, **k):
+            part = net.parallel
+            if part:
+                part.comm.Barrier()
+            t0, c0 = time.perf_counter(), time.process_time()
+            run(*a, **k)
+            timed.append((time.perf_counter() - t0, time.process_time() - c0))
+            timed.append(part.sim.exchange_cost() if part else (0.0, 0.0))
+        net.run = timed_run
+
+    r = run_allreduce("ina", elements=args.elements, topology="fat-tree", fat_tree_k=args.k, on_network=hook)
+    if r is None:
+        return
+    net, part = nets[0], nets[0].parallel
+    (wall, cpu), exchange = timed
+    hops = sum(p.stats.tx_packets for n in net.nodes() for p in n.ports.values())
+    out = {"ranks": part.size if part else 1, "wall_s": wall, "cpu_s": cpu, "hops": hops,
+           "events": net.sim.events_run, "hosts": [r.completion_ns, r.max_abs_error, r.retransmissions],
+           "exchange_min_s": exchange[0], "exchange_median_s": exchange[1]}
+    if part:
+        out["partition"] = {"nodes_per_rank": part.partition.nodes_per_rank(),
+                            "cut_links": len(part.partition.cut_links), "lookahead_ns": part.partition.lookahead_ns,
+                            "units": part.partition.units}
+        out["per_rank"] = part.rank_stats
+    else:
+        out["per_rank"] = [{"busy_s": wall, "busy_cpu_s": cpu, "pack_cpu_s": 0.0, "sync_s": 0.0, "windows": 0,
+                            "cut_messages": 0, "events": net.sim.events_run}]
+    print(json.dumps(out))
+
+
 def worker(args: argparse.Namespace) -> None:
     """One rank of the MPI program: build, run, gather, and (rank 0) print one JSON line."""
+    if args.workload == "allreduce":
+        allreduce_worker(args)
+        return
     from dataplane.net.apps.traffic import Traffic
     from dataplane.net.core.units import parse_time
     from dataplane.net.fabric.network import Network
@@ -88,7 +134,8 @@ def launch(args: argparse.Namespace, topology: Path, ranks: int) -> dict:
     from dataplane.net.parallel.launch import _OPENMPI_ENV, mpiexec_path
 
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--topology", str(topology),
-           "--workload", args.workload, "--duration", args.duration, "--rate", args.rate]
+           "--workload", args.workload, "--duration", args.duration, "--rate", args.rate,
+           "--k", str(args.k), "--elements", str(args.elements)]
     if ranks > 1:
         exe = mpiexec_path()
         if exe is None:
@@ -144,7 +191,8 @@ def predict(one: dict, many: dict, targets=(8, 16, 32, 64, 128, 256),
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--k", type=int, default=8)
-    ap.add_argument("--workload", choices=["all-to-all", "permutation"], default="all-to-all")
+    ap.add_argument("--workload", choices=["all-to-all", "permutation", "allreduce"], default="all-to-all")
+    ap.add_argument("--elements", type=int, default=3200, help="per worker, allreduce workload")
     ap.add_argument("--duration", default="300us")
     ap.add_argument("--rate", default="5Gbps", help="per flow, permutation workload")
     ap.add_argument("--ranks", type=int, default=2)
@@ -168,7 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"one": one, "many": many, "identical": same, "predicted_speedup": prediction}))
         return 0 if same else 1
-    print(f"k={args.k} fat-tree, {args.workload}, {args.duration} simulated; cores here: {os.cpu_count()}")
+    what = (f"in-network allreduce of {args.elements:,} float32 per worker" if args.workload == "allreduce"
+            else f"{args.workload}, {args.duration} simulated")
+    print(f"k={args.k} fat-tree, {what}; cores here: {os.cpu_count()}")
     for r in (one, many):
         print(f"{r['ranks']} rank(s): {r['hops']:,} packet-hops in {r['wall_s']:.2f} s wall "
               f"({r['cpu_s']:.2f} s CPU on rank 0): {r['hops'] / r['wall_s']:,.0f} hops/s")

@@ -52,7 +52,10 @@ class CompiledPipeline:
 
     def extern_functions(self) -> set[str]:
         """The extern functions the program calls, which the architecture must implement."""
-        return _extern_functions(self.program)
+        global _LAST_EXTERNS
+        if _LAST_EXTERNS[0] is not self.program:
+            _LAST_EXTERNS = (self.program, frozenset(_extern_functions(self.program)))
+        return set(_LAST_EXTERNS[1])
 
     def struct_class(self, type_name: str) -> type:
         return self.namespace[class_name(type_name)]
@@ -64,6 +67,11 @@ class CompiledPipeline:
 
 
 _CACHE: dict[str, CompiledPipeline] = {}
+# The last program object compiled: the switches of a fabric share one program, and generating
+# its source again for each (to find it in _CACHE) was most of building a large fabric. One
+# entry, so that programs compiled and dropped (a test suite's thousands) are not kept alive.
+_LAST = (None, False, None)        # (program, reject_is_error, pipeline)
+_LAST_EXTERNS = (None, frozenset())  # (program, its extern functions)
 
 
 def compile_pipeline(program: P.Program, *, reject_is_error: bool = False) -> CompiledPipeline:
@@ -72,8 +80,13 @@ def compile_pipeline(program: P.Program, *, reject_is_error: bool = False) -> Co
     ``reject_is_error``: a parse ending in ``reject`` raises ``ParserError(REJECTED)`` (the
     eBPF targets) instead of ending as if accepted (BMv2); see ``ParserGen``.
     """
+    global _LAST
+    if _LAST[0] is program and _LAST[1] == reject_is_error:
+        return _LAST[2]
     with paused_gc():  # a big program's generated code is millions of long-lived objects
-        return _compile_pipeline(program, reject_is_error)
+        pipeline = _compile_pipeline(program, reject_is_error)
+    _LAST = (program, reject_is_error, pipeline)
+    return pipeline
 
 
 def _compile_pipeline(program: P.Program, reject_is_error: bool) -> CompiledPipeline:

@@ -12,6 +12,11 @@ after a timeout and dequantises the multicast result. ``ring``: the same switch 
 so frames are equal in size. ``--loss`` applies to every link in ina mode; the ring app has no
 loss recovery, so ring always runs lossless.
 
+``--topology fat-tree --k K``: the k^3/4 hosts of a k-ary fat-tree are the workers, and ina
+aggregates as a hierarchy (edge, then aggregation, then core; ``allreduce_tree``). Both
+fabrics run on several MPI ranks (``--ranks N``) with the same results; the star has one switch,
+so only the fat-tree can be split.
+
 Reported per mode: simulated completion time (all workers done), algorithm bandwidth
 (vector bytes / time), speedup ina over ring (ring time / ina time, same N and size), max
 absolute error against the float64 numpy sum of the float32 inputs, retransmissions. The
@@ -24,7 +29,7 @@ import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import click
 import numpy as np
@@ -38,13 +43,17 @@ from dataplane.net.apps.allreduce import (
     quantisation_bound,
 )
 from dataplane.net.fabric.network import Network
+from dataplane.net.parallel.session import build_network as build_network_on_ranks
+from dataplane.net.parallel.session import gather_results, is_local
 from dataplane.net.topology.spec import HostSpec, LinkSpec, SwitchSpec, TopologySpec
 from dataplane.resources import builtin_program
+from dataplane.scenarios._ranks import on_root, ranks_option, relaunch
 
 __all__ = ["AllreduceResult", "run_allreduce", "build_network", "command", "MODES", "JSON_KEYS", "PROGRAM"]
 
 MODES = ("ina", "ring")
-JSON_KEYS = ("mode", "workers", "elements", "loss", "completion_ns", "max_abs_error", "retransmissions")
+JSON_KEYS = ("mode", "topology", "workers", "elements", "loss", "completion_ns", "max_abs_error", "retransmissions")
+TOPOLOGIES = ("star", "fat-tree")
 PROGRAM = builtin_program("allreduce")
 SWITCH_MAC = 0x0200000000FE
 SWITCH_IP = 0x0A0000FE
@@ -63,6 +72,7 @@ class AllreduceResult:
     algbw_gbps: float = 0.0
     error_bound: float = 0.0
     wall_s: float = 0.0
+    topology: str = "star"
 
 
 def host_mac(i: int) -> int:
@@ -84,7 +94,7 @@ def build_network(workers: int, bandwidth_bps: int = 10_000_000_000, latency_ns:
                                        static_arp=arp)
         spec.links.append(LinkSpec(a=(f"h{i}", 0), b=("s1", i), bandwidth_bps=bandwidth_bps,
                                    latency_ns=latency_ns, loss=loss, queue=(queue_packets, "packets")))
-    net = Network.from_spec(spec, seed=seed)
+    net = build_network_on_ranks(spec, seed=seed)
     api = net.switch("s1").api
     for i in range(1, workers + 1):
         api.table_add("ipv4_lpm", "ipv4_forward", [f"10.0.0.{i}/32"], {"dstAddr": host_mac(i), "port": i})
@@ -102,19 +112,43 @@ def make_data(workers: int, elements: int, seed: int = 0) -> list[np.ndarray]:
     return [rng.standard_normal(elements).astype(np.float32) for _ in range(workers)]
 
 
+def fabric_workers(topology: str = "star", fat_tree_k: int = 4, workers: int = 8) -> int:
+    """How many workers a fabric has: ``workers`` on the star, k^3/4 on a k-ary fat-tree."""
+    return fat_tree_k ** 3 // 4 if topology == "fat-tree" else workers
+
+
 def run_allreduce(mode: str, workers: int = 8, elements: int = 1_000_000, loss: float = 0.0,
                   k: int = 32, window: int = 128, timeout_ns: int = 100_000,
                   bandwidth_bps: int = 10_000_000_000, latency_ns: int = 1_000, seed: int = 1,
-                  data: Sequence[np.ndarray] | None = None) -> AllreduceResult:
+                  data: Sequence[np.ndarray] | None = None, topology: str = "star",
+                  fat_tree_k: int = 4, on_network: Callable[[Network], None] | None = None) -> AllreduceResult | None:
+    """Run one mode; on several MPI ranks, None except on rank 0 (which has every worker's
+    completion time, error and retransmissions gathered). On a fat-tree ``workers`` is k^3/4.
+    ``on_network(net)`` sees the network once it is built (benchmarks, tests)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})")
     if k != 32:
         raise ValueError("programs/allreduce.p4 is built with K = 32")
+    if topology not in TOPOLOGIES:
+        raise ValueError(f"unknown topology {topology!r} (choose from {', '.join(TOPOLOGIES)})")
+    if topology == "fat-tree" and not (fat_tree_k >= 2 and fat_tree_k % 2 == 0 and fat_tree_k <= 32):
+        raise ValueError("--k must be even and between 2 and 32 (the root's 32-bit worker bitmap has a bit per pod)")
+    workers = fabric_workers(topology, fat_tree_k, workers)
     if data is None:
         data = make_data(workers, elements, seed)
-    exact = np.sum(np.stack([d.astype(np.float64) for d in data]), axis=0)
+    exact = np.zeros(elements, dtype=np.float64)
+    for d in data:
+        exact += d
     link_loss = loss if mode == "ina" else 0.0
-    net = build_network(workers, bandwidth_bps, latency_ns, link_loss, seed)
+    if topology == "fat-tree":
+        from dataplane.scenarios.allreduce_tree import build_fat_tree
+
+        net, places = build_fat_tree(fat_tree_k, PROGRAM, bandwidth_bps, latency_ns, link_loss, seed, 1024)
+    else:
+        net = build_network(workers, bandwidth_bps, latency_ns, link_loss, seed)
+        places = [(net.host(f"h{i + 1}"), i, SWITCH_IP) for i in range(workers)]
+    if on_network is not None:
+        on_network(net)
     wall = time.perf_counter()
     apps: list = []
     bound = 0.0
@@ -122,13 +156,13 @@ def run_allreduce(mode: str, workers: int = 8, elements: int = 1_000_000, loss: 
         max_abs = max(float(np.max(np.abs(d))) for d in data)
         scale = make_scale(workers, max_abs)
         bound = quantisation_bound(workers, scale, float(np.max(np.abs(exact))))
-        for i in range(workers):
-            apps.append(InaWorker(net.host(f"h{i + 1}"), i, workers, data[i], scale, SWITCH_IP, k=k,
+        for i, (host, worker_id, address) in enumerate(places):
+            apps.append(InaWorker(host, worker_id, workers, data[i], scale, address, k=k,
                                   window=window, timeout_ns=timeout_ns, job=JOB))
     else:
-        for i in range(workers):
-            nxt = host_ip((i + 1) % workers + 1)
-            apps.append(RingWorker(net.host(f"h{i + 1}"), i, workers, data[i], nxt, bandwidth_bps, k=k))
+        for i, (host, _, _) in enumerate(places):
+            nxt = places[(i + 1) % workers][0].ip
+            apps.append(RingWorker(host, i, workers, data[i], nxt, bandwidth_bps, k=k))
         bound = workers * float(np.max(np.abs(exact))) * 2.0**-23
     # How far: result chunks back at the workers (ina) or ring packets received, of all of them.
     if mode == "ina":
@@ -140,15 +174,22 @@ def run_allreduce(mode: str, workers: int = 8, elements: int = 1_000_000, loss: 
     net.run()
     wall = time.perf_counter() - wall
     net.close()
+    for a in apps:     # each rank checks its own workers' results; the figures are gathered
+        if is_local(net, a.host):
+            a.max_abs_error = (float(np.max(np.abs(a.result().astype(np.float64) - exact)))
+                               if elements and a.done_ns is not None else 0.0)
+    if not gather_results(net, apps):
+        return None
     if any(a.done_ns is None for a in apps):
         raise RuntimeError(f"{mode}: not every worker finished")
     completion = max(a.done_ns for a in apps)
-    err = max(float(np.max(np.abs(a.result().astype(np.float64) - exact))) for a in apps) if elements else 0.0
+    err = max(a.max_abs_error for a in apps)
     algbw = (elements * 4 * 8) / completion if completion else 0.0
+    name = f"fat-tree-k{fat_tree_k}" if topology == "fat-tree" else "star"
     return AllreduceResult(mode=mode, workers=workers, elements=elements, loss=loss,
                            completion_ns=int(completion), max_abs_error=err,
                            retransmissions=sum(a.retransmissions for a in apps),
-                           algbw_gbps=algbw, error_bound=bound, wall_s=wall)
+                           algbw_gbps=algbw, error_bound=bound, wall_s=wall, topology=name)
 
 
 def speedup(results: Sequence[AllreduceResult]) -> float | None:
@@ -174,7 +215,11 @@ def _table(results: Sequence[AllreduceResult]) -> str:
 
 @click.command("allreduce")
 @click.option("--workers", default=8, show_default=True, type=click.IntRange(2, 32),
-              help="Number of worker hosts under the ToR.")
+              help="Number of worker hosts under the ToR (the star; a fat-tree's workers are its k^3/4 hosts).")
+@click.option("--topology", default="star", show_default=True, type=click.Choice(TOPOLOGIES),
+              help="star: one ToR aggregates; fat-tree: a k-ary fat-tree aggregating edge, then aggregation, then core.")
+@click.option("--k", "fat_tree_k", default=4, show_default=True, type=click.IntRange(2, 32),
+              help="The fat-tree's k (even).")
 @click.option("--elements", default=1_000_000, show_default=True, type=click.IntRange(1, None),
               help="Length of each worker's vector (32-bit integers) to sum.")
 @click.option("--mode", "modes", default="ina,ring", show_default=True, help="comma list of ina, ring")
@@ -187,25 +232,34 @@ def _table(results: Sequence[AllreduceResult]) -> str:
               help="Seed of the workers' data and of the link loss; the same seed gives the same run.")
 @click.option("--json", "as_json", is_flag=True, help="print the results as JSON")
 @click.option("--out", type=OutputDir(), help="write results.json (and a plot) here")
-def command(workers: int, elements: int, modes: str, loss: float, window: int, timeout_us: float, seed: int,
-            as_json: bool, out: Path | None) -> None:
-    """In-network allreduce (allreduce.p4 on the ToR) versus ring allreduce over the same links."""
+@ranks_option
+def command(workers: int, topology: str, fat_tree_k: int, elements: int, modes: str, loss: float, window: int,
+            timeout_us: float, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
+    """In-network allreduce (allreduce.p4 on the ToR, or a fat-tree's switches) versus ring allreduce
+    over the same links. --json and results.json leave the wall-clock time out, so the same seed
+    gives the same bytes on any number of --ranks."""
     chosen = [m.strip() for m in modes.split(",") if m.strip()]
     for m in chosen:
         if m not in MODES:
             raise click.BadParameter(f"unknown mode {m!r}", param_hint="--mode")
-    data = make_data(workers, elements, seed)
+    if topology == "fat-tree" and fat_tree_k % 2:
+        raise click.BadParameter(f"k must be even, got {fat_tree_k}", param_hint="--k")
+    relaunch(ranks)
+    data = make_data(fabric_workers(topology, fat_tree_k, workers), elements, seed)
     results = [run_allreduce(m, workers, elements, loss, window=window, timeout_ns=int(timeout_us * 1000),
-                             seed=seed, data=data) for m in chosen]
+                             seed=seed, data=data, topology=topology, fat_tree_k=fat_tree_k) for m in chosen]
+    if not on_root():
+        return
     payload = {"results": [{key: asdict(r)[key] for key in JSON_KEYS} for r in results]}
     s = speedup(results)
     if as_json:
         click.echo(json.dumps(payload))
     else:
         click.echo(_table(results))
+        click.echo(f"wall clock: {', '.join(f'{r.mode} {r.wall_s:.1f} s' for r in results)}")
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-        full = {"results": [asdict(r) for r in results], "speedup": s}
+        full = {"results": [{k: v for k, v in asdict(r).items() if k != "wall_s"} for r in results], "speedup": s}
         (out / "results.json").write_text(json.dumps(full, indent=2) + "\n")
         _plot(results, out / "allreduce.png")
 

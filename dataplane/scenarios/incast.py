@@ -54,6 +54,7 @@ from dataplane.net.apps.dcqcn import DcqcnParams, DcqcnReceiver, DcqcnSender, da
 from dataplane.net.apps.dcqcn_profiles import DEFAULT_PROFILE, PROFILES, get_profile
 from dataplane.net.devices.pfc import lossless_problems
 from dataplane.net.devices.queue_bytes import QueueSampler, attach_queue_bytes, percentile
+from dataplane.scenarios._ranks import on_root, ranks_option, relaunch
 from dataplane.scenarios.incast_plots import plot_queue, plot_rates
 
 MODES = ("droptail", "ecn", "pfc", "ecn+pfc")
@@ -140,7 +141,7 @@ def build_network(cfg: IncastConfig):
     from dataplane.control.loader import apply_runtime_config
     from dataplane.control.runtime_json import parse_runtime_json
     from dataplane.net.core.units import parse_rate, parse_time
-    from dataplane.net.fabric.network import Network
+    from dataplane.net.parallel.session import build_network as build_network_on_ranks
     from dataplane.net.topology.generators import leaf_spine, runtime_json_text
     from dataplane.net.topology.spec import HostSpec, LinkSpec, SwitchSpec, TopologySpec
     from dataplane.resources import builtin_program
@@ -160,7 +161,7 @@ def build_network(cfg: IncastConfig):
     for i, (a, b) in enumerate(gen.links):
         bw = gen.link_params.get(i, {}).get("bandwidth")
         spec.links.append(LinkSpec(a, b, parse_rate(bw) if bw else rate, latency, (cfg.buffer_bytes, "bytes"), cfg.mtu))
-    net = Network.from_spec(spec, seed=cfg.seed)
+    net = build_network_on_ranks(spec, seed=cfg.seed)
     for name, node in net.switches.items():
         apply_runtime_config(node.api, parse_runtime_json(runtime_json_text(gen.entries[name]), f"<{name}>"))
         if cfg.ecn:
@@ -178,7 +179,11 @@ def build_network(cfg: IncastConfig):
     return net, receiver, senders, bottleneck
 
 
-def run_incast(cfg: IncastConfig, keep_net: bool = False) -> IncastRun:
+def run_incast(cfg: IncastConfig, keep_net: bool = False) -> IncastRun | None:
+    """Build and run one incast; on several MPI ranks, None except on rank 0 (which has every
+    rank's results gathered, ``dataplane.net.parallel.session.gather_results``)."""
+    from dataplane.net.parallel.session import gather_results
+
     wall0 = time.perf_counter()
     net, receiver_host, sender_hosts, bottleneck = build_network(cfg)
     ecn = cfg.ecn
@@ -190,6 +195,8 @@ def run_incast(cfg: IncastConfig, keep_net: bool = False) -> IncastRun:
                    lambda _now: receiver.stats["bytes"])
     net.run(cfg.max_sim_ns)
     wall = time.perf_counter() - wall0
+    if not gather_results(net, [receiver, *senders, sampler]):
+        return None
     result = measure(cfg, net, receiver, senders, sampler, bottleneck)
     result["wall_s"] = round(wall, 2)
     names = {s.key: s.host.name for s in senders}
@@ -367,14 +374,17 @@ def _steady_text(r: dict[str, Any]) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print {\"results\": [...]} as JSON.")
 @click.option("--out", type=OutputDir(), default=None,
               help="Write queue_depth.png, flow_rates.png and results.json here.")
+@ranks_option
 def command(senders: int, mode: str, transfer: str, buffer: str, profile: str, kmin: str | None, kmax: str | None,
-            pmax: float | None, xoff: str, xon: str, seed: int, as_json: bool, out: Path | None) -> None:
+            pmax: float | None, xoff: str, xon: str, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
     """N senders to one receiver through a 100 Gb/s leaf-spine: drop-tail, ECN + DCQCN, PFC, ECN + PFC.
 
     Reports bottleneck utilisation, drops, pause frames, CNPs, bottleneck queue
     depth p50/p99/max in bytes, Jain's fairness of per-flow throughput and the completion time
-    of the transfer.
+    of the transfer. --json and results.json leave the wall-clock time out (the table shows
+    it), so the same seed gives the same bytes, on any number of --ranks.
     """
+    relaunch(ranks)
     modes = MODES if mode == "all" else (mode,)
     try:
         base = dict(senders=senders, transfer_bytes=_size(transfer), buffer_bytes=_size(buffer), profile=profile,
@@ -386,10 +396,14 @@ def command(senders: int, mode: str, transfer: str, buffer: str, profile: str, k
     runs = []
     for cfg in configs:
         run = run_incast(cfg)
+        if run is None:
+            continue          # another rank's: rank 0 reports
         runs.append(run)
         if not as_json:
             progress.echo(format_row(run.result), err=False)
-    results = [r.result for r in runs]
+    if not on_root():
+        return
+    results = [{k: v for k, v in r.result.items() if k != "wall_s"} for r in runs]
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         plot_queue(runs, out / "queue_depth.png")

@@ -79,3 +79,28 @@ def test_cli_out_dir(tmp_path):
     assert "ina" in res.output
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved["results"][0]["mode"] == "ina"
+
+
+def test_fat_tree_aggregates_edge_then_aggregation_then_core():
+    """k=4: 16 workers, lossless. Every worker gets the numpy sum within the bound, and the
+    counts show the hierarchy: each edge sends one packet per chunk up to its pod's first
+    aggregation switch, each of those one per chunk to core 1, and core 1 one result per
+    chunk back to each pod; nothing else crosses the core."""
+    built = []
+    r = run_allreduce("ina", elements=640, topology="fat-tree", fat_tree_k=4, seed=4, on_network=built.append)
+    chunks = 640 // 32
+    assert r.workers == 16 and r.topology == "fat-tree-k4" and r.retransmissions == 0
+    assert 0 < r.max_abs_error <= r.error_bound
+    net = built[0]
+    for p in range(1, 5):
+        for e in (1, 2):
+            assert net.switch(f"edge{p}_{e}").ports[3].stats.tx_packets == chunks       # up to agg{p}_1
+            assert net.switch(f"edge{p}_{e}").ports[4].stats.tx_packets == 0            # not to agg{p}_2
+        assert net.switch(f"agg{p}_1").ports[3].stats.tx_packets == chunks              # up to core1
+        assert net.switch("core1").ports[p].stats.tx_packets == chunks                  # results down
+    assert all(p.stats.tx_packets == 0 for c in ("core2", "core3", "core4") for p in net.switch(c).ports.values())
+
+
+def test_ring_runs_on_the_fat_tree():
+    r = run_allreduce("ring", elements=640, topology="fat-tree", fat_tree_k=4, seed=4)
+    assert r.workers == 16 and 0 < r.max_abs_error <= r.error_bound

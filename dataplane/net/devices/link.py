@@ -351,7 +351,7 @@ class Link:
     ``overhead`` (``"ethernet"`` or ``"none"``, see ``wire_bytes``) is what a frame costs beyond its bytes."""
 
     __slots__ = ("a", "b", "rate_bps", "latency_ns", "mtu", "loss", "corruption", "up", "sim", "name", "rng",
-                 "overhead", "wire_extra", "wire_min", "wire_tail")
+                 "rng_b", "overhead", "wire_extra", "wire_min", "wire_tail")
 
     def __init__(self, sim: Simulator, a: Port, b: Port, rate_bps: int, latency_ns: int, mtu: int = 1500,
                  loss: float = 0.0, corruption: float = 0.0, overhead: str = "ethernet"):
@@ -372,10 +372,11 @@ class Link:
         a.peer, b.peer = b, a
         a._dst = getattr(b.node, "actor", 0)
         b._dst = getattr(a.node, "actor", 0)
-        # Loss and corruption draw from the link's own stream (seeded by the run's seed and the
-        # link's name), so what one link loses does not depend on the others' traffic, nor on
-        # which process simulates it.
-        self.rng = random.Random(f"{sim.seed}/{self.name}")
+        # Loss and corruption draw from the link's own streams (seeded by the run's seed and the
+        # link's name), one per direction, so what one link loses does not depend on the others'
+        # traffic, nor on which process simulates each end (a cut link's ends are on two ranks).
+        self.rng = random.Random(f"{sim.seed}/{self.name}")            # frames a sends
+        self.rng_b = random.Random(f"{sim.seed}/{self.name}/b")        # frames b sends
 
     def wire_bytes(self, frame_len: int) -> int:
         """Line time, in bytes, of a captured frame of ``frame_len`` bytes on this link."""
@@ -391,7 +392,7 @@ class Link:
         if not self.up or len(data) > self.mtu + 14:  # the MTU counts the Ethernet payload
             sender.stats.lost += 1
             return
-        rng = self.rng
+        rng = self.rng if sender is self.a else self.rng_b
         if self.loss and rng.random() < self.loss:
             sender.stats.lost += 1
             return
@@ -406,7 +407,7 @@ class Link:
     def carry_control(self, sender: Port, data: bytes, serialize_ns: int) -> None:
         """A MAC control frame: lost like data (down, random loss), never corrupted, and handed
         to the receiving port rather than its node."""
-        if not self.up or (self.loss and self.rng.random() < self.loss):
+        if not self.up or (self.loss and (self.rng if sender is self.a else self.rng_b).random() < self.loss):
             sender.stats.lost += 1
             return
         receiver = sender.peer

@@ -75,24 +75,46 @@ class QueueSampler:
     Time-uniform samples make percentiles time-weighted. Sampling stops when ``stop()`` is
     called, when ``until()`` (if given) returns True, or at ``end_ns``; by default it also stops
     once it is the only thing left in the simulator, so ``net.run()`` without a limit ends.
+
+    It runs as the world (first among the events of its nanosecond). On several MPI ranks it
+    runs on every rank, as world events do, and the rank of ``node`` (the port's) holds the
+    samples; whether anything is left anywhere is not known inside a rank's window, so it samples
+    on and the simulator cuts the samples after the run where one process would have stopped
+    (``dataplane.net.parallel.runtime``).
     """
+
+    actor = 0     # the world: the same keys on every rank
 
     def __init__(self, sim: Any, port: Port, interval_ns: int = 1_000, start_ns: int = 0,
                  end_ns: int | None = None, until: Callable[[], bool] | None = None):
         if interval_ns <= 0:
             raise ValueError("QueueSampler interval_ns must be positive")
         self.sim, self.port, self.interval_ns = sim, port, interval_ns
+        self.node = port.node
         self.end_ns, self.until = end_ns, until
         self.times = array("q")
         self.bytes = array("q")
         self.tx_bytes = array("q")
         self._stopped = False
+        # Several ranks: the simulator's hooks (None in one process), and at every sample the
+        # number of other events this rank had run before it.
+        self._mark = getattr(sim, "observer_mark", None)
+        self.marks = array("q")
+        if self._mark is not None:
+            if until is not None:
+                raise ValueError("QueueSampler's until() cannot be evaluated on several ranks; use end_ns")
+            sim.track_observer(self)
+            sim.background += 1
+        self._next_ns = start_ns
         sim.at(start_ns, self._sample)
 
     def stop(self) -> None:
         self._stopped = True
 
     def _sample(self) -> None:
+        if self._mark is not None:
+            self._sample_on_ranks()
+            return
         if self._stopped:
             return
         now = self.sim.now
@@ -104,6 +126,37 @@ class QueueSampler:
             self._stopped = True
             return
         self.sim.schedule(self.interval_ns, self._sample)
+
+    def _sample_on_ranks(self) -> None:
+        mark = self._mark()
+        if self._stopped:
+            return
+        self.marks.append(mark)
+        now = self.sim.now
+        self.times.append(now)
+        self.bytes.append(self.port.queue_bytes)
+        self.tx_bytes.append(self.port.stats.tx_bytes)
+        if self._stopped or (self.end_ns is not None and now >= self.end_ns):
+            self._stopped = True
+            return
+        self.sim.background += 1
+        self._next_ns = now + self.interval_ns
+        self.sim.schedule(self.interval_ns, self._sample)
+
+    def keep(self, count: int, until_ns: int | None) -> None:
+        """On several ranks, after the run: keep the first ``count`` samples, where one process
+        would have stopped; one more than taken is the sample still pending, taken now (nothing
+        has changed since the last event)."""
+        if count <= len(self.times):
+            for a in (self.times, self.bytes, self.tx_bytes, self.marks):
+                del a[count:]
+        elif not self._stopped:
+            t = self._next_ns
+            if until_ns is None or t <= until_ns:
+                self.times.append(t)
+                self.bytes.append(self.port.queue_bytes)
+                self.tx_bytes.append(self.port.stats.tx_bytes)
+        self._stopped = True
 
     def window(self, t0: int, t1: int) -> list[int]:
         """The byte samples taken in [t0, t1]."""

@@ -56,6 +56,7 @@ class Network:
         self.events_log: list[tuple[int, str]] = []
         self._log_keys: list[tuple[int, int]] = []    # (event key, actor) of each log line: merging ranks' logs
         self.local_nodes: set[str] | None = None      # on one of several ranks: the nodes it simulates
+        self.parallel: Any = None                     # and then its parallel.session.Session
         self._captures: list[PcapWriter] = []
 
     # ---- construction --------------------------------------------------------------------------

@@ -10,10 +10,18 @@ simulator: all ranks agree on the earliest pending event time T, run every event
 T + lookahead (the smallest latency of a cut link, so nothing sent in the window can arrive in
 it), then trade outboxes and the next earliest time in one ``alltoall``. An arrival keeps the key
 its sender gave it, so it sorts among the receiver's events exactly as in one process.
+
+Observers (``QueueSampler``) run as the world on every rank and count as background work
+(``Simulator.background``): the run ends when no rank has anything else left, as one process
+ends when only background work is. Where one process's observer would have stopped itself
+(at its first sample with nothing else pending anywhere) is settled after the run: each
+observer notes, at every sample, how many other events this rank had run (``observer_mark``),
+and ``_settle`` finds the first sample after which no rank ran anything else.
 """
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from heapq import heappop, heappush
 from typing import Any, Callable
 
@@ -32,7 +40,8 @@ class ParallelSimulator(Simulator):
     """The event core of one rank (see the module docstring)."""
 
     __slots__ = ("local", "comm", "rank", "size", "lookahead_ns", "_key", "cut_ports", "ports_by_link",
-                 "world_events", "windows", "cut_messages", "busy_s", "busy_cpu_s", "pack_cpu_s", "sync_s", "local_events")
+                 "world_events", "windows", "cut_messages", "busy_s", "busy_cpu_s", "pack_cpu_s", "sync_s", "local_events", "ran", "observers",
+                 "observer_runs")
 
     def __init__(self, seed: int, local: list[bool], comm: Any, lookahead_ns: int):
         super().__init__(seed)
@@ -48,6 +57,9 @@ class ParallelSimulator(Simulator):
         self.windows = self.cut_messages = 0
         self.busy_s = self.busy_cpu_s = self.sync_s = 0.0   # wall and CPU time running events; wall time trading
         self.pack_cpu_s = 0.0      # CPU time packing and unpacking the frames that cross the cut
+        self.ran = 0               # events run on this rank, observers' included
+        self.observers: list = []  # world observers to settle after the run (``track_observer``)
+        self.observer_runs = 0     # of ``ran``, the observers' samples
 
     # ---- scheduling: as Simulator, keeping only this rank's events ------------------------------------
     def schedule(self, delay_ns: int, fn: Callable, *args: Any) -> None:
@@ -85,12 +97,13 @@ class ParallelSimulator(Simulator):
         heap = self._heap
         limit = _INF if until_ns is None else until_ns
         lookahead = self.lookahead_ns if self.size > 1 else _INF
-        count = world = 0
+        world = 0
+        ran0 = self.ran
         next_report = progress_every
         clock = time.perf_counter
         cpu = time.process_time
         start = self._exchange()
-        while start <= limit:
+        while start <= limit and start != _INF:     # inf: nothing left anywhere (until_ns may be None)
             end = min(start + lookahead, limit + 1)
             t0 = clock()
             c0 = cpu()
@@ -99,8 +112,8 @@ class ParallelSimulator(Simulator):
                 self.now = t
                 self.actor = actor
                 self._key = key
+                self.ran += 1          # before the call: an observer reads how many ran before it
                 fn(*args)
-                count += 1
                 if not actor:
                     world += 1
             self.actor = 0
@@ -108,17 +121,45 @@ class ParallelSimulator(Simulator):
             t1 = clock()
             self.busy_s += t1 - t0
             self.windows += 1
+            count = self.ran - ran0
             if on_progress is not None and count >= next_report:
                 self.events_run = count
                 on_progress(self.now)
                 next_report = count + progress_every
             start = self._exchange()
             self.sync_s += clock() - t1
+        count = self.ran - ran0
         self.local_events += count
         self.world_events += world
         self.events_run += count
         last = self.comm.allreduce(self.now, op=_max_op())
         self.now = until_ns if until_ns is not None else last
+        self._settle(until_ns)
+
+    # ---- observers -----------------------------------------------------------------------------------
+    def track_observer(self, observer: Any) -> None:
+        """Register a world observer (every rank, in the same order): it calls ``observer_mark``
+        at each sample and has ``marks`` (an array) and ``keep(count, until_ns)``."""
+        self.observers.append(observer)
+
+    def observer_mark(self) -> int:
+        """Called by an observer at the start of its sample: the events other than observers'
+        this rank has run before it. Its pending event no longer counts as background."""
+        self.background -= 1
+        mark = self.ran - 1 - self.observer_runs
+        self.observer_runs += 1
+        return mark
+
+    def _settle(self, until_ns: int | None) -> None:
+        """Cut every observer's samples where one process's would have stopped (module docstring)."""
+        done = self.ran - self.observer_runs
+        for observer in self.observers:
+            marks = observer.marks
+            # marks never decrease and never pass ``done``: the first equal one is the first
+            # sample after this rank's last other event (none: the sample still pending).
+            mine = bisect_left(marks, done)
+            observer.keep(self.comm.allreduce(mine, op=_max_op()) + 1, until_ns)
+        self.observers.clear()
 
     def exchange_cost(self, rounds: int = 200) -> tuple[float, float]:
         """Seconds of one empty window exchange (the collective alone), the fastest and the median
@@ -126,7 +167,7 @@ class ParallelSimulator(Simulator):
         times = []
         for _ in range(rounds):
             t0 = time.perf_counter()
-            self.comm.alltoall([([], 0.0)] * self.size)
+            self.comm.alltoall([([], 0.0, 0)] * self.size)
             times.append(time.perf_counter() - t0)
         times.sort()
         return times[0], times[len(times) // 2]
@@ -136,7 +177,9 @@ class ParallelSimulator(Simulator):
         the earliest pending event time over all ranks (inf: nothing left anywhere)."""
         c0 = time.process_time()
         outgoing: list[list] = [[] for _ in range(self.size)]
-        soonest = self._heap[0][0] if self._heap else _INF
+        heap = self._heap
+        soonest = heap[0][0] if heap else _INF
+        work = len(heap) - self.background      # events that keep the run going (in flight too)
         for port, peer_rank, link_index, peer_side in self.cut_ports:
             box = port._out
             if box:
@@ -146,12 +189,14 @@ class ParallelSimulator(Simulator):
                     soonest = box[0][0]       # the outbox is a heap too: its head is its earliest
                 outgoing[peer_rank].append((link_index, peer_side, entries))
                 self.cut_messages += len(entries)
+                work += len(entries)
                 box.clear()
         c1 = time.process_time()
-        received = self.comm.alltoall([(batch, soonest) for batch in outgoing])
+        received = self.comm.alltoall([(batch, soonest, work) for batch in outgoing])
         c2 = time.process_time()
-        heap = self._heap
-        for batch, their_soonest in received:
+        work = 0
+        for batch, their_soonest, their_work in received:
+            work += their_work
             if their_soonest < soonest:
                 soonest = their_soonest
             for link_index, side, entries in batch:
@@ -161,7 +206,7 @@ class ParallelSimulator(Simulator):
                 for t, key, kind, args in entries:
                     heappush(heap, (t, key, control if kind else arrive, args, actor))
         self.pack_cpu_s += c1 - c0 + time.process_time() - c2
-        return soonest
+        return soonest if work else _INF     # only background work left anywhere: the run is over
 
 
 def _strict_owner(fn: Callable) -> int:

@@ -154,7 +154,35 @@ def _remote_lost(net: Any, local: list[bool]) -> dict[tuple[str, int], int]:
 
 
 def _app_actor(app: Any) -> int:
-    host = getattr(app, "host", None)
+    """The actor whose rank holds ``app``'s results: its host's, or (an observer) its node's."""
+    host = getattr(app, "host", None) or getattr(app, "node", None)
     if host is None:
         raise ParallelError(f"cannot tell which host runs {type(app).__name__}: it has no 'host'")
     return host.actor
+
+
+def build_network(spec: TopologySpec, seed: int = 0) -> Any:
+    """``Network.from_spec(spec, seed)``, on this rank's part when under ``mpiexec -n N``: the
+    network's ``parallel`` is then its ``Session`` (None on one process). For code that builds
+    its own networks (the scenarios): pair it with ``gather_results``."""
+    from dataplane.net.fabric.network import Network
+
+    part = Session.start(spec)
+    net = Network.from_spec(spec, seed=seed, sim=part.simulator(seed) if part else None)
+    if part is not None:
+        part.attach(net)
+    net.parallel = part
+    return net
+
+
+def gather_results(net: Any, apps: Iterable[Any] = ()) -> bool:
+    """After the run of a ``build_network`` network: bring every rank's results to rank 0
+    (``Session.gather``). True where the results are whole (rank 0, or one process)."""
+    part = getattr(net, "parallel", None)
+    return part.gather(net, apps) if part is not None else True
+
+
+def is_local(net: Any, node: Any) -> bool:
+    """True if this rank simulates ``node`` (always on one process)."""
+    part = getattr(net, "parallel", None)
+    return part is None or part.is_local(node)

@@ -1,0 +1,45 @@
+"""``--ranks N`` for the scenarios that run on several MPI ranks (incast, allreduce).
+
+The command starts itself again under ``mpiexec -n N`` (``dataplane.net.parallel.launch``); each
+rank builds every network with ``parallel.session.build_network``, runs its part, and
+``gather_results`` brings the results to rank 0, which alone prints and writes files.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable
+
+import click
+
+RANKS_HELP = ("Simulate on N MPI ranks (runs mpiexec -n N; the same results, byte for byte, as one). "
+              "Needs MPI and mpi4py.")
+
+
+def ranks_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The ``--ranks N`` option (default 1)."""
+    return click.option("--ranks", type=click.IntRange(min=1), default=1, show_default=True, help=RANKS_HELP)(f)
+
+
+def relaunch(ranks: int) -> None:
+    """Asked for ``ranks`` > 1 in one process: run this command under mpiexec and exit with its
+    status. Under mpiexec (or for one rank) return, to run here."""
+    from dataplane.net.parallel import launch
+    from dataplane.net.parallel.runtime import ParallelError
+
+    try:
+        status = launch.relaunch(ranks)
+    except ParallelError as err:
+        raise click.UsageError(str(err)) from None
+    if status is not None:
+        sys.exit(status)
+
+
+def on_root() -> bool:
+    """True in one process and on rank 0 of several: the process that prints and writes."""
+    from dataplane.net.parallel.session import mpi_world_size
+
+    if mpi_world_size() <= 1:
+        return True
+    from mpi4py import MPI
+
+    return MPI.COMM_WORLD.Get_rank() == 0
