@@ -96,6 +96,14 @@ class DcqcnParams:
     initial_rate_bps: float | None = None  # None: line rate
     cnp_interval_ns: int = 50_000          # NP: at most one CNP per flow per interval
     cnp_defer: bool = False                # NP: marks inside the interval send one CNP when it ends (htsim)
+    # RT <- RC on every CNP (the paper's equation, htsim, ns3-rdma's CLAMP_TARGET_RATE 1). False is
+    # the NIC's default (Mellanox ``clamp_tgt_rate`` 0; HPCC's CLAMP_TARGET_RATE 0): RT keeps the
+    # rate from before the congestion episode unless the rate was raised since the last CNP.
+    clamp_target_rate: bool = True
+    # With clamp_target_rate False: a timer increase since the last CNP also moves RT to RC, not only a
+    # byte-counter one (Mellanox ``clamp_tgt_rate_after_time_inc``, default 1; HPCC's rdma-hw.cc checks
+    # the timer stage only, having no byte counter).
+    clamp_target_rate_after_time_inc: bool = True
 
     def with_(self, **changes) -> "DcqcnParams":
         return replace(self, **changes)
@@ -124,7 +132,13 @@ class DcqcnRateControl:
     def on_cnp(self) -> None:
         p = self.params
         self.cnps += 1
-        self.rt = self.rc
+        # Which CNPs move RT to RC: every one when clamping (paper, htsim, ns3-rdma config.txt); else
+        # only one that follows a rate increase, so that a run of CNPs with no increase between them
+        # keeps RT at the rate before the episode (Mellanox clamp_tgt_rate /
+        # clamp_tgt_rate_after_time_inc; HPCC rdma-hw.cc CheckRateDecreaseMlx; ns3-rdma
+        # qbb-net-device.cc rpr_cnm_received). t and bc count increase events since the last CNP.
+        if p.clamp_target_rate or self.bc > 0 or (p.clamp_target_rate_after_time_inc and self.t > 0):
+            self.rt = self.rc
         self.rc = max(p.min_rate_bps, self.rc * (1 - self.alpha / 2))
         self.alpha = (1 - p.g) * self.alpha + p.g
         self.t = self.bc = self.byte_acc = 0

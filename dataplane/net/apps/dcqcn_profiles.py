@@ -90,6 +90,8 @@ _PAPER = DcqcnProfile(
         "rhai_bps": "[ns3-rdma] config.txt RATE_HAI 200Mb/s (the paper's own value not verified here)",
         "min_rate_bps": "[ns3-rdma] qbb-net-device.cc MinRate default 100Mb/s",
         "cnp_interval_ns": "[paper] one CNP per 50 us per flow; [ns3-rdma] config.txt CNP_INTERVAL 50",
+        "clamp_target_rate": "[paper] RT <- RC on each CNP (recalled, FABRIC-REFERENCE.md 2.3); "
+                             "[ns3-rdma] config.txt CLAMP_TARGET_RATE 1",
     },
 )
 
@@ -100,8 +102,11 @@ _NS3 = DcqcnProfile(
     kmin_bytes=40 * 1030, kmax_bytes=1000 * 1030, pmax=1.0,
     params=DcqcnParams(g=1 / 256, alpha_timer_ns=55_000, rate_timer_ns=60_000, byte_counter=300_000_000,
                        fast_recovery_steps=5, rai_bps=40e6, rhai_bps=200e6, min_rate_bps=100e6,
-                       cnp_interval_ns=50_000),
-    notes="config.txt sets CLAMP_TARGET_RATE 1 (RT <- RC on every CNP), which is what the model does.",
+                       cnp_interval_ns=50_000, cnp_defer=True, alpha_init=0.5),
+    notes="config.txt sets CLAMP_TARGET_RATE 1 (RT <- RC on every CNP), which is what the model does. "
+          "Its NP checks each flow every CNP_INTERVAL and sends one CNP if any packet in that window "
+          "was marked (qbb-net-device.cc CheckandSendQCN): the model's cnp_defer, whose first CNP of a "
+          "flow goes at once instead of at the window's end.",
     citations={
         "kmin_bytes": "[ns3-rdma] config.txt KMIN 40 (cells of 1030 B, broadcom-node.cc SetMarkingThreshold)",
         "kmax_bytes": "[ns3-rdma] config.txt KMAX 1000 (cells of 1030 B)",
@@ -115,6 +120,9 @@ _NS3 = DcqcnProfile(
         "rhai_bps": "[ns3-rdma] config.txt RATE_HAI 200Mb/s",
         "min_rate_bps": "[ns3-rdma] qbb-net-device.cc MinRate default 100Mb/s",
         "cnp_interval_ns": "[ns3-rdma] config.txt CNP_INTERVAL 50 (us)",
+        "cnp_defer": "[ns3-rdma] qbb-net-device.cc CheckandSendQCN: one CNP per flow per interval if any mark in it",
+        "alpha_init": "[ns3-rdma] qbb-net-device.cc constructor m_alpha = 0.5",
+        "clamp_target_rate": "[ns3-rdma] config.txt CLAMP_TARGET_RATE 1",
     },
 )
 
@@ -128,6 +136,8 @@ _HPCC_K_CITES = {
     "rai_bps": "[hpcc] run.py ai = 5 x bw/25 (Mb/s)",
     "rhai_bps": "[hpcc] run.py hai = 50 x bw/25 (Mb/s)",
     "min_rate_bps": "[hpcc] run.py config_template MIN_RATE 1000Mb/s",
+    "clamp_target_rate": "[hpcc] run.py config_template CLAMP_TARGET_RATE 0; rdma-hw.cc CheckRateDecreaseMlx "
+                         "moves RT to RC only after a timer increase (m_rpTimeStage != 0)",
 }
 
 _HPCC_PAPER = DcqcnProfile(
@@ -135,7 +145,7 @@ _HPCC_PAPER = DcqcnProfile(
     source="HPCC's ns-3 (alibaba-edu/High-Precision-Congestion-Control) run.py --cc dcqcn_paper",
     **_HPCC_K,
     params=DcqcnParams(g=1 / 256, alpha_timer_ns=50_000, rate_timer_ns=55_000, byte_counter=10_000_000,
-                       fast_recovery_steps=1, rai_bps=5e6, rhai_bps=50e6, min_rate_bps=1e9,
+                       fast_recovery_steps=1, rai_bps=5e6, rhai_bps=50e6, min_rate_bps=1e9, clamp_target_rate=False,
                        cnp_interval_ns=50_000),
     notes="HPCC's NIC checks for CNPs every RATE_DECREASE_INTERVAL (50 us here): modelled as the "
           "NP's CNP interval. HPCC's rdma-hw.cc has no byte counter; B is the paper's 10 MB.",
@@ -151,7 +161,7 @@ _HPCC_MLX = DcqcnProfile(
     source="HPCC's ns-3 run.py --cc dcqcn (Mellanox-NIC timers)",
     **_HPCC_K,
     params=DcqcnParams(g=1 / 256, alpha_timer_ns=1_000, rate_timer_ns=300_000, byte_counter=10_000_000,
-                       fast_recovery_steps=1, rai_bps=5e6, rhai_bps=50e6, min_rate_bps=1e9,
+                       fast_recovery_steps=1, rai_bps=5e6, rhai_bps=50e6, min_rate_bps=1e9, clamp_target_rate=False,
                        cnp_interval_ns=4_000),
     notes="HPCC updates alpha every 1 us (up by g if a CNP came in that microsecond) and cuts the "
           "rate at most every 4 us; here alpha decays every 1 us without a CNP, rises by g per CNP, "
@@ -186,6 +196,8 @@ _HTSIM = DcqcnProfile(
         "rhai_bps": "[htsim] dcqcn.cpp _RHAI = rate / 10",
         "min_rate_bps": "[htsim] dcqcn.cpp _minimum_rate_bps 100000000 (later htsim)",
         "cnp_interval_ns": "[htsim] dcqcn.cpp DCQCNSink::_cnp_interval 50 us",
+        "cnp_defer": "[htsim] dcqcn.cpp DCQCNSink: marks inside the interval send one CNP when it ends",
+        "clamp_target_rate": "[htsim] dcqcn.cpp DCQCNSrc::processCNP sets _RT = _RC on every CNP",
     },
 )
 

@@ -78,6 +78,33 @@ def test_fast_recovery_then_additive_increase():
     assert c.events["additive"] == 1 and rc0 < before
 
 
+def test_target_rate_clamping_on_a_run_of_cnps():
+    """Clamped (paper, htsim, ns3-rdma): every CNP sets RT to RC. Not clamped (Mellanox's
+    default, HPCC's CLAMP_TARGET_RATE 0): a CNP with no rate increase since the last one keeps RT
+    at the rate before the episode; one after a timer (or byte-counter) increase moves RT to RC."""
+    clamped, nic = rc(), rc(clamp_target_rate=False)
+    for c in (clamped, nic):
+        c.on_cnp()                                       # RC 50G; RT = 100G (the initial rate)
+        c.on_cnp()                                       # no increase in between
+    assert clamped.rt == LINE / 2 and nic.rt == LINE
+    assert clamped.rc == nic.rc
+    nic.on_rate_timer()                                  # a timer increase, then a CNP: RT <- RC
+    rc_before = nic.rc
+    nic.on_cnp()
+    assert nic.rt == rc_before
+    no_time = rc(clamp_target_rate=False, clamp_target_rate_after_time_inc=False, byte_counter=1000)
+    no_time.on_cnp()
+    no_time.on_cnp()
+    no_time.on_rate_timer()                              # a timer increase alone does not move RT ...
+    rt_kept = no_time.rt
+    no_time.on_cnp()
+    assert no_time.rt == rt_kept == LINE
+    no_time.on_bytes_sent(1000)                          # ... a byte-counter one does
+    rc_before = no_time.rc
+    no_time.on_cnp()
+    assert no_time.rt == rc_before
+
+
 def test_additive_increase_from_a_low_rate():
     c = rc(rai_bps=1e9)
     c.rc, c.rt = 10e9, 12e9

@@ -21,12 +21,19 @@ def test_each_profile_loads_cites_its_numbers_and_drives_the_rate_control(name):
     assert 0 < prof.kmin_bytes <= prof.kmax_bytes and 0 < prof.pmax <= 1
     p = prof.params
     assert isinstance(p, DcqcnParams) and 0 < p.g < 1 and p.rai_bps > 0 and p.rhai_bps >= p.rai_bps
-    assert set(prof.citations) == CITED and all(prof.citations.values())
+    # Every number in CITED is cited; a profile that departs from a DcqcnParams default cites that too.
+    assert CITED <= set(prof.citations) <= CITED | {f.name for f in fields(DcqcnParams)}
+    assert all(prof.citations.values())
+    defaults = DcqcnParams()
+    assert all(k in prof.citations for k in ("alpha_init", "cnp_defer", "clamp_target_rate")
+               if getattr(p, k) != getattr(defaults, k))
     assert name in prof.describe()
-    # The constants run the reaction point: a CNP at line rate halves the rate (alpha starts at 1).
+    # The constants run the reaction point: a CNP at line rate cuts by alpha/2 (alpha starts at 1,
+    # 0.5 in ns3-rdma).
     rc = DcqcnRateControl(prof.rate_bps, p)
     rc.on_cnp()
-    assert rc.rc == prof.rate_bps / 2 and rc.alpha == pytest.approx(1.0)
+    assert rc.rc == prof.rate_bps * (1 - p.alpha_init / 2)
+    assert rc.alpha == pytest.approx((1 - p.g) * p.alpha_init + p.g)
     # Scaled to another rate, the bandwidth-proportional numbers follow it and nothing else moves.
     at = prof.at_rate(prof.rate_bps * 5 // 2)
     assert (at.kmin_bytes, at.kmax_bytes) == (round(prof.kmin_bytes * 2.5), round(prof.kmax_bytes * 2.5))
