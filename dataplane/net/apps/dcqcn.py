@@ -104,6 +104,9 @@ class DcqcnParams:
     # byte-counter one (Mellanox ``clamp_tgt_rate_after_time_inc``, default 1; HPCC's rdma-hw.cc checks
     # the timer stage only, having no byte counter).
     clamp_target_rate_after_time_inc: bool = True
+    # The cut uses alpha as it was before this CNP raised it (the paper's order, htsim's processCNP);
+    # ns3-rdma's rpr_cnm_received raises alpha first and cuts with the new value.
+    alpha_before_cut: bool = False
 
     def with_(self, **changes) -> "DcqcnParams":
         return replace(self, **changes)
@@ -139,8 +142,12 @@ class DcqcnRateControl:
         # qbb-net-device.cc rpr_cnm_received). t and bc count increase events since the last CNP.
         if p.clamp_target_rate or self.bc > 0 or (p.clamp_target_rate_after_time_inc and self.t > 0):
             self.rt = self.rc
-        self.rc = max(p.min_rate_bps, self.rc * (1 - self.alpha / 2))
-        self.alpha = (1 - p.g) * self.alpha + p.g
+        if p.alpha_before_cut:
+            self.alpha = (1 - p.g) * self.alpha + p.g
+            self.rc = max(p.min_rate_bps, self.rc * (1 - self.alpha / 2))
+        else:
+            self.rc = max(p.min_rate_bps, self.rc * (1 - self.alpha / 2))
+            self.alpha = (1 - p.g) * self.alpha + p.g
         self.t = self.bc = self.byte_acc = 0
 
     def on_alpha_timer(self) -> None:

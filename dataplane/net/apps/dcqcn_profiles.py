@@ -102,7 +102,7 @@ _NS3 = DcqcnProfile(
     kmin_bytes=40 * 1030, kmax_bytes=1000 * 1030, pmax=1.0,
     params=DcqcnParams(g=1 / 256, alpha_timer_ns=55_000, rate_timer_ns=60_000, byte_counter=300_000_000,
                        fast_recovery_steps=5, rai_bps=40e6, rhai_bps=200e6, min_rate_bps=100e6,
-                       cnp_interval_ns=50_000, cnp_defer=True, alpha_init=0.5),
+                       cnp_interval_ns=50_000, cnp_defer=True, alpha_init=0.5, alpha_before_cut=True),
     notes="config.txt sets CLAMP_TARGET_RATE 1 (RT <- RC on every CNP), which is what the model does. "
           "Its NP checks each flow every CNP_INTERVAL and sends one CNP if any packet in that window "
           "was marked (qbb-net-device.cc CheckandSendQCN): the model's cnp_defer, whose first CNP of a "
@@ -122,6 +122,7 @@ _NS3 = DcqcnProfile(
         "cnp_interval_ns": "[ns3-rdma] config.txt CNP_INTERVAL 50 (us)",
         "cnp_defer": "[ns3-rdma] qbb-net-device.cc CheckandSendQCN: one CNP per flow per interval if any mark in it",
         "alpha_init": "[ns3-rdma] qbb-net-device.cc constructor m_alpha = 0.5",
+        "alpha_before_cut": "[ns3-rdma] qbb-net-device.cc rpr_cnm_received: alpha updated, then RC * (1 - alpha/2)",
         "clamp_target_rate": "[ns3-rdma] config.txt CLAMP_TARGET_RATE 1",
     },
 )

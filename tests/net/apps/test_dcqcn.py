@@ -51,6 +51,16 @@ def test_cnp_cuts_by_half_alpha_and_raises_alpha():
     assert (c.t, c.bc, c.byte_acc, c.cnps) == (0, 0, 0, 2)
 
 
+def test_alpha_before_cut_orders_the_update_as_ns3_rdma_does():
+    paper, ns3 = rc(alpha_init=0.5), rc(alpha_init=0.5, alpha_before_cut=True)
+    paper.on_cnp()
+    ns3.on_cnp()
+    alpha = 0.5 * (1 - G) + G
+    assert paper.rc == pytest.approx(LINE * (1 - 0.5 / 2))     # cut with the old alpha, then raise it
+    assert ns3.rc == pytest.approx(LINE * (1 - alpha / 2))      # raise alpha, cut with the new one
+    assert paper.alpha == pytest.approx(alpha) == ns3.alpha
+
+
 def test_alpha_decays_by_one_minus_g_per_timer():
     c = rc()
     for _ in range(256):

@@ -25,15 +25,16 @@ def test_each_profile_loads_cites_its_numbers_and_drives_the_rate_control(name):
     assert CITED <= set(prof.citations) <= CITED | {f.name for f in fields(DcqcnParams)}
     assert all(prof.citations.values())
     defaults = DcqcnParams()
-    assert all(k in prof.citations for k in ("alpha_init", "cnp_defer", "clamp_target_rate")
+    assert all(k in prof.citations for k in ("alpha_init", "cnp_defer", "clamp_target_rate", "alpha_before_cut")
                if getattr(p, k) != getattr(defaults, k))
     assert name in prof.describe()
     # The constants run the reaction point: a CNP at line rate cuts by alpha/2 (alpha starts at 1,
     # 0.5 in ns3-rdma).
     rc = DcqcnRateControl(prof.rate_bps, p)
     rc.on_cnp()
-    assert rc.rc == prof.rate_bps * (1 - p.alpha_init / 2)
-    assert rc.alpha == pytest.approx((1 - p.g) * p.alpha_init + p.g)
+    alpha = (1 - p.g) * p.alpha_init + p.g
+    assert rc.rc == pytest.approx(prof.rate_bps * (1 - (alpha if p.alpha_before_cut else p.alpha_init) / 2))
+    assert rc.alpha == pytest.approx(alpha)
     # Scaled to another rate, the bandwidth-proportional numbers follow it and nothing else moves.
     at = prof.at_rate(prof.rate_bps * 5 // 2)
     assert (at.kmin_bytes, at.kmax_bytes) == (round(prof.kmin_bytes * 2.5), round(prof.kmax_bytes * 2.5))
