@@ -9,7 +9,9 @@ reaction point (RP) paces its packets at a current rate RC and adjusts it:
 
 * on a CNP: RT <- RC; RC <- RC * (1 - alpha/2) (not below ``min_rate_bps``);
   alpha <- (1 - g) * alpha + g; the timer count T, the byte-counter count BC and the byte
-  counter restart, and so do the alpha and rate-increase timers;
+  counter restart, and so do the alpha and rate-increase timers (``clamp_target_rate=False``
+  moves RT only after an increase, as NICs ship it; ``alpha_before_cut`` raises alpha first, as
+  ns3-rdma does: see ``DcqcnParams``);
 * every ``alpha_timer_ns`` without a CNP: alpha <- (1 - g) * alpha;
 * rate-increase events, every ``rate_timer_ns`` (T += 1) and every ``byte_counter`` bytes
   sent (BC += 1), with F = ``fast_recovery_steps``:
