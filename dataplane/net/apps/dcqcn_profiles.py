@@ -74,7 +74,7 @@ _PAPER = DcqcnProfile(
     kmin_bytes=5_000, kmax_bytes=200_000, pmax=0.01,
     params=DcqcnParams(g=1 / 256, alpha_timer_ns=55_000, rate_timer_ns=55_000, byte_counter=10_000_000,
                        fast_recovery_steps=5, rai_bps=40e6, rhai_bps=200e6, min_rate_bps=100e6,
-                       cnp_interval_ns=50_000),
+                       cnp_interval_ns=50_000, cnp_defer=True),
     notes="The paper's RED band is very shallow for 16 line-rate senders at 100 Gb/s (Kmax 500 KB "
           "after scaling): expect the queue to sit at or above Kmax.",
     citations={
@@ -90,6 +90,8 @@ _PAPER = DcqcnProfile(
         "rhai_bps": "[ns3-rdma] config.txt RATE_HAI 200Mb/s (the paper's own value not verified here)",
         "min_rate_bps": "[ns3-rdma] qbb-net-device.cc MinRate default 100Mb/s",
         "cnp_interval_ns": "[paper] one CNP per 50 us per flow; [ns3-rdma] config.txt CNP_INTERVAL 50",
+        "cnp_defer": "[paper] NP: a CNP at once, then at most one per 50 us if a packet in that window was "
+                     "marked (recalled); [ns3-rdma] qbb-net-device.cc CheckandSendQCN does the windowed form",
         "clamp_target_rate": "[paper] RT <- RC on each CNP (recalled, FABRIC-REFERENCE.md 2.3); "
                              "[ns3-rdma] config.txt CLAMP_TARGET_RATE 1",
     },
