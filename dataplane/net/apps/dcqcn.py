@@ -109,6 +109,9 @@ class DcqcnParams:
     # The cut uses alpha as it was before this CNP raised it (the paper's order, htsim's processCNP);
     # ns3-rdma's rpr_cnm_received raises alpha first and cuts with the new value.
     alpha_before_cut: bool = False
+    # ns3-rdma's AdjustRates: at an increase event where T or BC is 1 and RT > 10 x RC, RT is divided
+    # by 8 instead of being stepped (a target far above a deeply cut rate is pulled down). None: off.
+    rt_pull_down_ratio: float | None = None
 
     def with_(self, **changes) -> "DcqcnParams":
         return replace(self, **changes)
@@ -174,9 +177,13 @@ class DcqcnRateControl:
     def _increase(self) -> None:
         if self.rc >= self.line:
             return
-        F = self.params.fast_recovery_steps
+        p = self.params
+        F = p.fast_recovery_steps
         t, bc = self.t, self.bc
-        if max(t, bc) <= F:
+        if p.rt_pull_down_ratio is not None and (t == 1 or bc == 1) and self.rt > p.rt_pull_down_ratio * self.rc:
+            self.rt /= 8                     # ns3-rdma qbb-net-device.cc AdjustRates
+            self.events["fast_recovery"] += 1
+        elif max(t, bc) <= F:
             self.events["fast_recovery"] += 1
         elif min(t, bc) > F:
             self.rt += (min(t, bc) - F) * self.rhai

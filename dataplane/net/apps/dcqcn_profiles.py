@@ -103,8 +103,9 @@ _NS3 = DcqcnProfile(
     rate_bps=40_000_000_000,
     kmin_bytes=40 * 1030, kmax_bytes=1000 * 1030, pmax=1.0,
     params=DcqcnParams(g=1 / 256, alpha_timer_ns=55_000, rate_timer_ns=60_000, byte_counter=300_000_000,
-                       fast_recovery_steps=5, rai_bps=40e6, rhai_bps=200e6, min_rate_bps=100e6,
-                       cnp_interval_ns=50_000, cnp_defer=True, alpha_init=0.5, alpha_before_cut=True),
+                       fast_recovery_steps=4, rai_bps=40e6, rhai_bps=200e6, min_rate_bps=100e6,
+                       cnp_interval_ns=50_000, cnp_defer=True, alpha_init=0.5, alpha_before_cut=True,
+                       rt_pull_down_ratio=10.0),
     notes="config.txt sets CLAMP_TARGET_RATE 1 (RT <- RC on every CNP), which is what the model does. "
           "Its NP checks each flow every CNP_INTERVAL and sends one CNP if any packet in that window "
           "was marked (qbb-net-device.cc CheckandSendQCN): the model's cnp_defer, whose first CNP of a "
@@ -117,7 +118,10 @@ _NS3 = DcqcnProfile(
         "alpha_timer_ns": "[ns3-rdma] config.txt ALPHA_RESUME_INTERVAL 55 (us)",
         "rate_timer_ns": "[ns3-rdma] config.txt RP_TIMER 60 (us)",
         "byte_counter": "[ns3-rdma] config.txt BYTE_COUNTER 300000000",
-        "fast_recovery_steps": "[ns3-rdma] config.txt FAST_RECOVERY_TIMES 5",
+        "fast_recovery_steps": "[ns3-rdma] config.txt FAST_RECOVERY_TIMES 5, which qbb-net-device.cc uses as "
+                               "'count < 5' (rpr_fast_time/rpr_fast_byte): 4 fast-recovery steps, hyper from "
+                               "min(T, BC) = 5; this model's F counts steps (max <= F), so F = 4",
+        "rt_pull_down_ratio": "[ns3-rdma] qbb-net-device.cc AdjustRates: RT /= 8 if T or BC is 1 and RT > 10 RC",
         "rai_bps": "[ns3-rdma] config.txt RATE_AI 40Mb/s",
         "rhai_bps": "[ns3-rdma] config.txt RATE_HAI 200Mb/s",
         "min_rate_bps": "[ns3-rdma] qbb-net-device.cc MinRate default 100Mb/s",

@@ -115,6 +115,19 @@ def test_target_rate_clamping_on_a_run_of_cnps():
     assert no_time.rt == rc_before
 
 
+def test_ns3_rdma_pulls_a_far_target_down_on_the_first_increase():
+    c = rc(rt_pull_down_ratio=10.0)
+    c.rc, c.rt = 1e9, 40e9                               # after deep cuts: RT 40x RC
+    c.on_rate_timer()                                    # T = 1: RT / 8 = 5G, RC = (5G + 1G) / 2
+    assert c.rt == pytest.approx(5e9) and c.rc == pytest.approx(3e9)
+    c.on_rate_timer()                                    # T = 2: plain fast recovery
+    assert c.rt == pytest.approx(5e9) and c.rc == pytest.approx(4e9)
+    plain = rc()
+    plain.rc, plain.rt = 1e9, 40e9
+    plain.on_rate_timer()
+    assert plain.rt == 40e9 and plain.rc == pytest.approx(20.5e9)
+
+
 def test_additive_increase_from_a_low_rate():
     c = rc(rai_bps=1e9)
     c.rc, c.rt = 10e9, 12e9

@@ -25,7 +25,7 @@ def test_each_profile_loads_cites_its_numbers_and_drives_the_rate_control(name):
     assert CITED <= set(prof.citations) <= CITED | {f.name for f in fields(DcqcnParams)}
     assert all(prof.citations.values())
     defaults = DcqcnParams()
-    assert all(k in prof.citations for k in ("alpha_init", "cnp_defer", "clamp_target_rate", "alpha_before_cut")
+    assert all(k in prof.citations for k in ("alpha_init", "cnp_defer", "clamp_target_rate", "alpha_before_cut", "rt_pull_down_ratio")
                if getattr(p, k) != getattr(defaults, k))
     assert name in prof.describe()
     # The constants run the reaction point: a CNP at line rate cuts by alpha/2 (alpha starts at 1,
@@ -56,3 +56,13 @@ def test_an_unknown_profile_lists_the_known_ones():
     with pytest.raises(ValueError) as info:
         get_profile("timely")
     assert "timely" in str(info.value) and all(name in str(info.value) for name in PROFILES)
+
+
+def test_ns3_rdma_recovers_as_its_qbb_net_device_does():
+    """FAST_RECOVERY_TIMES 5 in ns3-rdma means timer counts 1-4 recover fast and the 5th adds R_AI."""
+    p = get_profile("ns3-rdma").params
+    rc = DcqcnRateControl(40e9, p)
+    rc.on_cnp()
+    for _ in range(5):
+        rc.on_rate_timer()
+    assert rc.events == {"fast_recovery": 4, "additive": 1, "hyper": 0}
