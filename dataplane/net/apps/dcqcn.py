@@ -9,7 +9,9 @@ reaction point (RP) paces its packets at a current rate RC and adjusts it:
 
 * on a CNP: RT <- RC; RC <- RC * (1 - alpha/2) (not below ``min_rate_bps``);
   alpha <- (1 - g) * alpha + g; the timer count T, the byte-counter count BC and the byte
-  counter restart, and so do the alpha and rate-increase timers;
+  counter restart, and so do the alpha and rate-increase timers (``clamp_target_rate=False``
+  moves RT only after an increase, as NICs ship it; ``alpha_before_cut`` raises alpha first, as
+  ns3-rdma does: see ``DcqcnParams``);
 * every ``alpha_timer_ns`` without a CNP: alpha <- (1 - g) * alpha;
 * rate-increase events, every ``rate_timer_ns`` (T += 1) and every ``byte_counter`` bytes
   sent (BC += 1), with F = ``fast_recovery_steps``:
@@ -96,6 +98,20 @@ class DcqcnParams:
     initial_rate_bps: float | None = None  # None: line rate
     cnp_interval_ns: int = 50_000          # NP: at most one CNP per flow per interval
     cnp_defer: bool = False                # NP: marks inside the interval send one CNP when it ends (htsim)
+    # RT <- RC on every CNP (the paper's equation, htsim, ns3-rdma's CLAMP_TARGET_RATE 1). False is
+    # the NIC's default (Mellanox ``clamp_tgt_rate`` 0; HPCC's CLAMP_TARGET_RATE 0): RT keeps the
+    # rate from before the congestion episode unless the rate was raised since the last CNP.
+    clamp_target_rate: bool = True
+    # With clamp_target_rate False: a timer increase since the last CNP also moves RT to RC, not only a
+    # byte-counter one (Mellanox ``clamp_tgt_rate_after_time_inc``, default 1; HPCC's rdma-hw.cc checks
+    # the timer stage only, having no byte counter).
+    clamp_target_rate_after_time_inc: bool = True
+    # The cut uses alpha as it was before this CNP raised it (the paper's order, htsim's processCNP);
+    # ns3-rdma's rpr_cnm_received raises alpha first and cuts with the new value.
+    alpha_before_cut: bool = False
+    # ns3-rdma's AdjustRates: at an increase event where T or BC is 1 and RT > 10 x RC, RT is divided
+    # by 8 instead of being stepped (a target far above a deeply cut rate is pulled down). None: off.
+    rt_pull_down_ratio: float | None = None
 
     def with_(self, **changes) -> "DcqcnParams":
         return replace(self, **changes)
@@ -124,9 +140,19 @@ class DcqcnRateControl:
     def on_cnp(self) -> None:
         p = self.params
         self.cnps += 1
-        self.rt = self.rc
-        self.rc = max(p.min_rate_bps, self.rc * (1 - self.alpha / 2))
-        self.alpha = (1 - p.g) * self.alpha + p.g
+        # Which CNPs move RT to RC: every one when clamping (paper, htsim, ns3-rdma config.txt); else
+        # only one that follows a rate increase, so that a run of CNPs with no increase between them
+        # keeps RT at the rate before the episode (Mellanox clamp_tgt_rate /
+        # clamp_tgt_rate_after_time_inc; HPCC rdma-hw.cc CheckRateDecreaseMlx; ns3-rdma
+        # qbb-net-device.cc rpr_cnm_received). t and bc count increase events since the last CNP.
+        if p.clamp_target_rate or self.bc > 0 or (p.clamp_target_rate_after_time_inc and self.t > 0):
+            self.rt = self.rc
+        if p.alpha_before_cut:
+            self.alpha = (1 - p.g) * self.alpha + p.g
+            self.rc = max(p.min_rate_bps, self.rc * (1 - self.alpha / 2))
+        else:
+            self.rc = max(p.min_rate_bps, self.rc * (1 - self.alpha / 2))
+            self.alpha = (1 - p.g) * self.alpha + p.g
         self.t = self.bc = self.byte_acc = 0
 
     def on_alpha_timer(self) -> None:
@@ -151,9 +177,13 @@ class DcqcnRateControl:
     def _increase(self) -> None:
         if self.rc >= self.line:
             return
-        F = self.params.fast_recovery_steps
+        p = self.params
+        F = p.fast_recovery_steps
         t, bc = self.t, self.bc
-        if max(t, bc) <= F:
+        if p.rt_pull_down_ratio is not None and (t == 1 or bc == 1) and self.rt > p.rt_pull_down_ratio * self.rc:
+            self.rt /= 8                     # ns3-rdma qbb-net-device.cc AdjustRates
+            self.events["fast_recovery"] += 1
+        elif max(t, bc) <= F:
             self.events["fast_recovery"] += 1
         elif min(t, bc) > F:
             self.rt += (min(t, bc) - F) * self.rhai

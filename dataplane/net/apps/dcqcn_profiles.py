@@ -74,7 +74,7 @@ _PAPER = DcqcnProfile(
     kmin_bytes=5_000, kmax_bytes=200_000, pmax=0.01,
     params=DcqcnParams(g=1 / 256, alpha_timer_ns=55_000, rate_timer_ns=55_000, byte_counter=10_000_000,
                        fast_recovery_steps=5, rai_bps=40e6, rhai_bps=200e6, min_rate_bps=100e6,
-                       cnp_interval_ns=50_000),
+                       cnp_interval_ns=50_000, cnp_defer=True),
     notes="The paper's RED band is very shallow for 16 line-rate senders at 100 Gb/s (Kmax 500 KB "
           "after scaling): expect the queue to sit at or above Kmax.",
     citations={
@@ -90,6 +90,10 @@ _PAPER = DcqcnProfile(
         "rhai_bps": "[ns3-rdma] config.txt RATE_HAI 200Mb/s (the paper's own value not verified here)",
         "min_rate_bps": "[ns3-rdma] qbb-net-device.cc MinRate default 100Mb/s",
         "cnp_interval_ns": "[paper] one CNP per 50 us per flow; [ns3-rdma] config.txt CNP_INTERVAL 50",
+        "cnp_defer": "[paper] NP: a CNP at once, then at most one per 50 us if a packet in that window was "
+                     "marked (recalled); [ns3-rdma] qbb-net-device.cc CheckandSendQCN does the windowed form",
+        "clamp_target_rate": "[paper] RT <- RC on each CNP (recalled, FABRIC-REFERENCE.md 2.3); "
+                             "[ns3-rdma] config.txt CLAMP_TARGET_RATE 1",
     },
 )
 
@@ -99,9 +103,13 @@ _NS3 = DcqcnProfile(
     rate_bps=40_000_000_000,
     kmin_bytes=40 * 1030, kmax_bytes=1000 * 1030, pmax=1.0,
     params=DcqcnParams(g=1 / 256, alpha_timer_ns=55_000, rate_timer_ns=60_000, byte_counter=300_000_000,
-                       fast_recovery_steps=5, rai_bps=40e6, rhai_bps=200e6, min_rate_bps=100e6,
-                       cnp_interval_ns=50_000),
-    notes="config.txt sets CLAMP_TARGET_RATE 1 (RT <- RC on every CNP), which is what the model does.",
+                       fast_recovery_steps=4, rai_bps=40e6, rhai_bps=200e6, min_rate_bps=100e6,
+                       cnp_interval_ns=50_000, cnp_defer=True, alpha_init=0.5, alpha_before_cut=True,
+                       rt_pull_down_ratio=10.0),
+    notes="config.txt sets CLAMP_TARGET_RATE 1 (RT <- RC on every CNP), which is what the model does. "
+          "Its NP checks each flow every CNP_INTERVAL and sends one CNP if any packet in that window "
+          "was marked (qbb-net-device.cc CheckandSendQCN): the model's cnp_defer, whose first CNP of a "
+          "flow goes at once instead of at the window's end.",
     citations={
         "kmin_bytes": "[ns3-rdma] config.txt KMIN 40 (cells of 1030 B, broadcom-node.cc SetMarkingThreshold)",
         "kmax_bytes": "[ns3-rdma] config.txt KMAX 1000 (cells of 1030 B)",
@@ -110,11 +118,18 @@ _NS3 = DcqcnProfile(
         "alpha_timer_ns": "[ns3-rdma] config.txt ALPHA_RESUME_INTERVAL 55 (us)",
         "rate_timer_ns": "[ns3-rdma] config.txt RP_TIMER 60 (us)",
         "byte_counter": "[ns3-rdma] config.txt BYTE_COUNTER 300000000",
-        "fast_recovery_steps": "[ns3-rdma] config.txt FAST_RECOVERY_TIMES 5",
+        "fast_recovery_steps": "[ns3-rdma] config.txt FAST_RECOVERY_TIMES 5, which qbb-net-device.cc uses as "
+                               "'count < 5' (rpr_fast_time/rpr_fast_byte): 4 fast-recovery steps, hyper from "
+                               "min(T, BC) = 5; this model's F counts steps (max <= F), so F = 4",
+        "rt_pull_down_ratio": "[ns3-rdma] qbb-net-device.cc AdjustRates: RT /= 8 if T or BC is 1 and RT > 10 RC",
         "rai_bps": "[ns3-rdma] config.txt RATE_AI 40Mb/s",
         "rhai_bps": "[ns3-rdma] config.txt RATE_HAI 200Mb/s",
         "min_rate_bps": "[ns3-rdma] qbb-net-device.cc MinRate default 100Mb/s",
         "cnp_interval_ns": "[ns3-rdma] config.txt CNP_INTERVAL 50 (us)",
+        "cnp_defer": "[ns3-rdma] qbb-net-device.cc CheckandSendQCN: one CNP per flow per interval if any mark in it",
+        "alpha_init": "[ns3-rdma] qbb-net-device.cc constructor m_alpha = 0.5",
+        "alpha_before_cut": "[ns3-rdma] qbb-net-device.cc rpr_cnm_received: alpha updated, then RC * (1 - alpha/2)",
+        "clamp_target_rate": "[ns3-rdma] config.txt CLAMP_TARGET_RATE 1",
     },
 )
 
@@ -128,6 +143,8 @@ _HPCC_K_CITES = {
     "rai_bps": "[hpcc] run.py ai = 5 x bw/25 (Mb/s)",
     "rhai_bps": "[hpcc] run.py hai = 50 x bw/25 (Mb/s)",
     "min_rate_bps": "[hpcc] run.py config_template MIN_RATE 1000Mb/s",
+    "clamp_target_rate": "[hpcc] run.py config_template CLAMP_TARGET_RATE 0; rdma-hw.cc CheckRateDecreaseMlx "
+                         "moves RT to RC only after a timer increase (m_rpTimeStage != 0)",
 }
 
 _HPCC_PAPER = DcqcnProfile(
@@ -135,7 +152,7 @@ _HPCC_PAPER = DcqcnProfile(
     source="HPCC's ns-3 (alibaba-edu/High-Precision-Congestion-Control) run.py --cc dcqcn_paper",
     **_HPCC_K,
     params=DcqcnParams(g=1 / 256, alpha_timer_ns=50_000, rate_timer_ns=55_000, byte_counter=10_000_000,
-                       fast_recovery_steps=1, rai_bps=5e6, rhai_bps=50e6, min_rate_bps=1e9,
+                       fast_recovery_steps=1, rai_bps=5e6, rhai_bps=50e6, min_rate_bps=1e9, clamp_target_rate=False,
                        cnp_interval_ns=50_000),
     notes="HPCC's NIC checks for CNPs every RATE_DECREASE_INTERVAL (50 us here): modelled as the "
           "NP's CNP interval. HPCC's rdma-hw.cc has no byte counter; B is the paper's 10 MB.",
@@ -151,7 +168,7 @@ _HPCC_MLX = DcqcnProfile(
     source="HPCC's ns-3 run.py --cc dcqcn (Mellanox-NIC timers)",
     **_HPCC_K,
     params=DcqcnParams(g=1 / 256, alpha_timer_ns=1_000, rate_timer_ns=300_000, byte_counter=10_000_000,
-                       fast_recovery_steps=1, rai_bps=5e6, rhai_bps=50e6, min_rate_bps=1e9,
+                       fast_recovery_steps=1, rai_bps=5e6, rhai_bps=50e6, min_rate_bps=1e9, clamp_target_rate=False,
                        cnp_interval_ns=4_000),
     notes="HPCC updates alpha every 1 us (up by g if a CNP came in that microsecond) and cuts the "
           "rate at most every 4 us; here alpha decays every 1 us without a CNP, rises by g per CNP, "
@@ -186,6 +203,8 @@ _HTSIM = DcqcnProfile(
         "rhai_bps": "[htsim] dcqcn.cpp _RHAI = rate / 10",
         "min_rate_bps": "[htsim] dcqcn.cpp _minimum_rate_bps 100000000 (later htsim)",
         "cnp_interval_ns": "[htsim] dcqcn.cpp DCQCNSink::_cnp_interval 50 us",
+        "cnp_defer": "[htsim] dcqcn.cpp DCQCNSink: marks inside the interval send one CNP when it ends",
+        "clamp_target_rate": "[htsim] dcqcn.cpp DCQCNSrc::processCNP sets _RT = _RC on every CNP",
     },
 )
 

@@ -51,6 +51,16 @@ def test_cnp_cuts_by_half_alpha_and_raises_alpha():
     assert (c.t, c.bc, c.byte_acc, c.cnps) == (0, 0, 0, 2)
 
 
+def test_alpha_before_cut_orders_the_update_as_ns3_rdma_does():
+    paper, ns3 = rc(alpha_init=0.5), rc(alpha_init=0.5, alpha_before_cut=True)
+    paper.on_cnp()
+    ns3.on_cnp()
+    alpha = 0.5 * (1 - G) + G
+    assert paper.rc == pytest.approx(LINE * (1 - 0.5 / 2))     # cut with the old alpha, then raise it
+    assert ns3.rc == pytest.approx(LINE * (1 - alpha / 2))      # raise alpha, cut with the new one
+    assert paper.alpha == pytest.approx(alpha) == ns3.alpha
+
+
 def test_alpha_decays_by_one_minus_g_per_timer():
     c = rc()
     for _ in range(256):
@@ -76,6 +86,46 @@ def test_fast_recovery_then_additive_increase():
     assert c.rt == pytest.approx(min(LINE, rt + LINE / 20))
     assert c.rc == pytest.approx(min(LINE, (c.rt + before) / 2))
     assert c.events["additive"] == 1 and rc0 < before
+
+
+def test_target_rate_clamping_on_a_run_of_cnps():
+    """Clamped (paper, htsim, ns3-rdma): every CNP sets RT to RC. Not clamped (Mellanox's
+    default, HPCC's CLAMP_TARGET_RATE 0): a CNP with no rate increase since the last one keeps RT
+    at the rate before the episode; one after a timer (or byte-counter) increase moves RT to RC."""
+    clamped, nic = rc(), rc(clamp_target_rate=False)
+    for c in (clamped, nic):
+        c.on_cnp()                                       # RC 50G; RT = 100G (the initial rate)
+        c.on_cnp()                                       # no increase in between
+    assert clamped.rt == LINE / 2 and nic.rt == LINE
+    assert clamped.rc == nic.rc
+    nic.on_rate_timer()                                  # a timer increase, then a CNP: RT <- RC
+    rc_before = nic.rc
+    nic.on_cnp()
+    assert nic.rt == rc_before
+    no_time = rc(clamp_target_rate=False, clamp_target_rate_after_time_inc=False, byte_counter=1000)
+    no_time.on_cnp()
+    no_time.on_cnp()
+    no_time.on_rate_timer()                              # a timer increase alone does not move RT ...
+    rt_kept = no_time.rt
+    no_time.on_cnp()
+    assert no_time.rt == rt_kept == LINE
+    no_time.on_bytes_sent(1000)                          # ... a byte-counter one does
+    rc_before = no_time.rc
+    no_time.on_cnp()
+    assert no_time.rt == rc_before
+
+
+def test_ns3_rdma_pulls_a_far_target_down_on_the_first_increase():
+    c = rc(rt_pull_down_ratio=10.0)
+    c.rc, c.rt = 1e9, 40e9                               # after deep cuts: RT 40x RC
+    c.on_rate_timer()                                    # T = 1: RT / 8 = 5G, RC = (5G + 1G) / 2
+    assert c.rt == pytest.approx(5e9) and c.rc == pytest.approx(3e9)
+    c.on_rate_timer()                                    # T = 2: plain fast recovery
+    assert c.rt == pytest.approx(5e9) and c.rc == pytest.approx(4e9)
+    plain = rc()
+    plain.rc, plain.rt = 1e9, 40e9
+    plain.on_rate_timer()
+    assert plain.rt == 40e9 and plain.rc == pytest.approx(20.5e9)
 
 
 def test_additive_increase_from_a_low_rate():

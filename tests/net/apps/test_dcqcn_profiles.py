@@ -21,12 +21,20 @@ def test_each_profile_loads_cites_its_numbers_and_drives_the_rate_control(name):
     assert 0 < prof.kmin_bytes <= prof.kmax_bytes and 0 < prof.pmax <= 1
     p = prof.params
     assert isinstance(p, DcqcnParams) and 0 < p.g < 1 and p.rai_bps > 0 and p.rhai_bps >= p.rai_bps
-    assert set(prof.citations) == CITED and all(prof.citations.values())
+    # Every number in CITED is cited; a profile that departs from a DcqcnParams default cites that too.
+    assert CITED <= set(prof.citations) <= CITED | {f.name for f in fields(DcqcnParams)}
+    assert all(prof.citations.values())
+    defaults = DcqcnParams()
+    assert all(k in prof.citations for k in ("alpha_init", "cnp_defer", "clamp_target_rate", "alpha_before_cut", "rt_pull_down_ratio")
+               if getattr(p, k) != getattr(defaults, k))
     assert name in prof.describe()
-    # The constants run the reaction point: a CNP at line rate halves the rate (alpha starts at 1).
+    # The constants run the reaction point: a CNP at line rate cuts by alpha/2 (alpha starts at 1,
+    # 0.5 in ns3-rdma).
     rc = DcqcnRateControl(prof.rate_bps, p)
     rc.on_cnp()
-    assert rc.rc == prof.rate_bps / 2 and rc.alpha == pytest.approx(1.0)
+    alpha = (1 - p.g) * p.alpha_init + p.g
+    assert rc.rc == pytest.approx(prof.rate_bps * (1 - (alpha if p.alpha_before_cut else p.alpha_init) / 2))
+    assert rc.alpha == pytest.approx(alpha)
     # Scaled to another rate, the bandwidth-proportional numbers follow it and nothing else moves.
     at = prof.at_rate(prof.rate_bps * 5 // 2)
     assert (at.kmin_bytes, at.kmax_bytes) == (round(prof.kmin_bytes * 2.5), round(prof.kmax_bytes * 2.5))
@@ -48,3 +56,13 @@ def test_an_unknown_profile_lists_the_known_ones():
     with pytest.raises(ValueError) as info:
         get_profile("timely")
     assert "timely" in str(info.value) and all(name in str(info.value) for name in PROFILES)
+
+
+def test_ns3_rdma_recovers_as_its_qbb_net_device_does():
+    """FAST_RECOVERY_TIMES 5 in ns3-rdma means timer counts 1-4 recover fast and the 5th adds R_AI."""
+    p = get_profile("ns3-rdma").params
+    rc = DcqcnRateControl(40e9, p)
+    rc.on_cnp()
+    for _ in range(5):
+        rc.on_rate_timer()
+    assert rc.events == {"fast_recovery": 4, "additive": 1, "hyper": 0}
