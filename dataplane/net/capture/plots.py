@@ -23,22 +23,8 @@ def plot_queues(net: Any, path: Path, top: int = 6) -> Path | None:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 4))
     for p in ports[:top]:
-        xs, ys = [], []
-        last = 0
-        flat = p.stats.qdepth_flat
-        for t, d in zip(flat[0::2], flat[1::2]):
-            xs += [t / 1000, t / 1000]
-            ys += [last, d]
-            last = d
-        ax.plot(xs, ys, label=p.name, linewidth=1)
-    ax.set_xlabel("time (µs)")
-    ax.set_ylabel("queue depth (packets)")
-    ax.set_title("Egress queue depth")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+        ax.plot(*_steps(p.stats.qdepth_flat), label=p.name, linewidth=1)
+    return _save_depth_plot(plt, fig, ax, path, "Egress queue depth")
 
 
 def plot_queue_classes(net: Any, path: Path, top: int = 4) -> Path | None:
@@ -53,18 +39,28 @@ def plot_queue_classes(net: Any, path: Path, top: int = 4) -> Path | None:
     fig, ax = plt.subplots(figsize=(8, 4))
     for p in ports[:top]:
         for qid, st in enumerate(p.queue.stats):
-            if not st.max_qdepth:
-                continue
-            xs, ys, last = [], [], 0
-            flat = st.qdepth_flat
-            for t, d in zip(flat[0::2], flat[1::2]):
-                xs += [t / 1000, t / 1000]
-                ys += [last, d]
-                last = d
-            ax.plot(xs, ys, label=f"{p.name} q{qid}", linewidth=1)
+            if st.max_qdepth:
+                ax.plot(*_steps(st.qdepth_flat), label=f"{p.name} q{qid}", linewidth=1)
+    return _save_depth_plot(plt, fig, ax, path, "Egress queue depth per traffic class")
+
+
+def _steps(flat: Any) -> tuple[list[float], list[int]]:
+    """A depth record (time ns, depth, time ns, depth, ...) as a step line in µs: each change
+    drawn as a vertical jump from the depth before it, starting from an empty queue."""
+    xs: list[float] = []
+    ys: list[int] = []
+    last = 0
+    for t, d in zip(flat[0::2], flat[1::2]):
+        xs += [t / 1000, t / 1000]
+        ys += [last, d]
+        last = d
+    return xs, ys
+
+
+def _save_depth_plot(plt: Any, fig: Any, ax: Any, path: Path, title: str) -> Path:
     ax.set_xlabel("time (µs)")
     ax.set_ylabel("queue depth (packets)")
-    ax.set_title("Egress queue depth per traffic class")
+    ax.set_title(title)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
