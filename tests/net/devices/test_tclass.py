@@ -10,6 +10,7 @@ import pytest
 from dataplane.control.config_errors import ConfigError
 from dataplane.net.apps.basic import UdpFlow, UdpSink
 from dataplane.net.capture.metrics import format_table, summary, write_metrics
+from dataplane.net.capture.plots import plot_queue_classes, plot_queues
 from dataplane.net.devices.tclass import ClassPort, ce_marked
 from dataplane.net.fabric.network import Network
 from dataplane.net.topology.load import load_yaml_topology
@@ -127,7 +128,12 @@ def test_per_queue_metrics_reach_csv_json_and_the_table(strict, tmp_path):
     rows = [r for r in csv.DictReader(open(tmp_path / "queues.csv")) if r["port"] == "s1:p3"]
     assert [r["qid"] for r in rows] == ["0", "1"]
     assert int(rows[1]["tx_packets"]) == data["ports"]["s1:p3"]["queues"][1]["tx_packets"] > 0
-    assert "queues: q0" in format_table(data)
+    lines = format_table(data).splitlines()
+    row = next(i for i, line in enumerate(lines) if line.startswith("s1:p3 "))
+    assert lines[row + 1].lstrip().startswith("queues: q0")     # under its own port
+    # Both depth plots draw (each queue a step line) and write their files.
+    assert plot_queue_classes(net, tmp_path / "classes.png").stat().st_size > 0
+    assert plot_queues(net, tmp_path / "queues.png").stat().st_size > 0
 
 
 @pytest.mark.parametrize("value, message", [
