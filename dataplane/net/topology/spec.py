@@ -189,6 +189,21 @@ def _size(value: Any, what: str) -> int:
     return amount
 
 
+def _setting(cls: type, value: Any, expected: str) -> Any:
+    """A switch setting given as off (None/False), on with defaults (True), an instance of
+    ``cls``, or a mapping: the first three are returned as what they mean, a mapping as is for
+    the caller to read; anything else is a ValueError that starts with ``expected``."""
+    if value is None or value is False:
+        return None
+    if isinstance(value, cls):
+        return value
+    if value is True:
+        return cls()
+    if not isinstance(value, dict):
+        raise ValueError(f"{expected}, got {value!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class WatchdogConfig:
     """A PFC watchdog (``dataplane.net.devices.pfc_watchdog``): a queue paused with packets
@@ -208,15 +223,9 @@ class WatchdogConfig:
 
     @classmethod
     def from_value(cls, value: Any) -> "WatchdogConfig | None":
-        if value is None or value is False:
-            return None
-        if isinstance(value, cls):
-            return value
-        if value is True:
-            return cls()
+        value = _setting(cls, value, "pfc watchdog must be a mapping such as {detection: 200ms, restoration: 200ms}")
         if not isinstance(value, dict):
-            raise ValueError(f"pfc watchdog must be a mapping such as {{detection: 200ms, restoration: 200ms}}, "
-                             f"got {value!r}")
+            return value
         names = {"detection": "detection_ns", "restoration": "restoration_ns", "poll": "poll_ns",
                  "detection_ns": "detection_ns", "restoration_ns": "restoration_ns", "poll_ns": "poll_ns"}
         unknown = set(value) - set(names) - {"action"}
@@ -267,14 +276,9 @@ class PfcConfig:
     def from_value(cls, value: Any) -> "PfcConfig | None":
         """From a switch's ``params["pfc"]``: a mapping (``xoff``, ``xon`` as bytes or sizes such
         as ``64KB``, ``priority``, ``quanta``, ``refresh``), True (defaults), or None/False (off)."""
-        if value is None or value is False:
-            return None
-        if isinstance(value, cls):
-            return value
-        if value is True:
-            return cls()
+        value = _setting(cls, value, "pfc must be a mapping such as {xoff: 64KB, xon: 32KB} or true")
         if not isinstance(value, dict):
-            raise ValueError(f"pfc must be a mapping such as {{xoff: 64KB, xon: 32KB}} or true, got {value!r}")
+            return value
         unknown = set(value) - {"xoff", "xon", "priority", "quanta", "refresh", "enabled", "priorities", "watchdog"}
         if unknown:
             raise ValueError(f"unknown pfc setting(s) {', '.join(sorted(unknown))} "

@@ -185,6 +185,13 @@ def test_config_values():
     for bad in ({"xoff": 1000, "xon": 2000}, {"xoff": "10p"}, {"xof": 1}, {"xoff": 1, "priority": 8}, "yes"):
         with pytest.raises(ValueError):
             PfcConfig.from_value(bad)
+    with pytest.raises(ValueError, match=r"pfc must be a mapping such as \{xoff: 64KB, xon: 32KB\} or true, got 'yes'"):
+        PfcConfig.from_value("yes")
+    # The watchdog inside it reads the same way: off, defaults, or a mapping.
+    assert PfcConfig.from_value({"watchdog": False}).watchdog is None
+    assert PfcConfig.from_value({"watchdog": True}).watchdog.detection_ns == 200_000_000
+    with pytest.raises(ValueError, match=r"pfc watchdog must be a mapping such as .*, got 5"):
+        PfcConfig.from_value({"watchdog": 5})
 
 
 def test_yaml_pfc_field_and_default():
