@@ -45,6 +45,24 @@ def build_traffic(tr, workload: str, duration_ns: int, rate: str) -> None:
         tr.udp(h, hosts[(i + half) % len(hosts)], parse_rate(rate), size=1000, duration_ns=duration_ns)
 
 
+def print_result(net, part, wall: float, cpu: float, exchange: tuple[float, float], hosts) -> None:
+    """Rank 0's JSON line: packet-hops, events, time, the window exchange's cost, the partition
+    and per-rank figures (one process counts as one rank that never waits)."""
+    hops = sum(p.stats.tx_packets for n in net.nodes() for p in n.ports.values())
+    out = {"ranks": part.size if part else 1, "wall_s": wall, "cpu_s": cpu, "hops": hops,
+           "events": net.sim.events_run, "hosts": hosts,
+           "exchange_min_s": exchange[0], "exchange_median_s": exchange[1]}
+    if part:
+        out["partition"] = {"nodes_per_rank": part.partition.nodes_per_rank(),
+                            "cut_links": len(part.partition.cut_links), "lookahead_ns": part.partition.lookahead_ns,
+                            "units": part.partition.units}
+        out["per_rank"] = part.rank_stats
+    else:
+        out["per_rank"] = [{"busy_s": wall, "busy_cpu_s": cpu, "pack_cpu_s": 0.0, "sync_s": 0.0, "windows": 0,
+                            "cut_messages": 0, "events": net.sim.events_run}]
+    print(json.dumps(out))
+
+
 def allreduce_worker(args: argparse.Namespace) -> None:
     """One rank of the allreduce workload: ``scenario allreduce --topology fat-tree`` in ina mode,
     its run timed (wall and CPU) from inside; rank 0 prints one JSON line."""
@@ -71,19 +89,7 @@ def allreduce_worker(args: argparse.Namespace) -> None:
         return
     net, part = nets[0], nets[0].parallel
     (wall, cpu), exchange = timed
-    hops = sum(p.stats.tx_packets for n in net.nodes() for p in n.ports.values())
-    out = {"ranks": part.size if part else 1, "wall_s": wall, "cpu_s": cpu, "hops": hops,
-           "events": net.sim.events_run, "hosts": [r.completion_ns, r.max_abs_error, r.retransmissions],
-           "exchange_min_s": exchange[0], "exchange_median_s": exchange[1]}
-    if part:
-        out["partition"] = {"nodes_per_rank": part.partition.nodes_per_rank(),
-                            "cut_links": len(part.partition.cut_links), "lookahead_ns": part.partition.lookahead_ns,
-                            "units": part.partition.units}
-        out["per_rank"] = part.rank_stats
-    else:
-        out["per_rank"] = [{"busy_s": wall, "busy_cpu_s": cpu, "pack_cpu_s": 0.0, "sync_s": 0.0, "windows": 0,
-                            "cut_messages": 0, "events": net.sim.events_run}]
-    print(json.dumps(out))
+    print_result(net, part, wall, cpu, exchange, [r.completion_ns, r.max_abs_error, r.retransmissions])
 
 
 def worker(args: argparse.Namespace) -> None:
@@ -115,19 +121,7 @@ def worker(args: argparse.Namespace) -> None:
     exchange = part.sim.exchange_cost() if part else (0.0, 0.0)
     if part and not part.gather(net, tr.apps()):
         return
-    hops = sum(p.stats.tx_packets for n in net.nodes() for p in n.ports.values())
-    out = {"ranks": part.size if part else 1, "wall_s": wall, "cpu_s": cpu, "hops": hops,
-           "events": net.sim.events_run, "hosts": tr.host_results(), "exchange_min_s": exchange[0],
-           "exchange_median_s": exchange[1]}
-    if part:
-        out["partition"] = {"nodes_per_rank": part.partition.nodes_per_rank(),
-                            "cut_links": len(part.partition.cut_links), "lookahead_ns": part.partition.lookahead_ns,
-                            "units": part.partition.units}
-        out["per_rank"] = part.rank_stats
-    else:
-        out["per_rank"] = [{"busy_s": wall, "busy_cpu_s": cpu, "pack_cpu_s": 0.0, "sync_s": 0.0, "windows": 0, "cut_messages": 0,
-                            "events": net.sim.events_run}]
-    print(json.dumps(out))
+    print_result(net, part, wall, cpu, exchange, tr.host_results())
 
 
 def launch(args: argparse.Namespace, topology: Path, ranks: int) -> dict:
