@@ -28,17 +28,18 @@ def include_dir() -> Path:
 
 def builtin_program(name: str) -> Path:
     """Path of a built-in program, by file name with or without ``.p4``."""
-    programs = data_dir("programs")
-    for candidate in (programs / name, programs / f"{name}.p4"):
-        if candidate.is_file():
-            return candidate
-    raise FileNotFoundError(f"no built-in program {name!r} in {programs}")
+    return _builtin("programs", name, ".p4", "program")
 
 
 def builtin_topology(name: str) -> Path:
     """Path of a built-in topology (``leaf-spine``, ``basic``, ``vxlan-dpu``), with or without ``.yaml``."""
-    topologies = data_dir("topologies")
-    for candidate in (topologies / name, topologies / f"{name}.yaml"):
+    return _builtin("topologies", name, ".yaml", "topology")
+
+
+def _builtin(folder: str, name: str, suffix: str, what: str) -> Path:
+    """``folder/name`` or ``folder/name+suffix`` among the bundled data; FileNotFoundError if neither."""
+    where = data_dir(folder)
+    for candidate in (where / name, where / f"{name}{suffix}"):
         if candidate.is_file():
             return candidate
-    raise FileNotFoundError(f"no built-in topology {name!r} in {topologies}")
+    raise FileNotFoundError(f"no built-in {what} {name!r} in {where}")
