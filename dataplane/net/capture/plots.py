@@ -16,8 +16,7 @@ def _pyplot():
 
 def plot_queues(net: Any, path: Path, top: int = 6) -> Path | None:
     """Queue depth (packets) over time for the ``top`` ports that queued most."""
-    ports = [p for n in list(net.switches.values()) for p in n.ports.values() if p.stats.max_qdepth > 0]
-    ports.sort(key=lambda p: (-p.stats.max_qdepth, p.name))
+    ports = _ports_that_queued(net, lambda p: True)
     if not ports:
         return None
     plt = _pyplot()
@@ -30,9 +29,7 @@ def plot_queues(net: Any, path: Path, top: int = 6) -> Path | None:
 def plot_queue_classes(net: Any, path: Path, top: int = 4) -> Path | None:
     """Per-queue depth (packets) over time on the ``top`` multi-queue ports that queued most
     (traffic classes, ``dataplane.net.devices.tclass``); None if no port has several queues."""
-    ports = [p for n in list(net.switches.values()) for p in n.ports.values()
-             if hasattr(p, "queue_metrics") and p.stats.max_qdepth > 0]
-    ports.sort(key=lambda p: (-p.stats.max_qdepth, p.name))
+    ports = _ports_that_queued(net, lambda p: hasattr(p, "queue_metrics"))
     if not ports:
         return None
     plt = _pyplot()
@@ -42,6 +39,13 @@ def plot_queue_classes(net: Any, path: Path, top: int = 4) -> Path | None:
             if st.max_qdepth:
                 ax.plot(*_steps(st.qdepth_flat), label=f"{p.name} q{qid}", linewidth=1)
     return _save_depth_plot(plt, fig, ax, path, "Egress queue depth per traffic class")
+
+
+def _ports_that_queued(net: Any, keep: Any) -> list[Any]:
+    """Switch ports that ``keep`` accepts and that queued at all, deepest first (then by name)."""
+    ports = [p for n in list(net.switches.values()) for p in n.ports.values() if keep(p) and p.stats.max_qdepth > 0]
+    ports.sort(key=lambda p: (-p.stats.max_qdepth, p.name))
+    return ports
 
 
 def _steps(flat: Any) -> tuple[list[float], list[int]]:
