@@ -300,18 +300,14 @@ def _yaml_switch(r: Reader, dflt: _Defaults, name: str, body: dict, line: int) -
         params = dict(r.mapping(body["params"], f"{field}.params", at("params")))
     if "cpu_port" in body:
         params["cpu_port"] = r.positive_int(body["cpu_port"], at("cpu_port"), f"{field}.cpu_port", 0, MAX_PORT)
-    if "pfc" in body:
-        params["pfc"] = _pfc(r, body["pfc"], at("pfc"), f"{field}.pfc")
-    elif "pfc" in params:
-        params["pfc"] = _pfc(r, params["pfc"], r.line_of(body["params"], "pfc"), f"{field}.params.pfc")
-    elif dflt.pfc is not None:
-        params["pfc"] = dict(dflt.pfc)
-    if "queues" in body:
-        params["queues"] = _queues(r, body["queues"], at("queues"), f"{field}.queues")
-    elif "queues" in params:
-        params["queues"] = _queues(r, params["queues"], r.line_of(body["params"], "queues"), f"{field}.params.queues")
-    elif dflt.queues is not None:
-        params["queues"] = dict(dflt.queues)
+    # pfc and queues: on the switch, in its params, or from defaults (in that order).
+    for key, read in (("pfc", _pfc), ("queues", _queues)):
+        if key in body:
+            params[key] = read(r, body[key], at(key), f"{field}.{key}")
+        elif key in params:
+            params[key] = read(r, params[key], r.line_of(body["params"], key), f"{field}.params.{key}")
+        elif getattr(dflt, key) is not None:
+            params[key] = dict(getattr(dflt, key))
     return SwitchSpec(name=name, program=program, entries=entries, controller=controller,
                       processing_ns=t("processing_latency", dflt.processing),
                       detection_ns=t("detection_delay", dflt.detection),
