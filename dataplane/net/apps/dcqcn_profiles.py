@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from dataplane.net.apps.dcqcn import DcqcnParams
+from dataplane.net.apps.dcqcn_rate import DcqcnParams
 
 __all__ = ["DcqcnProfile", "PROFILES", "DEFAULT_PROFILE", "get_profile"]
 

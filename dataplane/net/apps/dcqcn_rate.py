@@ -1,0 +1,124 @@
+"""DCQCN's reaction-point arithmetic: the parameters (``DcqcnParams``) and the rate state
+(``DcqcnRateControl``: current rate RC, target rate RT, alpha, the timer and byte-counter
+counts), with no simulator, so that it can be unit-tested and shared by the senders.
+
+See ``dataplane.net.apps.dcqcn`` for the algorithm and the sources each rule follows.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+__all__ = ["DcqcnParams", "DcqcnRateControl"]
+
+
+@dataclass
+class DcqcnParams:
+    """DCQCN parameters (defaults: htsim dcqcn.cpp; see the module docstring)."""
+    g: float = 1 / 256                     # alpha gain
+    alpha_init: float = 1.0
+    alpha_timer_ns: int = 55_000           # alpha decay period without CNPs
+    rate_timer_ns: int = 55_000            # rate-increase timer (T)
+    byte_counter: int = 10_000_000         # bytes per byte-counter event (B)
+    fast_recovery_steps: int = 5           # F
+    rai_bps: float | None = None           # additive increase step; None: line rate / 20
+    rhai_bps: float | None = None          # hyper increase step; None: line rate / 10
+    min_rate_bps: float = 100e6
+    initial_rate_bps: float | None = None  # None: line rate
+    cnp_interval_ns: int = 50_000          # NP: at most one CNP per flow per interval
+    cnp_defer: bool = False                # NP: marks inside the interval send one CNP when it ends (htsim)
+    # RT <- RC on every CNP (the paper's equation, htsim, ns3-rdma's CLAMP_TARGET_RATE 1). False is
+    # the NIC's default (Mellanox ``clamp_tgt_rate`` 0; HPCC's CLAMP_TARGET_RATE 0): RT keeps the
+    # rate from before the congestion episode unless the rate was raised since the last CNP.
+    clamp_target_rate: bool = True
+    # With clamp_target_rate False: a timer increase since the last CNP also moves RT to RC, not only a
+    # byte-counter one (Mellanox ``clamp_tgt_rate_after_time_inc``, default 1; HPCC's rdma-hw.cc checks
+    # the timer stage only, having no byte counter).
+    clamp_target_rate_after_time_inc: bool = True
+    # The cut uses alpha as it was before this CNP raised it (the paper's order, htsim's processCNP);
+    # ns3-rdma's rpr_cnm_received raises alpha first and cuts with the new value.
+    alpha_before_cut: bool = False
+    # ns3-rdma's AdjustRates: at an increase event where T or BC is 1 and RT > 10 x RC, RT is divided
+    # by 8 instead of being stepped (a target far above a deeply cut rate is pulled down). None: off.
+    rt_pull_down_ratio: float | None = None
+
+    def with_(self, **changes) -> "DcqcnParams":
+        return replace(self, **changes)
+
+
+class DcqcnRateControl:
+    """The reaction point's arithmetic: current rate ``rc``, target rate ``rt``, ``alpha``,
+    counters ``t`` (timer events) and ``bc`` (byte-counter events) since the last CNP."""
+
+    def __init__(self, line_rate_bps: float, params: DcqcnParams | None = None):
+        p = self.params = params or DcqcnParams()
+        if line_rate_bps <= 0:
+            raise ValueError("line rate must be positive")
+        self.line = float(line_rate_bps)
+        self.rc = min(self.line, float(p.initial_rate_bps or self.line))
+        self.rt = self.rc
+        self.alpha = float(p.alpha_init)
+        self.rai = float(p.rai_bps if p.rai_bps is not None else self.line / 20)
+        self.rhai = float(p.rhai_bps if p.rhai_bps is not None else self.line / 10)
+        self.t = 0
+        self.bc = 0
+        self.byte_acc = 0
+        self.cnps = 0
+        self.events = {"fast_recovery": 0, "additive": 0, "hyper": 0}
+
+    def on_cnp(self) -> None:
+        p = self.params
+        self.cnps += 1
+        # Which CNPs move RT to RC: every one when clamping (paper, htsim, ns3-rdma config.txt); else
+        # only one that follows a rate increase, so that a run of CNPs with no increase between them
+        # keeps RT at the rate before the episode (Mellanox clamp_tgt_rate /
+        # clamp_tgt_rate_after_time_inc; HPCC rdma-hw.cc CheckRateDecreaseMlx; ns3-rdma
+        # qbb-net-device.cc rpr_cnm_received). t and bc count increase events since the last CNP.
+        if p.clamp_target_rate or self.bc > 0 or (p.clamp_target_rate_after_time_inc and self.t > 0):
+            self.rt = self.rc
+        if p.alpha_before_cut:
+            self.alpha = (1 - p.g) * self.alpha + p.g
+            self.rc = max(p.min_rate_bps, self.rc * (1 - self.alpha / 2))
+        else:
+            self.rc = max(p.min_rate_bps, self.rc * (1 - self.alpha / 2))
+            self.alpha = (1 - p.g) * self.alpha + p.g
+        self.t = self.bc = self.byte_acc = 0
+
+    def on_alpha_timer(self) -> None:
+        self.alpha *= 1 - self.params.g
+
+    def on_rate_timer(self) -> None:
+        self.t += 1
+        self._increase()
+
+    def on_bytes_sent(self, n: int) -> int:
+        """Count ``n`` sent bytes; returns how many byte-counter increase events fired."""
+        self.byte_acc += n
+        fired = 0
+        B = self.params.byte_counter
+        while self.byte_acc >= B:
+            self.byte_acc -= B
+            self.bc += 1
+            fired += 1
+            self._increase()
+        return fired
+
+    def _increase(self) -> None:
+        if self.rc >= self.line:
+            return
+        p = self.params
+        F = p.fast_recovery_steps
+        t, bc = self.t, self.bc
+        if p.rt_pull_down_ratio is not None and (t == 1 or bc == 1) and self.rt > p.rt_pull_down_ratio * self.rc:
+            self.rt /= 8                     # ns3-rdma qbb-net-device.cc AdjustRates
+            self.events["fast_recovery"] += 1
+        elif max(t, bc) <= F:
+            self.events["fast_recovery"] += 1
+        elif min(t, bc) > F:
+            self.rt += (min(t, bc) - F) * self.rhai
+            self.events["hyper"] += 1
+        else:
+            self.rt += self.rai
+            self.events["additive"] += 1
+        if self.rt > self.line:
+            self.rt = self.line
+        self.rc = min(self.line, (self.rt + self.rc) / 2)
