@@ -62,9 +62,13 @@ class DcqcnProfile:
         p = self.params
         return (f"{self.name}: {self.source}; at {self.rate_bps / 1e9:g} Gb/s Kmin {self.kmin_bytes / 1000:g} KB, "
                 f"Kmax {self.kmax_bytes / 1000:g} KB, Pmax {self.pmax:g}, g 1/{round(1 / p.g)}, "
-                f"timers {p.alpha_timer_ns / 1000:g}/{p.rate_timer_ns / 1000:g} us, B {p.byte_counter / 1e6:g} MB, "
+                f"timers {p.alpha_timer_ns / 1000:g}/{p.rate_timer_ns / 1000:g} us, B {_mb(p.byte_counter)}, "
                 f"F {p.fast_recovery_steps}, R_AI {p.rai_bps / 1e6:g} Mb/s, R_HAI {p.rhai_bps / 1e6:g} Mb/s, "
                 f"CNP interval {p.cnp_interval_ns / 1000:g} us")
+
+
+def _mb(n: int | None) -> str:
+    return "none" if n is None else f"{n / 1e6:g} MB"
 
 
 _PAPER = DcqcnProfile(
@@ -105,7 +109,7 @@ _NS3 = DcqcnProfile(
     params=DcqcnParams(g=1 / 256, alpha_timer_ns=55_000, rate_timer_ns=60_000, byte_counter=300_000_000,
                        fast_recovery_steps=4, rai_bps=40e6, rhai_bps=200e6, min_rate_bps=100e6,
                        cnp_interval_ns=50_000, cnp_defer=True, alpha_init=0.5, alpha_before_cut=True,
-                       rt_pull_down_ratio=10.0),
+                       rt_pull_down_ratio=10.0, hyper_halving=True),
     notes="config.txt sets CLAMP_TARGET_RATE 1 (RT <- RC on every CNP), which is what the model does. "
           "Its NP checks each flow every CNP_INTERVAL and sends one CNP if any packet in that window "
           "was marked (qbb-net-device.cc CheckandSendQCN): the model's cnp_defer, whose first CNP of a "
@@ -122,6 +126,8 @@ _NS3 = DcqcnProfile(
                                "'count < 5' (rpr_fast_time/rpr_fast_byte): 4 fast-recovery steps, hyper from "
                                "min(T, BC) = 5; this model's F counts steps (max <= F), so F = 4",
         "rt_pull_down_ratio": "[ns3-rdma] qbb-net-device.cc AdjustRates: RT /= 8 if T or BC is 1 and RT > 10 RC",
+        "hyper_halving": "[ns3-rdma] qbb-net-device.cc rpr_hyper_time re-arms the timer for m_rpgTimeReset / 2 and "
+                         "rpr_hyper_byte the byte counter for m_bc / 2 in the hyper stage",
         "rai_bps": "[ns3-rdma] config.txt RATE_AI 40Mb/s",
         "rhai_bps": "[ns3-rdma] config.txt RATE_HAI 200Mb/s",
         "min_rate_bps": "[ns3-rdma] qbb-net-device.cc MinRate default 100Mb/s",
@@ -145,39 +151,44 @@ _HPCC_K_CITES = {
     "min_rate_bps": "[hpcc] run.py config_template MIN_RATE 1000Mb/s",
     "clamp_target_rate": "[hpcc] run.py config_template CLAMP_TARGET_RATE 0; rdma-hw.cc CheckRateDecreaseMlx "
                          "moves RT to RC only after a timer increase (m_rpTimeStage != 0)",
+    "byte_counter": "[hpcc] rdma-hw.cc has no byte counter in its Mellanox model (RateIncEventTimerMlx only)",
+    "increase_stages": "[hpcc] rdma-hw.cc RateIncEventMlx: m_rpTimeStage < F fast recovery, == F active increase, "
+                       "> F hyper increase by m_rhai (HyperIncreaseMlx), counted by the timer alone",
 }
 
 _HPCC_PAPER = DcqcnProfile(
     name="hpcc-dcqcn-paper",
     source="HPCC's ns-3 (alibaba-edu/High-Precision-Congestion-Control) run.py --cc dcqcn_paper",
     **_HPCC_K,
-    params=DcqcnParams(g=1 / 256, alpha_timer_ns=50_000, rate_timer_ns=55_000, byte_counter=10_000_000,
+    params=DcqcnParams(g=1 / 256, alpha_timer_ns=50_000, rate_timer_ns=55_000, byte_counter=None,
                        fast_recovery_steps=1, rai_bps=5e6, rhai_bps=50e6, min_rate_bps=1e9, clamp_target_rate=False,
+                       increase_stages="timer",
                        cnp_interval_ns=50_000),
     notes="HPCC's NIC checks for CNPs every RATE_DECREASE_INTERVAL (50 us here): modelled as the "
-          "NP's CNP interval. HPCC's rdma-hw.cc has no byte counter; B is the paper's 10 MB.",
+          "NP's CNP interval. HPCC's rdma-hw.cc has no byte counter: the timer alone moves a flow "
+          "through fast recovery, one additive step and hyper increase.",
     citations={**_HPCC_K_CITES,
                "alpha_timer_ns": "[hpcc] run.py dcqcn_paper t_alpha=50 (ALPHA_RESUME_INTERVAL, us)",
                "rate_timer_ns": "[hpcc] run.py dcqcn_paper t_inc=55 (RP_TIMER, us)",
-               "cnp_interval_ns": "[hpcc] run.py dcqcn_paper t_dec=50 (RATE_DECREASE_INTERVAL, us)",
-               "byte_counter": "not in [hpcc]; [paper] 10 MB"},
+               "cnp_interval_ns": "[hpcc] run.py dcqcn_paper t_dec=50 (RATE_DECREASE_INTERVAL, us)"},
 )
 
 _HPCC_MLX = DcqcnProfile(
     name="hpcc-dcqcn",
     source="HPCC's ns-3 run.py --cc dcqcn (Mellanox-NIC timers)",
     **_HPCC_K,
-    params=DcqcnParams(g=1 / 256, alpha_timer_ns=1_000, rate_timer_ns=300_000, byte_counter=10_000_000,
+    params=DcqcnParams(g=1 / 256, alpha_timer_ns=1_000, rate_timer_ns=300_000, byte_counter=None,
                        fast_recovery_steps=1, rai_bps=5e6, rhai_bps=50e6, min_rate_bps=1e9, clamp_target_rate=False,
+                       increase_stages="timer",
                        cnp_interval_ns=4_000),
     notes="HPCC updates alpha every 1 us (up by g if a CNP came in that microsecond) and cuts the "
           "rate at most every 4 us; here alpha decays every 1 us without a CNP, rises by g per CNP, "
-          "and the NP sends at most one CNP per 4 us per flow. No byte counter in HPCC's rdma-hw.cc.",
+          "and the NP sends at most one CNP per 4 us per flow. No byte counter in HPCC's rdma-hw.cc: "
+          "the timer alone moves a flow through fast recovery, one additive step and hyper increase.",
     citations={**_HPCC_K_CITES,
                "alpha_timer_ns": "[hpcc] run.py dcqcn t_alpha=1 (us)",
                "rate_timer_ns": "[hpcc] run.py dcqcn t_inc=300 (us)",
-               "cnp_interval_ns": "[hpcc] run.py dcqcn t_dec=4 (us)",
-               "byte_counter": "not in [hpcc]; [paper] 10 MB"},
+               "cnp_interval_ns": "[hpcc] run.py dcqcn t_dec=4 (us)"},
 )
 
 _HTSIM = DcqcnProfile(

@@ -18,7 +18,7 @@ class DcqcnParams:
     alpha_init: float = 1.0
     alpha_timer_ns: int = 55_000           # alpha decay period without CNPs
     rate_timer_ns: int = 55_000            # rate-increase timer (T)
-    byte_counter: int = 10_000_000         # bytes per byte-counter event (B)
+    byte_counter: int | None = 10_000_000  # bytes per byte-counter event (B); None: no byte counter
     fast_recovery_steps: int = 5           # F
     rai_bps: float | None = None           # additive increase step; None: line rate / 20
     rhai_bps: float | None = None          # hyper increase step; None: line rate / 10
@@ -40,6 +40,22 @@ class DcqcnParams:
     # ns3-rdma's AdjustRates: at an increase event where T or BC is 1 and RT > 10 x RC, RT is divided
     # by 8 instead of being stepped (a target far above a deeply cut rate is pulled down). None: off.
     rt_pull_down_ratio: float | None = None
+    # How an increase event picks its phase. "paper": from both counts, as the paper, htsim and
+    # ns3-rdma do (fast recovery while max(T, BC) <= F, hyper once min(T, BC) > F with a step of
+    # (min(T, BC) - F) x R_HAI, additive between). "timer": from T alone, as HPCC's rdma-hw.cc
+    # RateIncEventMlx does (its NIC model has no byte counter): fast recovery while T <= F, one
+    # additive step at T = F + 1, then hyper increase by a constant R_HAI per event.
+    increase_stages: str = "paper"
+    # ns3-rdma's hyper stage runs its counters twice as fast: a timer event that finds the flow in
+    # hyper increase re-arms the timer for half the period (rpr_hyper_time: RP_TIMER / 2) and a
+    # byte event there re-arms the counter for B / 2 (rpr_hyper_byte); a CNP restores both.
+    hyper_halving: bool = False
+
+    def __post_init__(self) -> None:
+        if self.increase_stages not in ("paper", "timer"):
+            raise ValueError(f"increase_stages must be 'paper' or 'timer', not {self.increase_stages!r}")
+        if self.byte_counter is not None and self.byte_counter <= 0:
+            raise ValueError("byte_counter must be positive (or None for no byte counter)")
 
     def with_(self, **changes) -> "DcqcnParams":
         return replace(self, **changes)
@@ -62,6 +78,9 @@ class DcqcnRateControl:
         self.t = 0
         self.bc = 0
         self.byte_acc = 0
+        self.hyper = False                       # the last increase was a hyper increase
+        self.rate_period_ns = p.rate_timer_ns    # the period the rate timer is re-armed with
+        self.byte_threshold = p.byte_counter     # bytes to the next byte-counter event
         self.cnps = 0
         self.events = {"fast_recovery": 0, "additive": 0, "hyper": 0}
 
@@ -82,23 +101,37 @@ class DcqcnRateControl:
             self.rc = max(p.min_rate_bps, self.rc * (1 - self.alpha / 2))
             self.alpha = (1 - p.g) * self.alpha + p.g
         self.t = self.bc = self.byte_acc = 0
+        self.hyper = False
+        self.rate_period_ns = p.rate_timer_ns
+        self.byte_threshold = p.byte_counter
 
     def on_alpha_timer(self) -> None:
         self.alpha *= 1 - self.params.g
 
     def on_rate_timer(self) -> None:
+        """A rate-increase timer event; ``rate_period_ns`` is then the period to re-arm it with."""
         self.t += 1
+        if self.params.hyper_halving:
+            # ns3-rdma rpr_timer_wrapper: the stage the flow is in when the timer fires sets the next period
+            self.rate_period_ns = self.params.rate_timer_ns // 2 if self.hyper else self.params.rate_timer_ns
         self._increase()
 
     def on_bytes_sent(self, n: int) -> int:
         """Count ``n`` sent bytes; returns how many byte-counter increase events fired."""
+        B = self.byte_threshold
+        if B is None:
+            return 0
         self.byte_acc += n
         fired = 0
-        B = self.params.byte_counter
         while self.byte_acc >= B:
             self.byte_acc -= B
             self.bc += 1
             fired += 1
+            if self.params.hyper_halving:
+                # ns3-rdma rpr_hyper_byte re-arms for B / 2 in the hyper stage, the others for B
+                full = self.params.byte_counter
+                assert full is not None
+                B = self.byte_threshold = full // 2 if self.hyper else full
             self._increase()
         return fired
 
@@ -108,7 +141,19 @@ class DcqcnRateControl:
         p = self.params
         F = p.fast_recovery_steps
         t, bc = self.t, self.bc
-        if p.rt_pull_down_ratio is not None and (t == 1 or bc == 1) and self.rt > p.rt_pull_down_ratio * self.rc:
+        if p.increase_stages == "timer":
+            # HPCC rdma-hw.cc RateIncEventMlx: its stage count is T - 1 here ("< F" fast recovery,
+            # "== F" additive, "> F" hyper by m_rhai)
+            if t <= F:
+                self.events["fast_recovery"] += 1
+            elif t == F + 1:
+                self.rt += self.rai
+                self.events["additive"] += 1
+            else:
+                self.rt += self.rhai
+                self.events["hyper"] += 1
+                self.hyper = True
+        elif p.rt_pull_down_ratio is not None and (t == 1 or bc == 1) and self.rt > p.rt_pull_down_ratio * self.rc:
             self.rt /= 8                     # ns3-rdma qbb-net-device.cc AdjustRates
             self.events["fast_recovery"] += 1
         elif max(t, bc) <= F:
@@ -116,6 +161,7 @@ class DcqcnRateControl:
         elif min(t, bc) > F:
             self.rt += (min(t, bc) - F) * self.rhai
             self.events["hyper"] += 1
+            self.hyper = True
         else:
             self.rt += self.rai
             self.events["additive"] += 1

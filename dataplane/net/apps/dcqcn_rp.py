@@ -173,4 +173,4 @@ class DcqcnSender:
         self.cc.on_rate_timer()
         if self.cc.rc != before:
             self._rate_changed()
-        self._rate_timer = self.host.timer(self.params.rate_timer_ns, self._on_rate_timer)
+        self._rate_timer = self.host.timer(self.cc.rate_period_ns, self._on_rate_timer)

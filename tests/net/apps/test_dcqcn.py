@@ -153,6 +153,51 @@ def test_hyper_increase_needs_both_counters_past_f():
     assert c.rc == pytest.approx(rc_expected)
 
 
+def test_hyper_halving_runs_the_counters_twice_as_fast_in_hyper_as_ns3_rdma_does():
+    """ns3-rdma rpr_hyper_time/rpr_hyper_byte: an event that finds the flow in hyper increase
+    re-arms the timer for RP_TIMER / 2 and the byte counter for B / 2; the event that moves the
+    flow into hyper, and a CNP, leave or restore the full values."""
+    c = rc(byte_counter=1000, fast_recovery_steps=1, rate_timer_ns=60_000, hyper_halving=True)
+    c.rc = c.rt = 10e9
+    c.on_cnp()
+    assert c.on_bytes_sent(2000) == 2                    # BC 1: fast recovery, BC 2: additive
+    c.on_rate_timer()                                    # T 1: max(T, BC) > F, min = 1: additive
+    assert (c.hyper, c.rate_period_ns, c.byte_threshold) == (False, 60_000, 1000)
+    c.on_rate_timer()                                    # T 2: min(2, 2) > F: enters hyper
+    assert c.hyper and c.events["hyper"] == 1
+    assert c.rate_period_ns == 60_000                    # this event found the flow in additive
+    c.on_rate_timer()                                    # T 3, already hyper: half the period
+    assert c.rate_period_ns == 30_000
+    assert c.on_bytes_sent(1000) == 1 and c.byte_threshold == 500
+    assert c.on_bytes_sent(500) == 1 and c.bc == 4       # now every 500 bytes
+    c.on_cnp()
+    assert (c.hyper, c.rate_period_ns, c.byte_threshold) == (False, 60_000, 1000)
+    plain = rc(byte_counter=1000, fast_recovery_steps=1, rate_timer_ns=60_000)
+    plain.on_cnp()
+    plain.on_bytes_sent(2000)
+    for _ in range(3):
+        plain.on_rate_timer()
+    assert plain.hyper and (plain.rate_period_ns, plain.byte_threshold) == (60_000, 1000)
+
+
+def test_timer_stages_without_a_byte_counter_as_hpccs_mellanox_model():
+    """HPCC rdma-hw.cc RateIncEventMlx: T alone picks the phase; F fast-recovery steps, one
+    additive step, then hyper steps of a constant R_HAI (not scaled by the count)."""
+    c = rc(byte_counter=None, fast_recovery_steps=1, increase_stages="timer", rai_bps=1e9, rhai_bps=3e9)
+    c.rc = c.rt = 40e9
+    c.on_cnp()                                           # alpha 1: RC 20G, RT 40G
+    assert c.on_bytes_sent(10**9) == 0 and c.bc == 0     # no byte counter
+    rt, rate = 40e9, 20e9
+    for step in (0.0, 1e9, 3e9, 3e9):                    # T 1 FR, T 2 AI, T 3 and T 4 hyper
+        c.on_rate_timer()
+        rt += step
+        rate = (rt + rate) / 2
+        assert (c.rt, c.rc) == (pytest.approx(rt), pytest.approx(rate))
+    assert c.events == {"fast_recovery": 1, "additive": 1, "hyper": 2}
+    with pytest.raises(ValueError):
+        DcqcnParams(increase_stages="bytes")
+
+
 def test_byte_counter_counts_bytes_between_events():
     c = rc(byte_counter=10_000)
     c.on_cnp()
@@ -296,3 +341,17 @@ def test_unknown_qp_is_counted(pair):
     assert ep.stats["unknown_qp"] == 1 and ep.stats["malformed"] == 1
     with pytest.raises(ValueError):
         DcqcnReceiver(h2, qpn=7)
+
+
+def test_sender_rearms_its_rate_timer_with_the_halved_period_in_hyper(pair):
+    sim, h1, h2, _ = pair(static_arp=True, rate_bps=100_000_000_000, capacity=1000)
+    DcqcnReceiver(h2)
+    params = DcqcnParams(rate_timer_ns=60_000, alpha_timer_ns=10**9, fast_recovery_steps=1, byte_counter=None,
+                         increase_stages="timer", hyper_halving=True, rai_bps=1e9, rhai_bps=1e9)
+    tx = DcqcnSender(h1, h2.ip, 5_000_000, payload_bytes=1000, params=params)
+    sim.at(10_000, h2.send_udp, h1.ip, ROCE_PORT, ROCE_PORT, cnp_payload(tx.qpn), CNP_TOS)
+    sim.run(400_000)
+    times = [t for t, _ in tx.rate_log if t > 10_000]     # the cut, then each timer event
+    # FR, AI, the event entering hyper and the first one in it come a full period apart; that one
+    # found the flow in hyper, so from there on every half period.
+    assert [b - a for a, b in zip(times, times[1:])][:6] == [60_000] * 4 + [30_000] * 2
