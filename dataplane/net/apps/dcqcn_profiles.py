@@ -152,6 +152,8 @@ _HPCC_K_CITES = {
     "clamp_target_rate": "[hpcc] run.py config_template CLAMP_TARGET_RATE 0; rdma-hw.cc CheckRateDecreaseMlx "
                          "moves RT to RC only after a timer increase (m_rpTimeStage != 0)",
     "byte_counter": "[hpcc] rdma-hw.cc has no byte counter in its Mellanox model (RateIncEventTimerMlx only)",
+    "cnp_defer": "[hpcc] rdma-hw.cc cnp_received_mlx sets m_decrease_cnp_arrived; CheckRateDecreaseMlx cuts once "
+                 "per RATE_DECREASE_INTERVAL if it is set, so a CNP inside the interval still cuts, at its end",
     "increase_stages": "[hpcc] rdma-hw.cc RateIncEventMlx: m_rpTimeStage < F fast recovery, == F active increase, "
                        "> F hyper increase by m_rhai (HyperIncreaseMlx), counted by the timer alone",
 }
@@ -163,7 +165,7 @@ _HPCC_PAPER = DcqcnProfile(
     params=DcqcnParams(g=1 / 256, alpha_timer_ns=50_000, rate_timer_ns=55_000, byte_counter=None,
                        fast_recovery_steps=1, rai_bps=5e6, rhai_bps=50e6, min_rate_bps=1e9, clamp_target_rate=False,
                        increase_stages="timer",
-                       cnp_interval_ns=50_000),
+                       cnp_interval_ns=50_000, cnp_defer=True),
     notes="HPCC's NIC checks for CNPs every RATE_DECREASE_INTERVAL (50 us here): modelled as the "
           "NP's CNP interval. HPCC's rdma-hw.cc has no byte counter: the timer alone moves a flow "
           "through fast recovery, one additive step and hyper increase.",
@@ -180,7 +182,7 @@ _HPCC_MLX = DcqcnProfile(
     params=DcqcnParams(g=1 / 256, alpha_timer_ns=1_000, rate_timer_ns=300_000, byte_counter=None,
                        fast_recovery_steps=1, rai_bps=5e6, rhai_bps=50e6, min_rate_bps=1e9, clamp_target_rate=False,
                        increase_stages="timer",
-                       cnp_interval_ns=4_000),
+                       cnp_interval_ns=4_000, cnp_defer=True),
     notes="HPCC updates alpha every 1 us (up by g if a CNP came in that microsecond) and cuts the "
           "rate at most every 4 us; here alpha decays every 1 us without a CNP, rises by g per CNP, "
           "and the NP sends at most one CNP per 4 us per flow. No byte counter in HPCC's rdma-hw.cc: "
