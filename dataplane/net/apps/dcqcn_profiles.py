@@ -152,8 +152,9 @@ _HPCC_K_CITES = {
     "clamp_target_rate": "[hpcc] run.py config_template CLAMP_TARGET_RATE 0; rdma-hw.cc CheckRateDecreaseMlx "
                          "moves RT to RC only after a timer increase (m_rpTimeStage != 0)",
     "byte_counter": "[hpcc] rdma-hw.cc has no byte counter in its Mellanox model (RateIncEventTimerMlx only)",
-    "cnp_defer": "[hpcc] rdma-hw.cc cnp_received_mlx sets m_decrease_cnp_arrived; CheckRateDecreaseMlx cuts once "
-                 "per RATE_DECREASE_INTERVAL if it is set, so a CNP inside the interval still cuts, at its end",
+    "cnp_interval_ns": "[hpcc] rdma-hw.cc ReceiveUdp flags the ACK of every ECN-marked packet as a CNP "
+                       "(run.py L2_ACK_INTERVAL 1): no NP interval",
+    "alpha_init": "[hpcc] rdma-hw.cc cnp_received_mlx sets alpha = 1 at a flow's first CNP",
     "increase_stages": "[hpcc] rdma-hw.cc RateIncEventMlx: m_rpTimeStage < F fast recovery, == F active increase, "
                        "> F hyper increase by m_rhai (HyperIncreaseMlx), counted by the timer alone",
 }
@@ -164,15 +165,16 @@ _HPCC_PAPER = DcqcnProfile(
     **_HPCC_K,
     params=DcqcnParams(g=1 / 256, alpha_timer_ns=50_000, rate_timer_ns=55_000, byte_counter=None,
                        fast_recovery_steps=1, rai_bps=5e6, rhai_bps=50e6, min_rate_bps=1e9, clamp_target_rate=False,
-                       increase_stages="timer",
-                       cnp_interval_ns=50_000, cnp_defer=True),
-    notes="HPCC's NIC checks for CNPs every RATE_DECREASE_INTERVAL (50 us here): modelled as the "
-          "NP's CNP interval. HPCC's rdma-hw.cc has no byte counter: the timer alone moves a flow "
+                       increase_stages="timer", rate_decrease_interval_ns=50_000, cnp_interval_ns=0),
+    notes="As HPCC's NIC model (rdma-hw.cc, Mellanox mode): a CNP for every marked packet; the RP "
+          "cuts at most once per RATE_DECREASE_INTERVAL (50 us) on a tick from the flow's first CNP, "
+          "alpha moves on its own 50 us tick, and with no byte counter the timer alone moves a flow "
           "through fast recovery, one additive step and hyper increase.",
     citations={**_HPCC_K_CITES,
                "alpha_timer_ns": "[hpcc] run.py dcqcn_paper t_alpha=50 (ALPHA_RESUME_INTERVAL, us)",
                "rate_timer_ns": "[hpcc] run.py dcqcn_paper t_inc=55 (RP_TIMER, us)",
-               "cnp_interval_ns": "[hpcc] run.py dcqcn_paper t_dec=50 (RATE_DECREASE_INTERVAL, us)"},
+               "rate_decrease_interval_ns": "[hpcc] run.py dcqcn_paper t_dec=50 (RATE_DECREASE_INTERVAL, us); "
+                                            "rdma-hw.cc CheckRateDecreaseMlx"},
 )
 
 _HPCC_MLX = DcqcnProfile(
@@ -181,16 +183,15 @@ _HPCC_MLX = DcqcnProfile(
     **_HPCC_K,
     params=DcqcnParams(g=1 / 256, alpha_timer_ns=1_000, rate_timer_ns=300_000, byte_counter=None,
                        fast_recovery_steps=1, rai_bps=5e6, rhai_bps=50e6, min_rate_bps=1e9, clamp_target_rate=False,
-                       increase_stages="timer",
-                       cnp_interval_ns=4_000, cnp_defer=True),
-    notes="HPCC updates alpha every 1 us (up by g if a CNP came in that microsecond) and cuts the "
-          "rate at most every 4 us; here alpha decays every 1 us without a CNP, rises by g per CNP, "
-          "and the NP sends at most one CNP per 4 us per flow. No byte counter in HPCC's rdma-hw.cc: "
-          "the timer alone moves a flow through fast recovery, one additive step and hyper increase.",
+                       increase_stages="timer", rate_decrease_interval_ns=4_000, cnp_interval_ns=0),
+    notes="As HPCC's NIC model (rdma-hw.cc, Mellanox mode): a CNP for every marked packet; alpha "
+          "is updated every 1 us (up by g if a CNP came in that microsecond), the rate cut at most "
+          "every 4 us, and with no byte counter the timer alone moves a flow through fast recovery, "
+          "one additive step and hyper increase.",
     citations={**_HPCC_K_CITES,
                "alpha_timer_ns": "[hpcc] run.py dcqcn t_alpha=1 (us)",
                "rate_timer_ns": "[hpcc] run.py dcqcn t_inc=300 (us)",
-               "cnp_interval_ns": "[hpcc] run.py dcqcn t_dec=4 (us)"},
+               "rate_decrease_interval_ns": "[hpcc] run.py dcqcn t_dec=4 (us); rdma-hw.cc CheckRateDecreaseMlx"},
 )
 
 _HTSIM = DcqcnProfile(

@@ -50,6 +50,13 @@ class DcqcnParams:
     # hyper increase re-arms the timer for half the period (rpr_hyper_time: RP_TIMER / 2) and a
     # byte event there re-arms the counter for B / 2 (rpr_hyper_byte); a CNP restores both.
     hyper_halving: bool = False
+    # The NIC's decrease check (HPCC rdma-hw.cc CheckRateDecreaseMlx, NVIDIA's
+    # rate_reduce_monitor_period): None cuts the rate at each CNP as it arrives (the paper, htsim,
+    # ns3-rdma). A period makes a CNP only set a flag; from the flow's first CNP, every period the
+    # rate is cut once if the flag is set, and alpha is kept on its own free-running tick of
+    # alpha_timer_ns (raised by g if a CNP came in the tick, decayed otherwise: UpdateAlphaMlx),
+    # updated just before a decrease check due at the same time.
+    rate_decrease_interval_ns: int | None = None
 
     def __post_init__(self) -> None:
         if self.increase_stages not in ("paper", "timer"):
@@ -107,6 +114,25 @@ class DcqcnRateControl:
 
     def on_alpha_timer(self) -> None:
         self.alpha *= 1 - self.params.g
+
+    def on_alpha_tick(self, cnp_seen: bool) -> None:
+        """The periodic alpha update (``rate_decrease_interval_ns`` set): up by g if a CNP came in
+        the tick, else down by the factor (1 - g)."""
+        g = self.params.g
+        self.alpha = (1 - g) * self.alpha + (g if cnp_seen else 0.0)
+
+    def on_decrease_check(self) -> None:
+        """A decrease check that found a CNP since the last one: the cut, with alpha as it stands
+        (HPCC rdma-hw.cc CheckRateDecreaseMlx; alpha itself moves only on its tick)."""
+        p = self.params
+        self.cnps += 1
+        if p.clamp_target_rate or self.bc > 0 or (p.clamp_target_rate_after_time_inc and self.t > 0):
+            self.rt = self.rc
+        self.rc = max(p.min_rate_bps, self.rc * (1 - self.alpha / 2))
+        self.t = self.bc = self.byte_acc = 0
+        self.hyper = False
+        self.rate_period_ns = p.rate_timer_ns
+        self.byte_threshold = p.byte_counter
 
     def on_rate_timer(self) -> None:
         """A rate-increase timer event; ``rate_period_ns`` is then the period to re-arm it with."""

@@ -71,6 +71,8 @@ class DcqcnSender:
         self._last_due = float(start_ns)   # ideal time of the last one sent
         self._alpha_timer: Timer | None = None
         self._rate_timer: Timer | None = None
+        self._decrease_timer: Timer | None = None
+        self._alpha_flag = self._decrease_flag = False
         self.done = False
         self.done_ns: int | None = None
         self.rate_log: list[tuple[int, float]] = [(start_ns, self.cc.rc)]
@@ -136,7 +138,7 @@ class DcqcnSender:
     def _finish(self) -> None:
         self.done = True
         self.done_ns = self.sim.now
-        for t in (self._alpha_timer, self._rate_timer):
+        for t in (self._alpha_timer, self._rate_timer, self._decrease_timer):
             if t is not None:
                 t.cancel()
         if self.on_done is not None:
@@ -148,8 +150,46 @@ class DcqcnSender:
         if not self.cc_enabled or self.done:
             self.stats["ignored_cnps"] += 1
             return
+        if self.params.rate_decrease_interval_ns is not None:
+            self._cnp_flagged()
+            return
         self.cc.on_cnp()
         self._restart_timers()
+        self._rate_changed()
+
+    # The NIC's periodic form (DcqcnParams.rate_decrease_interval_ns; HPCC rdma-hw.cc
+    # cnp_received_mlx): a CNP sets two flags, read by an alpha tick and a decrease check that run
+    # from the flow's first CNP. That CNP leaves the rate alone (HPCC's RateOnFirstCnp 1.0) and its
+    # decrease flag set, so the first check cuts for it; it sets alpha to alpha_init and starts both
+    # ticks, the check 1 ns after the alpha update.
+    def _cnp_flagged(self) -> None:
+        self._alpha_flag = self._decrease_flag = True
+        if self._decrease_timer is None:
+            self.cc.alpha = float(self.params.alpha_init)
+            self._alpha_flag = False
+            self._alpha_timer = self.host.timer(self.params.alpha_timer_ns, self._on_alpha_tick)
+            self._decrease_timer = self.host.timer(self.params.rate_decrease_interval_ns + 1, self._on_decrease_check)
+
+    def _on_alpha_tick(self) -> None:
+        if self.done:
+            return
+        self.cc.on_alpha_tick(self._alpha_flag)
+        self._alpha_flag = False
+        self._alpha_timer = self.host.timer(self.params.alpha_timer_ns, self._on_alpha_tick)
+
+    def _on_decrease_check(self) -> None:
+        if self.done:
+            return
+        interval = self.params.rate_decrease_interval_ns
+        assert interval is not None
+        self._decrease_timer = self.host.timer(interval, self._on_decrease_check)
+        if not self._decrease_flag:
+            return
+        self._decrease_flag = False
+        self.cc.on_decrease_check()
+        if self._rate_timer is not None:
+            self._rate_timer.cancel()
+        self._rate_timer = self.host.timer(self.params.rate_timer_ns, self._on_rate_timer)
         self._rate_changed()
 
     def _restart_timers(self) -> None:

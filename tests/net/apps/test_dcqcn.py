@@ -355,3 +355,30 @@ def test_sender_rearms_its_rate_timer_with_the_halved_period_in_hyper(pair):
     # FR, AI, the event entering hyper and the first one in it come a full period apart; that one
     # found the flow in hyper, so from there on every half period.
     assert [b - a for a, b in zip(times, times[1:])][:6] == [60_000] * 4 + [30_000] * 2
+
+
+
+def test_periodic_decrease_and_alpha_ticks_as_hpccs_mellanox_model(pair):
+    """rate_decrease_interval_ns (HPCC rdma-hw.cc cnp_received_mlx / CheckRateDecreaseMlx /
+    UpdateAlphaMlx): CNPs only set flags; the first starts an alpha tick and a decrease check
+    (1 ns after it) from its arrival; each check cuts once if a CNP came since the last one,
+    with alpha as its own tick left it."""
+    sim, h1, h2, _ = pair(static_arp=True, rate_bps=100_000_000_000, capacity=1000)
+    DcqcnReceiver(h2)
+    params = DcqcnParams(g=1 / 16, alpha_timer_ns=10_000, rate_decrease_interval_ns=10_000, rate_timer_ns=10**9)
+    tx = DcqcnSender(h1, h2.ip, 5_000_000, payload_bytes=1000, params=params)
+    for t in (10_000, 22_000, 24_000):
+        sim.at(t, h2.send_udp, h1.ip, ROCE_PORT, ROCE_PORT, cnp_payload(tx.qpn), CNP_TOS)
+    sim.run(70_000)
+    (t0, r0), *cuts = tx.rate_log
+    arrival = cuts[0][0] - 10_001                        # the first CNP's arrival (just after 10 us)
+    assert (t0, r0) == (0, 100e9) and 10_000 < arrival < 12_000
+    # Rate unchanged until the first check; it cuts for the first CNP, the next for the CNPs at
+    # 22/24 us; the checks after that find no CNP and cut nothing.
+    assert [t - arrival for t, _ in cuts] == [10_001, 20_001] and tx.cc.cnps == 2
+    g = 1 / 16
+    alpha = 1 - g                                        # set to 1 at the first CNP, no CNP in its first tick
+    rate = 100e9 * (1 - alpha / 2)
+    assert cuts[0][1] == pytest.approx(rate)
+    alpha = (1 - g) * alpha + g                          # the second tick saw the CNPs at 22/24 us
+    assert cuts[1][1] == pytest.approx(rate * (1 - alpha / 2))
