@@ -64,7 +64,9 @@ class DcqcnProfile:
                 f"Kmax {self.kmax_bytes / 1000:g} KB, Pmax {self.pmax:g}, g 1/{round(1 / p.g)}, "
                 f"timers {p.alpha_timer_ns / 1000:g}/{p.rate_timer_ns / 1000:g} us, B {_mb(p.byte_counter)}, "
                 f"F {p.fast_recovery_steps}, R_AI {p.rai_bps / 1e6:g} Mb/s, R_HAI {p.rhai_bps / 1e6:g} Mb/s, "
-                f"CNP interval {p.cnp_interval_ns / 1000:g} us")
+                f"CNP interval {p.cnp_interval_ns / 1000:g} us"
+                + ("" if p.rate_decrease_interval_ns is None
+                   else f", rate cut at most every {p.rate_decrease_interval_ns / 1000:g} us"))
 
 
 def _mb(n: int | None) -> str:
