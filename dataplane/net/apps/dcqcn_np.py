@@ -7,6 +7,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from typing import Any
 
 from dataplane.net.apps.basic import binned_throughput
 from dataplane.net.apps.dcqcn_rate import DcqcnParams
@@ -61,7 +62,7 @@ class DcqcnReceiver:
             raise ValueError(f"{host.name}: QP {self.qpn} already has a receiver")
         self.endpoint.receivers[self.qpn] = self
         self.flows: dict[tuple[int, int], RoceFlowStats] = {}
-        self.stats = {"received": 0, "bytes": 0, "ce_marked": 0, "cnps_sent": 0, "last_ns": None}
+        self.stats: dict[str, Any] = {"received": 0, "bytes": 0, "ce_marked": 0, "cnps_sent": 0, "last_ns": None}
 
     def on_data(self, src_ip: int, src_port: int, psn: int, payload: bytes, tos: int, time_ns: int) -> None:
         key = (src_ip, src_port)

@@ -29,6 +29,7 @@ Where the model and the source differ (every number is mapped onto the reaction 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from dataplane.net.apps.dcqcn_rate import DcqcnParams
 
@@ -63,7 +64,7 @@ class DcqcnProfile:
         return (f"{self.name}: {self.source}; at {self.rate_bps / 1e9:g} Gb/s Kmin {self.kmin_bytes / 1000:g} KB, "
                 f"Kmax {self.kmax_bytes / 1000:g} KB, Pmax {self.pmax:g}, g 1/{round(1 / p.g)}, "
                 f"timers {p.alpha_timer_ns / 1000:g}/{p.rate_timer_ns / 1000:g} us, B {_mb(p.byte_counter)}, "
-                f"F {p.fast_recovery_steps}, R_AI {p.rai_bps / 1e6:g} Mb/s, R_HAI {p.rhai_bps / 1e6:g} Mb/s, "
+                f"F {p.fast_recovery_steps}, R_AI {_mbps(p.rai_bps, 20)}, R_HAI {_mbps(p.rhai_bps, 10)}, "
                 f"CNP interval {p.cnp_interval_ns / 1000:g} us"
                 + ("" if p.rate_decrease_interval_ns is None
                    else f", rate cut at most every {p.rate_decrease_interval_ns / 1000:g} us"))
@@ -71,6 +72,10 @@ class DcqcnProfile:
 
 def _mb(n: int | None) -> str:
     return "none" if n is None else f"{n / 1e6:g} MB"
+
+
+def _mbps(rate: float | None, line_divisor: int) -> str:
+    return f"line/{line_divisor}" if rate is None else f"{rate / 1e6:g} Mb/s"
 
 
 _PAPER = DcqcnProfile(
@@ -141,7 +146,7 @@ _NS3 = DcqcnProfile(
     },
 )
 
-_HPCC_K = dict(rate_bps=25_000_000_000, kmin_bytes=100_000, kmax_bytes=400_000, pmax=0.2)
+_HPCC_K: dict[str, Any] = dict(rate_bps=25_000_000_000, kmin_bytes=100_000, kmax_bytes=400_000, pmax=0.2)
 _HPCC_K_CITES = {
     "kmin_bytes": "[hpcc] run.py kmin_map 100 KB x bw/25 (switch-mmu.cc ConfigEcn: x 1000)",
     "kmax_bytes": "[hpcc] run.py kmax_map 400 KB x bw/25",

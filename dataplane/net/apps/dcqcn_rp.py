@@ -164,11 +164,12 @@ class DcqcnSender:
     # ticks, the check 1 ns after the alpha update.
     def _cnp_flagged(self) -> None:
         self._alpha_flag = self._decrease_flag = True
-        if self._decrease_timer is None:
+        interval = self.params.rate_decrease_interval_ns
+        if self._decrease_timer is None and interval is not None:
             self.cc.alpha = float(self.params.alpha_init)
             self._alpha_flag = False
             self._alpha_timer = self.host.timer(self.params.alpha_timer_ns, self._on_alpha_tick)
-            self._decrease_timer = self.host.timer(self.params.rate_decrease_interval_ns + 1, self._on_decrease_check)
+            self._decrease_timer = self.host.timer(interval + 1, self._on_decrease_check)
 
     def _on_alpha_tick(self) -> None:
         if self.done:
