@@ -66,3 +66,19 @@ def test_ns3_rdma_recovers_as_its_qbb_net_device_does():
     for _ in range(5):
         rc.on_rate_timer()
     assert rc.events == {"fast_recovery": 4, "additive": 1, "hyper": 0}
+
+
+@pytest.mark.parametrize("name", ["hpcc-dcqcn-paper", "hpcc-dcqcn"])
+def test_hpcc_profiles_use_hpccs_mellanox_nic_model(name):
+    """rdma-hw.cc: no byte counter, one fast-recovery step (F = 1), one additive step, then hyper
+    steps of R_HAI by the timer alone; a CNP per marked packet, cut on the periodic check."""
+    prof = get_profile(name).at_rate(100_000_000_000)
+    p = prof.params
+    assert p.byte_counter is None and p.cnp_interval_ns == 0 and p.rate_decrease_interval_ns in (50_000, 4_000)
+    rc = DcqcnRateControl(100e9, p)
+    rc.on_decrease_check()
+    assert rc.on_bytes_sent(10**9) == 0
+    for _ in range(4):
+        rc.on_rate_timer()
+    assert rc.events == {"fast_recovery": 1, "additive": 1, "hyper": 2}
+    assert (rc.rai, rc.rhai) == (20e6, 200e6)            # 5 and 50 Mb/s x 100/25
