@@ -22,7 +22,8 @@ PSA's ``class_of_service`` (``dataplane.net.devices.tclass``).
 
 PFC (``params["pfc"]``, e.g. ``{"xoff": 64_000, "xon": 32_000}``; off by default) makes the
 traffic manager account queued bytes per ingress port and pause upstream ports
-(``dataplane.net.devices.pfc.SwitchPfc``, in ``self.pfc``).
+(``dataplane.net.devices.pfc.SwitchPfc``, in ``self.pfc``); its ``watchdog`` watches every port
+(``dataplane.net.devices.pfc_watchdog``, in ``self.pfc_watchdog``).
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.link import Port
 from dataplane.net.devices.node import Node
 from dataplane.net.devices.pfc import PfcConfig, SwitchPfc
-from dataplane.net.devices.pfc_watchdog import PfcWatchdog
+from dataplane.net.devices.pfc_watchdog import PfcWatchdog, WatchedPort
 from dataplane.net.devices.tclass import ClassPort, QueueSet
 from dataplane.net.topology.spec import SwitchSpec
 from dataplane.net.topology.tclass_spec import QueueConfig
@@ -60,8 +61,7 @@ class SwitchNode(Node):
         config = PfcConfig.from_value(spec.params.get("pfc"))
         self.pfc: SwitchPfc | None = SwitchPfc(self, config) if config is not None else None
         self.pfc_watchdog = None
-        if config is not None and config.watchdog is not None and self.queue_config is not None \
-                and self.queue_config.multiple:
+        if config is not None and config.watchdog is not None:
             self.pfc_watchdog = PfcWatchdog(self, config.watchdog, config.lossless)
 
     def load(self, api: Switch) -> None:
@@ -77,9 +77,12 @@ class SwitchNode(Node):
 
     def add_port(self, number: int, name: str) -> Port:
         cfg = self.queue_config
-        if cfg is None or not cfg.multiple:
+        if cfg is not None and cfg.multiple:
+            port: Port = ClassPort(self.sim, self, number, name, cfg, self._class_of)
+        elif self.pfc_watchdog is not None:      # one queue: the watchdog watches the whole port
+            port = WatchedPort(self.sim, self, number, name)
+        else:
             return super().add_port(number, name)
-        port = ClassPort(self.sim, self, number, name, cfg, self._class_of)
         self.ports[number] = port
         return port
 

@@ -1,0 +1,80 @@
+"""The PFC watchdog on a switch port with one queue: a host's NIC storms pause frames at the
+switch; the watchdog finds the port stalled, stops honouring pause there (dropping what it
+holds and what arrives, SONiC's default), and restores it once the storm has stopped."""
+from __future__ import annotations
+
+import pytest
+
+from dataplane.net.apps.basic import UdpFlow, UdpSink
+from dataplane.net.devices.pfc import MAX_QUANTA, pfc_frame
+from dataplane.net.devices.pfc_watchdog import WatchedPort
+from dataplane.net.fabric.network import Network
+from dataplane.net.topology.load import load_yaml_topology
+from dataplane.resources import data_dir
+
+DETECTION, RESTORATION = 20_000, 40_000     # ns
+STORM_END = 100_000                         # h2 sends pause frames every 5 us until then
+FLOW_END = 300_000                          # h1 sends 1 Gb/s of 1000-byte datagrams until then
+
+
+def storm_yaml(watchdog: str) -> str:
+    entries = data_dir("programs") / "ipv4_router.json"
+    return f"""
+name: storm
+defaults: {{latency: 1us, queue: 64KB}}
+topology:
+  nodes:
+    s1: {{kind: switch, program: ipv4_router, entries: {entries},
+          pfc: {{xoff: 20KB, xon: 10KB, watchdog: {watchdog}}}}}
+    h1: {{kind: host, ip: 10.0.1.1/24, mac: "08:00:00:00:01:11", gateway: 10.0.1.254,
+          arp: {{10.0.1.254: "08:00:00:00:01:00"}}}}
+    h3: {{kind: host, ip: 10.0.3.3/24, mac: "08:00:00:00:03:00", gateway: 10.0.3.254,
+          arp: {{10.0.3.254: "08:00:00:00:03:01"}}}}
+  links:
+    - {{endpoints: ["s1:p1", "h1"], bandwidth: 10Gbps}}
+    - {{endpoints: ["s1:p3", "h3"], bandwidth: 10Gbps}}
+"""
+
+
+def run_storm(action: str):
+    watchdog = f"{{detection: {DETECTION}ns, restoration: {RESTORATION}ns, poll: 5us, action: {action}}}"
+    net = Network.from_spec(load_yaml_topology(storm_yaml(watchdog)))
+    h3 = net.host("h3")
+    storm = pfc_frame(h3.mac, MAX_QUANTA, 1 << 3)     # a stuck NIC: XOFF for class 3, over and over
+    for t in range(0, STORM_END, 5_000):
+        h3.timer(t, h3.send_raw, storm)
+    sink = UdpSink(h3, 9000)
+    times: list[int] = []
+    h3.on_receive(lambda frame, now: times.append(now) and False)
+    UdpFlow(net.host("h1"), "10.0.3.3", 1_000_000_000, size_bytes=1000, duration_ns=FLOW_END, dst_port=9000)
+    net.run(FLOW_END + 50_000)
+    return net, sink, times
+
+
+@pytest.mark.parametrize("action", ["drop", "forward"])
+def test_the_watchdog_breaks_a_pause_storm_on_a_single_queue_port(action):
+    net, sink, times = run_storm(action)
+    s1 = net.switch("s1")
+    port = s1.ports[3]
+    wd = s1.pfc_watchdog
+    assert isinstance(port, WatchedPort)
+    events = [(t, qid, what) for t, name, qid, what in wd.events if name == "s1:p3"]
+    assert [(qid, what) for _, qid, what in events] == [(-1, f"storm ({action})"), (-1, "restored")]
+    stormed_at, restored_at = events[0][0], events[1][0]
+    # Stalled from the first datagram (about 1 us in), found after the detection time (polled every 5 us).
+    assert DETECTION <= stormed_at <= DETECTION + 2 * 5_000 + 1_000
+    # Restored once no pause frame arrived for the restoration time (the last one at about STORM_END).
+    assert STORM_END + RESTORATION - 5_000 <= restored_at <= STORM_END + RESTORATION + 5_000
+    assert port.stats.pause_rx == STORM_END // 5_000 and not port.stormed and port.storms == 1
+    sent = net.host("h1").stats.sent
+    if action == "drop":
+        # What the port held and what arrived while stormed is dropped and counted; the rest arrives.
+        assert port.storm_drops > 0 and sink.stats["received"] + port.storm_drops == sent
+        assert not [t for t in times if stormed_at < t < restored_at]
+    else:
+        # Sent despite the pause: nothing dropped, datagrams arrive while stormed.
+        assert port.storm_drops == 0 and sink.stats["received"] == sent
+        assert [t for t in times if stormed_at < t < restored_at]
+    assert wd.stats()["storm_drops"] == port.storm_drops
+    assert [t for t in times if t > restored_at + 2_000]            # delivering again after restoration
+    assert port.stats.drops == 0 and sum(s1.pfc.bytes.values()) == 0
