@@ -165,7 +165,7 @@ class SwitchNode(Node):
         now = self.sim.now
         queue = port.queue
         if queue.__class__ is QueueSet:      # traffic classes: the packet's own queue
-            qid = item.qid
+            qid = item.qid = queue.last_qid      # the queue popleft just served
             depth, qbytes = len(queue.queues[qid]), queue.bytes[qid]
             if self._qid_path is not None:
                 set_path(item.meta, self._qid_path, qid)

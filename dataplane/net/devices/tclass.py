@@ -200,7 +200,6 @@ class ClassPort(Port):
             qst.drops += 1
             return False
         now = self.sim.now
-        item.qid = qid
         q.append((item, size, now, depth))
         qs.total += 1
         qs.bytes[qid] += size

@@ -16,7 +16,9 @@ and dropping the queue if nobody answers. Frames then go through a host transmit
 is held back instead of losing packets at its own NIC.
 
 The NIC honours PAUSE/PFC frames (``dataplane.net.devices.pfc``; consumed by the port, unseen by the
-stack): sends wait in the queues meanwhile. ``send_raw`` of one sends it ahead of the queue.
+stack): sends wait in the queues meanwhile. ``send_raw`` of one sends it ahead of the queue. With
+one queue (the default) a pause stops the whole NIC; with ``queues:`` in the host's spec it has a
+queue per priority and a pause stops only the classes it names (``host_classes``).
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from dataplane.net.devices.node import Node
 from dataplane.net.devices.pfc import is_mac_control
 from dataplane.net.hosts import packets as pk
 from dataplane.net.hosts.arp import ArpResolver, _Pending
+from dataplane.net.hosts.host_classes import HostClasses
 from dataplane.net.hosts.host_stats import HostStats
 from dataplane.net.topology.spec import HostSpec
 
@@ -90,6 +93,9 @@ class Host(ArpResolver, Node):
         self._echo: dict[int, EchoHandler] = {}
         self._raw: list[RawHandler] = []
         self._backlog: deque[bytes] = deque()
+        # Traffic classes on the NIC (a queue and a backlog per priority), or None: one FIFO.
+        self._classes = HostClasses(self, spec.queues, spec.trust) \
+            if spec.queues is not None and spec.queues.multiple else None
         self._refill_scheduled = False
         self._ident = 0
         self._next_port = 49152                     # ephemeral ports handed out in order (deterministic)
@@ -103,6 +109,12 @@ class Host(ArpResolver, Node):
     @property
     def port(self) -> Port | None:
         return self.ports.get(0)
+
+    def add_port(self, number: int, name: str) -> Port:
+        if self._classes is None:
+            return super().add_port(number, name)
+        port = self.ports[number] = self._classes.make_port(number, name)
+        return port
 
     def bind_udp(self, port: int, callback: UdpHandler) -> None:
         """Deliver UDP to ``port`` as ``callback(src_ip, src_port, payload, tos, time_ns)``."""
@@ -228,6 +240,8 @@ class Host(ArpResolver, Node):
         if port is None or port.link is None:
             self.stats.dropped_down += 1
             return False
+        if self._classes is not None:
+            return self._classes.tx(port, frame)      # port is a ClassPort
         size = len(frame)
         backlog = self._backlog
         # _full(port, size), inline
@@ -247,7 +261,7 @@ class Host(ArpResolver, Node):
     def dequeue(self, port: Port, item: Any, enq_time: int, enq_depth: int) -> bytes | None:
         # A slot just freed in the port queue. Refill from the backlog in a new event: enqueueing
         # here would re-enter the port while it is between dequeue and starting transmission.
-        if self._backlog and not self._refill_scheduled:
+        if (self._backlog or self._classes is not None and self._classes.waiting) and not self._refill_scheduled:
             self._refill_scheduled = True
             self.sim.schedule(0, self._refill)
         return item
@@ -255,6 +269,9 @@ class Host(ArpResolver, Node):
     def _refill(self) -> None:
         self._refill_scheduled = False
         port = self.ports.get(0)
+        if self._classes is not None and port is not None:
+            self._classes.refill(port)
+            return
         backlog = self._backlog
         while port is not None and backlog and not _full(port, len(backlog[0])):
             frame = backlog.popleft()

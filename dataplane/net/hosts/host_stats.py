@@ -23,6 +23,7 @@ class HostStats:
     dropped_no_arp: int = 0        # next hop never answered ARP, or the per-hop ARP queue overflowed
     dropped_no_route: int = 0      # off-link destination and no gateway
     dropped_txqueue: int = 0       # host transmit queue full
+    dropped_priority: int = 0      # a priority the NIC has no queue for (traffic classes, host_classes)
     dropped_down: int = 0          # host is down
     dropped_not_for_us: int = 0    # another MAC or IP
     dropped_malformed: int = 0     # truncated or inconsistent headers

@@ -31,7 +31,9 @@ Two formats:
   ports, the rest net ports; one list makes the other the rest); hosts: ``mac``, ``ip`` (``a.b.c.d/len``,
   /24 when the length is left out), ``gateway``, ``arp`` (``{ip: mac}``), ``xdp`` (an eBPF/XDP program
   on the NIC and its cost: ``dataplane.net.topology.xdp``), ``netns`` (true: a Linux network
-  namespace when the run is real time, ``dataplane.net.netns``). Link fields:
+  namespace when the run is real time, ``dataplane.net.netns``), ``queues`` (traffic classes on
+  the NIC, as a switch's; one queue by default) and ``trust`` (``dscp`` or ``pcp``: how the NIC
+  reads a frame's priority; ``dataplane.net.hosts.host_classes``). Link fields:
   ``endpoints`` plus ``bandwidth``, ``latency``, ``queue``, ``mtu``, ``loss``,
   ``corruption``, ``overhead`` (``ethernet``, the default: a frame's line time counts the
   preamble/SFD, FCS and inter-frame gap and the 64-byte minimum; ``none``: its captured bytes
@@ -84,6 +86,7 @@ from dataplane.net.topology.spec import (
     DEFAULT_LATENCY_NS,
     DEFAULT_MTU,
     DEFAULT_QUEUE,
+    HOST_TRUSTS,
     LINK_OVERHEADS,
     DpuSpec,
     HostSpec,
@@ -107,7 +110,7 @@ _HOST_KINDS = {"host"}
 _KINDS = "(use switch or host), or dpu for a PNA NIC"
 _SWITCH_FIELDS = {"kind", "program", "entries", "controller", "processing_latency", "detection_delay",
                   "write_latency", "params", "cpu_port", "pfc", "queues", "rank"}
-_HOST_FIELDS = {"kind", "mac", "ip", "gateway", "arp", "xdp", "rank", "netns"}
+_HOST_FIELDS = {"kind", "mac", "ip", "gateway", "arp", "xdp", "rank", "netns", "queues", "trust"}
 _DPU_FIELDS = {"kind", "program", "entries", "rate", "packet_rate", "latency", "queue", "host_ports", "net_ports", "rank"}
 _LINK_FIELDS = {"endpoints", "bandwidth", "latency", "queue", "mtu", "loss", "corruption", "overhead"}
 _DEFAULT_FIELDS = {"bandwidth", "latency", "queue", "mtu", "loss", "corruption", "overhead", "processing", "detection",
@@ -416,11 +419,19 @@ def _yaml_hosts(r: Reader, spec: TopologySpec, pending: list[tuple[str, dict, in
         if not isinstance(netns, bool):
             raise r.err(r.line_of(body, "netns") or line, f"{field}.netns",
                         f"must be true or false, got {show(netns)}", netns)
-        parsed.append([name, line, ip, plen, mac, gateway, arp, xdp, netns])
+        # Traffic classes on the NIC (dataplane.net.hosts.host_classes): one queue unless given.
+        queues = None
+        if body.get("queues") is not None:
+            queues = QueueConfig.from_value(_queues(r, body["queues"], r.line_of(body, "queues"), f"{field}.queues"))
+        trust = body.get("trust", "dscp")
+        if trust not in HOST_TRUSTS:
+            raise r.err(r.line_of(body, "trust"), f"{field}.trust",
+                        f"must be {' or '.join(HOST_TRUSTS)} (how the NIC reads a frame's priority), got {show(trust)}", trust)
+        parsed.append([name, line, ip, plen, mac, gateway, arp, xdp, netns, queues, trust])
     # Deterministic defaults, in file order, avoiding addresses given explicitly.
     next_n = 1
     for item in parsed:
-        name, line, ip, plen, mac, gateway, arp, xdp, netns = item
+        name, line, ip, plen, mac, gateway, arp, xdp, netns, queues, trust = item
         if ip is None:
             while (0x0A000000 | next_n) in ips:
                 next_n += 1
@@ -435,7 +446,7 @@ def _yaml_hosts(r: Reader, spec: TopologySpec, pending: list[tuple[str, dict, in
                 mac += 1 << 32
             macs[mac] = (name, line)
         spec.hosts[name] = HostSpec(name=name, mac=mac, ip=ip, prefix_len=plen, gateway=gateway,
-                                    static_arp=arp, line=line, xdp=xdp, netns=netns)
+                                    static_arp=arp, line=line, xdp=xdp, netns=netns, queues=queues, trust=trust)
 
 def _parse_endpoint(r: Reader, spec: TopologySpec, text: Any, line: int, field: str) -> tuple[str, int]:
     if not isinstance(text, str) or not text.strip():

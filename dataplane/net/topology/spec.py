@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from dataplane.net.core.units import UnitError, parse_queue, parse_time
+from dataplane.net.topology.tclass_spec import QueueConfig
 
 DEFAULT_BANDWIDTH_BPS = 10_000_000_000   # 10 Gbps
 DEFAULT_LATENCY_NS = 1_000               # 1 us
@@ -89,6 +90,10 @@ class XdpSpec:
     line: int = 0
 
 
+#: How a host NIC with traffic classes reads a frame's priority (dataplane.net.hosts.host_classes).
+HOST_TRUSTS = ("dscp", "pcp")
+
+
 @dataclass
 class HostSpec:
     name: str
@@ -100,6 +105,8 @@ class HostSpec:
     line: int = 0
     xdp: XdpSpec | None = None             # an eBPF/XDP program on the NIC (None: the plain stack)
     netns: bool = False                    # a Linux network namespace in real time (dataplane.net.netns)
+    queues: QueueConfig | None = None      # traffic classes on the NIC (None: one queue; hosts.host_classes)
+    trust: str = "dscp"                    # how the NIC reads a frame's priority: dscp or pcp (hosts.host_classes)
 
 
 #: What a frame costs on a link beyond its captured bytes (dataplane.net.devices.link.OVERHEADS):
