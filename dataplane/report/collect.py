@@ -155,14 +155,15 @@ def drops_by_node(net: Any, data: dict[str, Any]) -> dict[str, dict[str, int]]:
 
 def series(net: Any, rec: Recorder | None, flow_series: dict[str, list[tuple[int, float]]]) -> dict[str, Any]:
     """Time series for the charts, on the recorder's sample times (ns, the end of each interval):
-    queue depth (packets, the interval's peak), throughput (Gb/s), tail drops, wire losses,
+    queue depth (packets, the interval's peak) per port and, on ports with traffic classes, per
+    queue (``queue_classes``, named ``PORT qQID``), throughput (Gb/s), tail drops, wire losses,
     program drops, ECN CE marks received and PFC pause frames sent, per interval."""
     from dataplane.net.capture.plots import throughput_lines
 
     flows = [[name, [[t, round(g, 4)] for t, g in pts]] for name, pts in throughput_lines(flow_series, TOP_SERIES)]
     if rec is None or len(rec.times) < 2:
-        return {"t_ns": [], "queue": [], "throughput_gbps": [], "drops": [], "pfc": [], "ecn": [],
-                "program_drops": [], "lost": [], "flows": flows}
+        return {"t_ns": [], "queue": [], "queue_classes": [], "throughput_gbps": [], "drops": [], "pfc": [],
+                "ecn": [], "program_drops": [], "lost": [], "flows": flows}
     # At most CHART_INTERVALS intervals: finer ones show single packets as spikes, not rates.
     k = -(-(len(rec.times) - 1) // CHART_INTERVALS)
     keep = list(range(0, len(rec.times), k))
@@ -189,22 +190,28 @@ def series(net: Any, rec: Recorder | None, flow_series: dict[str, list[tuple[int
     for k, name in enumerate(names):
         # max(0, ...): a pause frame on the wire at a sample is taken off as if it were data
         tput[name] = [round(max(0, b) * 8 / (times[s + 1] - times[s]), 4) for s, b in enumerate(delta("tx_bytes", k))]
-    queue = {name: _peak_depths(rec.ports[k], times, [d[k] for d in depths]) for k, name in enumerate(names)}
+    queue = {name: _peak_depths(rec.ports[k].stats.qdepth_flat, times, [d[k] for d in depths])
+             for k, name in enumerate(names)}
+    # Traffic classes: each queue's depth from its own recorded changes (none kept: not drawn).
+    classes = {f"{p.name} q{qid}": _peak_depths(qst.qdepth_flat, times, [])
+               for p in rec.ports if hasattr(p, "queue_metrics") for qid, qst in enumerate(p.queue.stats)
+               if qst.qdepth_flat}
     per_port = {f: {name: delta(f, k) for k, name in enumerate(names)} for f in ("drops", "lost", "pause_tx")}
 
     def total(values: list[int]) -> list[int]:
         return [b - a for a, b in zip(values, values[1:])]
 
-    return {"t_ns": times[1:], "queue": top(queue, max), "throughput_gbps": top(tput, sum),
+    return {"t_ns": times[1:], "queue": top(queue, max), "queue_classes": top(classes, max),
+            "throughput_gbps": top(tput, sum),
             "drops": top(per_port["drops"], sum), "lost": top(per_port["lost"], sum),
             "pfc": top(per_port["pause_tx"], sum), "ecn": total(ce),
             "program_drops": total(program_drops), "flows": flows}
 
 
-def _peak_depths(port: Any, times: list[int], sampled: list[int]) -> list[int]:
-    """The queue's peak depth in each interval between sample times: from the port's recorded
-    depth changes when it keeps them (``record_depth``), else the peak the sampler saw."""
-    flat = port.stats.qdepth_flat
+def _peak_depths(flat: list[int], times: list[int], sampled: list[int]) -> list[int]:
+    """A queue's peak depth in each interval between sample times: from its recorded depth
+    changes (``flat``: time, depth, ...; kept while the port's ``record_depth`` is on), else
+    the peak the sampler saw (``sampled``)."""
     if not flat:
         return sampled
     out = []

@@ -122,6 +122,9 @@ def _timeseries(n: int, run: dict[str, Any], markers: list) -> str:
     charts = [
         line_chart(f"r{n}-queue", "Queue depth per port (the busiest, peak per interval)", per_port("queue"),
                    "packets", step=True, markers=markers),
+        line_chart(f"r{n}-queues", "Queue depth per traffic class (the busiest queues, peak per interval)",
+                   per_port("queue_classes"), "packets", step=True, markers=markers,
+                   empty_note=" (no port has traffic classes: give a switch or host queues: in the topology)"),
         line_chart(f"r{n}-throughput", "Throughput per port (the busiest, transmitted frame bytes)", per_port("throughput_gbps"),
                    "Gb/s", markers=markers),
         line_chart(f"r{n}-flows", "Throughput per flow (received)", flows, "Gb/s", markers=markers,

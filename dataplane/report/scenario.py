@@ -65,9 +65,11 @@ def _results(out: Path) -> list[dict[str, Any]] | None:
         path = out / file
         if path.is_file():
             try:
-                rows = json.loads(path.read_text()).get("results")
-            except (OSError, ValueError, AttributeError):
+                data = json.loads(path.read_text())
+            except (OSError, ValueError):
                 return None
+            # {"results": [...]}, or the rows alone (pfc-deadlock's results.json)
+            rows = data.get("results") if isinstance(data, dict) else data
             return rows if isinstance(rows, list) else None
     return None
 

@@ -66,12 +66,15 @@ def browser():
 
 
 # Small, quick settings of the scenarios run through `dataplane scenario NAME ... --report`;
-# allreduce also with --out (its folder), pic and vxlan with --report alone.
+# allreduce and pfc-deadlock (traffic classes: the per-queue chart) also with --out (its
+# folder), pic and vxlan with --report alone.
 SCENARIOS = {
     "allreduce": ["--workers", "2", "--elements", "32", "--mode", "ina,ring"],
     "pic": ["--prefixes", "16", "--modes", "pic", "--flows", "2"],
     "vxlan": ["--hosts", "2", "--duration", "20us", "--tenants", "1"],
+    "pfc-deadlock": ["--mode", "off", "--bytes", "100KB", "--duration", "300us"],
 }
+WITH_OUT = ("allreduce", "pfc-deadlock")
 
 
 @pytest.fixture(scope="session")
@@ -83,7 +86,7 @@ def scenario_runs(tmp_path_factory) -> dict[str, dict]:
     runs = {}
     for name, args in SCENARIOS.items():
         folder = tmp_path_factory.mktemp(f"scenario-{name}")
-        out = folder / "out" if name == "allreduce" else None
+        out = folder / "out" if name in WITH_OUT else None
         here = os.getcwd()
         os.chdir(folder)
         try:

@@ -30,7 +30,7 @@ return Array.from(document.querySelectorAll("article.run")).map(a =>
 """
 
 
-@pytest.mark.parametrize("name", ["run", "allreduce", "pic", "vxlan", "incast"])
+@pytest.mark.parametrize("name", ["run", "allreduce", "pic", "vxlan", "incast", "pfc-deadlock"])
 def test_the_browser_shows_every_section_without_console_errors(browser, pages, name):
     browser.get(pages[name].resolve().as_uri())
     assert browser.execute_script("return document.readyState") == "complete"
@@ -44,6 +44,14 @@ def test_the_browser_shows_every_section_without_console_errors(browser, pages, 
     assert browser.execute_script("return document.querySelectorAll('svg.topology .node').length") >= 2
     if name != "run":
         assert browser.execute_script("return document.querySelector('#results table') !== null")
+    # The per-queue chart: drawn where ports have traffic classes, a note where none has.
+    queues = browser.execute_script("var c = document.getElementById('r1-queues'); "
+                                    "return c && JSON.parse(c.getAttribute('data-chart')).series.map(s => s.name)")
+    if name == "pfc-deadlock":
+        assert queues and all(q.endswith(" q3") for q in queues)
+    else:
+        assert queues is None and browser.execute_script(
+            "return document.querySelector('[data-chart-id=\"r1-queues\"]') !== null")
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == [], json.dumps(errors, indent=1)
 

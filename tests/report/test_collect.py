@@ -64,6 +64,18 @@ def test_ecn_marks_and_pause_frames_over_time_add_up_to_the_scenarios_counts(inc
     assert max(max(v) for v in depth.values()) > 0
 
 
+def test_queue_depth_per_traffic_class_over_time_peaks_at_each_queues_maximum(scenario_runs):
+    data = json.loads((scenario_runs["pfc-deadlock"]["out"] / "report.json").read_text())
+    run = data["runs"][0]
+    series = dict(run["series"]["queue_classes"])
+    assert series and all(len(v) == len(run["series"]["t_ns"]) for v in series.values())
+    # Every queue that held a packet is drawn (up to the chart's limit), peaking at its own maximum.
+    held = {f"{port} q{q['qid']}": q["max_qdepth"] for port, m in run["ports"].items()
+            for q in m.get("queues", ()) if q["max_qdepth"]}
+    assert set(series) == set(held) and all(max(series[k]) == held[k] for k in held)
+    assert {k.split()[1] for k in series} == {"q3"} and max(held.values()) > 10    # the lossless class queued
+
+
 @pytest.mark.parametrize("make,message", [
     (lambda d: d / "missing", "does not exist"),
     (lambda d: (d / "f.txt").write_text("x") and d / "f.txt", "is not a folder"),
