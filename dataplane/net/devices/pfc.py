@@ -15,13 +15,13 @@ A pause time is in quanta of 512 bit times at the receiving port's rate (65535 q
 pause frame stops starting new transmissions until the pause expires or a quanta-0 frame
 arrives; the frame in service finishes (802.3). MAC control frames are consumed by the
 port: they never reach the P4 pipeline or the host stack. Any node honours pause, hosts
-included (their port stops; what the host sends meanwhile waits in the port queue).
+included (what the host sends meanwhile waits in its queues).
 
-**Per priority with traffic classes, per port without.** A switch port with several queues
-(``queues:``, ``dataplane.net.devices.tclass``) pauses each enabled class's queue for that
-class's own pause time (class i = queue i) and goes on serving the others; a port with one
-queue (hosts, switches without ``queues``) stops as a whole, for the longest pause time among
-the enabled classes. A switch with traffic classes accounts bytes per (ingress port,
+**Per priority with traffic classes, per port without.** A switch or host port with several
+queues (``queues:``, ``dataplane.net.devices.tclass``; hosts: ``dataplane.net.hosts.host_classes``)
+pauses each enabled class's queue for that class's own pause time (class i = queue i) and
+goes on serving the others; a port with one queue (the default for hosts and switches)
+stops as a whole, for the longest pause time among the enabled classes. A switch with traffic classes accounts bytes per (ingress port,
 priority) for its lossless priorities only (``PfcConfig.priorities``, by default
 ``priority``, 3, RoCE's usual lossless class) and pauses each of them on its own: the other
 classes are lossy (tail drop). A switch with one queue accounts every byte per ingress port

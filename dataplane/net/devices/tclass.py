@@ -10,6 +10,10 @@ packet's queue is its class, as BMv2 simple_switch's priority queues choose it:
   and drops it); with one queue (BMv2 built without priority queues) priority is ignored;
 * PSA: ``class_of_service`` from the ingress output metadata, the same way.
 
+(A host with ``queues`` gets one too, its frames classed by priority:
+``dataplane.net.hosts.host_classes``.) The queue the scheduler last served is
+``QueueSet.last_qid`` when the node's ``dequeue`` runs.
+
 The queue's depth is what egress reads: ``enq_qdepth`` is the depth of the packet's own
 queue when it was queued, ``deq_qdepth`` when it left (BMv2 reads
 ``egress_buffers.size(port, priority)``), the ``queue_bytes`` register holds its own

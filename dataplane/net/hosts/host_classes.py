@@ -6,8 +6,9 @@ pause frame stops as a whole) gets a ``ClassPort`` on its interface. The NIC giv
 it sends a priority, the way RoCE NICs do, per ``trust``:
 
 * ``dscp`` (the default): the top three bits of the IPv4/IPv6 DSCP (after any VLAN tags),
-  i.e. DSCP 8p..8p+7 -> priority p: the default DSCP-to-priority table of NVIDIA ConnectX
-  NICs in DSCP trust mode (``mlnx_qos --trust dscp``), and the IP precedence that
+  i.e. DSCP 8p..8p+7 -> priority p: the default DSCP-to-priority table NIC drivers set up
+  for DSCP trust mode (the ``dscp2prio`` table of Linux's DCB netlink interface; RoCE v2
+  fabrics usually run PFC on DSCP), and the IP precedence that
   ``programs/tclass_router.p4`` maps to ``priority`` on switches. Frames that are not IP
   (ARP) get priority 0;
 * ``pcp``: the outer VLAN tag's PCP (802.1Q); untagged frames get priority 0.
