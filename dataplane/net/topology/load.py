@@ -423,6 +423,10 @@ def _yaml_hosts(r: Reader, spec: TopologySpec, pending: list[tuple[str, dict, in
         queues = None
         if body.get("queues") is not None:
             queues = QueueConfig.from_value(_queues(r, body["queues"], r.line_of(body, "queues"), f"{field}.queues"))
+        if queues is not None and netns:
+            raise r.err(r.line_of(body, "queues"), f"{field}.queues",
+                        "a namespace host (netns: true) sends through Linux's own stack and qdiscs; "
+                        "queues: is for simulated hosts")
         trust = body.get("trust", "dscp")
         if trust not in HOST_TRUSTS:
             raise r.err(r.line_of(body, "trust"), f"{field}.trust",

@@ -83,7 +83,8 @@ def test_host_queue_settings_are_checked():
     spec = load_yaml_topology(pair_yaml(", queues: {count: 4, scheduler: dwrr}, trust: pcp"))
     assert spec.hosts["h1"].queues.count == 4 and spec.hosts["h1"].trust == "pcp"
     assert spec.hosts["h2"].queues is None and spec.hosts["h2"].trust == "dscp"
-    for bad, message in ((", trust: vlan", "trust: must be dscp or pcp"), (", queues: 9", "queues count must be 1..8")):
+    for bad, message in ((", trust: vlan", "trust: must be dscp or pcp"), (", queues: 9", "queues count must be 1..8"),
+                         (", queues: 8, netns: true", "queues: is for simulated hosts")):
         with pytest.raises(ConfigError) as info:
             load_yaml_topology(pair_yaml(bad))
         assert message in str(info.value) and ":6:" in str(info.value)
