@@ -7,6 +7,9 @@ A traffic file is a list of apps::
     - {app: incast, senders: [h1, h2, h3], to: h4, bytes: 64KB}
     - {app: bulk, from: h1, to: h2, bytes: 1MB, window: 16}
 
+Every app takes ``dscp`` (0..63, default 0): the DSCP its IPv4 packets carry (ECN bits 0),
+which picks their traffic class on switches that map it and on hosts with ``queues:``
+(``dataplane.net.hosts.host_classes``: priority = DSCP >> 3, so ``dscp: 24`` is priority 3).
 Built-in patterns: ``pingall`` (every host pings every other), ``incast`` (every host but
 the last sends to the last), ``all-to-all`` (a CBR flow between every ordered pair).
 Per-host results, in packets: ``sent`` counts what the host's apps sent as a source (ping
@@ -42,31 +45,34 @@ class Traffic:
         self._next_port = 6000
 
     # ---- adding apps ---------------------------------------------------------------------------
-    def ping(self, src: str, dst: str, count: int = 3, interval_ns: int = 100_000, start_ns: int = 0) -> Ping:
-        p = Ping(self.net.host(src), self.net.host(dst).ip, count=count, interval_ns=interval_ns, start_ns=start_ns)
+    def ping(self, src: str, dst: str, count: int = 3, interval_ns: int = 100_000, start_ns: int = 0,
+             dscp: int = 0) -> Ping:
+        p = Ping(self.net.host(src), self.net.host(dst).ip, count=count, interval_ns=interval_ns, start_ns=start_ns,
+                 tos=dscp << 2)
         self.pings.append((src, p))
         return p
 
     def udp(self, src: str, dst: str, rate_bps: int, size: int = 1000, start_ns: int = 0,
-            duration_ns: int = 1_000_000) -> UdpFlow:
+            duration_ns: int = 1_000_000, dscp: int = 0) -> UdpFlow:
         port = self._port()
         sink = UdpSink(self.net.host(dst), port)
         flow = UdpFlow(self.net.host(src), self.net.host(dst).ip, rate_bps, size_bytes=size, start_ns=start_ns,
-                       duration_ns=duration_ns, dst_port=port)
+                       duration_ns=duration_ns, dst_port=port, tos=dscp << 2)
         self.flows.append((src, flow, sink, f"{src}->{dst}"))
         return flow
 
-    def bulk(self, src: str, dst: str, nbytes: int, window: int = 16, start_ns: int = 0) -> BulkTransfer:
+    def bulk(self, src: str, dst: str, nbytes: int, window: int = 16, start_ns: int = 0,
+             dscp: int = 0) -> BulkTransfer:
         port = self._port()
         BulkReceiver(self.net.host(dst), port)
         b = BulkTransfer(self.net.host(src), self.net.host(dst).ip, nbytes, window_packets=window,
-                         start_ns=start_ns, dst_port=port)
+                         start_ns=start_ns, dst_port=port, tos=dscp << 2)
         self.bulks.append((src, b))
         return b
 
-    def incast(self, senders: list[str], dst: str, nbytes: int, start_ns: int = 0) -> Any:
+    def incast(self, senders: list[str], dst: str, nbytes: int, start_ns: int = 0, dscp: int = 0) -> Any:
         inc = incast([self.net.host(s) for s in senders], self.net.host(dst), nbytes, start_ns,
-                     dst_port=self._port())
+                     dst_port=self._port(), tos=dscp << 2)
         self.incasts.append((senders, inc))
         return inc
 
@@ -117,16 +123,20 @@ class Traffic:
     def _add(self, item: dict) -> None:
         app = item["app"]
         start = parse_time(item.get("start", 0))
+        dscp = item.get("dscp", 0)
+        if isinstance(dscp, bool) or not isinstance(dscp, int) or not 0 <= dscp <= 63:
+            raise ValueError(f"dscp must be a whole number 0..63, got {dscp!r}")
         if app == "ping":
-            self.ping(item["from"], item["to"], int(item.get("count", 3)), parse_time(item.get("interval", "100us")), start)
+            self.ping(item["from"], item["to"], int(item.get("count", 3)), parse_time(item.get("interval", "100us")), start,
+                      dscp)
         elif app == "udp":
             self.udp(item["from"], item["to"], parse_rate(item.get("rate", "1Gbps")), int(item.get("size", 1000)),
-                     start, parse_time(item.get("duration", "1ms")))
+                     start, parse_time(item.get("duration", "1ms")), dscp)
         elif app == "bulk":
             self.bulk(item["from"], item["to"], parse_queue(item.get("bytes", "1MB"))[0], int(item.get("window", 16)),
-                      start)
+                      start, dscp)
         elif app == "incast":
-            self.incast(list(item["senders"]), item["to"], parse_queue(item.get("bytes", "64KB"))[0], start)
+            self.incast(list(item["senders"]), item["to"], parse_queue(item.get("bytes", "64KB"))[0], start, dscp)
         else:
             raise ConfigError(f"unknown app '{app}' (use ping, udp, bulk, incast)", "<traffic>", 0)
 

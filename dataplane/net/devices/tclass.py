@@ -283,9 +283,22 @@ class ClassPort(Port):
         else:
             qs.paused_until[qid] = 0
 
+    @property
+    def paused_time_ns(self) -> int:
+        """Time its queues have spent paused so far, summed over the queues (``Port``'s reads
+        the port-wide pause, which a port with classes never has)."""
+        now = self.sim.now
+        return self.stats.paused_ns - sum(t - now for t in self.queue.paused_until if t > now)
+
     def queue_metrics(self) -> list[dict[str, int]]:
-        """Per-queue counters, queue 0 first."""
-        return [dict(qid=i, **s.as_dict()) for i, s in enumerate(self.queue.stats)]
+        """Per-queue counters, queue 0 first (``paused_ns``: the time paused so far)."""
+        now = self.sim.now
+        out = []
+        for i, (st, until) in enumerate(zip(self.queue.stats, self.queue.paused_until)):
+            row = dict(qid=i, **st.as_dict())
+            row["paused_ns"] -= max(0, until - now)
+            out.append(row)
+        return out
 
 
 def v1model_class(item: Any) -> int:
