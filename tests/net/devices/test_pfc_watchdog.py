@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dataplane.net.apps.basic import UdpFlow, UdpSink
-from dataplane.net.devices.pfc import MAX_QUANTA, pfc_frame
+from dataplane.net.devices.pfc import MAX_QUANTA, enable_pfc, pfc_frame
 from dataplane.net.devices.pfc_watchdog import WatchedPort
 from dataplane.net.fabric.network import Network
 from dataplane.net.topology.load import load_yaml_topology
@@ -78,3 +78,14 @@ def test_the_watchdog_breaks_a_pause_storm_on_a_single_queue_port(action):
     assert wd.stats()["storm_drops"] == port.storm_drops
     assert [t for t in times if t > restored_at + 2_000]            # delivering again after restoration
     assert port.stats.drops == 0 and sum(s1.pfc.bytes.values()) == 0
+
+
+def test_enable_pfc_adds_a_watchdog_only_where_ports_can_be_watched():
+    plain = Network.from_spec(load_yaml_topology(storm_yaml("null"))).switch("s1")
+    assert plain.pfc_watchdog is None and not isinstance(plain.ports[3], WatchedPort)
+    with pytest.raises(ValueError, match="cannot watch s1:p1, s1:p3, built without one"):
+        enable_pfc(plain, {"xoff": 20_000, "watchdog": {"detection": "20us"}})
+    watched = Network.from_spec(load_yaml_topology(storm_yaml("{detection: 1ms}"))).switch("s1")
+    enable_pfc(watched, {"xoff": 20_000, "watchdog": {"detection": "20us"}})
+    assert watched.pfc_watchdog.config.detection_ns == 20_000 and len(watched.pfc_watchdog.watched()) == 2
+    assert enable_pfc(watched, False) is None and watched.pfc_watchdog is None
