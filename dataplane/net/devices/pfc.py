@@ -243,19 +243,17 @@ def enable_pfc(node: Any, config: PfcConfig | dict | bool = True) -> SwitchPfc |
     queues must be empty (queued items carry the accounting only when PFC was on). A
     ``watchdog`` needs ports it can watch: traffic-class ports, or single-queue ports built
     watched (the switch's topology entry had the watchdog)."""
-    from dataplane.net.devices.pfc_watchdog import PfcWatchdog, WatchedPort
-
     if any(p.queue for p in node.ports.values()):
         raise ValueError(f"{node.name}: enable PFC before traffic (its egress queues are not empty)")
     cfg = PfcConfig.from_value(config)
     if cfg is not None and cfg.watchdog is not None:
-        plain = [p.name for p in node.ports.values() if not hasattr(p, "queue_metrics") and not isinstance(p, WatchedPort)]
+        # traffic-class ports (queue_metrics) and WatchedPorts (stormed) can be watched
+        plain = [p.name for p in node.ports.values() if not hasattr(p, "queue_metrics") and not hasattr(p, "stormed")]
         if plain:
             raise ValueError(f"{node.name}: a PFC watchdog cannot watch {', '.join(plain)}, built without one: "
                              "give the watchdog in the topology (pfc: {watchdog: ...}) so its ports are built watched")
     node.pfc = SwitchPfc(node, cfg) if cfg is not None else None
-    node.pfc_watchdog = PfcWatchdog(node, cfg.watchdog, cfg.lossless) \
-        if cfg is not None and cfg.watchdog is not None else None
+    node.pfc_watchdog = node.watchdog_for(cfg)
     return node.pfc
 
 

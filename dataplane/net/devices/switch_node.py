@@ -60,9 +60,13 @@ class SwitchNode(Node):
         self.load(api)
         config = PfcConfig.from_value(spec.params.get("pfc"))
         self.pfc: SwitchPfc | None = SwitchPfc(self, config) if config is not None else None
-        self.pfc_watchdog = None
-        if config is not None and config.watchdog is not None:
-            self.pfc_watchdog = PfcWatchdog(self, config.watchdog, config.lossless)
+        self.pfc_watchdog = self.watchdog_for(config)
+
+    def watchdog_for(self, config: PfcConfig | None) -> PfcWatchdog | None:
+        """The PFC watchdog ``config`` asks for on this switch, or None."""
+        if config is None or config.watchdog is None:
+            return None
+        return PfcWatchdog(self, config.watchdog, config.lossless)
 
     def load(self, api: Switch) -> None:
         """Run ``api``'s pipeline from now on (at start, or when a controller sets a new one)."""

@@ -70,6 +70,7 @@ from dataplane.net.topology.addresses import (
     parse_ipv4,
     parse_mac,
 )
+from dataplane.net.topology.host_queues import read_host_queues
 from dataplane.net.topology.reader import (
     MAX_PORT,
     PORT_RE,
@@ -86,7 +87,6 @@ from dataplane.net.topology.spec import (
     DEFAULT_LATENCY_NS,
     DEFAULT_MTU,
     DEFAULT_QUEUE,
-    HOST_TRUSTS,
     LINK_OVERHEADS,
     DpuSpec,
     HostSpec,
@@ -419,18 +419,7 @@ def _yaml_hosts(r: Reader, spec: TopologySpec, pending: list[tuple[str, dict, in
         if not isinstance(netns, bool):
             raise r.err(r.line_of(body, "netns") or line, f"{field}.netns",
                         f"must be true or false, got {show(netns)}", netns)
-        # Traffic classes on the NIC (dataplane.net.hosts.host_classes): one queue unless given.
-        queues = None
-        if body.get("queues") is not None:
-            queues = QueueConfig.from_value(_queues(r, body["queues"], r.line_of(body, "queues"), f"{field}.queues"))
-        if queues is not None and netns:
-            raise r.err(r.line_of(body, "queues"), f"{field}.queues",
-                        "a namespace host (netns: true) sends through Linux's own stack and qdiscs; "
-                        "queues: is for simulated hosts")
-        trust = body.get("trust", "dscp")
-        if trust not in HOST_TRUSTS:
-            raise r.err(r.line_of(body, "trust"), f"{field}.trust",
-                        f"must be {' or '.join(HOST_TRUSTS)} (how the NIC reads a frame's priority), got {show(trust)}", trust)
+        queues, trust = read_host_queues(r, name, body, netns)     # traffic classes on the NIC
         parsed.append([name, line, ip, plen, mac, gateway, arp, xdp, netns, queues, trust])
     # Deterministic defaults, in file order, avoiding addresses given explicitly.
     next_n = 1
