@@ -33,6 +33,7 @@ from dataplane.net.hosts import packets as pk
 from dataplane.net.hosts.arp import ArpResolver, _Pending
 from dataplane.net.hosts.host_classes import HostClasses
 from dataplane.net.hosts.host_stats import HostStats
+from dataplane.net.hosts.timer import Timer
 from dataplane.net.topology.spec import HostSpec
 
 UdpHandler = Callable[[int, int, bytes, int, int], None]      # (src_ip, src_port, payload, tos, time_ns)
@@ -44,22 +45,6 @@ _IPV4 = pk._IPV4
 _UDP = pk._UDP
 _MIN_IP_PAYLOAD = pk.ETH_MIN_FRAME - pk.ETH_HEADER_LEN - pk.IPV4_HEADER_LEN   # shorter IP packets get padded
 _BCAST_BYTES = pk.BROADCAST_MAC.to_bytes(6, "big")
-
-
-class Timer:
-    """A handle for ``Host.timer``; the simulator cannot remove events, so cancelling just
-    makes the callback a no-op when its time comes."""
-    __slots__ = ("fn", "args", "cancelled")
-
-    def __init__(self, fn: Callable, args: tuple):
-        self.fn, self.args, self.cancelled = fn, args, False
-
-    def cancel(self) -> None:
-        self.cancelled = True
-
-    def _fire(self) -> None:
-        if not self.cancelled:
-            self.fn(*self.args)
 
 
 class Host(ArpResolver, Node):
