@@ -108,17 +108,20 @@ class Traffic:
             raise yaml_error(err, str(path), "cannot read traffic file", text) from None
         if not isinstance(items, list):
             raise ConfigError("a traffic file is a list of apps", str(path), 1)
+        lines = _entry_lines(text)
         for i, item in enumerate(items, 1):
+            line = lines[i - 1] if i <= len(lines) else 0
             try:
+                _check_keys(item)
                 self._add(item)
             except (KeyError, TypeError) as err:
-                raise ConfigError(f"traffic entry {i}: missing or bad field {err}", str(path), 0) from None
+                raise ConfigError(f"traffic entry {i}: missing or bad field {err}", str(path), line) from None
             except UnitError as err:
-                raise ConfigError(f"traffic entry {i}: {err}", str(path), 0) from None
+                raise ConfigError(f"traffic entry {i}: {err}", str(path), line) from None
             except Exception as err:
                 if isinstance(err, ConfigError):
-                    raise
-                raise ConfigError(f"traffic entry {i}: {err}", str(path), 0) from None
+                    raise ConfigError(f"traffic entry {i}: {err.message}", str(path), line) from None
+                raise ConfigError(f"traffic entry {i}: {err}", str(path), line) from None
 
     def _add(self, item: dict) -> None:
         app = item["app"]
@@ -198,6 +201,39 @@ class Traffic:
 
 
 PACKETS_PER_POINT = 10
+
+# The fields each app reads; anything else is a typo (``tos:``, ``duraton:``) that would
+# otherwise be dropped without a word and leave the run doing something else.
+APP_FIELDS = {
+    "ping": {"from", "to", "count", "interval"},
+    "udp": {"from", "to", "rate", "size", "duration"},
+    "bulk": {"from", "to", "bytes", "window"},
+    "incast": {"senders", "to", "bytes"},
+}
+COMMON_FIELDS = {"app", "start", "dscp"}
+
+
+def _check_keys(item: Any) -> None:
+    if not isinstance(item, dict):
+        raise ValueError(f"an app is a mapping such as {{app: ping, from: h1, to: h2}}, got {item!r}")
+    fields = APP_FIELDS.get(item.get("app"))
+    if fields is None:
+        return  # _add names the unknown app
+    unknown = sorted(str(k) for k in item if k not in fields | COMMON_FIELDS)
+    if unknown:
+        allowed = ", ".join(sorted(fields | COMMON_FIELDS))
+        raise ValueError(f"unknown field {', '.join(unknown)} for app {item['app']} (fields: {allowed})")
+
+
+def _entry_lines(text: str) -> list[int]:
+    """The 1-based line where each top-level entry starts, for located errors."""
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError:
+        return []
+    if not isinstance(root, yaml.SequenceNode):
+        return []
+    return [node.start_mark.line + 1 for node in root.value]
 
 
 def rebin(points: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:

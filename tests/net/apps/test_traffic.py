@@ -68,3 +68,21 @@ def test_an_apps_dscp_picks_its_class_and_pfc_pauses_only_that_class_at_the_send
     (tmp_path / "bad.yaml").write_text("- {app: ping, from: h1, to: h2, dscp: 64}\n")
     with pytest.raises(ConfigError, match="traffic entry 1: dscp must be a whole number 0..63, got 64"):
         Traffic(net).load(tmp_path / "bad.yaml")
+
+
+def test_a_traffic_file_with_an_unknown_field_is_a_located_error(tmp_path):
+    from dataplane.control.config_errors import ConfigError
+
+    net = Network.from_spec(load_topology(data_dir("topologies") / "leaf-spine.yaml"))
+    bad = tmp_path / "typo.yaml"
+    bad.write_text("- {app: ping, from: h1, to: h2}\n"
+                   "# a comment line\n"
+                   "- {app: udp, from: h1, to: h2, tos: 0x60, duraton: 1ms}\n")
+    with pytest.raises(ConfigError) as err:
+        Traffic(net).load(bad)
+    assert err.value.line == 3
+    assert "traffic entry 2: unknown field duraton, tos for app udp" in err.value.message
+    bad.write_text("- {app: ftp, from: h1, to: h2}\n")
+    with pytest.raises(ConfigError, match="traffic entry 1: unknown app 'ftp'") as err:
+        Traffic(net).load(bad)
+    assert err.value.file == str(bad) and err.value.line == 1
