@@ -55,29 +55,25 @@ Every problem raises ``ConfigError`` naming the file, the line and the field, e.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from dataplane.control.config_errors import ConfigError, read_text_file
 from dataplane.net.core.units import parse_packet_rate, parse_probability, parse_queue, parse_rate, parse_time
 from dataplane.net.topology.addresses import (
-    check_host_mac,
     format_ipv4,
     format_mac,
-    parse_interface,
     parse_ipv4,
     parse_mac,
 )
-from dataplane.net.topology.host_queues import read_host_queues
+from dataplane.net.topology.load_hosts import yaml_hosts
+from dataplane.net.topology.load_links import read_overhead, yaml_link
 from dataplane.net.topology.reader import (
     MAX_PORT,
-    PORT_RE,
     PortBook,
     Reader,
     YamlSeq,
-    known_nodes,
     load_yaml_text,
     resolve_program_arg,
     show,
@@ -87,17 +83,13 @@ from dataplane.net.topology.spec import (
     DEFAULT_LATENCY_NS,
     DEFAULT_MTU,
     DEFAULT_QUEUE,
-    LINK_OVERHEADS,
     DpuSpec,
-    HostSpec,
-    LinkSpec,
     PfcConfig,
     SwitchSpec,
     TopologySpec,
 )
 from dataplane.net.topology.tclass_spec import QueueConfig
 from dataplane.net.topology.tutorials import load_tutorials_topology
-from dataplane.net.topology.xdp import read_host_xdp
 
 __all__ = ["load_topology", "load_yaml_topology", "load_tutorials_topology", "parse_mac", "format_mac",
            "parse_ipv4", "format_ipv4", "MAX_PORT"]
@@ -120,8 +112,6 @@ _TOPOLOGY_FIELDS = {"nodes", "links", "defaults"}
 # containerlab keys that mean nothing to an emulated node; accepted and ignored.
 _IGNORED_NODE_FIELDS = {"image", "labels", "group"}
 _IGNORED_TOP_FIELDS = {"mgmt", "prefix"}
-
-_HOST_IF_RE = re.compile(r"^(?:eth)?([0-9]+)$", re.IGNORECASE)
 
 
 # ---- entry point --------------------------------------------------------------------------------------
@@ -209,7 +199,7 @@ def load_yaml_topology(text: str, path: str | Path = "<topology.yaml>",
             spec.dpus[node_name] = _yaml_dpu(r, node_name, body, line)
         else:
             raise r.err(kline, f"{field}.kind", f"unknown kind {show(kind)} {_KINDS}", kind)
-    _yaml_hosts(r, spec, pending_hosts)
+    yaml_hosts(r, spec, pending_hosts)
     if program is not None:
         _check_program_used(r, program, spec, nodes, defaults)
 
@@ -227,7 +217,7 @@ def load_yaml_topology(text: str, path: str | Path = "<topology.yaml>",
                         f"must be a mapping with 'endpoints', got {show(body)}")
         r.no_duplicates(body, field)
         r.unknown(body, _LINK_FIELDS, field)
-        spec.links.append(_yaml_link(r, dflt, ports, body, field))
+        spec.links.append(yaml_link(r, dflt, ports, body, field))
     for name in spec.dpus:      # port lists name linked ports, so they are checked after the links
         problem = spec.dpu_port_problem(name)
         if problem is not None:
@@ -272,7 +262,7 @@ class _Defaults:
         self.mtu = r.positive_int(*d["mtu"], 68, 65535) if "mtu" in d else DEFAULT_MTU
         self.loss = get("loss", parse_probability, 0.0)
         self.corruption = get("corruption", parse_probability, 0.0)
-        self.overhead = _overhead(r, *d["overhead"]) if "overhead" in d else "ethernet"
+        self.overhead = read_overhead(r, *d["overhead"]) if "overhead" in d else "ethernet"
         self.processing = get("processing", parse_time, 0)
         self.detection = get("detection", parse_time, DEFAULT_DETECTION_NS)
         self.write_latency = get("write_latency", parse_time, 0)
@@ -369,144 +359,3 @@ def _queues(r: Reader, value: Any, line: int, field: str) -> dict | None:
     except ValueError as err:
         raise r.err(line, field, str(err)) from None
     return None if cfg is None else cfg.as_dict()
-
-
-def _host_field(r: Reader, body: dict, key: str, field: str, parse: Callable[[Any], Any]) -> Any:
-    """``parse(body[key])``, a ValueError becoming an error at that key's line."""
-    try:
-        return parse(body[key])
-    except ValueError as e:
-        raise r.err(r.line_of(body, key), f"{field}.{key}", str(e), body[key]) from None
-
-
-def _claim(r: Reader, body: dict, key: str, field: str, seen: dict, value: Any, what: str, name: str,
-           line: int) -> None:
-    """Record ``value`` as host ``name``'s, or fail if another host has it already."""
-    if value in seen:
-        other, oline = seen[value]
-        raise r.err(r.line_of(body, key), f"{field}.{key}",
-                    f"{what} is already used by host '{other}' (line {oline})", body[key])
-    seen[value] = (name, line)
-
-
-def _yaml_hosts(r: Reader, spec: TopologySpec, pending: list[tuple[str, dict, int]]) -> None:
-    ips: dict[int, tuple[str, int]] = {}
-    macs: dict[int, tuple[str, int]] = {}
-    parsed = []
-    for name, body, line in pending:
-        field = f"topology.nodes.{name}"
-        ip = plen = mac = gateway = None
-        if body.get("ip") is not None:
-            ip, plen = _host_field(r, body, "ip", field, parse_interface)
-            _claim(r, body, "ip", field, ips, ip, f"IPv4 address {format_ipv4(ip)}", name, line)
-        if body.get("mac") is not None:
-            mac = _host_field(r, body, "mac", field, lambda v: check_host_mac(parse_mac(v), v))
-            _claim(r, body, "mac", field, macs, mac, f"MAC address {format_mac(mac)}", name, line)
-        if body.get("gateway") is not None:
-            gateway = _host_field(r, body, "gateway", field, parse_ipv4)
-        arp: dict[int, int] = {}
-        if body.get("arp") is not None:
-            table = r.mapping(body["arp"], f"{field}.arp", r.line_of(body, "arp"))
-            r.no_duplicates(table, f"{field}.arp")
-            for k, v in table.items():
-                kl = r.line_of(table, k) or r.line_of(body, "arp")
-                try:
-                    arp[parse_ipv4(k)] = parse_mac(v)
-                except ValueError as e:
-                    raise r.err(kl, f"{field}.arp.{k}", str(e), v) from None
-        xdp = read_host_xdp(r, name, body) if body.get("xdp") is not None else None
-        netns = body.get("netns", False)
-        if not isinstance(netns, bool):
-            raise r.err(r.line_of(body, "netns") or line, f"{field}.netns",
-                        f"must be true or false, got {show(netns)}", netns)
-        queues, trust = read_host_queues(r, name, body, netns)     # traffic classes on the NIC
-        parsed.append([name, line, ip, plen, mac, gateway, arp, xdp, netns, queues, trust])
-    # Deterministic defaults, in file order, avoiding addresses given explicitly.
-    next_n = 1
-    for item in parsed:
-        name, line, ip, plen, mac, gateway, arp, xdp, netns, queues, trust = item
-        if ip is None:
-            while (0x0A000000 | next_n) in ips:
-                next_n += 1
-            if next_n > 254:
-                raise r.err(line, f"topology.nodes.{name}.ip", "ran out of default addresses in 10.0.0.0/24; "
-                                                               "give this host an 'ip'")
-            ip, plen = 0x0A000000 | next_n, 24
-            ips[ip] = (name, line)
-        if mac is None:
-            mac = 0x020000000000 | ip
-            while mac in macs:
-                mac += 1 << 32
-            macs[mac] = (name, line)
-        spec.hosts[name] = HostSpec(name=name, mac=mac, ip=ip, prefix_len=plen, gateway=gateway,
-                                    static_arp=arp, line=line, xdp=xdp, netns=netns, queues=queues, trust=trust)
-
-def _parse_endpoint(r: Reader, spec: TopologySpec, text: Any, line: int, field: str) -> tuple[str, int]:
-    if not isinstance(text, str) or not text.strip():
-        raise r.err(line, field, f"an endpoint must be written \"node:interface\", got {show(text)}", text)
-    node, sep, iface = text.strip().partition(":")
-    known = list(spec.switches) + list(spec.dpus) + list(spec.hosts)
-    if node not in known:
-        raise r.err(line, field, f"unknown node '{node}'{known_nodes(node, known)}", node)
-    if node in spec.hosts:
-        if not sep:
-            return node, 0
-        m = _HOST_IF_RE.match(iface)
-        if not m or int(m.group(1)) != 0:
-            raise r.err(line, field, f"host '{node}' has one interface, eth0; got '{iface}'", text)
-        return node, 0
-    if not sep or not iface:
-        raise r.err(line, field, f"{'DPU' if node in spec.dpus else 'switch'} endpoint '{text}' needs a port, "
-                                 f"e.g. \"{node}:p1\"", text)
-    m = PORT_RE.match(iface)
-    if not m:
-        raise r.err(line, field, f"bad switch port '{iface}' in '{text}' (write pN or N, e.g. \"{node}:p1\")", text)
-    port = int(m.group(1))
-    if port > MAX_PORT:
-        raise r.err(line, field, f"port {port} of '{node}' is out of range 0..{MAX_PORT} (511 is the drop port)", text)
-    return node, port
-
-
-def _yaml_link(r: Reader, dflt: _Defaults, ports: PortBook, body: dict, field: str) -> LinkSpec:
-    line = getattr(body, "line", 0)
-
-    def at(k):
-        return r.line_of(body, k) or line
-
-    if "endpoints" not in body:
-        raise r.err(line, f"{field}.endpoints", "missing 'endpoints' (e.g. [\"s1:p1\", \"h1:eth0\"])")
-    eps = body["endpoints"]
-    if not isinstance(eps, list) or len(eps) != 2:
-        raise r.err(at("endpoints"), f"{field}.endpoints",
-                    f"must list two endpoints, e.g. [\"s1:p1\", \"h1:eth0\"], got {show(eps)}")
-    ends = []
-    for text in eps:
-        node, port = _parse_endpoint(r, ports.spec, text, at("endpoints"), f"{field}.endpoints")
-        ends.append((node, port, text))
-    if ends[0][:2] == ends[1][:2]:
-        raise r.err(at("endpoints"), f"{field}.endpoints", f"both endpoints are '{eps[0]}'", eps[0])
-    for node, port, text in ends:
-        ports.claim(node, port, at("endpoints"), f"{field}.endpoints", text)
-
-    def get(k, parse, fallback):
-        return r.unit(parse, body[k], at(k), f"{field}.{k}") if k in body else fallback
-
-    mtu = r.positive_int(body["mtu"], at("mtu"), f"{field}.mtu", 68, 65535) if "mtu" in body else dflt.mtu
-    return LinkSpec(a=ends[0][:2], b=ends[1][:2],
-                    bandwidth_bps=get("bandwidth", parse_rate, dflt.bandwidth),
-                    latency_ns=get("latency", parse_time, dflt.latency),
-                    queue=get("queue", parse_queue, dflt.queue), mtu=mtu,
-                    loss=get("loss", parse_probability, dflt.loss),
-                    corruption=get("corruption", parse_probability, dflt.corruption),
-                    line=line,
-                    overhead=_overhead(r, body["overhead"], at("overhead"), f"{field}.overhead")
-                    if "overhead" in body else dflt.overhead)
-
-
-def _overhead(r: Reader, value: Any, line: int, field: str) -> str:
-    """A link's wire overhead: ``ethernet`` (preamble, SFD, FCS, gap, 64 B minimum) or ``none``."""
-    if value not in LINK_OVERHEADS:
-        raise r.err(line, field, f"must be one of {', '.join(LINK_OVERHEADS)} (Ethernet preamble, FCS and "
-                                 f"inter-frame gap on the wire, or the frame's bytes alone), got {show(value)}", value)
-    return value
-
