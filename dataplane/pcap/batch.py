@@ -39,6 +39,10 @@ class PacketBatch:
     lengths: np.ndarray       # int64 (n,)
     timestamps: np.ndarray    # int64 (n,) nanoseconds
     first: int = 0
+    # The records as they are in the file, (n, 16 + length) uint8, when they are what
+    # ``PcapWriter`` (nanoseconds, little-endian) writes for these packets with these
+    # timestamps: a replay whose outputs keep their inputs' bytes and lengths copies them.
+    records: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.lengths)
@@ -70,6 +74,7 @@ def _classic_batches(reader: CaptureReader, size: int) -> Iterator[PacketBatch]:
     file_size = os.fstat(f.fileno()).st_size
     off, index = reader.header_size, 0
     endian = "little" if order == "<" else "big"
+    as_written = order == "<" and reader.ns_per_unit == 1
     # A copy-on-write map of the file: batches are views of the page cache (writeable, the file
     # untouched) and only the pages touched are loaded. Measured against np.fromfile and
     # readinto per chunk: about 1.2x faster on CPython, 3.5x on PyPy (whose numpy copies
@@ -90,7 +95,11 @@ def _classic_batches(reader: CaptureReader, size: int) -> Iterator[PacketBatch]:
             break                                   # mixed lengths: walk the rest
         recs = recs[:k]
         ts = recs["sec"].astype(np.int64) * 1_000_000_000 + recs["frac"].astype(np.int64) * reader.ns_per_unit
-        yield PacketBatch(recs["data"], np.full(k, length, dtype=np.int64), ts, index)
+        raw = None
+        if as_written and length <= 65535 and (recs["orig"] == length).all() \
+                and (recs["frac"] < 1_000_000_000).all():
+            raw = mapped[off:off + k * stride].reshape(k, stride)
+        yield PacketBatch(recs["data"], np.full(k, length, dtype=np.int64), ts, index, raw)
         off += k * stride
         index += k
     if off >= file_size:

@@ -93,39 +93,55 @@ def _run_batches_to_pcaps(pipeline, port: int, pcap: Path, out: Path) -> dict:
             if line is not None:
                 done += 16 * n + int(batch.lengths.sum())
                 line.done = done
-            res = pipeline.run(PacketBatch(batch.data, batch.lengths, np.full(n, port, dtype=np.int64)))
-            drops += len(res.drop_code)
-            if not len(res.ports):       # every packet of the batch dropped
-                continue
-            stamps = batch.timestamps[res.source]
-            block = record_block(res.data, res.lengths, stamps)
-            # Each port's outputs, in packet order: one stable sort by port (a radix sort on
-            # 16 bits: ports are 9), then slices.
-            ports = res.ports
-            if (ports == ports[0]).all():
-                order, cuts = None, []
-            else:
-                order = np.argsort(ports.astype(np.int16), kind="stable")
-                ports = ports[order]
-                cuts = (np.flatnonzero(ports[1:] != ports[:-1]) + 1).tolist()
-                if block is not None:
-                    block = block[order]
-            for lo, hi in zip([0, *cuts], [*cuts, len(ports)]):
-                p = int(ports[lo])
-                w = writers.get(p)
-                if w is None:
-                    w = writers[p] = PcapWriter(out / f"port{p}.pcap")
-                if block is not None:
-                    w.write_records(block[lo:hi])
+            # The batch is this loop's own (read_batches maps the file copy-on-write), so the
+            # engine may write its outputs over it; with the file's records copied first, an
+            # output that kept its input's length and place is its record already.
+            records = batch.records.copy() if batch.records is not None else None
+            data = records[:, 16:] if records is not None else batch.data
+            run = pipeline.run_chunks(PacketBatch(data, batch.lengths, np.full(n, port, dtype=np.int64)), scratch=True)
+            for first, res in run:
+                drops += len(res.drop_code)
+                if not len(res.ports):       # every packet of the chunk dropped
+                    continue
+                if res.in_place and records is not None:
+                    block = records[first:first + len(res)]
                 else:
-                    rows = order[lo:hi] if order is not None else slice(lo, hi)
-                    w.write_batch(res.data[rows], res.lengths[rows], stamps[rows])
+                    stamps = batch.timestamps[first + res.source]
+                    block = record_block(res.data, res.lengths, stamps)
+                _write_by_port(writers, out, res, block, None if block is not None else stamps)
     finally:
         for w in writers.values():
             w.close()
     if packets_in == 0:
         raise DataplaneError(f"{pcap}: the capture holds no packets")
     return {"packets_in": packets_in, "packets_out": {str(p): w.count for p, w in writers.items()}, "drops": drops}
+
+
+def _write_by_port(writers: dict, out: Path, res, block, stamps) -> None:
+    """Each port's outputs of ``res``, in packet order, appended to its pcap: ``block`` (their
+    records, ``record_block``) or, when their lengths differ, laid out from ``res`` with
+    ``stamps``. One stable sort by port (a radix sort on 16 bits: ports are 9), then slices."""
+    import numpy as np
+
+    ports = res.ports
+    if (ports == ports[0]).all():
+        order, cuts = None, []
+    else:
+        order = np.argsort(ports.astype(np.int16), kind="stable")
+        ports = ports[order]
+        cuts = (np.flatnonzero(ports[1:] != ports[:-1]) + 1).tolist()
+        if block is not None:   # rows as one opaque item each: a copy per row, not per byte
+            block = block.view(f"V{block.shape[1]}")[:, 0][order]
+    for lo, hi in zip([0, *cuts], [*cuts, len(ports)]):
+        p = int(ports[lo])
+        w = writers.get(p)
+        if w is None:
+            w = writers[p] = PcapWriter(out / f"port{p}.pcap")
+        if block is not None:
+            w.write_records(block[lo:hi])
+        else:
+            rows = order[lo:hi] if order is not None else slice(lo, hi)
+            w.write_batch(res.data[rows], res.lengths[rows], stamps[rows])
 
 
 BATCH_SIZE = 1 << 16   # packets per batch when packets come one at a time (shown outputs)

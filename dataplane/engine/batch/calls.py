@@ -93,7 +93,7 @@ class CallMixin:
             refuse(call, f"{name}() with algorithm {getattr(algo, 'member', '?')} (only csum16 is vectorised)")
         cond = self.expr(args[0])
         data = self.field_list(args[1], call)
-        plan = csum16_plan(data)
+        plan = csum16_plan(data, self.field_places(args[1]))
         checksum = plan if plan is not None else (lambda st: csum16_columns(st, data))
         ck = args[2]
         ck_path = self.path_of(ck)
@@ -165,6 +165,29 @@ class CallMixin:
                 valid = self.path_of(item.expr) + ".$valid"
             w = 1 if isinstance(t, T.Bool) else self.width(item)
             out.append((self.expr(item), w, valid))
+        return out
+
+    def field_places(self, e: E.Expr) -> list:
+        """Per field of ``field_list(e)``: (header path, bit offset in the header, column path)
+        for a header's field, else None."""
+        from dataplane.engine.batch.values import leaves
+        items = list(e.elements) if isinstance(e, E.ListExpr) else [e]
+        out: list = []
+        for item in items:
+            t = T.strip_newtype(item.type)
+            if isinstance(t, T.Header):
+                base = self.path_of(item)
+                offsets = {f.name: f.offset for f in self.program.headers[t.name].fields}
+                out += [(base, offsets[p[len(base) + 1:]], p) for p, _ in leaves(item.type, base, item)
+                        if not p.endswith(".$valid")]
+            elif isinstance(t, T.StructLike):
+                out += [None] * sum(1 for p, _ in leaves(item.type, self.path_of(item), item) if not p.endswith(".$valid"))
+            elif isinstance(item, E.Member) and isinstance(T.strip_newtype(item.expr.type), T.Header):
+                ht = T.strip_newtype(item.expr.type)
+                offsets = {f.name: f.offset for f in self.program.headers[ht.name].fields}
+                out.append((self.path_of(item.expr), offsets[item.member], self.path_of(item)))
+            else:
+                out.append(None)
         return out
 
     def width_of_type(self, t, node) -> int:

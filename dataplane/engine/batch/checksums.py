@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from dataplane.engine.batch.bits import pack_words, words_to_bytes
+from dataplane.engine.batch.columns import read_bytes
 from dataplane.engine.batch.values import U64
 from dataplane.engine.hashes import reflected_table
 
@@ -90,11 +91,17 @@ def csum16_columns(st, data) -> np.ndarray:
     return _per_validity(st, data, lambda values, widths, n: csum16_words(pack_words(values, widths, n)))
 
 
-def csum16_plan(data):
+def csum16_plan(data, places=None):
     """csum16 without packing, for a field list whose fields share one validity: the data cut
     at 16-bit boundaries (counted from its zero-padded end) that no field crosses, each piece
     (at most 64 bits) a number built from its fields, the pieces' halves added (2**16 and
-    2**32 are 1 modulo 0xFFFF). The sum is zero exactly when the data is. None otherwise."""
+    2**32 are 1 modulo 0xFFFF). The sum is zero exactly when the data is. None otherwise.
+
+    ``places`` (one per field: (header path, bit offset in the header, column path), or None)
+    lets consecutive pieces that are whole bytes of one header, in the header's order, be
+    read as one number from the packet bytes when that header sits at one offset in every
+    packet and none of their fields was assigned (``Columns``): a few reads instead of a
+    column per field."""
     valid = {v for _, _, v in data}
     if len(valid) > 1 or not data:
         return None
@@ -102,32 +109,50 @@ def csum16_plan(data):
     total = sum(w for _, w, _ in data)
     end_all = -(-total // 16) * 16
     pieces, current, offset = [], [], 0
-    for fn, w, _ in data:
-        current.append((fn, offset, w))
+    for i, (fn, w, _) in enumerate(data):
+        current.append((fn, offset, w, i))
         offset += w
         if offset % 16 == 0:
             pieces.append((current, offset))
             current = []
     if current:
         pieces.append((current, end_all))
-    plan = []
+    runs: list = []     # [source in the bytes or None, pieces]
     for fields, end in pieces:
         if end - fields[0][1] > 64:
             return None
-        plan.append(([(fn, U64(end - o - w)) for fn, o, w in fields], end - fields[0][1] > 32))
+        piece = ([(fn, U64(end - o - w)) for fn, o, w, _ in fields], end - fields[0][1] > 32)
+        src = _bytes_of(fields, end, places)
+        last = runs[-1] if runs else None
+        if (src is not None and last is not None and last[0] is not None and last[0][0] == src[0]
+                and last[0][1] + last[0][2] == src[1] and last[0][2] + src[2] <= 64):
+            last[0] = (src[0], last[0][1], last[0][2] + src[2], last[0][3] | src[3])
+            last[1].append(piece)
+        else:
+            runs.append([src, [piece]])
     low = U64(0xFFFFFFFF)
 
     def run(st):
         acc = None
-        for fields, wide in plan:
-            piece = None
-            for fn, sh in fields:
-                v = fn(st, None)
-                v = v << sh if sh else v
-                piece = v if piece is None else piece | v
-            if wide:
-                piece = (piece & low) + (piece >> U64(32))
-            acc = piece if acc is None else acc + piece
+        written = st.cols.written
+        for src, run_pieces in runs:
+            if src is not None:
+                at = st.origin.get(src[0])
+                if isinstance(at, int) and written.isdisjoint(src[3]):
+                    v = read_bytes(st.data, at + src[1] // 8, src[2] // 8)
+                    if src[2] > 32:
+                        v = (v & low) + (v >> U64(32))
+                    acc = v if acc is None else acc + v
+                    continue
+            for fields, wide in run_pieces:
+                piece = None
+                for fn, sh in fields:
+                    v = fn(st, None)
+                    v = v << sh if sh else v
+                    piece = v if piece is None else piece | v
+                if wide:
+                    piece = (piece & low) + (piece >> U64(32))
+                acc = piece if acc is None else acc + piece
         acc = np.broadcast_to(acc, (st.n,))
         folded = acc % U64(0xFFFF)
         out = np.where(acc == 0, U64(0xFFFF), np.where(folded == 0, U64(0xFFFF), folded) ^ U64(0xFFFF))
@@ -135,6 +160,22 @@ def csum16_plan(data):
             out = np.where(st.cols[valid_path], out, U64(0xFFFF))   # no valid field: empty data
         return out
     return run
+
+
+def _bytes_of(fields, end: int, places):
+    """(header path, first bit, bits, column paths) when the piece ``fields`` is whole bytes of
+    one header in its order with no padding; else None."""
+    if places is None or end != fields[-1][1] + fields[-1][2]:
+        return None
+    got = [places[i] for _, _, _, i in fields]
+    if any(p is None for p in got) or len({p[0] for p in got}) != 1 or got[0][1] % 8:
+        return None
+    bit = got[0][1]
+    for (_, _, w, _), p in zip(fields, got):
+        if p[1] != bit:
+            return None
+        bit += w
+    return (got[0][0], got[0][1], bit - got[0][1], frozenset(p[2] for p in got))
 
 
 def _per_validity(st, data, fn) -> np.ndarray:

@@ -10,6 +10,7 @@ import numpy as np
 
 from dataplane.engine.batch.actions import ActionMixin
 from dataplane.engine.batch.calls import CallMixin
+from dataplane.engine.batch.columns import Columns
 from dataplane.engine.batch.deparser import DeparserMixin
 from dataplane.engine.batch.exprs import ExprMixin
 from dataplane.engine.batch.parser import ParserMixin
@@ -27,11 +28,16 @@ class BatchState:
     """The columns of one batch while it runs: fields, validity, locals; offsets, emits, exits."""
 
     __slots__ = ("n", "cols", "data", "lengths", "pos", "exited", "emits", "packet_length", "_zero",
-                 "returned", "retval")
+                 "returned", "retval", "origin", "scratch")
 
-    def __init__(self, data: np.ndarray, lengths: np.ndarray):
+    def __init__(self, data: np.ndarray, lengths: np.ndarray, scratch: bool = False):
         self.n = len(lengths)
-        self.cols: dict[str, np.ndarray] = {}
+        self.cols = Columns(self)
+        # Where each header was last extracted: an offset shared by every packet, or one per
+        # packet (-1: not extracted); the deparser keeps packets whose headers stay there.
+        self.origin: dict[str, int | np.ndarray] = {}
+        # ``data`` is the caller's to give away: the deparser may write the outputs into it.
+        self.scratch = scratch
         self.data = data
         self.lengths = lengths
         self.pos = np.zeros(self.n, dtype=np.int64)
@@ -45,11 +51,15 @@ class BatchState:
     def reindex(self, take: np.ndarray) -> None:
         """Rows become ``take``'s (copies of packets, for multicast); the caller re-indexes columns."""
         self.n = len(take)
+        self.scratch = True   # a copy now
         self.data = self.data[take]
         self.lengths = self.lengths[take]
         self.pos = self.pos[take]
         self.packet_length = self.packet_length[take]
         self._zero = None
+        for base, at in self.origin.items():
+            if not isinstance(at, int):
+                self.origin[base] = at[take]
 
     def init(self, columns) -> None:
         """Zero the columns. They share two read-only zero arrays: every write makes a new array."""
@@ -58,8 +68,8 @@ class BatchState:
             z = self._zero = (zeros(T.Bool(), self.n), zeros(T.Bits(8), self.n))
             for a in z:
                 a.flags.writeable = False
-        for path, t in columns:
-            self.cols[path] = z[0] if isinstance(T.strip_newtype(t), T.Bool) else z[1]
+        for path, t in columns:   # not assignments: ``written`` is left alone
+            dict.__setitem__(self.cols, path, z[0] if isinstance(T.strip_newtype(t), T.Bool) else z[1])
 
 
 class BlockCompiler(ExprMixin, StmtMixin, CallMixin, ActionMixin, ParserMixin, DeparserMixin, Visitor):

@@ -146,12 +146,26 @@ class ParserMixin:
                     st.exited = short if st.exited is None else st.exited | short
                 if not ok.any():
                     return
-                words = bytes_to_words(gather(st.data, st.pos, ok, nbytes), nbytes)
                 everyone = ok.all()
-                for path, off, w in fields:
-                    v = field_from_words(words, off, w)
-                    st.cols[path] = v if everyone else np.where(ok, v, st.cols[path])
-                st.cols[valid] = ok if everyone else st.cols[valid] | ok
+                cols = st.cols
+                start = int(st.pos[0])
+                if everyone and (st.pos == start).all():
+                    # One offset for every packet: the fields are read from the bytes when used.
+                    for path, off, w in fields:
+                        cols.defer(path, 8 * start + off, w)
+                    st.origin[base] = start
+                else:
+                    words = bytes_to_words(gather(st.data, st.pos, ok, nbytes), nbytes)
+                    for path, off, w in fields:
+                        v = field_from_words(words, off, w)
+                        cols.set_extracted(path, v if everyone else np.where(ok, v, cols[path]))
+                        if everyone:
+                            cols.written.discard(path)
+                    at = st.origin.get(base, -1)
+                    if isinstance(at, int):
+                        at = np.full(st.n, at, dtype=np.int64)
+                    st.origin[base] = np.where(ok, st.pos, at)
+                dict.__setitem__(cols, valid, ok if everyone else cols[valid] | ok)
                 st.pos = st.pos + nbytes if everyone else np.where(ok, st.pos + nbytes, st.pos)
             return extract
         if name == "advance":
