@@ -7,6 +7,9 @@ package uses.
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
 from dataclasses import field
 
 import pytest
@@ -118,3 +121,29 @@ def test_emulation_signature_matches_native_dataclass():
     ours = inspect.signature(Child.__init__)
     assert [(p.name, p.kind) for p in native.parameters.values()] == \
         [(p.name, p.kind) for p in ours.parameters.values()]
+
+
+_CACHED_CLASS = """
+from dataplane.records import record
+@record(frozen=True, slots=True)
+class Point:
+    x: int
+    label: str = "a"
+p = Point(1)
+print(p == Point(1), p != Point(2), repr(Point(2, "b")), hash(p) == hash(Point(1)), Point.__init__.__qualname__)
+"""
+
+
+@pytest.mark.skipif(sys.implementation.name != "cpython", reason="the method cache is CPython's")
+def test_generated_methods_are_kept_between_runs_and_behave_the_same(tmp_path):
+    env = {**os.environ, "DATAPLANE_CACHE_DIR": str(tmp_path)}
+    env.pop("DATAPLANE_CACHE", None)
+    run = lambda **extra: subprocess.run([sys.executable, "-c", _CACHED_CLASS], env={**env, **extra},  # noqa: E731
+                                         capture_output=True, text=True, check=True).stdout
+    first = run()
+    (saved,) = tmp_path.glob("records-*.marshal")
+    stamp = saved.stat().st_mtime_ns
+    second = run()
+    assert saved.stat().st_mtime_ns == stamp        # every method came from the file: nothing new to save
+    without = run(DATAPLANE_CACHE="off")
+    assert first == second == without == "True True Point(x=2, label='b') True Point.__init__\n"
