@@ -54,6 +54,9 @@ class Switch(ValueSetApi):
             self.dp = getattr(importlib.import_module(module), cls)(program, name=name, seed=seed)
         self.program = program
         self.name = name
+        # (table, action name as given) -> (name in the program, Action): entries loaded from a
+        # file name the same few actions thousands of times, and the answer never changes.
+        self._found_actions: dict[tuple[str, str], tuple] = {}
 
     @classmethod
     def from_file(cls, path: str | Path, **kwargs) -> "Switch":
@@ -129,7 +132,11 @@ class Switch(ValueSetApi):
         return action_names(self.program, table)
 
     def _action(self, table: RuntimeTable, name: str):
-        return find_action(self.program, table, name)
+        key = (table.qualified_name, name)
+        found = self._found_actions.get(key)
+        if found is None:
+            found = self._found_actions[key] = find_action(self.program, table, name)
+        return found
 
     # ---- table entries ----------------------------------------------------------------------------------
     def table_add(self, table: str, action: str, match: Any = (), params: Any = (), priority: int | None = None) -> int:
