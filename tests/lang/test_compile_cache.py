@@ -97,3 +97,17 @@ def test_the_least_recently_used_entries_go_past_keep(prog, tmp_path, monkeypatc
     assert compile_file_cached(prog).timings["cache"] == 1.0    # C is still there
     (tmp_path / "defs.p4").write_text(DEFS.replace("{}", "3"))
     assert compile_file_cached(prog).timings["cache"] == 0.0    # A was removed
+
+
+def test_a_hit_imports_neither_lark_nor_package_metadata(prog, tmp_path):
+    """A hit is the start of every repeated command: it must not pay for the parser."""
+    import os
+    import subprocess
+    import sys
+
+    compile_file_cached(prog)
+    code = ("import sys\nfrom dataplane.lang.compile_cache import compile_file_cached\n"
+            f"compile_file_cached({str(prog)!r})\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'lark' or m == 'importlib.metadata'))")
+    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ), capture_output=True, text=True, check=True)
+    assert out.stdout == "[]\n"
