@@ -86,6 +86,7 @@ def _run_batches_to_pcaps(pipeline, port: int, pcap: Path, out: Path) -> dict:
     if line is not None:     # how far into the file, as _reading counts it (once per batch here)
         line.stage(f"run-packet {pcap.name}", pcap.stat().st_size, "B")
         done = 24
+    spare = None
     try:
         for batch in read_batches(pcap):
             n = len(batch)
@@ -96,7 +97,12 @@ def _run_batches_to_pcaps(pipeline, port: int, pcap: Path, out: Path) -> dict:
             # The batch is this loop's own (read_batches maps the file copy-on-write), so the
             # engine may write its outputs over it; with the file's records copied first, an
             # output that kept its input's length and place is its record already.
-            records = batch.records.copy() if batch.records is not None else None
+            records = None
+            if batch.records is not None:   # into one buffer for the whole run: fresh pages cost faults
+                if spare is None or spare.shape[1] != batch.records.shape[1] or len(spare) < n:
+                    spare = np.empty_like(batch.records)
+                records = spare[:n]
+                np.copyto(records, batch.records)
             data = records[:, 16:] if records is not None else batch.data
             run = pipeline.run_chunks(PacketBatch(data, batch.lengths, np.full(n, port, dtype=np.int64)), scratch=True)
             for first, res in run:

@@ -22,23 +22,25 @@ _ALIGNED = {1: np.dtype("u1"), 2: np.dtype(">u2"), 4: np.dtype(">u4"), 8: np.dty
 
 
 class Columns(dict):
-    """Column of each path (``hdr.ipv4.ttl``); a path in ``lazy`` is read from ``state.data``
-    at its first use; ``written`` collects the paths assigned (``__setitem__``) since their
-    last extraction. Extraction, zeroing and re-indexing store with ``dict.__setitem__``."""
+    """Column of each path (``hdr.ipv4.ttl``); a path in ``lazy`` is read from ``data`` (the
+    batch's packet bytes) at its first use; ``written`` collects the paths assigned
+    (``__setitem__``) since their last extraction. Extraction, zeroing and re-indexing store
+    with ``dict.__setitem__``. (The bytes, not the ``BatchState``: a reference back to it would
+    make a cycle, and each chunk's columns would wait for the garbage collector.)"""
 
-    __slots__ = ("lazy", "written", "state")
+    __slots__ = ("lazy", "written", "data")
 
-    def __init__(self, state):
+    def __init__(self, data: np.ndarray):
         super().__init__()
         self.lazy: dict[str, tuple[int, int]] = {}     # path -> (bit offset in the row, width)
         self.written: set[str] = set()
-        self.state = state
+        self.data = data
 
     def __missing__(self, path: str) -> np.ndarray:
         spec = self.lazy.pop(path, None)
         if spec is None:
             raise KeyError(path)
-        value = read_field(self.state.data, *spec)
+        value = read_field(self.data, *spec)
         dict.__setitem__(self, path, value)
         return value
 

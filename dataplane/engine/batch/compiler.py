@@ -32,7 +32,7 @@ class BatchState:
 
     def __init__(self, data: np.ndarray, lengths: np.ndarray, scratch: bool = False):
         self.n = len(lengths)
-        self.cols = Columns(self)
+        self.cols = Columns(data)
         # Where each header was last extracted: an offset shared by every packet, or one per
         # packet (-1: not extracted); the deparser keeps packets whose headers stay there.
         self.origin: dict[str, int | np.ndarray] = {}
@@ -53,6 +53,7 @@ class BatchState:
         self.n = len(take)
         self.scratch = True   # a copy now
         self.data = self.data[take]
+        self.cols.data = self.data
         self.lengths = self.lengths[take]
         self.pos = self.pos[take]
         self.packet_length = self.packet_length[take]
