@@ -130,7 +130,16 @@ def csum16_plan(data, places=None):
             last[1].append(piece)
         else:
             runs.append([src, [piece]])
-    low = U64(0xFFFFFFFF)
+    low, m16, s16 = U64(0xFFFFFFFF), U64(0xFFFF), U64(16)
+    # The largest sum: a piece (or a run read from the bytes) is below 2**32, or below 2**33
+    # once its halves are added; then the largest value after each fold, until 16 bits.
+    top = sum(max(sum(2 << 32 if wide else 1 << 32 for _, wide in r[1]),
+                  (2 << 32 if r[0][2] > 32 else 1 << 32) if r[0] is not None else 0) for r in runs)
+    folds = 0
+    while top > 0xFFFF:
+        k = top >> 16
+        top = max(0xFFFF + k - 1, (top & 0xFFFF) + k)
+        folds += 1
 
     def run(st):
         acc = None
@@ -153,9 +162,11 @@ def csum16_plan(data, places=None):
                 if wide:
                     piece = (piece & low) + (piece >> U64(32))
                 acc = piece if acc is None else acc + piece
-        acc = np.broadcast_to(acc, (st.n,))
-        folded = acc % U64(0xFFFF)
-        out = np.where(acc == 0, U64(0xFFFF), np.where(folded == 0, U64(0xFFFF), folded) ^ U64(0xFFFF))
+        # End-around carries down to 16 bits: 0 for a zero sum, else the sum modulo 0xFFFF
+        # with 0xFFFF for 0, so its complement is the csum16 (0xFFFF for all-zero data).
+        for _ in range(folds):
+            acc = (acc & m16) + (acc >> s16)
+        out = np.broadcast_to(acc ^ m16, (st.n,))
         if valid_path is not None:
             out = np.where(st.cols[valid_path], out, U64(0xFFFF))   # no valid field: empty data
         return out

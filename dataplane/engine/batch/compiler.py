@@ -63,14 +63,22 @@ class BatchState:
                 self.origin[base] = at[take]
 
     def init(self, columns) -> None:
-        """Zero the columns. They share two read-only zero arrays: every write makes a new array."""
+        """Zero the columns (``(path, is bool)`` pairs, ``kinds``). They share two read-only zero
+        arrays: every write makes a new array."""
         z = self._zero
         if z is None:
-            z = self._zero = (zeros(T.Bool(), self.n), zeros(T.Bits(8), self.n))
+            z = self._zero = (zeros(T.Bits(8), self.n), zeros(T.Bool(), self.n))
             for a in z:
                 a.flags.writeable = False
-        for path, t in columns:   # not assignments: ``written`` is left alone
-            dict.__setitem__(self.cols, path, z[0] if isinstance(T.strip_newtype(t), T.Bool) else z[1])
+        put = dict.__setitem__     # not assignments: ``written`` is left alone
+        cols = self.cols
+        for path, is_bool in columns:
+            put(cols, path, z[is_bool])
+
+
+def kinds(columns: list[tuple[str, T.Type]]) -> list[tuple[str, bool]]:
+    """``(path, type)`` columns as ``BatchState.init`` takes them: ``(path, is a bool column)``."""
+    return [(path, isinstance(T.strip_newtype(t), T.Bool)) for path, t in columns]
 
 
 class BlockCompiler(ExprMixin, StmtMixin, CallMixin, ActionMixin, ParserMixin, DeparserMixin, Visitor):
@@ -114,13 +122,14 @@ class BlockCompiler(ExprMixin, StmtMixin, CallMixin, ActionMixin, ParserMixin, D
             path = f"V.{block.name}.{v.name}"
             self.locals += leaves(v.type, path, v)
             self.scope[v.name] = path
+        self.local_kinds = kinds(self.locals)
         for v in block.variables:
             if v.init is not None:
                 self.local_inits.append(self.assigner(self.scope[v.name], v.type, v.init, v))
 
     def start(self, st: BatchState, act: np.ndarray) -> None:
         """Fresh block-level variables (the per-packet engine makes them anew on every call)."""
-        st.init(self.locals)
+        st.init(self.local_kinds)
         for f in self.local_inits:
             f(st, act)
         st.exited = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dataplane.engine.batch.compiler import BatchState, BlockCompiler
+from dataplane.engine.batch.compiler import BatchState, BlockCompiler, kinds
 from dataplane.engine.batch.deparser import deparse
 from dataplane.engine.batch.layout import PacketBatch
 from dataplane.engine.batch.refuse import BatchUnsupported
@@ -62,6 +62,7 @@ class BatchV1Model:
         parser = program.parsers[dict(program.package.blocks)["p"]]
         self.columns = (leaves(parser.params[1].type, "hdr", parser) + leaves(parser.params[2].type, "meta", parser)
                         + leaves(_sm_type(program), "sm", parser))
+        self.column_kinds = kinds(self.columns)
         self.parser_block = blocks["p"]
         self.parser = blocks["p"].compile_parser(parser)
         self.controls = {s: blocks[s].compile_control() for s in ("vr", "ig", "eg", "ck", "dep")}
@@ -107,7 +108,7 @@ class BatchV1Model:
     def _run(self, batch: PacketBatch, scratch: bool = False) -> BatchOutput:
         n = len(batch)
         st = BatchState(batch.data, batch.lengths, scratch)
-        st.init(self.columns)
+        st.init(self.column_kinds)
         c = st.cols
         c["sm.ingress_port"] = batch.ports.astype(U64)
         c["sm.packet_length"] = batch.lengths.astype(U64)
