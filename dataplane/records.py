@@ -47,8 +47,8 @@ def record(cls: type | None = None, /, **options: Any) -> Any:
             dataclasses.exec = _methods.exec   # type: ignore[attr-defined]
             try:
                 return dataclasses.dataclass(**options)(c)
-            finally:
-                del dataclasses.exec          # type: ignore[attr-defined]
+            finally:    # pop, not del: another thread may have taken it away already
+                vars(dataclasses).pop("exec", None)
         return _emulate(c, **options)
     return wrap if cls is None else wrap(cls)
 
