@@ -52,6 +52,22 @@ class PacketBatch:
         return self.data[i, :self.lengths[i]].tobytes()
 
 
+class _RecordRun(PacketBatch):
+    """A run of same-length records viewed in the file: the timestamps are worked out from
+    the records' headers when first read (a replay that copies the records never reads them)."""
+
+    def __init__(self, recs: np.ndarray, length: int, first: int, records: np.ndarray | None, ns_per_unit: int):
+        self.data, self.lengths, self.first, self.records = recs["data"], np.full(len(recs), length, np.int64), first, records
+        self._recs, self._ns_per_unit, self._timestamps = recs, ns_per_unit, None
+
+    @property  # type: ignore[override]
+    def timestamps(self) -> np.ndarray:
+        if self._timestamps is None:
+            recs = self._recs
+            self._timestamps = recs["sec"].astype(np.int64) * 1_000_000_000 + recs["frac"].astype(np.int64) * self._ns_per_unit
+        return self._timestamps
+
+
 def from_packets(packets: list[bytes], timestamps: list[int] | None = None, first: int = 0) -> PacketBatch:
     """A batch of the given packets: padded to the widest, zeros after each packet's end."""
     n = len(packets)
@@ -94,12 +110,11 @@ def _classic_batches(reader: CaptureReader, size: int) -> Iterator[PacketBatch]:
         if k < n and k < _MIN_RUN:
             break                                   # mixed lengths: walk the rest
         recs = recs[:k]
-        ts = recs["sec"].astype(np.int64) * 1_000_000_000 + recs["frac"].astype(np.int64) * reader.ns_per_unit
         raw = None
         if as_written and length <= 65535 and (recs["orig"] == length).all() \
                 and (recs["frac"] < 1_000_000_000).all():
             raw = mapped[off:off + k * stride].reshape(k, stride)
-        yield PacketBatch(recs["data"], np.full(k, length, dtype=np.int64), ts, index, raw)
+        yield _RecordRun(recs, length, index, raw, reader.ns_per_unit)
         off += k * stride
         index += k
     if off >= file_size:
