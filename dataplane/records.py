@@ -87,7 +87,7 @@ class _MethodCode:
     def _load(self) -> dict[str, Any]:
         try:
             with open(self.path(), "rb") as f:
-                got = marshal.load(f)
+                got = marshal.loads(f.read())   # marshal.load(f) reads in small pieces: 6x slower
             return got if isinstance(got, dict) else {}
         except (OSError, EOFError, ValueError, TypeError):
             return {}
