@@ -8,12 +8,13 @@ from dataplane.net.apps.allreduce import InaWorker, make_scale, quantisation_bou
 from dataplane.net.apps.allreduce_vectors import BLOCK, ArrayVectors, SeededVectors, reference
 
 
-def test_a_block_made_alone_equals_that_part_of_the_whole_vector():
-    v = SeededVectors(3, 2 * BLOCK + 100, seed=4)
-    whole = v.vector(1)
-    assert whole.dtype == np.float32 and len(whole) == 2 * BLOCK + 100
-    again = SeededVectors(3, 2 * BLOCK + 100, seed=4)
-    for b in (2, 0, 1):                                   # any order, another instance
+def test_blocks_asked_for_in_any_order_are_the_pieces_of_one_stream_a_worker():
+    n = 3 * BLOCK + 100
+    whole = np.random.default_rng((4, 1)).standard_normal(n, dtype=np.float32)
+    v = SeededVectors(3, n, seed=4)
+    assert np.array_equal(v.vector(1), whole)
+    again = SeededVectors(3, n, seed=4)
+    for b in (0, 2, 1, 3, 1):                 # ahead (1 waits), then from it, then behind (a restart)
         assert np.array_equal(again.block(1, b), whole[b * BLOCK:(b + 1) * BLOCK])
     assert not np.array_equal(v.block(0, 0), v.block(1, 0))
 
