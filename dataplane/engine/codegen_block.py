@@ -229,9 +229,7 @@ class BlockGen(ParserGen, StmtGen):
         for p in c.params:
             if isinstance(p.type, T.Extern) and p.type.name == "packet_out":
                 self.emit(f"_out = v_{p.name}")
-        # The trace is set before a control runs and not during it: read it once, not at every
-        # extern call (an aggregating program makes 64 a packet).
-        self.emit("_tr = _ctx.trace")
+        self.emit("_tr = _ctx.trace")   # set before a control runs, not during it: read once, not a call
         self.emit("try:")
         self.indent += 1
         self.init_locals()
