@@ -58,8 +58,10 @@ def print_result(net, part, wall: float, cpu: float, exchange: tuple[float, floa
                             "units": part.partition.units}
         out["per_rank"] = part.rank_stats
     else:
+        import resource
         out["per_rank"] = [{"busy_s": wall, "busy_cpu_s": cpu, "pack_cpu_s": 0.0, "sync_s": 0.0, "windows": 0,
-                            "cut_messages": 0, "events": net.sim.events_run}]
+                            "cut_messages": 0, "events": net.sim.events_run,
+                            "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}]
     print(json.dumps(out))
 
 
@@ -214,8 +216,9 @@ def main(argv: list[str] | None = None) -> int:
             else f"{args.workload}, {args.duration} simulated")
     print(f"k={args.k} fat-tree, {what}; cores here: {os.cpu_count()}")
     for r in (one, many):
+        rss = ", ".join(f"{x.get('max_rss_mb', 0):,.0f}" for x in r["per_rank"])
         print(f"{r['ranks']} rank(s): {r['hops']:,} packet-hops in {r['wall_s']:.2f} s wall "
-              f"({r['cpu_s']:.2f} s CPU on rank 0): {r['hops'] / r['wall_s']:,.0f} hops/s")
+              f"({r['cpu_s']:.2f} s CPU on rank 0): {r['hops'] / r['wall_s']:,.0f} hops/s; peak RSS per rank {rss} MB")
     print(f"speedup {one['wall_s'] / many['wall_s']:.2f}x on {args.ranks} ranks (wall clock); results identical: {same}")
     busiest = max(r["busy_cpu_s"] + r["pack_cpu_s"] for r in many["per_rank"])
     print(f"CPU-time speedup of the busiest rank: {one['cpu_s'] / busiest:.2f}x (one rank's CPU time over the busiest "

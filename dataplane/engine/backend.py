@@ -19,6 +19,7 @@ from dataplane.engine import runtime, source_map
 from dataplane.engine.codegen_block import BlockGen, ident
 from dataplane.engine.codegen_chunks import compile_in_pieces, split_build
 from dataplane.engine.codegen_expr import is_scalar
+from dataplane.engine.codegen_inline import register_bindings
 from dataplane.engine.codegen_layout import struct_format, struct_units, unpack_format
 from dataplane.engine.codegen_stmt import Names, StmtGen
 from dataplane.engine.structgen import class_name, default_value, py_name, struct_classes
@@ -29,7 +30,7 @@ from dataplane.ir import program as P
 from dataplane.ir import types as T
 from dataplane.ir.node import walk
 
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 
 _PRELUDE = """\
 from dataplane.engine.runtime import (EXIT, ExitOuts, ExitSignal, HeaderOps, HeaderStack, ParserError, PK, div_u, mod_u, pack_fields,
@@ -134,9 +135,11 @@ def generate(program: P.Program, *, reject_is_error: bool = False) -> str:
         out.append(f"    H_{name} = HeaderOps({class_name(name)}, _rt.layouts[{name!r}])")
     for inst in program.instances:
         out.append(f"    x_{inst.name} = _rt.instances[{inst.name!r}]")
+        out += register_bindings(program, inst, f"x_{inst.name}")
     for block in list(program.parsers.values()) + list(program.controls.values()):
         for inst in block.instances:
             out.append(f"    x_{ident(block.name, inst.name)} = _rt.instances[{block.name + '.' + inst.name!r}]")
+            out += register_bindings(program, inst, f"x_{ident(block.name, inst.name)}")
     for fname in sorted(_extern_functions(program)):
         out.append(f"    f_{fname} = _rt.functions[{fname!r}]")
         if fname == "hash" and program.architecture == "v1model":

@@ -36,6 +36,7 @@ class BlockGen(ParserGen, StmtGen):
                 if p.direction in ("out", "inout") and is_scalar(p.type):
                     base[p.name] = f"v_{p.name}.value"
         self.block_name = block.name
+        self.trace_local: str | None = None     # the trace read once at a control's start (control())
         self.local_vars = {v.name for v in block.variables}
         for v in block.variables:
             base[v.name] = f"_l.{py_name(v.name)}"
@@ -84,7 +85,8 @@ class BlockGen(ParserGen, StmtGen):
             name = target.name
         else:
             return
-        self.emit(f"if _ctx.trace is not None: _ctx.trace.extern({name!r}, {self.locator.label(call.span)!r})")
+        tr = self.trace_local or "_ctx.trace"
+        self.emit(f"if {tr} is not None: {tr}.extern({name!r}, {self.locator.label(call.span)!r})")
 
     def pack_args(self, call: E.Call, ins: list[str]) -> list[str]:
         target = call.target
@@ -118,6 +120,8 @@ class BlockGen(ParserGen, StmtGen):
                 inline = self.inline_internet_checksum(call)
                 if inline is not None:
                     return inline
+            if ext == "register" and self.inline_register(call):
+                return ""
             if ext == "register" and target.member == "read":
                 # BMv2 leaves the destination unchanged when the index is out of range,
                 # so the current value goes in and comes back in that case.
@@ -225,10 +229,13 @@ class BlockGen(ParserGen, StmtGen):
         for p in c.params:
             if isinstance(p.type, T.Extern) and p.type.name == "packet_out":
                 self.emit(f"_out = v_{p.name}")
+        self.emit("_tr = _ctx.trace")   # set before a control runs, not during it: read once, not a call
         self.emit("try:")
         self.indent += 1
         self.init_locals()
+        self.trace_local = "_tr"
         self.block(c.body.stmts)
+        self.trace_local = None
         self.indent -= 1
         self.emit("except ExitSignal:")
         self.emit("    pass")

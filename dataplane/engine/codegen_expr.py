@@ -144,7 +144,12 @@ class ExprGen(FieldListGen, Visitor):
         if op == "%":
             return f"mod_u({a}, {b})"
         if op == "|+|":
-            return f"sat_add_s({a}, {b}, {w})" if signed else f"sat_add_u({a}, {b}, {w})"
+            # Written out, as runtime.sat_add_s/sat_add_u compute it: a call a lane costs an
+            # aggregating program (allreduce.p4: 32 a packet) more than the sum itself.
+            if signed:
+                hi, lo = (1 << (w - 1)) - 1, -(1 << (w - 1))
+                return f"({hi} if (_sat := {a} + {b}) > {hi} else {lo} if _sat < {lo} else _sat)"
+            return f"({mask(w)} if (_sat := {a} + {b}) > {mask(w)} else _sat)"
         if op == "|-|":
             return f"sat_sub_s({a}, {b}, {w})" if signed else f"sat_sub_u({a}, {b})"
         if op == "<<":

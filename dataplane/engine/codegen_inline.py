@@ -12,6 +12,21 @@ from dataplane.ir import types as T
 from dataplane.ir.node import walk
 
 
+def register_bindings(program, inst, name: str) -> list[str]:
+    """``build``'s lines binding what an inlined v1model ``register<bit<W>>`` access reads: the
+    instance's value list, size and width mask (``InlineExterns.inline_register``). The list is
+    kept, never replaced (``externs.Register.reset`` clears it in place)."""
+    if not _fast_register(program, inst.extern, inst.type_args):
+        return []
+    return [f"    xv_{name[2:]} = {name}.values", f"    xn_{name[2:]} = {name}.size",
+            f"    xm_{name[2:]} = (1 << {name}.width) - 1"]
+
+
+def _fast_register(program, extern: str, type_args) -> bool:
+    return (program.architecture == "v1model" and extern == "register" and len(type_args) == 1
+            and isinstance(T.strip_newtype(type_args[0]), T.Bits))
+
+
 class InlineExterns:
     """Mixed into ``StmtGen``: uses its ``emit``, ``temp``, ``store``, ``expr`` and ``indent``."""
 
@@ -132,6 +147,39 @@ class InlineExterns:
             # The one's-complement sum folded at once: 0 only when state and data are both 0.
             return f"{t} = {ck}.state + {total}; {ck}.state = {t} % 0xFFFF or (0xFFFF if {t} else 0)"
         return None
+
+    def inline_register(self, call: E.Call) -> bool:
+        """Emit a v1model ``register<bit<W>>``'s ``read``/``write`` as a list access guarded by
+        the index check ``externs.Register`` makes (out of range: a read leaves the destination
+        as it was, as BMv2 does, and a write does nothing), skipping the method call: an
+        aggregating program (allreduce.p4) makes 64 of them a packet. False when not that shape."""
+        target = call.target
+        if not (isinstance(target, E.Member) and target.member in ("read", "write")
+                and _fast_register(self.program, target.expr.type.name, target.expr.type.type_args)):
+            return False
+        name = self.expr(target.expr)
+        if not name.startswith("x_"):
+            return False
+        values, size, mask = (f"{p}_{name[2:]}" for p in ("xv", "xn", "xm"))
+        if target.member == "read":
+            dst, index = call.args[0].value, call.args[1].value
+            if isinstance(dst, E.DontCareExpr):
+                return True
+            i = self._simple(self.expr(index))
+            self.store(dst, f"({values}[{i}] if 0 <= {i} < {size} else {self.expr(dst)})")
+            return True
+        i = self._simple(self.expr(call.args[0].value))
+        value = self.expr(call.args[1].value)
+        self.emit(f"if 0 <= {i} < {size}: {values}[{i}] = ({value}) & {mask}")
+        return True
+
+    def _simple(self, src: str) -> str:
+        """``src`` itself if it is a name, else a temporary holding it (it is used twice)."""
+        if src.isidentifier():
+            return src
+        tmp = self.temp()
+        self.emit(f"{tmp} = {src}")
+        return tmp
 
 
 def _width(t: T.Type) -> int:

@@ -42,6 +42,7 @@ from dataplane.net.apps.allreduce import (
     make_scale,
     quantisation_bound,
 )
+from dataplane.net.apps.allreduce_vectors import ArrayVectors, SeededVectors, Vectors, reference
 from dataplane.net.fabric.network import Network
 from dataplane.net.parallel.session import build_network as build_network_on_ranks
 from dataplane.net.parallel.session import gather_results, is_local
@@ -108,8 +109,9 @@ def build_network(workers: int, bandwidth_bps: int = 10_000_000_000, latency_ns:
 
 
 def make_data(workers: int, elements: int, seed: int = 0) -> list[np.ndarray]:
-    rng = np.random.default_rng(seed)
-    return [rng.standard_normal(elements).astype(np.float32) for _ in range(workers)]
+    """The workers' vectors whole (``SeededVectors``: the same values the scenario makes block by block)."""
+    vectors = SeededVectors(workers, elements, seed)
+    return [vectors.vector(w) for w in range(workers)]
 
 
 def fabric_workers(topology: str = "star", fat_tree_k: int = 4, workers: int = 8) -> int:
@@ -120,11 +122,13 @@ def fabric_workers(topology: str = "star", fat_tree_k: int = 4, workers: int = 8
 def run_allreduce(mode: str, workers: int = 8, elements: int = 1_000_000, loss: float = 0.0,
                   k: int = 32, window: int = 128, timeout_ns: int = 100_000,
                   bandwidth_bps: int = 10_000_000_000, latency_ns: int = 1_000, seed: int = 1,
-                  data: Sequence[np.ndarray] | None = None, topology: str = "star",
+                  data: Sequence[np.ndarray] | Vectors | None = None, topology: str = "star",
                   fat_tree_k: int = 4, on_network: Callable[[Network], None] | None = None) -> AllreduceResult | None:
     """Run one mode; on several MPI ranks, None except on rank 0 (which has every worker's
     completion time, error and retransmissions gathered). On a fat-tree ``workers`` is k^3/4.
-    ``on_network(net)`` sees the network once it is built (benchmarks, tests)."""
+    ``data`` defaults to ``SeededVectors(workers, elements, seed)``, made block by block, so no
+    worker holds its vector whole (ina). ``on_network(net)`` sees the network once it is built
+    (benchmarks, tests)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})")
     if k != 32:
@@ -134,11 +138,9 @@ def run_allreduce(mode: str, workers: int = 8, elements: int = 1_000_000, loss: 
     if topology == "fat-tree" and not (fat_tree_k >= 2 and fat_tree_k % 2 == 0 and fat_tree_k <= 32):
         raise ValueError("--k must be even and between 2 and 32 (the root's 32-bit worker bitmap has a bit per pod)")
     workers = fabric_workers(topology, fat_tree_k, workers)
-    if data is None:
-        data = make_data(workers, elements, seed)
-    exact = np.zeros(elements, dtype=np.float64)
-    for d in data:
-        exact += d
+    vectors = (SeededVectors(workers, elements, seed) if data is None
+               else data if isinstance(data, Vectors) else ArrayVectors(data))
+    exact, max_abs = reference(vectors)
     link_loss = loss if mode == "ina" else 0.0
     if topology == "fat-tree":
         from dataplane.scenarios.allreduce_tree import build_fat_tree
@@ -153,17 +155,17 @@ def run_allreduce(mode: str, workers: int = 8, elements: int = 1_000_000, loss: 
     apps: list = []
     bound = 0.0
     if mode == "ina":
-        max_abs = max(float(np.max(np.abs(d))) for d in data)
         scale = make_scale(workers, max_abs)
-        bound = quantisation_bound(workers, scale, float(np.max(np.abs(exact))))
+        bound = quantisation_bound(workers, scale, float(np.max(np.abs(exact)))) if elements else 0.0
         for i, (host, worker_id, address) in enumerate(places):
-            apps.append(InaWorker(host, worker_id, workers, data[i], scale, address, k=k,
-                                  window=window, timeout_ns=timeout_ns, job=JOB))
+            apps.append(InaWorker(host, worker_id, workers, vectors.of(i), scale, address, k=k,
+                                  window=window, timeout_ns=timeout_ns, job=JOB, expected=exact))
     else:
         for i, (host, _, _) in enumerate(places):
             nxt = places[(i + 1) % workers][0].ip
-            apps.append(RingWorker(host, i, workers, data[i], nxt, bandwidth_bps, k=k))
-        bound = workers * float(np.max(np.abs(exact))) * 2.0**-23
+            mine = vectors.vector(i) if is_local(net, host) else np.zeros(elements, dtype=np.float32)
+            apps.append(RingWorker(host, i, workers, mine, nxt, bandwidth_bps, k=k))
+        bound = workers * float(np.max(np.abs(exact))) * 2.0**-23 if elements else 0.0
     # How far: result chunks back at the workers (ina) or ring packets received, of all of them.
     if mode == "ina":
         progress.stage(f"allreduce {mode}", sum(a.chunks for a in apps), "chunks reduced",
@@ -174,8 +176,8 @@ def run_allreduce(mode: str, workers: int = 8, elements: int = 1_000_000, loss: 
     net.run()
     wall = time.perf_counter() - wall
     net.close()
-    for a in apps:     # each rank checks its own workers' results; the figures are gathered
-        if is_local(net, a.host):
+    for a in apps:     # each rank checks its own ring workers' results (ina: as they came); gathered below
+        if mode == "ring" and is_local(net, a.host):
             a.max_abs_error = (float(np.max(np.abs(a.result().astype(np.float64) - exact)))
                                if elements and a.done_ns is not None else 0.0)
     if not gather_results(net, apps):
@@ -245,7 +247,7 @@ def command(workers: int, topology: str, fat_tree_k: int, elements: int, modes: 
     if topology == "fat-tree" and fat_tree_k % 2:
         raise click.BadParameter(f"k must be even, got {fat_tree_k}", param_hint="--k")
     relaunch(ranks)
-    data = make_data(fabric_workers(topology, fat_tree_k, workers), elements, seed)
+    data = SeededVectors(fabric_workers(topology, fat_tree_k, workers), elements, seed)
     results = [run_allreduce(m, workers, elements, loss, window=window, timeout_ns=int(timeout_us * 1000),
                              seed=seed, data=data, topology=topology, fat_tree_k=fat_tree_k) for m in chosen]
     if not on_root():

@@ -46,3 +46,17 @@ def test_a_control_without_parameters_compiles():
     src = v1model_program(decls="control Unused() { apply { } }")
     pipeline = compile_pipeline(compile_source(src).program)
     assert "C_Unused" in pipeline.namespace["build"].__code__.co_varnames
+
+
+def test_inlined_register_access_sees_control_plane_writes_and_resets():
+    """v1model bit<W> registers are read and written as lists in the generated code
+    (codegen_inline.inline_register): control-plane writes and resets must reach that list."""
+    s = Switch(compile_source(SOURCE).program)
+    assert ".read_keep(" not in s.dp.pipeline.source and "xv_IG_seen[" in s.dp.pipeline.source
+    s.register_write("seen", 0, 255)
+    s.send(0, bytes([1, 0]))
+    assert s.register_read("seen", 0) == 0            # 255 + 1 wraps in bit<8>
+    s.send(0, bytes([1, 0]))
+    s.dp.instances["IG.seen"].reset()
+    s.send(0, bytes([1, 0]))
+    assert s.register_read("seen", 0) == 1

@@ -42,7 +42,8 @@ def test_every_worker_gets_the_same_result_as_numpy():
     data = make_data(3, 500, seed=5)
     scale = make_scale(3, max(float(np.abs(d).max()) for d in data))
     net = build_network(3, loss=0.02, seed=7)
-    ws = [InaWorker(net.host(f"h{i + 1}"), i, 3, data[i], scale, SWITCH_IP, window=4, timeout_ns=20_000)
+    ws = [InaWorker(net.host(f"h{i + 1}"), i, 3, data[i], scale, SWITCH_IP, window=4, timeout_ns=20_000,
+                    keep_result=True)
           for i in range(3)]
     net.run()
     exact = np.sum([d.astype(np.float64) for d in data], axis=0)

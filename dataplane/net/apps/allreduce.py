@@ -23,6 +23,7 @@ from typing import Callable
 
 import numpy as np
 
+from dataplane.net.apps.allreduce_vectors import BLOCK, ArrayVectors, WorkerVector
 from dataplane.net.devices.link import wire_bytes
 from dataplane.net.hosts.host import Host
 
@@ -66,20 +67,34 @@ class InaWorker:
     self-clocking of SwitchML). A chunk with no result after ``timeout_ns`` is sent again
     (same slot, same set); the switch either counts it (the first copy was lost) or answers
     with the stored result (the result was lost). ``on_done(worker)`` runs at completion.
+
+    ``data`` is an array or a ``WorkerVector`` (made block by block). The worker holds only the
+    blocks it is sending from (``allreduce_vectors``); given ``expected`` (the exact sum), it checks
+    each block's result as the block completes (``max_abs_error``). ``keep_result=True`` keeps
+    the whole result for ``result()``.
     """
 
-    def __init__(self, host: Host, worker_id: int, n_workers: int, data: np.ndarray, scale: float,
+    def __init__(self, host: Host, worker_id: int, n_workers: int, data: np.ndarray | WorkerVector, scale: float,
                  switch_ip: int | str, k: int = 32, window: int = 128, timeout_ns: int = 100_000,
-                 job: int = 1, start_ns: int = 0, on_done: Callable[["InaWorker"], None] | None = None):
+                 job: int = 1, start_ns: int = 0, on_done: Callable[["InaWorker"], None] | None = None,
+                 expected: np.ndarray | None = None, keep_result: bool = False):
         self.host, self.sim = host, host.sim
         self.worker_id, self.n, self.k, self.job = worker_id, n_workers, k, job
         self.scale, self.switch_ip = scale, switch_ip
-        self.size = len(data)
+        if BLOCK % k:
+            raise ValueError(f"K = {k} does not divide the {BLOCK}-element block")
+        self.data = data if isinstance(data, WorkerVector) else ArrayVectors([data]).of(0)
+        self.size = self.data.size
         self.chunks = -(-self.size // k)
-        q = np.zeros(self.chunks * k, dtype=np.int32)
-        q[:self.size] = quantise(data, scale)
-        self._payload = q.astype(">i4").reshape(self.chunks, k)
-        self.result_q = np.zeros((self.chunks, k), dtype=np.int64)
+        self._per_block = BLOCK // k
+        # Blocks in use (see allreduce_vectors): quantised payload bytes, results so far, results
+        # still missing. A block is dropped once all its results are in (none can be resent).
+        self._payload: dict[int, bytes] = {}
+        self._result: dict[int, np.ndarray] = {}
+        self._missing: dict[int, int] = {}
+        self.expected = expected                 # the exact sum: each finished block is checked
+        self.max_abs_error = 0.0
+        self._kept: dict[int, np.ndarray] | None = {} if keep_result else None   # by block
         self.window = max(1, min(window, self.chunks))
         self.timeout_ns = timeout_ns
         self.on_done = on_done
@@ -94,6 +109,31 @@ class InaWorker:
         host.bind_udp(AR_PORT, self._on_result)
         self.sim.at(start_ns, self._start)
 
+    def _open_block(self, b: int) -> bytes:
+        """Quantise block ``b`` (padded to whole chunks) into big-endian payload bytes."""
+        x = self.data.block(b)
+        n = min(BLOCK, (self.chunks - b * self._per_block) * self.k)
+        q = np.zeros(n, dtype=">i4")
+        q[:len(x)] = quantise(x, self.scale)
+        self._payload[b] = raw = q.tobytes()
+        self._result[b] = np.zeros(n, dtype=np.int32)
+        self._missing[b] = n // self.k
+        return raw
+
+    def _close_block(self, b: int) -> None:
+        """All of block ``b``'s results are in: check them against the exact sum and let it go."""
+        del self._payload[b], self._missing[b]
+        got = self._result.pop(b)
+        lo = b * BLOCK
+        n = min(len(got), self.size - lo)
+        if self.expected is not None and n > 0:
+            back = dequantise(got[:n], self.scale).astype(np.float64)
+            err = float(np.max(np.abs(back - self.expected[lo:lo + n])))
+            if err > self.max_abs_error:
+                self.max_abs_error = err
+        if self._kept is not None:
+            self._kept[b] = got[:n]
+
     def _start(self) -> None:
         for slot in range(self.window):
             self._use_slot(slot, slot)
@@ -106,7 +146,10 @@ class InaWorker:
     def _send(self, slot: int) -> None:
         chunk = self._slot_chunk[slot]
         pool = slot * 2 + self._slot_set[slot]
-        msg = HDR.pack(self.job, 0, pool, self.worker_id, 0, 0, chunk) + self._payload[chunk].tobytes()
+        b, off = divmod(chunk, self._per_block)
+        raw = self._payload.get(b) or self._open_block(b)
+        off *= 4 * self.k
+        msg = HDR.pack(self.job, 0, pool, self.worker_id, 0, 0, chunk) + raw[off:off + 4 * self.k]
         self.host.send_udp(self.switch_ip, AR_PORT, AR_PORT, msg)
         self._timers[slot] = self.host.timer(self.timeout_ns, self._timeout, slot, chunk)
 
@@ -123,7 +166,12 @@ class InaWorker:
         slot, which = pool >> 1, pool & 1
         if slot >= self.window or self._slot_chunk[slot] != chunk or self._slot_set[slot] != which:
             return                                          # a stale or duplicate result
-        self.result_q[chunk] = np.frombuffer(payload, dtype=">i4", count=self.k, offset=HDR.size)
+        b, off = divmod(chunk, self._per_block)
+        off *= self.k
+        self._result[b][off:off + self.k] = np.frombuffer(payload, dtype=">i4", count=self.k, offset=HDR.size)
+        self._missing[b] -= 1
+        if not self._missing[b]:
+            self._close_block(b)
         if flags & FLAG_SATURATED:
             self.saturated = True
         t = self._timers[slot]
@@ -141,7 +189,12 @@ class InaWorker:
                     self.on_done(self)
 
     def result(self) -> np.ndarray:
-        return dequantise(self.result_q.reshape(-1)[:self.size], self.scale)
+        """The dequantised sum; only for a worker made with ``keep_result=True``, once done."""
+        if self._kept is None:
+            raise ValueError("this worker checked its result block by block and kept none (keep_result=False)")
+        if not self._kept:
+            return np.zeros(0, dtype=np.float32)
+        return dequantise(np.concatenate([self._kept[b] for b in sorted(self._kept)]), self.scale)
 
 
 class RingWorker:

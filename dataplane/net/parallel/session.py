@@ -111,7 +111,7 @@ class Session:
         stats = {"events": sim.local_events, "world_events": sim.world_events, "windows": sim.windows,
                  "cut_messages": sim.cut_messages, "busy_s": sim.busy_s, "busy_cpu_s": sim.busy_cpu_s,
                  "pack_cpu_s": sim.pack_cpu_s,
-                 "sync_s": sim.sync_s}
+                 "sync_s": sim.sync_s, "max_rss_mb": _max_rss_mb()}
         parts = self.comm.gather((nodes, lost, mine, log, stats), root=0)
         if not self.root:
             return False
@@ -139,6 +139,15 @@ class Session:
         world = self.rank_stats[0]["world_events"]
         sim.events_run = sum(s["events"] for s in self.rank_stats) - (self.size - 1) * world
         return True
+
+
+def _max_rss_mb() -> float:
+    """This process's peak resident memory so far, MB (Linux counts kB), 0 where unknown."""
+    try:
+        import resource
+    except ImportError:
+        return 0.0
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _remote_lost(net: Any, local: list[bool]) -> dict[tuple[str, int], int]:
