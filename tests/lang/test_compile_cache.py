@@ -3,6 +3,8 @@ warnings; a changed include, a changed policy, a damaged entry or ``DATAPLANE_CA
 hands back an old entry."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dataplane.diagnostics import WarningPolicy
@@ -109,5 +111,12 @@ def test_a_hit_imports_neither_lark_nor_package_metadata(prog, tmp_path):
     code = ("import sys\nfrom dataplane.lang.compile_cache import compile_file_cached\n"
             f"compile_file_cached({str(prog)!r})\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'lark' or m == 'importlib.metadata'))")
-    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ), capture_output=True, text=True, check=True)
+    # The child imports the very package this process uses (CI installs it, and the checkout
+    # in the working directory would shadow it: another package, another compiler hash).
+    import dataplane
+
+    root = str(Path(dataplane.__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True,
+                         check=True)
     assert out.stdout == "[]\n"
