@@ -74,3 +74,22 @@ def build_star(n_senders: int, seed: int = 0, rate_bps: int = 10_000_000_000, la
 @pytest.fixture
 def star():
     return build_star
+
+
+# Hosts h1..h3 on the subnets the built-in ipv4_router.json routes (10.0.N.0/24): each host's MAC
+# is the one the router writes as the destination, and its gateway's the one it writes as source.
+ROUTER_HOST_MACS = {1: ("08:00:00:00:01:11", "08:00:00:00:01:00"),
+                    2: ("08:00:00:00:02:22", "08:00:00:00:02:00"),
+                    3: ("08:00:00:00:03:00", "08:00:00:00:03:01")}
+
+
+def router_hosts(*numbers: int, extra: str = "") -> str:
+    """Topology YAML node lines (indented for ``topology.nodes``) for hosts hN of ipv4_router.json;
+    ``extra`` is added to every host's mapping (``queues: 8``)."""
+    lines = []
+    for n in numbers:
+        mac, gw_mac = ROUTER_HOST_MACS[n]
+        more = f", {extra}" if extra else ""
+        lines.append(f'    h{n}: {{kind: host, ip: 10.0.{n}.{n}/24, mac: "{mac}", gateway: 10.0.{n}.254,\n'
+                     f'          arp: {{10.0.{n}.254: "{gw_mac}"}}{more}}}')
+    return "\n".join(lines)

@@ -26,7 +26,7 @@ from dataplane.net.fabric.network import Network
 from dataplane.net.topology.load import load_yaml_topology
 from dataplane.resources import data_dir
 
-from ..conftest import build_pair
+from ..conftest import build_pair, router_hosts
 
 XOFF, XON = 20_000, 10_000
 BUFFER = 64_100          # bytes per egress port; the headroom rule needs 64,076 B (test_headroom_rule)
@@ -44,12 +44,7 @@ defaults: {{latency: 1us, queue: {BUFFER}B}}
 topology:
   nodes:
     s1: {{kind: switch, program: ipv4_router, entries: {entries}, {pfc_line}}}
-    h1: {{kind: host, ip: 10.0.1.1/24, mac: "08:00:00:00:01:11", gateway: 10.0.1.254,
-          arp: {{10.0.1.254: "08:00:00:00:01:00"}}}}
-    h2: {{kind: host, ip: 10.0.2.2/24, mac: "08:00:00:00:02:22", gateway: 10.0.2.254,
-          arp: {{10.0.2.254: "08:00:00:00:02:00"}}}}
-    h3: {{kind: host, ip: 10.0.3.3/24, mac: "08:00:00:00:03:00", gateway: 10.0.3.254,
-          arp: {{10.0.3.254: "08:00:00:00:03:01"}}}}
+{router_hosts(1, 2, 3)}
   links:
     - {{endpoints: ["s1:p1", "h1"], bandwidth: 10Gbps}}
     - {{endpoints: ["s1:p2", "h2"], bandwidth: 10Gbps}}

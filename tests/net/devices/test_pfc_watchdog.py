@@ -12,6 +12,8 @@ from dataplane.net.fabric.network import Network
 from dataplane.net.topology.load import load_yaml_topology
 from dataplane.resources import data_dir
 
+from ..conftest import router_hosts
+
 DETECTION, RESTORATION = 20_000, 40_000     # ns
 STORM_END = 100_000                         # h2 sends pause frames every 5 us until then
 FLOW_END = 300_000                          # h1 sends 1 Gb/s of 1000-byte datagrams until then
@@ -26,10 +28,7 @@ topology:
   nodes:
     s1: {{kind: switch, program: ipv4_router, entries: {entries},
           pfc: {{xoff: 20KB, xon: 10KB, watchdog: {watchdog}}}}}
-    h1: {{kind: host, ip: 10.0.1.1/24, mac: "08:00:00:00:01:11", gateway: 10.0.1.254,
-          arp: {{10.0.1.254: "08:00:00:00:01:00"}}}}
-    h3: {{kind: host, ip: 10.0.3.3/24, mac: "08:00:00:00:03:00", gateway: 10.0.3.254,
-          arp: {{10.0.3.254: "08:00:00:00:03:01"}}}}
+{router_hosts(1, 3)}
   links:
     - {{endpoints: ["s1:p1", "h1"], bandwidth: 10Gbps}}
     - {{endpoints: ["s1:p3", "h3"], bandwidth: 10Gbps}}

@@ -16,6 +16,8 @@ from dataplane.net.fabric.network import Network
 from dataplane.net.topology.load import load_yaml_topology
 from dataplane.resources import data_dir
 
+from ..conftest import router_hosts
+
 RUN_NS = 300_000
 LOW, HIGH = 0x02, 0x22          # IP precedence 0 and 1 (tclass_router's priority), both ECT(0)
 
@@ -32,12 +34,7 @@ defaults: {{latency: 1us, queue: 64KB}}
 topology:
   nodes:
     s1: {{kind: switch, program: {program}, entries: {entries}, queues: {queues}}}
-    h1: {{kind: host, ip: 10.0.1.1/24, mac: "08:00:00:00:01:11", gateway: 10.0.1.254,
-          arp: {{10.0.1.254: "08:00:00:00:01:00"}}}}
-    h2: {{kind: host, ip: 10.0.2.2/24, mac: "08:00:00:00:02:22", gateway: 10.0.2.254,
-          arp: {{10.0.2.254: "08:00:00:00:02:00"}}}}
-    h3: {{kind: host, ip: 10.0.3.3/24, mac: "08:00:00:00:03:00", gateway: 10.0.3.254,
-          arp: {{10.0.3.254: "08:00:00:00:03:01"}}}}
+{router_hosts(1, 2, 3)}
   links:
     - {{endpoints: ["s1:p1", "h1"], bandwidth: 10Gbps}}
     - {{endpoints: ["s1:p2", "h2"], bandwidth: 10Gbps}}

@@ -14,6 +14,8 @@ from dataplane.net.fabric.network import Network
 from dataplane.net.topology.load import load_topology
 from dataplane.resources import data_dir
 
+from ..conftest import router_hosts
+
 LEAF_SPINE = data_dir("topologies") / "leaf-spine.yaml"
 BASIC = data_dir("topologies") / "basic.yaml"
 
@@ -55,10 +57,7 @@ name: bottleneck
 topology:
   nodes:
     s1: {{kind: switch, program: ipv4_router, entries: {data_dir('programs') / 'ipv4_router.json'}}}
-    h1: {{kind: host, ip: 10.0.1.1/24, mac: "08:00:00:00:01:11", gateway: 10.0.1.254,
-          arp: {{10.0.1.254: "08:00:00:00:01:00"}}}}
-    h2: {{kind: host, ip: 10.0.2.2/24, mac: "08:00:00:00:02:22", gateway: 10.0.2.254,
-          arp: {{10.0.2.254: "08:00:00:00:02:00"}}}}
+{router_hosts(1, 2)}
   links:
     - {{endpoints: ["s1:p1", "h1:eth0"], bandwidth: 10Gbps, latency: 0us, queue: 1000p}}
     - {{endpoints: ["s1:p2", "h2:eth0"], bandwidth: 1Gbps, latency: 0us, queue: 10p}}
