@@ -62,6 +62,7 @@ from dataplane.scenarios.pic_controllers import (
 from dataplane.scenarios.pic_controllers import (
     Path as FibPath,
 )
+from dataplane.scenarios.pic_plots import fmt_ns, plot_pic
 
 __all__ = ["PicResult", "run_pic", "run_pic_sweep", "plot_pic", "build_network", "command", "MODES",
            "JSON_KEYS"]
@@ -278,14 +279,6 @@ def run_pic_sweep(prefix_counts: Sequence[int], modes: Sequence[str] = MODES, pr
 
 # ---- output ------------------------------------------------------------------------------------------
 
-def _fmt_ns(ns: int) -> str:
-    if ns >= 1_000_000_000:
-        return f"{ns / 1e9:.3f} s"
-    if ns >= 1_000_000:
-        return f"{ns / 1e6:.3f} ms"
-    return f"{ns / 1e3:.1f} us"
-
-
 def format_table(results: Sequence[PicResult]) -> str:
     # "predicted": the model's convergence (detection + writes one after another); "lost pkts":
     # probe packets; the last three are wall-clock seconds.
@@ -293,46 +286,10 @@ def format_table(results: Sequence[PicResult]) -> str:
             f"{'load s':>8} {'update s':>9} {'run s':>7}")
     lines = [head, "-" * len(head)]
     for r in results:
-        lines.append(f"{r.mode:<10} {r.prefixes:>9,} {r.writes:>8,} {_fmt_ns(r.convergence_ns):>12} "
-                     f"{_fmt_ns(r.model_ns):>12} {r.lost_packets:>9,} {r.load_wall_s:>8.3f} "
+        lines.append(f"{r.mode:<10} {r.prefixes:>9,} {r.writes:>8,} {fmt_ns(r.convergence_ns):>12} "
+                     f"{fmt_ns(r.model_ns):>12} {r.lost_packets:>9,} {r.load_wall_s:>8.3f} "
                      f"{r.update_wall_s:>9.3f} {r.run_wall_s:>7.2f}")
     return "\n".join(lines)
-
-
-def plot_pic(results: Sequence[PicResult], path: str | Path, title: str | None = None) -> Path:
-    """Convergence time (log) against prefix count (log), one line per mode, the flat model dashed."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    path = Path(path)
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    styles = {"flat": ("tab:red", "o"), "pic": ("tab:blue", "s"), "dataplane": ("tab:green", "^")}
-    for mode in [m for m in MODES if any(r.mode == m for r in results)]:
-        rs = sorted((r for r in results if r.mode == mode), key=lambda r: r.prefixes)
-        color, marker = styles[mode]
-        ax.plot([r.prefixes for r in rs], [max(r.convergence_ns, 1) / 1e6 for r in rs], marker=marker,
-                color=color, label=mode)
-    flat = sorted((r for r in results if r.mode == "flat"), key=lambda r: r.prefixes)
-    if flat:
-        ax.plot([r.prefixes for r in flat], [r.model_ns / 1e6 for r in flat], linestyle="--", color="tab:red",
-                alpha=0.5, linewidth=1, label="detection + N / write rate")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("prefixes in the FIB")
-    ax.set_ylabel("convergence (ms, failure to last lost packet)")
-    r0 = results[0] if results else None
-    if title is None and r0 is not None:
-        title = (f"Link failure: detection {_fmt_ns(r0.detection_ns)}, "
-                 f"{1e9 / r0.write_latency_ns:,.0f} writes/s")
-    ax.set_title(title or "Link failure", fontsize=10)
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
-    return path
 
 
 # ---- the command ----------------------------------------------------------------------------------------
@@ -414,7 +371,7 @@ def command(prefixes: str, modes: str, detection: str, write_rate: float, paths:
 
     def each(r: PicResult) -> None:
         if progress.active() is not None:     # on a terminal only: the table at the end has it all
-            progress.echo(f"  {r.mode:<10} {r.prefixes:>9,} prefixes: convergence {_fmt_ns(r.convergence_ns)}, "
+            progress.echo(f"  {r.mode:<10} {r.prefixes:>9,} prefixes: convergence {fmt_ns(r.convergence_ns)}, "
                        f"{r.writes:,} writes, {r.lost_packets:,} lost ({r.run_wall_s:.1f} s)")
 
     results = run_pic_sweep(counts, mode_list, progress=each, detection_ns=detection_ns, write_rate=write_rate,
