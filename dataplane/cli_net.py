@@ -153,9 +153,7 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
         if out is not None:
             net.capture(out / "pcap")
         recorder = None
-        if part is not None and report is not None:
-            raise click.BadParameter("the run report is made on one rank only for now", param_hint="'--report'")
-        if (out is not None or report is not None) and part is None:   # several ranks: no report.json yet
+        if out is not None or report is not None:
             from dataplane.report.record import Recorder
 
             recorder = Recorder(net)   # counters over time and table hits, for the report
@@ -177,7 +175,7 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
         if realtime_data is not None:
             data["realtime"] = realtime_data
         net.close()
-        if recorder is not None:
+        if recorder is not None and root:
             report_data = _report_data(net, recorder, tr, data, spec.name, traffic, until, events, seed)
     if not root:
         return

@@ -56,13 +56,11 @@ def _with_report(command: click.Command) -> click.Command:
         from dataplane.progress import for_terminal
         from dataplane.report.scenario import run_reported
 
-        if kwargs.get("ranks", 1) > 1 or mpi_world_size() > 1:
-            # On several MPI ranks: no report yet (nor report.json in --out), no progress line.
-            if report is not None:
-                raise click.BadParameter("the report is made on one rank only for now", param_hint="'--report'")
-            return callback(**kwargs)
-        # A progress line on a terminal (quiet under --json) for the stages the scenario names.
-        with for_terminal(quiet=bool(kwargs.get("as_json"))) as line:
+        if kwargs.get("ranks", 1) > 1 and mpi_world_size() <= 1:
+            return callback(**kwargs)       # starts the ranks under mpiexec (with --report), and waits
+        # A progress line on a terminal (quiet under --json, and when several ranks share it) for
+        # the stages the scenario names.
+        with for_terminal(quiet=bool(kwargs.get("as_json")) or mpi_world_size() > 1) as line:
             line.stage(f"scenario {command.name}: setting up")
             return run_reported(command.name, callback, kwargs, report, write_page)
 

@@ -53,7 +53,7 @@ def collect_run(net: Any, recorder: Recorder | None, name: str, hosts: dict[str,
     data["series"] = series(net, recorder, flow_series or {})
     data["flows"] = {"fct_ns": sorted(fct_ns) if fct_ns is not None else None, "what": fct_what}
     data["timeline"] = timeline(net)
-    data["programs"] = programs(net)
+    data["programs"] = programs(net, recorder)
     return data
 
 
@@ -97,32 +97,44 @@ def topology(net: Any, ports: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 def tables(net: Any, recorder: Recorder | None) -> tuple[dict, dict]:
     """Per node with a pipeline: per table entries installed, hits, misses (None when not
-    recorded); and its counters' totals (indexed counters and direct counters) as [packets, bytes]."""
+    recorded); and its counters' totals (indexed counters and direct counters) as [packets, bytes].
+    On several ranks, each node's as its own rank found them (``Recorder.node_facts``)."""
     out: dict[str, Any] = {}
     counters: dict[str, Any] = {}
+    facts = recorder.node_facts if recorder is not None else None
     for node in net.nodes():
-        api = getattr(node, "api", None)
-        if api is None:
+        if getattr(node, "api", None) is None:
             continue
-        counts = recorder.tables.get(node.name) if recorder is not None else None
-        rows = {}
-        for tname, rt in sorted(api.table_names().items()):
-            try:
-                installed = len(api.table_entries(tname))
-            except Exception:     # a table the API cannot list (keyless): count nothing
-                installed = 0
-            rows[tname] = {"entries": installed,
-                           "default": rt.default.name if rt.default is not None else None,
-                           "hits": counts.hits.get(rt.qualified_name, 0) if counts is not None else None,
-                           "misses": counts.misses.get(rt.qualified_name, 0) if counts is not None else None}
-        out[node.name] = rows
-        totals = {name: list(v) for name, v in sorted(api.counter_totals().items())}
-        for tname, rt in api.table_names().items():
-            if rt.has_direct_counter:
-                entries = api.table_entries(tname)
-                totals[f"{tname} (direct)"] = [sum(e.packets for e in entries), sum(e.bytes for e in entries)]
-        counters[node.name] = totals
+        if facts is not None:
+            out[node.name], counters[node.name], _ = facts[node.name]
+        else:
+            out[node.name], counters[node.name], _ = node_tables(node, recorder)
     return out, counters
+
+
+def node_tables(node: Any, recorder: Recorder | None) -> tuple[dict, dict, int]:
+    """One node's rows of ``tables``, its counters' totals, and how many entries it holds."""
+    api = node.api
+    counts = recorder.tables.get(node.name) if recorder is not None else None
+    rows = {}
+    for tname, rt in sorted(api.table_names().items()):
+        rows[tname] = {"entries": _installed(api, tname),
+                       "default": rt.default.name if rt.default is not None else None,
+                       "hits": counts.hits.get(rt.qualified_name, 0) if counts is not None else None,
+                       "misses": counts.misses.get(rt.qualified_name, 0) if counts is not None else None}
+    totals = {name: list(v) for name, v in sorted(api.counter_totals().items())}
+    for tname, rt in api.table_names().items():
+        if rt.has_direct_counter:
+            entries = api.table_entries(tname)
+            totals[f"{tname} (direct)"] = [sum(e.packets for e in entries), sum(e.bytes for e in entries)]
+    return rows, totals, sum(_installed(api, tname) for tname in api.table_names())
+
+
+def _installed(api: Any, table: str) -> int:
+    try:
+        return len(api.table_entries(table))
+    except Exception:     # a table the API cannot list (keyless): count nothing
+        return 0
 
 
 def drops_by_node(net: Any, data: dict[str, Any]) -> dict[str, dict[str, int]]:
@@ -227,8 +239,10 @@ def _peak_depths(flat: list[int], times: list[int], sampled: list[int]) -> list[
     return out
 
 
-def programs(net: Any) -> list[dict[str, Any]]:
-    """Each node's program and entries files with their SHA-256, and how many entries it holds."""
+def programs(net: Any, recorder: Recorder | None = None) -> list[dict[str, Any]]:
+    """Each node's program and entries files with their SHA-256, and how many entries it holds
+    (on several ranks, as the node's own rank counted them: ``Recorder.node_facts``)."""
+    facts = recorder.node_facts if recorder is not None else None
     out = []
     specs = [*net.spec.switches.values(), *net.spec.dpus.values()]
     specs += [h.xdp for h in net.spec.hosts.values() if getattr(h, "xdp", None) is not None]
@@ -238,11 +252,7 @@ def programs(net: Any) -> list[dict[str, Any]]:
         api = getattr(node, "api", None)
         installed = 0
         if api is not None:
-            for tname in api.table_names():
-                try:
-                    installed += len(api.table_entries(tname))
-                except Exception:
-                    pass
+            installed = facts[name][2] if facts is not None else sum(_installed(api, t) for t in api.table_names())
         out.append({"node": name, "program": str(spec.program), "program_sha256": _sha256(spec.program),
                     "entries": str(spec.entries) if spec.entries is not None else None,
                     "entries_sha256": _sha256(spec.entries) if spec.entries is not None else None,
@@ -265,7 +275,8 @@ def provenance(argv: list[str] | None = None, **options: Any) -> dict[str, Any]:
 
     args = list(sys.argv if argv is None else argv)
     if args:
-        args[0] = Path(args[0]).name
+        # ``python -m dataplane`` (how ``--ranks N`` starts the ranks) is the ``dataplane`` command
+        args[0] = "dataplane" if Path(args[0]).name == "__main__.py" else Path(args[0]).name
     return {"command": shlex.join(args), "dataplane": dataplane.__version__,
             "python": f"{platform.python_implementation()} {platform.python_version()}",
             "options": {k: v for k, v in options.items() if v is not None}}

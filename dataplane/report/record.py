@@ -4,9 +4,18 @@ whatever the length), and table hits and misses counted by a trace object.
 
 A sample only reads counters, so the run is the same with and without a recorder; its events
 are taken back out of ``sim.events_run`` when the recorder stops.
+
+On several MPI ranks (``dataplane.net.parallel``) the sampler runs as the world on every rank,
+each rank's samples being right for its own ports, hosts and nodes. Whether work is left
+anywhere is not known inside a rank's window, so it samples on to the end of the run and the
+simulator cuts the samples after it where one process's sampler would have stopped (``keep``,
+undoing a thinning made past that point); ``dataplane.report.ranks`` then merges every rank's
+part on rank 0.
 """
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
@@ -59,6 +68,8 @@ def _serialized_bytes(port: Any, now: int) -> int:
 class Recorder:
     """Samples one network's counters while it runs; ``stop`` ends it (see the module doc)."""
 
+    actor = 0      # the world: on several ranks every rank samples, and its events' keys are alike
+
     def __init__(self, net: Any) -> None:
         self.net = net
         self.sim = net.sim
@@ -72,53 +83,125 @@ class Recorder:
         self.program_drop_samples: list[int] = []              # per sample: packets the P4 programs dropped
         self.dropping = [n for n in net.nodes() if isinstance(getattr(n, "drops", None), dict)]
         self.tables: dict[str, TableCounts] = {}               # per node with a pipeline
+        self.node_facts: dict[str, Any] | None = None          # several ranks: per node, its owner's tables
         self.events = 0
         self.stopped = False
+        # Several ranks: the simulator's hook (None in one process); per tick, the other events
+        # this rank had run before it, and its time; per sample, its tick's number; the
+        # thinnings made in the running window, to undo past where one process stopped.
+        self._mark = getattr(self.sim, "observer_mark", None)
+        self.marks = array("q")
+        self.tick_times = array("q")
+        self.ticks: list[int] = []
+        self._undo: list[tuple[int, int, list[list], int]] = []
+        self._next_ns = 0
+        self._ended = False
+        local = getattr(self.sim, "local", None)
+        if local is not None:        # each rank sums its own hosts' and nodes' counts; rank 0 adds them up
+            self.hosts = [h for h in self.hosts if local[h.actor]]
+            self.dropping = [n for n in self.dropping if local[n.actor]]
         for node in net.nodes():
             if getattr(node, "api", None) is not None:
                 node.trace = self.tables[node.name] = TableCounts()
         self.sim.background += 1
         self.sim.schedule(0, self._tick)
+        if self._mark is not None:
+            from dataplane.report.ranks import RecorderOnRanks
+
+            self.sim.track_observer(self)
+            self.sim.track_gathered(RecorderOnRanks(self))
 
     def _tick(self) -> None:
         self.events += 1
+        if self._mark is not None:
+            self._tick_on_ranks()
+            return
         self.sim.background -= 1
         if self.stopped:
             return
-        self._sample()
+        self._sample(self.sim.now)
         # Only while other work is pending, and as background work: a sampler that counted as
         # work would keep an open-ended run alive, or another sampler that stops when nothing
         # else is left (incast's queue sampler), each waiting for the other.
         if self.sim.pending > self.sim.background:
             self._schedule()
 
+    def _tick_on_ranks(self) -> None:
+        mark = self._mark()          # also takes this tick out of the background count
+        if self.stopped or self._ended:
+            return
+        now = self.sim.now
+        self.marks.append(mark)
+        self.tick_times.append(now)
+        self.ticks.append(len(self.marks) - 1)
+        self._sample(now)
+        self._next_ns = now + self.period
+        self._schedule()
+
     def _schedule(self) -> None:
         self.sim.background += 1
         self.sim.schedule(self.period, self._tick)
 
-    def _sample(self) -> None:
-        self.times.append(self.sim.now)
-        now = self.sim.now
+    def _series(self) -> tuple[list, ...]:
+        return (self.times, self.port_samples, self.depth_samples, self.ce_samples, self.program_drop_samples,
+                self.ticks)
+
+    def _sample(self, now: int) -> None:
+        self.times.append(now)
         self.port_samples.append([(_serialized_bytes(p, now), p.stats.drops, p.stats.lost, p.stats.pause_tx)
                                   for p in self.ports])
         self.depth_samples.append([p.depth for p in self.ports])
         self.ce_samples.append(sum(getattr(h.stats, "ce_received", 0) for h in self.hosts))
         self.program_drop_samples.append(sum(sum(n.drops.values()) for n in self.dropping))
         if len(self.times) >= 2 * BUCKETS:
+            if self._mark is not None:
+                # Thinnings before this window were made while work was left (one process made
+                # them too); this one may be past where one process stops: keep what it drops.
+                start = getattr(self.sim, "window_start", 0)
+                self._undo = [u for u in self._undo if u[0] >= start]
+                self._undo.append((now, len(self.marks), [series[1::2] for series in self._series()], self.period))
             # keep every other sample: the counters are cumulative, so nothing is lost but resolution
-            for series in (self.times, self.port_samples, self.depth_samples, self.ce_samples,
-                           self.program_drop_samples):
+            for series in self._series():
                 del series[1::2]
             self.period *= 2
+
+    def keep(self, count: int, until_ns: int | None) -> tuple[int | None, int]:
+        """Several ranks, after a run that ended with no work left: keep the samples of the
+        first ``count`` ticks, where one process's sampler stopped; one more than taken is the
+        tick still pending, taken now (nothing has changed since the last event). Returns the
+        last kept tick's time (None: none) and how many ticks one process ran."""
+        self._ended = True
+        taken = len(self.marks)
+        if count <= taken:
+            while self._undo and self._undo[-1][1] > count:
+                _, _, halves, period = self._undo.pop()
+                for series, half in zip(self._series(), halves):
+                    kept = series[:len(half)]
+                    series[:] = [x for pair in zip(kept, half) for x in pair]
+                self.period = period
+            cut = bisect_left(self.ticks, count)
+            for series in self._series():
+                del series[cut:]
+            del self.marks[count:]
+            del self.tick_times[count:]
+        elif not self.stopped and (until_ns is None or self._next_ns <= until_ns):
+            self.tick_times.append(self._next_ns)
+            self.ticks.append(taken)
+            self._sample(self._next_ns)
+        self.events = len(self.tick_times)      # the ticks one process ran (``stop`` uncounts them)
+        return (self.tick_times[-1] if len(self.tick_times) else None), self.events
 
     def stop(self) -> None:
         """Take a last sample at the end, stop sampling and uncount the sampler's events."""
         if self.stopped:
             return
         if not self.times or self.times[-1] != self.sim.now:
-            self._sample()
+            self._sample(self.sim.now)
         self.stopped = True
         self.sim.events_run -= self.events
+        uncount = getattr(self.sim, "uncount_world", None)
+        if uncount is not None:
+            uncount(self.events)      # several ranks: its ticks ran as the world on every rank
         for node in self.net.nodes():
             if node.trace is self.tables.get(node.name):
                 node.trace = None

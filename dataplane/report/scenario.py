@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
+from dataplane.net.parallel.session import on_root
 from dataplane.report import collect
 from dataplane.report.record import recording
 
@@ -30,6 +31,7 @@ def run_reported(name: str, callback: Callable[..., Any], kwargs: dict[str, Any]
     out = kwargs.get("out")
     if out is None and report is None:
         return callback(**kwargs)
+    root = on_root()
     runs: list[dict[str, Any]] = []
     with contextlib.ExitStack() as stack:
         if out is None:
@@ -43,11 +45,14 @@ def run_reported(name: str, callback: Callable[..., Any], kwargs: dict[str, Any]
         def finished() -> None:
             while recorders:
                 rec = recorders.pop(0)
-                runs.append(collect.collect_run(rec.net, rec, f"{rec.net.spec.name} {len(runs) + 1}"))
+                if root:        # several ranks: rank 0's recorders have every rank's samples
+                    runs.append(collect.collect_run(rec.net, rec, f"{rec.net.spec.name} {len(runs) + 1}"))
 
         with recording(lambda net: finished()) as recorders:  # noqa: F811 (bound above for finished())
             value = callback(**kwargs)
             finished()
+        if not root:
+            return value
         results = _results(Path(kwargs["out"]))
     _name_runs(runs, results)
     options = {k: (str(v) if isinstance(v, Path) else v) for k, v in kwargs.items() if k not in ("out", "as_json")}

@@ -36,10 +36,6 @@ def relaunch(ranks: int) -> None:
 
 def on_root() -> bool:
     """True in one process and on rank 0 of several: the process that prints and writes."""
-    from dataplane.net.parallel.session import mpi_world_size
+    from dataplane.net.parallel.session import on_root as root
 
-    if mpi_world_size() <= 1:
-        return True
-    from mpi4py import MPI
-
-    return MPI.COMM_WORLD.Get_rank() == 0
+    return root()

@@ -92,3 +92,43 @@ def test_the_recorder_and_a_queue_sampler_do_not_keep_each_other_running():
 
     assert run(record=True) == run(record=False)
     assert run(record=False)[0] < 1_000_000          # far from the sampler's 1 s end
+
+
+class _OneRank:
+    """An MPI communicator of one rank: what ``ParallelSimulator`` calls, without MPI."""
+
+    def Get_rank(self) -> int:
+        return 0
+
+    def Get_size(self) -> int:
+        return 1
+
+    def alltoall(self, items: list) -> list:
+        return items
+
+    def allreduce(self, value, op=None):
+        return value
+
+
+def test_on_ranks_the_samples_past_where_one_process_stops_are_cut_and_their_thinnings_undone(monkeypatch):
+    """As a rank's sampler does, this one samples to the end of the run (3 ms, 2 ms past where
+    one process's stopped, and thinning its samples past it); the cut leaves what one
+    process's sampler kept."""
+    from dataplane.net.parallel import runtime
+
+    monkeypatch.setattr(runtime, "_max_op", lambda: None)
+    spec = load_topology(data_dir("topologies") / "leaf-spine.yaml")
+    recorders = []
+    for parallel in (False, True):
+        local = [True] * (1 + len(spec.switches) + len(spec.hosts))
+        sim = runtime.ParallelSimulator(3, local, _OneRank(), 0) if parallel else None
+        net = Network.from_spec(spec, seed=3, sim=sim)
+        Traffic(net).pattern("all-to-all", 1_000_000)
+        rec = Recorder(net)
+        net.run(3_000_000)
+        recorders.append(rec)
+    one, ranks = recorders
+    assert ranks.sim.observer_runs > one.events + 200 and ranks.events == one.events    # it was cut
+    assert one.period > 1_000 and ranks.sim.now == 3_000_000
+    for field in ("times", "port_samples", "depth_samples", "ce_samples", "program_drop_samples", "period"):
+        assert getattr(ranks, field) == getattr(one, field), field

@@ -143,10 +143,11 @@ class QueueSampler:
         self._next_ns = now + self.interval_ns
         self.sim.schedule(self.interval_ns, self._sample)
 
-    def keep(self, count: int, until_ns: int | None) -> None:
+    def keep(self, count: int, until_ns: int | None) -> tuple[int | None, int]:
         """On several ranks, after the run: keep the first ``count`` samples, where one process
         would have stopped; one more than taken is the sample still pending, taken now (nothing
-        has changed since the last event)."""
+        has changed since the last event). Returns the last kept sample's time (None: none) and
+        how many samples one process took (each an event)."""
         if count <= len(self.times):
             for a in (self.times, self.bytes, self.tx_bytes, self.marks):
                 del a[count:]
@@ -157,6 +158,7 @@ class QueueSampler:
                 self.bytes.append(self.port.queue_bytes)
                 self.tx_bytes.append(self.port.stats.tx_bytes)
         self._stopped = True
+        return (self.times[-1] if len(self.times) else None), len(self.times)
 
     def window(self, t0: int, t1: int) -> list[int]:
         """The byte samples taken in [t0, t1]."""

@@ -41,7 +41,7 @@ class ParallelSimulator(Simulator):
 
     __slots__ = ("local", "comm", "rank", "size", "lookahead_ns", "_key", "cut_ports", "ports_by_link",
                  "world_events", "windows", "cut_messages", "busy_s", "busy_cpu_s", "pack_cpu_s", "sync_s", "local_events", "ran", "observers",
-                 "observer_runs")
+                 "observer_runs", "gathered", "window_start", "before_world_ns", "last_other_ns", "_other_mark")
 
     def __init__(self, seed: int, local: list[bool], comm: Any, lookahead_ns: int):
         super().__init__(seed)
@@ -60,6 +60,11 @@ class ParallelSimulator(Simulator):
         self.ran = 0               # events run on this rank, observers' included
         self.observers: list = []  # world observers to settle after the run (``track_observer``)
         self.observer_runs = 0     # of ``ran``, the observers' samples
+        self.gathered: list = []   # results that gather themselves to rank 0 (``track_gathered``)
+        self.window_start = 0      # the time the running window started at
+        self.before_world_ns = 0   # the time of the event before the running world event
+        self.last_other_ns = 0     # the time of this rank's last event other than an observer's
+        self._other_mark = 0       # ``observer_mark`` at the last observer's sample
 
     # ---- scheduling: as Simulator, keeping only this rank's events ------------------------------------
     def schedule(self, delay_ns: int, fn: Callable, *args: Any) -> None:
@@ -105,17 +110,19 @@ class ParallelSimulator(Simulator):
         start = self._exchange()
         while start <= limit and start != _INF:     # inf: nothing left anywhere (until_ns may be None)
             end = min(start + lookahead, limit + 1)
+            self.window_start = start
             t0 = clock()
             c0 = cpu()
             while heap and heap[0][0] < end:
                 t, key, fn, args, actor = heappop(heap)
+                if not actor:
+                    world += 1
+                    self.before_world_ns = self.now    # for an observer: when the last event ran
                 self.now = t
                 self.actor = actor
                 self._key = key
                 self.ran += 1          # before the call: an observer reads how many ran before it
                 fn(*args)
-                if not actor:
-                    world += 1
             self.actor = 0
             self.busy_cpu_s += cpu() - c0
             t1 = clock()
@@ -132,9 +139,10 @@ class ParallelSimulator(Simulator):
         self.local_events += count
         self.world_events += world
         self.events_run += count
-        last = self.comm.allreduce(self.now, op=_max_op())
+        if self.ran - self.observer_runs > self._other_mark:
+            self.last_other_ns = self.now      # events after the last observer's sample: the last was one
+        last = self._settle(until_ns, start != _INF)
         self.now = until_ns if until_ns is not None else last
-        self._settle(until_ns)
 
     # ---- observers -----------------------------------------------------------------------------------
     def track_observer(self, observer: Any) -> None:
@@ -148,18 +156,45 @@ class ParallelSimulator(Simulator):
         self.background -= 1
         mark = self.ran - 1 - self.observer_runs
         self.observer_runs += 1
+        if mark > self._other_mark:     # another event ran since the last sample: the one just before
+            self._other_mark = mark
+            self.last_other_ns = self.before_world_ns
         return mark
 
-    def _settle(self, until_ns: int | None) -> None:
-        """Cut every observer's samples where one process's would have stopped (module docstring)."""
+    def track_gathered(self, result: Any) -> None:
+        """Register a result that gathers itself (every rank, in the same order): ``Session.gather``
+        calls its ``finish()`` before counting events, sends its ``part()`` to rank 0 and there
+        calls ``merge(parts)`` with every rank's, in rank order."""
+        self.gathered.append(result)
+
+    def uncount_world(self, events: int) -> None:
+        """An observer running as the world took ``events`` back out of ``events_run`` (the
+        report's sampler): they ran on every rank, so they leave this rank's and the world's counts."""
+        self.local_events -= events
+        self.world_events -= events
+
+    def _settle(self, until_ns: int | None, work_left: bool) -> int:
+        """Cut every observer's samples where one process's would have stopped (module docstring);
+        return the time one process's clock would show after an open-ended run (its last event's).
+        Work left at ``until_ns``: one process's observers sampled on to the end, as these did."""
+        last = self.comm.allreduce(self.last_other_ns, op=_max_op())
+        if work_left:
+            return last
         done = self.ran - self.observer_runs
         for observer in self.observers:
             marks = observer.marks
             # marks never decrease and never pass ``done``: the first equal one is the first
             # sample after this rank's last other event (none: the sample still pending).
             mine = bisect_left(marks, done)
-            observer.keep(self.comm.allreduce(mine, op=_max_op()) + 1, until_ns)
+            taken = len(marks)
+            kept, ticks = observer.keep(self.comm.allreduce(mine, op=_max_op()) + 1, until_ns)
+            if kept is not None and kept > last:
+                last = kept        # one process's last event was this observer's last sample
+            # Count the samples one process took, not those this rank took (world events).
+            self.local_events += ticks - taken
+            self.world_events += ticks - taken
         self.observers.clear()
+        return last
 
     def exchange_cost(self, rounds: int = 200) -> tuple[float, float]:
         """Seconds of one empty window exchange (the collective alone), the fastest and the median

@@ -29,6 +29,15 @@ def mpi_world_size() -> int:
     return 1
 
 
+def on_root() -> bool:
+    """True in one process and on rank 0 of several: the process that prints and writes."""
+    if mpi_world_size() <= 1:
+        return True
+    from mpi4py import MPI
+
+    return MPI.COMM_WORLD.Get_rank() == 0
+
+
 class Session:
     """One rank's view of a partitioned run."""
 
@@ -100,25 +109,32 @@ class Session:
         patch them into its copies; True on rank 0, which then reports as one process would."""
         sim = self.sim
         apps = list(apps)
+        gathered, sim.gathered = sim.gathered, []
+        for result in gathered:
+            result.finish()
         nodes = {}
         for node in net.nodes():
             if self.local[node.actor]:
                 nodes[node.name] = (plain_state(node),
                                     {n: (p.stats, p.paused_until) for n, p in node.ports.items()})
+        controllers = {name: plain_state(handle) for name, handle in getattr(net, "controllers", {}).items()
+                       if self.local[handle.node.actor]}
         lost = _remote_lost(net, self.local)
         mine = [(i, plain_state(app)) for i, app in enumerate(apps) if self.local[_app_actor(app)]]
         log = [(t, key, actor, what) for (t, what), (key, actor) in zip(net.events_log, net._log_keys)]
+        results = [result.part() for result in gathered]
         stats = {"events": sim.local_events, "world_events": sim.world_events, "windows": sim.windows,
                  "cut_messages": sim.cut_messages, "busy_s": sim.busy_s, "busy_cpu_s": sim.busy_cpu_s,
                  "pack_cpu_s": sim.pack_cpu_s,
                  "sync_s": sim.sync_s, "max_rss_mb": _max_rss_mb()}
-        parts = self.comm.gather((nodes, lost, mine, log, stats), root=0)
+        parts = self.comm.gather((nodes, lost, mine, log, stats, controllers, results), root=0)
         if not self.root:
             return False
         extra: dict[tuple[str, int], int] = {}
         merged_log = []
         self.rank_stats = []
-        for rank, (their_nodes, their_lost, their_apps, their_log, their_stats) in enumerate(parts):
+        for rank, (their_nodes, their_lost, their_apps, their_log, their_stats, their_controllers,
+                   _) in enumerate(parts):
             for where, n in their_lost.items():
                 extra[where] = extra.get(where, 0) + n
             if rank:
@@ -130,6 +146,8 @@ class Session:
                         node.ports[number].paused_until = paused_until
                 for i, state in their_apps:
                     apply_state(apps[i], state)
+                for name, state in their_controllers.items():
+                    apply_state(net.controllers[name], state)
             merged_log += [entry for entry in their_log if rank == 0 or entry[2] != 0]   # the world's: once
             self.rank_stats.append(their_stats)
         for (name, number), n in extra.items():
@@ -138,6 +156,8 @@ class Session:
         net.events_log[:] = [(t, what) for t, _, _, what in merged_log]
         world = self.rank_stats[0]["world_events"]
         sim.events_run = sum(s["events"] for s in self.rank_stats) - (self.size - 1) * world
+        for i, result in enumerate(gathered):
+            result.merge([part[6][i] for part in parts])
         return True
 
 

@@ -1,10 +1,13 @@
-"""1 rank and 2 MPI ranks give byte-identical pcaps, metrics and JSON (skipped without MPI/mpi4py).
+"""1 rank and 2 MPI ranks give byte-identical pcaps, metrics, report data and JSON (skipped
+without MPI/mpi4py).
 
 Each case runs ``dataplane run`` twice as a process, once plainly and once with ``--ranks 2``
 (which starts ``mpiexec -n 2``), and compares every file written and the ``--json`` output.
+The report's data (report.json) and page differ in the command line they record only.
 """
 from __future__ import annotations
 
+import html
 import json
 import shutil
 import subprocess
@@ -38,6 +41,9 @@ pytestmark = [pytest.mark.no_pypy, pytest.mark.skipif(not _mpi_works(), reason="
 def _run(tmp: Path, name: str, args: list[str], ranks: int) -> tuple[str, Path]:
     """One rank in this process (no interpreter to start), two through ``--ranks 2``."""
     out = tmp / f"{name}-{ranks}"
+    if "--report" in args:
+        out.mkdir()
+        args = [*args[:-1], str(out / args[-1])]    # the page goes into the run's folder
     if ranks == 1:
         result = CliRunner().invoke(main, ["run", *args, "--json", "--out", str(out)])
         assert result.exit_code == 0, result.output
@@ -49,9 +55,11 @@ def _run(tmp: Path, name: str, args: list[str], ranks: int) -> tuple[str, Path]:
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    # report.json (the HTML report's data) is written on one rank only, for now.
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != "report.json"}
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _command(files: dict[str, bytes]) -> str:
+    return json.loads(files["report.json"])["provenance"]["command"]
 
 
 def _same(tmp: Path, name: str, args: list[str]) -> dict:
@@ -59,14 +67,22 @@ def _same(tmp: Path, name: str, args: list[str]) -> dict:
     two, d2 = _run(tmp, name, args, 2)
     assert two == one
     f1, f2 = _files(d1), _files(d2)
-    assert sorted(f2) == sorted(f1) and any(k.endswith(".pcap") for k in f1)
+    assert sorted(f2) == sorted(f1) and any(k.endswith(".pcap") for k in f1) and "report.json" in f1
+    # The command lines differ (--ranks 2, the folders): the report's data and page record them.
+    theirs, ours = _command(f2), _command(f1)
+    commands = [(json.dumps(theirs)[1:-1].encode(), json.dumps(ours)[1:-1].encode()),
+                (html.escape(theirs).encode(), html.escape(ours).encode())]
+    for name in f2:
+        if name == "report.json" or name.endswith(".html"):
+            for theirs, ours in commands:
+                f2[name] = f2[name].replace(theirs, ours)
     different = [k for k in f1 if f1[k] != f2[k]]
     assert different == []
     return json.loads(one)
 
 
 def test_leaf_spine_pingall_is_identical_on_two_ranks(tmp_path):
-    data = _same(tmp_path, "ls", ["--duration", "2ms"])
+    data = _same(tmp_path, "ls", ["--duration", "2ms", "--report", "report.html"])
     assert sum(h["delivered"] for h in data["hosts"].values()) == 12      # every ping answered
 
 

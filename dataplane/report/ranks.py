@@ -1,0 +1,71 @@
+"""The report's recorder on several MPI ranks: each rank's part, merged on rank 0.
+
+Every rank samples every port at the same ticks (``Recorder`` runs as the world), but a
+rank's samples are right only for its own ports, hosts and nodes. ``Session.gather``
+(``dataplane.net.parallel.session``) stops the recorder on every rank, sends each rank's
+``part`` to rank 0 and calls ``merge`` there, which leaves rank 0's recorder as one process's
+would be: each port's samples from the rank that owns it, plus the frames other ranks saw
+lost in flight towards it (counted on the sending port, as ``Session.gather`` adds them to the
+ports' totals); CE marks and program drops summed over the ranks' own hosts and nodes; and
+each pipeline's tables, counters and entries as its own rank found them (``node_facts``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from dataplane.report.record import PORT_FIELDS, Recorder
+
+_LOST = PORT_FIELDS.index("lost")
+
+
+class RecorderOnRanks:
+    """``Recorder``'s side of ``ParallelSimulator.track_gathered``."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+
+    def finish(self) -> None:
+        """Before the events are counted: the last sample, and the sampler's ticks uncounted."""
+        self.recorder.stop()
+
+    def part(self) -> dict[str, Any]:
+        """What this rank knows that others do not (see the module docstring)."""
+        from dataplane.report.collect import node_tables
+
+        rec = self.recorder
+        local = rec.sim.local
+        own: dict[int, tuple[list, list]] = {}
+        lost: dict[int, list[int]] = {}
+        for j, port in enumerate(rec.ports):
+            if local[port.node.actor]:
+                own[j] = ([s[j] for s in rec.port_samples], [d[j] for d in rec.depth_samples])
+            elif port.stats.lost:          # cumulative: none at the end, none in any sample
+                lost[j] = [s[j][_LOST] for s in rec.port_samples]
+        facts = {node.name: node_tables(node, rec) for node in rec.net.nodes()
+                 if local[node.actor] and getattr(node, "api", None) is not None}
+        return {"times": list(rec.times), "own": own, "lost": lost, "ce": rec.ce_samples,
+                "program_drops": rec.program_drop_samples, "facts": facts}
+
+    def merge(self, parts: list[dict[str, Any]]) -> None:
+        """On rank 0, with every rank's ``part`` in rank order."""
+        rec = self.recorder
+        for rank, part in enumerate(parts):
+            if part["times"] != rec.times:
+                raise RuntimeError(f"rank {rank} sampled the report at other times than rank 0")
+        samples, depths = rec.port_samples, rec.depth_samples
+        for part in parts:
+            for j, (column, depth_column) in part["own"].items():
+                for s, values in enumerate(column):
+                    samples[s][j] = values
+                    depths[s][j] = depth_column[s]
+        for part in parts:
+            for j, column in part["lost"].items():
+                for s, n in enumerate(column):
+                    values = list(samples[s][j])
+                    values[_LOST] += n
+                    samples[s][j] = tuple(values)
+        rec.ce_samples[:] = [sum(ns) for ns in zip(*(part["ce"] for part in parts))]
+        rec.program_drop_samples[:] = [sum(ns) for ns in zip(*(part["program_drops"] for part in parts))]
+        rec.node_facts = {}
+        for part in parts:
+            rec.node_facts.update(part["facts"])
