@@ -100,6 +100,10 @@ class Reroute(Controller):
 """
 
 
+def _agg_end(link) -> str:
+    return link.a[0] if link.a[0].startswith("agg") else link.b[0]
+
+
 def test_fat_tree_with_a_failed_cut_link_and_a_controller_is_identical_on_two_ranks(tmp_path):
     topo = fat_tree(4).write(tmp_path / "ft")
     # Switches detect a failure after 50 us (not 1 ms), so detections land within the run too.
@@ -107,9 +111,10 @@ def test_fat_tree_with_a_failed_cut_link_and_a_controller_is_identical_on_two_ra
     part = partition(load_topology(topo), 2)
     spec = load_topology(topo)
     cut = [spec.links[i] for i in part.cut_links]
-    failed = cut[0]
-    # The switch at the failed link's aggregation end reroutes its ECMP members (10 us a write).
-    agg = failed.a[0] if failed.a[0].startswith("agg") else failed.b[0]
+    # The switch at the failed link's aggregation end reroutes its ECMP members (10 us a write);
+    # it runs on rank 1, so its controller's writes (the report's timeline) are gathered.
+    failed = next(ls for ls in cut if part.rank_of[_agg_end(ls)] == 1)
+    agg = _agg_end(failed)
     (topo.parent / "reroute.py").write_text(_REROUTE)
     topo.write_text(topo.read_text().replace(f"    {agg}: {{kind: switch,",
                                              f"    {agg}: {{kind: switch, controller: reroute.py:Reroute, "
@@ -122,6 +127,8 @@ def test_fat_tree_with_a_failed_cut_link_and_a_controller_is_identical_on_two_ra
     data = _same(tmp_path, "ft", [str(topo), "--traffic", "all-to-all", "--duration", "600us",
                                   "--events", str(events)])
     assert any("down" in line for line in data["log"]) and len(data["log"]) == 6
+    timeline = json.loads((tmp_path / "ft-2" / "report.json").read_text())["runs"][0]["timeline"]
+    assert any(f"{agg}'s controller" in what for _, what in timeline)
     assert sum(p["lost"] for p in data["ports"].values()) > 0     # frames in flight on the failed links
 
 
