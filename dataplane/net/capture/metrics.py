@@ -61,9 +61,12 @@ def summary(net: Any, hosts: dict[str, dict[str, int]]) -> dict[str, Any]:
     switches = {name: {"packets_in": n.packets_in, "drops": dict(sorted(n.drops.items()))}
                 for name, n in net.switches.items()}
     # processed, drops by reason, utilisation (busy / elapsed), busy_ns, max_queue, ...: DpuNode.summary
-    dpus = {name: d.summary(net.sim.now) for name, d in getattr(net, "dpus", {}).items()}
+    # (on several ranks, as each node's own rank made it: Session.gather)
+    gathered = getattr(net, "pipeline_summaries", None) or {}
+    dpus = {name: gathered.get(name) or d.summary(net.sim.now) for name, d in getattr(net, "dpus", {}).items()}
     # what each host's eBPF/XDP program did (hosts with one only): XdpHost.summary
-    xdp = {name: h.summary(net.sim.now) for name, h in net.hosts.items() if hasattr(h, "xdp_stats")}
+    xdp = {name: gathered.get(name) or h.summary(net.sim.now) for name, h in net.hosts.items()
+           if hasattr(h, "xdp_stats")}
     return {"hosts": hosts, "ports": port_metrics(net), "switches": switches, "dpus": dpus, "xdp": xdp,
             "sim_time_ns": net.sim.now, "events": net.sim.events_run,
             "log": [f"{t} ns: {what}" for t, what in net.events_log]}

@@ -45,11 +45,6 @@ class Session:
         self.spec = spec
         self.comm = comm
         self.rank, self.size = comm.Get_rank(), comm.Get_size()
-        xdp = [name for name, h in spec.hosts.items() if h.xdp is not None]
-        if spec.dpus or xdp:
-            what = f"DPU '{next(iter(spec.dpus))}'" if spec.dpus else f"XDP host '{xdp[0]}'"
-            raise ParallelError(f"{what}: DPUs and hosts with an XDP program run on one rank only for now "
-                                f"(their pipeline summaries are not gathered across ranks)")
         self.partition: Partition = partition(spec, self.size)
         if self.size > 1 and self.partition.cut_links and self.partition.lookahead_ns <= 0:
             raise ParallelError("a cut link has no latency, so the ranks could never run ahead")
@@ -117,6 +112,10 @@ class Session:
             if self.local[node.actor]:
                 nodes[node.name] = (plain_state(node),
                                     {n: (p.stats, p.paused_until) for n, p in node.ports.items()})
+        # DPUs and XDP hosts: what their pipelines did (busy time, the program's counters) is
+        # not plain state, so their own rank makes their --json summary.
+        summaries = {node.name: node.summary(sim.now) for node in net.nodes()
+                     if self.local[node.actor] and _has_pipeline_summary(node)}
         controllers = {name: plain_state(handle) for name, handle in getattr(net, "controllers", {}).items()
                        if self.local[handle.node.actor]}
         lost = _remote_lost(net, self.local)
@@ -127,14 +126,16 @@ class Session:
                  "cut_messages": sim.cut_messages, "busy_s": sim.busy_s, "busy_cpu_s": sim.busy_cpu_s,
                  "pack_cpu_s": sim.pack_cpu_s,
                  "sync_s": sim.sync_s, "max_rss_mb": _max_rss_mb()}
-        parts = self.comm.gather((nodes, lost, mine, log, stats, controllers, results), root=0)
+        parts = self.comm.gather((nodes, lost, mine, log, stats, controllers, results, summaries), root=0)
         if not self.root:
             return False
         extra: dict[tuple[str, int], int] = {}
         merged_log = []
         self.rank_stats = []
+        net.pipeline_summaries = {}
         for rank, (their_nodes, their_lost, their_apps, their_log, their_stats, their_controllers,
-                   _) in enumerate(parts):
+                   _, their_summaries) in enumerate(parts):
+            net.pipeline_summaries.update(their_summaries)
             for where, n in their_lost.items():
                 extra[where] = extra.get(where, 0) + n
             if rank:
@@ -159,6 +160,11 @@ class Session:
         for i, result in enumerate(gathered):
             result.merge([part[6][i] for part in parts])
         return True
+
+
+def _has_pipeline_summary(node: Any) -> bool:
+    """A DPU, or a host with an XDP program: ``metrics.summary`` lists its ``summary(now)``."""
+    return getattr(node, "kind", None) == "dpu" or hasattr(node, "xdp_stats")
 
 
 def _max_rss_mb() -> float:

@@ -146,3 +146,10 @@ def test_pfc_pause_frames_across_the_cut_are_identical_on_two_ranks(tmp_path):
                 and (data["ports"][f"{ls.a[0]}:p{ls.a[1]}"]["pause_tx"] or data["ports"][f"{ls.b[0]}:p{ls.b[1]}"]["pause_tx"])]
     assert crossing, "no pause frame crossed the cut: the test no longer covers it"
     assert sum(h["lost"] for h in data["hosts"].values()) == 0
+
+
+def test_dpus_and_an_xdp_host_are_identical_on_two_ranks(tmp_path):
+    """Their pipelines' summaries (busy time, the programs' counters) come from their own rank."""
+    data = _same(tmp_path, "dx", [str(Path(__file__).parents[1] / "data" / "dpu_xdp.yaml"), "--duration", "200us"])
+    assert data["xdp"]["h2"]["processed"] > 0 and data["dpus"]["d2"]["busy_ns"] > 0
+    assert data["dpus"]["d2"]["counters"] and sum(h["delivered"] for h in data["hosts"].values()) == 2
