@@ -45,7 +45,7 @@ from dataplane.net.apps.allreduce import (
 from dataplane.net.apps.allreduce_vectors import ArrayVectors, SeededVectors, Vectors, reference
 from dataplane.net.fabric.network import Network
 from dataplane.net.parallel.session import build_network as build_network_on_ranks
-from dataplane.net.parallel.session import gather_results, is_local
+from dataplane.net.parallel.session import gather_results
 from dataplane.net.topology.spec import HostSpec, LinkSpec, SwitchSpec, TopologySpec
 from dataplane.resources import builtin_program
 from dataplane.scenarios._ranks import on_root, ranks_option, relaunch
@@ -127,7 +127,7 @@ def run_allreduce(mode: str, workers: int = 8, elements: int = 1_000_000, loss: 
     """Run one mode; on several MPI ranks, None except on rank 0 (which has every worker's
     completion time, error and retransmissions gathered). On a fat-tree ``workers`` is k^3/4.
     ``data`` defaults to ``SeededVectors(workers, elements, seed)``, made block by block, so no
-    worker holds its vector whole (ina). ``on_network(net)`` sees the network once it is built
+    worker holds its vector whole (neither mode). ``on_network(net)`` sees the network once it is built
     (benchmarks, tests)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (choose from {', '.join(MODES)})")
@@ -163,8 +163,8 @@ def run_allreduce(mode: str, workers: int = 8, elements: int = 1_000_000, loss: 
     else:
         for i, (host, _, _) in enumerate(places):
             nxt = places[(i + 1) % workers][0].ip
-            mine = vectors.vector(i) if is_local(net, host) else np.zeros(elements, dtype=np.float32)
-            apps.append(RingWorker(host, i, workers, mine, nxt, bandwidth_bps, k=k))
+            apps.append(RingWorker(host, i, workers, vectors.of(i), nxt, bandwidth_bps, k=k, exact=exact,
+                                   keep_result=False))
         bound = workers * float(np.max(np.abs(exact))) * 2.0**-23 if elements else 0.0
     # How far: result chunks back at the workers (ina) or ring packets received, of all of them.
     if mode == "ina":
@@ -176,10 +176,6 @@ def run_allreduce(mode: str, workers: int = 8, elements: int = 1_000_000, loss: 
     net.run()
     wall = time.perf_counter() - wall
     net.close()
-    for a in apps:     # each rank checks its own ring workers' results (ina: as they came); gathered below
-        if mode == "ring" and is_local(net, a.host):
-            a.max_abs_error = (float(np.max(np.abs(a.result().astype(np.float64) - exact)))
-                               if elements and a.done_ns is not None else 0.0)
     if not gather_results(net, apps):
         return None
     if any(a.done_ns is None for a in apps):

@@ -206,27 +206,46 @@ class RingWorker:
     copy (reduce-scatter) or stored (all-gather) and, unless s is the last step, forwarded at
     once as step s+1: the pipeline runs at packet granularity. Sends are paced at the link
     rate so the host queue never overflows. Needs lossless links (no retransmission).
+
+    Held as lean as ``InaWorker``: a packet's own elements are read when it is sent (step 0)
+    or arrives (reduce-scatter), from the few blocks in use of ``data`` (an array or a
+    ``WorkerVector``, made block by block: ``allreduce_vectors``); the sum is forwarded, not
+    kept. Final values (the last reduce-scatter step's sum, and all-gather) fill their block,
+    which, once whole, is checked against ``exact`` (``max_abs_error``) and let go, or kept for
+    ``result()`` with ``keep_result`` (the default for an array, as before).
     """
 
-    def __init__(self, host: Host, rank: int, n_workers: int, data: np.ndarray, next_ip: int | str,
+    _BLOCKS_IN_USE = 4      # step 0 reads one segment while arrivals read the next
+
+    def __init__(self, host: Host, rank: int, n_workers: int, data: np.ndarray | WorkerVector, next_ip: int | str,
                  link_bps: int, k: int = 32, start_ns: int = 0,
-                 on_done: Callable[["RingWorker"], None] | None = None):
+                 on_done: Callable[["RingWorker"], None] | None = None,
+                 exact: np.ndarray | None = None, keep_result: bool | None = None):
         self.host, self.sim = host, host.sim
         self.rank, self.n, self.k, self.next_ip = rank, n_workers, k, next_ip
-        self.size = len(data)
+        if BLOCK % k:
+            raise ValueError(f"K = {k} does not divide the {BLOCK}-element block")
+        if keep_result is None:
+            keep_result = not isinstance(data, WorkerVector)
+        self.data = data if isinstance(data, WorkerVector) else ArrayVectors([data]).of(0)
+        self.size = self.data.size
         n = n_workers
         self.seg_pkts = max(1, -(-self.size // (n * k)))          # packets per segment
-        total = n * self.seg_pkts * k
-        buf = np.zeros(total, dtype=np.float32)
-        buf[:self.size] = data
-        self.buf = buf.reshape(n, self.seg_pkts, k)
+        self._chunks = n * self.seg_pkts                           # K-element chunks, padding included
+        self._per_block = BLOCK // k
+        self._own: dict[int, np.ndarray] = {}                      # blocks of data in use (padded to BLOCK)
+        self._final: dict[int, np.ndarray] = {}                    # block -> final values so far
+        self._missing: dict[int, int] = {}                         # block -> chunks still to come
+        self.exact = exact
+        self.max_abs_error = 0.0
+        self._kept: dict[int, np.ndarray] | None = {} if keep_result else None
         self.expected = (2 * n - 2) * self.seg_pkts               # packets to receive
         self.got = 0
         self.retransmissions = 0
         link = host.port.link if host.port is not None else None
         wire = link.wire_bytes(frame_bytes(k)) if link is not None else wire_bytes(frame_bytes(k))
         self.tick_ns = (wire * 8 * 1_000_000_000) // link_bps    # a frame's line time, overhead included
-        self._q: deque[bytes] = deque()
+        self._q: deque[bytes | int] = deque()                     # an int j: step 0's packet j, made when sent
         self._pumping = False
         self.on_done = on_done
         self.start_ns = start_ns
@@ -234,15 +253,31 @@ class RingWorker:
         host.bind_udp(RING_PORT, self._on_packet)
         self.sim.at(start_ns, self._start)
 
-    def _msg(self, step: int, seg: int, j: int) -> bytes:
-        return HDR.pack(0, step, seg, self.rank, 0, 0, j) + self.buf[seg, j].astype(">f4").tobytes()
+    def _mine(self, chunk: int) -> np.ndarray:
+        """This worker's K elements of ``chunk`` (zeros past the end of the vector)."""
+        b, off = divmod(chunk, self._per_block)
+        x = self._own.get(b)
+        if x is None:
+            if len(self._own) >= self._BLOCKS_IN_USE:
+                del self._own[next(iter(self._own))]               # the oldest
+            x = np.zeros(BLOCK, dtype=np.float32)
+            if b * BLOCK < self.size:
+                got = self.data.block(b)
+                x[:len(got)] = got
+            self._own[b] = x
+        off *= self.k
+        return x[off:off + self.k]
+
+    def _msg(self, step: int, seg: int, j: int, values: np.ndarray) -> bytes:
+        return HDR.pack(0, step, seg, self.rank, 0, 0, j) + values.astype(">f4").tobytes()
 
     def _start(self) -> None:
         if self.n == 1:
+            for chunk in range(self._chunks):
+                self._done_chunk(chunk, self._mine(chunk))
             self._finish(self.sim.now)
             return
-        for j in range(self.seg_pkts):
-            self._q.append(self._msg(0, self.rank, j))
+        self._q.extend(range(self.seg_pkts))
         self._pump()
 
     def _pump(self) -> None:
@@ -250,23 +285,52 @@ class RingWorker:
             self._pumping = False
             return
         self._pumping = True
-        self.host.send_udp(self.next_ip, RING_PORT, RING_PORT, self._q.popleft())
+        item = self._q.popleft()
+        if type(item) is int:
+            item = self._msg(0, self.rank, item, self._mine(self.rank * self.seg_pkts + item))
+        self.host.send_udp(self.next_ip, RING_PORT, RING_PORT, item)
         self.host.timer(self.tick_ns, self._pump)
 
     def _on_packet(self, src_ip: int, src_port: int, payload: bytes, tos: int, now: int) -> None:
         _job, step, seg, _w, _c, _r, j = HDR.unpack_from(payload)
         vals = np.frombuffer(payload, dtype=">f4", count=self.k, offset=HDR.size)
+        chunk = seg * self.seg_pkts + j
         if step < self.n - 1:
-            self.buf[seg, j] += vals                              # reduce-scatter: accumulate
+            vals = self._mine(chunk) + vals                       # reduce-scatter: accumulate
+            if step == self.n - 2:
+                self._done_chunk(chunk, vals)                     # the last addition: the sum
         else:
-            self.buf[seg, j] = vals                               # all-gather: final values
+            self._done_chunk(chunk, vals)                         # all-gather: final values
         self.got += 1
         if step < 2 * self.n - 3:
-            self._q.append(self._msg(step + 1, seg, j))
+            self._q.append(self._msg(step + 1, seg, j, vals))
             if not self._pumping:
                 self._pump()
         if self.got == self.expected:
             self._finish(now)
+
+    def _done_chunk(self, chunk: int, values: np.ndarray) -> None:
+        """``values`` are ``chunk``'s result: into its block, checked and let go once it is whole."""
+        b, off = divmod(chunk, self._per_block)
+        final = self._final.get(b)
+        if final is None:
+            count = min(self._per_block, self._chunks - b * self._per_block)
+            final = self._final[b] = np.zeros(count * self.k, dtype=np.float32)
+            self._missing[b] = count
+        off *= self.k
+        final[off:off + self.k] = values
+        self._missing[b] -= 1
+        if self._missing[b]:
+            return
+        del self._final[b], self._missing[b]
+        lo = b * BLOCK
+        n = max(0, min(len(final), self.size - lo))
+        if self.exact is not None and n > 0:
+            err = float(np.max(np.abs(final[:n].astype(np.float64) - self.exact[lo:lo + n])))
+            if err > self.max_abs_error:
+                self.max_abs_error = err
+        if self._kept is not None:
+            self._kept[b] = final[:n]
 
     def _finish(self, now: int) -> None:
         self.done_ns = now
@@ -274,4 +338,9 @@ class RingWorker:
             self.on_done(self)
 
     def result(self) -> np.ndarray:
-        return self.buf.reshape(-1)[:self.size].copy()
+        """The allreduced vector; only for a worker that keeps it (``keep_result``), once done."""
+        if self._kept is None:
+            raise ValueError("this worker checked its result block by block and kept none (keep_result=False)")
+        if not self._kept:
+            return np.zeros(0, dtype=np.float32)
+        return np.concatenate([self._kept[b] for b in sorted(self._kept)])

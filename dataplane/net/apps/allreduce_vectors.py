@@ -6,8 +6,8 @@ MPI rank builds every worker (``parallel.runtime``). So a worker's vector is cut
 every chunk in it has its result (``InaWorker``): a worker holds a block or two at a time.
 
 ``SeededVectors``: worker ``w``'s vector is standard normals (float32) from numpy's generator
-seeded with ``(seed, w)``, drawn a block at a time, so a rank draws only its own workers'
-vectors, each once, and any rank draws the same values. ``ArrayVectors`` wraps vectors given whole (tests,
+seeded with ``(seed, w)``, drawn a block at a time, in any order, so a rank draws only its own
+workers' vectors and any rank draws the same values. ``ArrayVectors`` wraps vectors given whole (tests,
 the Python API). ``reference`` makes every block once to find the exact float64 sum and the
 largest magnitude (for the fixed-point scale): one pass, holding one block at a time.
 """
@@ -32,7 +32,7 @@ class Vectors:
         raise NotImplementedError
 
     def vector(self, worker: int) -> np.ndarray:
-        """The whole vector of ``worker`` (for code that needs it whole, the ring baseline)."""
+        """The whole vector of ``worker`` (for code that needs it whole)."""
         if not self.blocks:
             return np.zeros(0, dtype=np.float32)
         return np.concatenate([self.block(worker, b) for b in range(self.blocks)])
@@ -45,34 +45,50 @@ class SeededVectors(Vectors):
     """Standard normal vectors: worker ``w``'s is ``default_rng((seed, w)).standard_normal(elements,
     dtype=float32)``, drawn ``BLOCK`` elements at a time as the blocks are asked for.
 
-    A worker asks for its blocks about in order (each once; a block can come a little before
-    the one before it when results arrive out of order), so each worker keeps one generator
-    and its place in the stream; blocks drawn on the way to a later one wait in ``_ahead``. A
-    block from behind the generator's place starts that worker's stream again (``reference``
-    reads every vector once before the run). One generator a worker, not one a block: seeding
-    a generator costs as much as drawing a block on CPython and four blocks on PyPy."""
+    Each worker keeps one generator and its place in the stream (one generator a worker, not
+    one a block: seeding a generator costs as much as drawing a block on CPython and four
+    blocks on PyPy), and the generator's state at the start of every block it has drawn
+    (about 100 bytes a block). A block the generator has passed is drawn again from its
+    state; so is one ahead of it, once known. The first time through (``reference`` reads
+    every vector once before the run), blocks drawn on the way to a later one wait in
+    ``_ahead``. So the in-network workers, which ask for their blocks about in order, and the
+    ring workers, which ask for them a segment at a time from the middle of the vector, hold a
+    block or a few at a time, and any rank draws the same values."""
 
     def __init__(self, workers: int, elements: int, seed: int = 0):
         super().__init__(workers, elements)
         self.seed = seed
         self._streams: dict[int, tuple[np.random.Generator, list[int]]] = {}   # worker -> (generator, [next block])
         self._ahead: dict[tuple[int, int], np.ndarray] = {}
+        self._starts: dict[int, dict[int, tuple[int, int, int]]] = {}   # worker -> block -> generator state
 
     def block(self, worker: int, b: int) -> np.ndarray:
         early = self._ahead.pop((worker, b), None)
         if early is not None:
             return early
         stream = self._streams.get(worker)
-        if stream is None or stream[1][0] > b:
-            stream = self._streams[worker] = (np.random.default_rng((self.seed, worker)), [0])
+        if stream is None or stream[1][0] != b:
+            start = self._starts.get(worker, {}).get(b)
+            if start is not None:
+                gen = stream[0] if stream is not None else np.random.default_rng((self.seed, worker))
+                state = gen.bit_generator.state
+                state["state"]["state"], state["has_uint32"], state["uinteger"] = start
+                gen.bit_generator.state = state
+                stream = self._streams[worker] = (gen, [b])
+            elif stream is None or stream[1][0] > b:
+                stream = self._streams[worker] = (np.random.default_rng((self.seed, worker)), [0])
         gen, place = stream
         while place[0] < b:
-            self._ahead[(worker, place[0])] = self._draw(gen, place[0])
+            self._ahead[(worker, place[0])] = self._draw(worker, gen, place[0])
             place[0] += 1
         place[0] += 1
-        return self._draw(gen, b)
+        return self._draw(worker, gen, b)
 
-    def _draw(self, gen: np.random.Generator, b: int) -> np.ndarray:
+    def _draw(self, worker: int, gen: np.random.Generator, b: int) -> np.ndarray:
+        starts = self._starts.setdefault(worker, {})
+        if b not in starts:
+            state = gen.bit_generator.state
+            starts[b] = (state["state"]["state"], state["has_uint32"], state["uinteger"])
         return gen.standard_normal(min(BLOCK, self.elements - b * BLOCK), dtype=np.float32)
 
 

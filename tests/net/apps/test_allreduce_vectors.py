@@ -41,3 +41,31 @@ def test_lean_worker_checks_each_block_as_the_whole_result_would_and_keeps_none(
     for w in ws:
         assert w.done_ns is not None and w.max_abs_error == whole
         assert not w._payload and not w._result       # every block let go
+
+
+def test_a_block_from_anywhere_is_drawn_again_from_its_start_once_the_stream_has_passed_it():
+    n = 3 * BLOCK + 100
+    whole = np.random.default_rng((4, 1)).standard_normal(n, dtype=np.float32)
+    v = SeededVectors(3, n, seed=4)
+    reference(v)                              # the first time through: every block's start noted
+    for b in (2, 0, 3, 1, 1):                 # the ring's order: a segment from the middle first
+        assert np.array_equal(v.block(1, b), whole[b * BLOCK:(b + 1) * BLOCK])
+        assert not v._ahead                   # nothing drawn on the way, nothing held
+
+
+def test_lean_ring_worker_checks_each_block_as_the_whole_result_would_and_keeps_few():
+    from dataplane.net.apps.allreduce import RingWorker
+    from dataplane.scenarios.allreduce import build_network, host_ip
+    n, size = 3, 3 * BLOCK + 1000                   # segments across blocks, a partial last block
+    vectors = SeededVectors(n, size, seed=6)
+    exact, max_abs = reference(vectors)
+    net = build_network(n, seed=7)
+    ws = [RingWorker(net.host(f"h{i + 1}"), i, n, vectors.of(i), host_ip((i + 1) % n + 1), 10_000_000_000,
+                     exact=exact, keep_result=(i == 0)) for i in range(n)]
+    net.run()
+    whole = float(np.max(np.abs(ws[0].result().astype(np.float64) - exact)))
+    assert len(ws[0].result()) == size and 0 < whole <= n * float(np.abs(exact).max()) * 2.0**-23
+    for w in ws:
+        assert w.done_ns is not None and w.max_abs_error == whole
+        assert len(w._own) <= RingWorker._BLOCKS_IN_USE and not w._final     # every result block let go
+    assert not vectors._ahead
