@@ -234,8 +234,9 @@ class RingWorker:
         self._chunks = n * self.seg_pkts                           # K-element chunks, padding included
         self._per_block = BLOCK // k
         self._own: dict[int, np.ndarray] = {}                      # blocks of data in use (padded to BLOCK)
-        self._final: dict[int, np.ndarray] = {}                    # block -> final values so far
-        self._missing: dict[int, int] = {}                         # block -> chunks still to come
+        blocks = -(-self._chunks // self._per_block)
+        self._final: list[np.ndarray | None] = [None] * blocks     # by block: final values so far
+        self._missing = [min(self._per_block, self._chunks - b * self._per_block) for b in range(blocks)]
         self.exact = exact
         self.max_abs_error = 0.0
         self._kept: dict[int, np.ndarray] | None = {} if keep_result else None
@@ -312,17 +313,15 @@ class RingWorker:
     def _done_chunk(self, chunk: int, values: np.ndarray) -> None:
         """``values`` are ``chunk``'s result: into its block, checked and let go once it is whole."""
         b, off = divmod(chunk, self._per_block)
-        final = self._final.get(b)
+        final = self._final[b]
         if final is None:
-            count = min(self._per_block, self._chunks - b * self._per_block)
-            final = self._final[b] = np.zeros(count * self.k, dtype=np.float32)
-            self._missing[b] = count
+            final = self._final[b] = np.zeros(self._missing[b] * self.k, dtype=np.float32)
         off *= self.k
         final[off:off + self.k] = values
-        self._missing[b] -= 1
-        if self._missing[b]:
+        left = self._missing[b] = self._missing[b] - 1
+        if left:
             return
-        del self._final[b], self._missing[b]
+        self._final[b] = None
         lo = b * BLOCK
         n = max(0, min(len(final), self.size - lo))
         if self.exact is not None and n > 0:

@@ -67,5 +67,5 @@ def test_lean_ring_worker_checks_each_block_as_the_whole_result_would_and_keeps_
     assert len(ws[0].result()) == size and 0 < whole <= n * float(np.abs(exact).max()) * 2.0**-23
     for w in ws:
         assert w.done_ns is not None and w.max_abs_error == whole
-        assert len(w._own) <= RingWorker._BLOCKS_IN_USE and not w._final     # every result block let go
+        assert len(w._own) <= RingWorker._BLOCKS_IN_USE and all(f is None for f in w._final)   # all let go
     assert not vectors._ahead
