@@ -41,7 +41,7 @@ class ParallelSimulator(Simulator):
 
     __slots__ = ("local", "comm", "rank", "size", "lookahead_ns", "_key", "cut_ports", "ports_by_link",
                  "world_events", "windows", "cut_messages", "busy_s", "busy_cpu_s", "pack_cpu_s", "sync_s", "local_events", "ran", "observers",
-                 "observer_runs", "gathered", "window_start", "before_world_ns", "last_other_ns", "_other_mark")
+                 "observer_runs", "_observer_ids", "gathered", "window_start", "before_world_ns", "last_other_ns", "_other_mark")
 
     def __init__(self, seed: int, local: list[bool], comm: Any, lookahead_ns: int):
         super().__init__(seed)
@@ -59,6 +59,7 @@ class ParallelSimulator(Simulator):
         self.pack_cpu_s = 0.0      # CPU time packing and unpacking the frames that cross the cut
         self.ran = 0               # events run on this rank, observers' included
         self.observers: list = []  # world observers to settle after the run (``track_observer``)
+        self._observer_ids: set[int] = set()
         self.observer_runs = 0     # of ``ran``, the observers' samples
         self.gathered: list = []   # results that gather themselves to rank 0 (``track_gathered``)
         self.window_start = 0      # the time the running window started at
@@ -108,8 +109,14 @@ class ParallelSimulator(Simulator):
         clock = time.perf_counter
         cpu = time.process_time
         start = self._exchange()
-        while start <= limit and start != _INF:     # inf: nothing left anywhere (until_ns may be None)
-            end = min(start + lookahead, limit + 1)
+        while True:
+            if start > limit or start == _INF:      # inf: nothing left anywhere (until_ns may be None)
+                if start == _INF or until_ns is None:
+                    break
+                # Work is left past until_ns only: one process's observers sample on to it.
+                end = until_ns + 1
+            else:
+                end = min(start + lookahead, limit + 1)
             self.window_start = start
             t0 = clock()
             c0 = cpu()
@@ -124,6 +131,8 @@ class ParallelSimulator(Simulator):
                 self.ran += 1          # before the call: an observer reads how many ran before it
                 fn(*args)
             self.actor = 0
+            if start > limit:
+                break
             self.busy_cpu_s += cpu() - c0
             t1 = clock()
             self.busy_s += t1 - t0
@@ -149,6 +158,7 @@ class ParallelSimulator(Simulator):
         """Register a world observer (every rank, in the same order): it calls ``observer_mark``
         at each sample and has ``marks`` (an array) and ``keep(count, until_ns)``."""
         self.observers.append(observer)
+        self._observer_ids.add(id(observer))
 
     def observer_mark(self) -> int:
         """Called by an observer at the start of its sample: the events other than observers'
@@ -194,7 +204,22 @@ class ParallelSimulator(Simulator):
             self.local_events += ticks - taken
             self.world_events += ticks - taken
         self.observers.clear()
+        self._observer_ids.clear()
         return last
+
+    def _soonest_work(self) -> float:
+        """The time of this rank's earliest pending event that is not an observer's sample. A
+        window starts there, not at a sample: samples send nothing across the cut, so every
+        sample before it runs in that window, and a quiet stretch costs no windows."""
+        heap = self._heap
+        observers = self._observer_ids
+        held = []
+        while heap and id(getattr(heap[0][2], "__self__", None)) in observers:
+            held.append(heappop(heap))
+        soonest = heap[0][0] if heap else _INF
+        for entry in held:
+            heappush(heap, entry)
+        return soonest
 
     def exchange_cost(self, rounds: int = 200) -> tuple[float, float]:
         """Seconds of one empty window exchange (the collective alone), the fastest and the median
@@ -214,6 +239,8 @@ class ParallelSimulator(Simulator):
         outgoing: list[list] = [[] for _ in range(self.size)]
         heap = self._heap
         soonest = heap[0][0] if heap else _INF
+        if self.observers and heap:
+            soonest = self._soonest_work()
         work = len(heap) - self.background      # events that keep the run going (in flight too)
         for port, peer_rank, link_index, peer_side in self.cut_ports:
             box = port._out
