@@ -111,7 +111,7 @@ class Session:
         for node in net.nodes():
             if self.local[node.actor]:
                 nodes[node.name] = (plain_state(node),
-                                    {n: (p.stats, p.paused_until) for n, p in node.ports.items()})
+                                    {n: (p.stats, p.paused_until, _queue_state(p)) for n, p in node.ports.items()})
         # DPUs and XDP hosts: what their pipelines did (busy time, the program's counters) is
         # not plain state, so their own rank makes their --json summary.
         summaries = {node.name: node.summary(sim.now) for node in net.nodes()
@@ -142,9 +142,12 @@ class Session:
                 for name, (state, ports) in their_nodes.items():
                     node = net._node(name)
                     apply_state(node, state)
-                    for number, (stats, paused_until) in ports.items():
-                        node.ports[number].stats = stats
-                        node.ports[number].paused_until = paused_until
+                    for number, (stats, paused_until, queues) in ports.items():
+                        port = node.ports[number]
+                        port.stats = stats
+                        port.paused_until = paused_until
+                        if queues is not None:        # traffic classes: each queue's counters
+                            port.queue.stats, port.queue.paused_until = queues
                 for i, state in their_apps:
                     apply_state(apps[i], state)
                 for name, state in their_controllers.items():
@@ -160,6 +163,13 @@ class Session:
         for i, result in enumerate(gathered):
             result.merge([part[6][i] for part in parts])
         return True
+
+
+def _queue_state(port: Any) -> tuple[list, list[int]] | None:
+    """A traffic-class port's per-queue counters and pauses (``queue_metrics`` reads them)."""
+    if not hasattr(port, "queue_metrics"):
+        return None
+    return port.queue.stats, port.queue.paused_until
 
 
 def _has_pipeline_summary(node: Any) -> bool:

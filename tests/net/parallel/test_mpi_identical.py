@@ -148,8 +148,10 @@ def test_pfc_pause_frames_across_the_cut_are_identical_on_two_ranks(tmp_path):
     assert sum(h["lost"] for h in data["hosts"].values()) == 0
 
 
-def test_dpus_and_an_xdp_host_are_identical_on_two_ranks(tmp_path):
-    """Their pipelines' summaries (busy time, the programs' counters) come from their own rank."""
+def test_dpus_an_xdp_host_and_traffic_classes_are_identical_on_two_ranks(tmp_path):
+    """Their pipelines' summaries (busy time, the programs' counters) and a traffic-class
+    port's per-queue counters come from their own rank."""
     data = _same(tmp_path, "dx", [str(Path(__file__).parents[1] / "data" / "dpu_xdp.yaml"), "--duration", "200us"])
     assert data["xdp"]["h2"]["processed"] > 0 and data["dpus"]["d2"]["busy_ns"] > 0
+    assert data["ports"]["s1:p1"]["queues"][0]["tx_packets"] > 0
     assert data["dpus"]["d2"]["counters"] and sum(h["delivered"] for h in data["hosts"].values()) == 2
