@@ -31,9 +31,19 @@ Counters: per traffic-class queue ``storms`` and ``storm_drops`` (in its ``queue
 metrics), per single-queue port the same two as ``WatchedPort`` attributes; per watchdog
 ``storms``, ``restorations``, ``storm_drops`` and the log ``events`` (time, port, queue
 (-1 for a whole port), what).
+
+Polling is background work: it stops at the first poll that finds nothing else pending, so it
+never keeps a run going. On several MPI ranks (``dataplane.net.parallel``) a rank sees only its
+own events, and whether another rank still has work is known only at the end of a time window,
+so there the watchdog polls on, and after the run the simulator has it cut its polls where one
+process's would have stopped (``settle``): at the first poll after the last event that was not
+background work, on any rank. Past that event nothing moves, so those polls can only have
+restored queues (a queue stalls only while it holds packets and is paused, and such a port has
+its resume pending: work), and ``settle`` takes those restorations back.
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Any
 
 from dataplane.net.devices.link import Port
@@ -98,8 +108,9 @@ class _ClassQueue:
     def quiet_since(self) -> int:
         return self.qs.pause_seen[self.qid]
 
-    def restore(self) -> None:
-        self.qs.stormed[self.qid] = self.qs.dropping[self.qid] = False
+    def restore(self, stormed: bool = False, dropping: bool = False) -> None:
+        """Honour pause again (or, taking a restoration back, ignore it again)."""
+        self.qs.stormed[self.qid], self.qs.dropping[self.qid] = stormed, dropping
 
     def storm(self, now: int, drop: bool, pfc: Any) -> int:
         """Storm the queue (lift its pause; with ``drop`` discard what it holds); packets dropped."""
@@ -150,8 +161,8 @@ class _WholePort:
     def quiet_since(self) -> int:
         return self.port.pause_seen
 
-    def restore(self) -> None:
-        self.port.stormed = self.port.dropping = False
+    def restore(self, stormed: bool = False, dropping: bool = False) -> None:
+        self.port.stormed, self.port.dropping = stormed, dropping
 
     def storm(self, now: int, drop: bool, pfc: Any) -> int:
         port = self.port
@@ -192,13 +203,27 @@ class PfcWatchdog:
         self.restorations = 0
         self.events: list[tuple[int, str, int, str]] = []
         self._running = False
+        # Several ranks: the simulator's hook (None in one process); the (time, key) of every
+        # poll of this run, and of the pending one.
+        sim = self.sim
+        self._tick = getattr(sim, "background_tick", None)
+        self._polls: list[tuple[int, int]] = []
+        self._next = (0, 0)
+        if self._tick is not None:
+            sim.track_poller(self, node.actor)
 
     def start(self) -> None:
         """Poll from now on (as background work: it does not keep a run going on its own)."""
         if not self._running:
             self._running = True
-            self.sim.background += 1
-            self.sim.schedule(self.poll_ns, self._poll)
+            self._schedule()
+
+    def _schedule(self) -> None:
+        sim = self.sim
+        sim.background += 1
+        sim.schedule(self.poll_ns, self._poll)
+        if self._tick is not None:
+            self._next = (sim.now + self.poll_ns, sim._keys[sim.actor])
 
     def watched(self) -> list[tuple[int, Any]]:
         """(port number, queue) for every queue watched: the lossless queues of traffic-class
@@ -217,13 +242,57 @@ class PfcWatchdog:
         sim = self.sim
         sim.background -= 1
         now = sim.now
+        if self._tick is not None:
+            self._tick()
+            polls = self._polls
+            if polls and polls[-1][0] < sim.window_start:
+                polls.clear()      # the run's last event is in its last window: only its polls may be cut
+            polls.append(self._next)
         for number, watched in self.watched():
             self._check(number, watched, now)
-        if sim.pending > sim.background:
-            sim.background += 1
-            sim.schedule(self.poll_ns, self._poll)
+        if self._tick is not None or sim.pending > sim.background:
+            self._schedule()
         else:
             self._running = False
+
+    def settle(self, end: tuple[int, int], until_ns: int | None) -> tuple[int | None, int]:
+        """Several ranks, after a run that ran out of work: keep the polls up to the first one
+        after ``end`` (the last event that was not background work, as (time, key)), where one
+        process's watchdog stopped; take back what later ones did, or take that first poll now
+        if it is still pending (nothing has changed since ``end``). Returns its time (None: this
+        run had no poll) and the polls one process ran less than this rank did (negative) or
+        more (1)."""
+        polls, self._polls = self._polls, []
+        if not self._running:
+            return None, 0
+        first = bisect_right(polls, end)
+        if first < len(polls):
+            stop = polls[first]
+            self._take_back_after(stop[0])
+            more = first + 1 - len(polls)
+        elif until_ns is None or self._next[0] <= until_ns:
+            stop = self._next
+            for number, watched in self.watched():
+                self._check(number, watched, stop[0])
+            more = 1
+        else:
+            return None, 0         # the first poll after ``end`` is past the run's end: pending in one process too
+        self.sim.background -= self.sim.unschedule(self)
+        self._running = False
+        return stop[0], more
+
+    def _take_back_after(self, t: int) -> None:
+        """Undo what polls after ``t`` did: restorations only (see the module docstring)."""
+        late = [e for e in self.events if e[0] > t]
+        if not late:
+            return
+        self.events = [e for e in self.events if e[0] <= t]
+        queues = {(watched.port.name, watched.qid): watched for _, watched in self.watched()}
+        for _, port, qid, what in late:
+            if what != "restored":
+                raise AssertionError(f"PFC watchdog of {self.node.name}: {what} after the last event of the run")
+            queues[(port, qid)].restore(True, self.config.action == "drop")
+            self.restorations -= 1
 
     def _check(self, number: int, watched: Any, now: int) -> None:
         key = (number, watched.qid)

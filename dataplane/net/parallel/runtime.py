@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left
-from heapq import heappop, heappush
+from heapq import heapify, heappop, heappush
 from typing import Any, Callable
 
 from dataplane.errors import DataplaneError
@@ -41,7 +41,8 @@ class ParallelSimulator(Simulator):
 
     __slots__ = ("local", "comm", "rank", "size", "lookahead_ns", "_key", "cut_ports", "ports_by_link",
                  "world_events", "windows", "cut_messages", "busy_s", "busy_cpu_s", "pack_cpu_s", "sync_s", "local_events", "ran", "observers",
-                 "observer_runs", "_observer_ids", "gathered", "window_start", "before_world_ns", "last_other_ns", "_other_mark")
+                 "observer_runs", "_observer_ids", "gathered", "window_start", "before_ns", "before_key", "last_other_ns",
+                 "last_other_key", "_other_mark", "pollers", "tracking")
 
     def __init__(self, seed: int, local: list[bool], comm: Any, lookahead_ns: int):
         super().__init__(seed)
@@ -63,9 +64,13 @@ class ParallelSimulator(Simulator):
         self.observer_runs = 0     # of ``ran``, the observers' samples
         self.gathered: list = []   # results that gather themselves to rank 0 (``track_gathered``)
         self.window_start = 0      # the time the running window started at
-        self.before_world_ns = 0   # the time of the event before the running world event
-        self.last_other_ns = 0     # the time of this rank's last event other than an observer's
-        self._other_mark = 0       # ``observer_mark`` at the last observer's sample
+        self.before_ns = 0         # the time and key of the event before the running one (kept before
+        self.before_key = 0        # world events, and before every event while ``tracking``)
+        self.last_other_ns = 0     # the time and key of this rank's last event other than a background
+        self.last_other_key = 0    # tick (an observer's sample, a poller's poll)
+        self._other_mark = 0       # the mark at the last background tick
+        self.pollers: list = []    # this rank's background pollers to settle after the run (``track_poller``)
+        self.tracking = False      # keep ``before_ns`` for every event (a poller's tick needs it)
 
     # ---- scheduling: as Simulator, keeping only this rank's events ------------------------------------
     def schedule(self, delay_ns: int, fn: Callable, *args: Any) -> None:
@@ -91,6 +96,17 @@ class ParallelSimulator(Simulator):
         keys[me] = key = keys[me] + 1
         if self.local[actor]:
             heappush(self._heap, (self.now + delay_ns, key, fn, args, actor))
+
+    def unschedule(self, owner: Any) -> int:
+        """Drop the pending events of ``owner``'s methods (a poller stopping after the run, as one
+        process's would have); returns how many."""
+        heap = self._heap
+        kept = [e for e in heap if getattr(e[2], "__self__", None) is not owner]
+        dropped = len(heap) - len(kept)
+        if dropped:
+            heap[:] = kept
+            heapify(heap)
+        return dropped
 
     def stop(self) -> None:
         raise ParallelError("stopping a run early (sim.stop) is not supported on more than one rank")
@@ -124,7 +140,11 @@ class ParallelSimulator(Simulator):
                 t, key, fn, args, actor = heappop(heap)
                 if not actor:
                     world += 1
-                    self.before_world_ns = self.now    # for an observer: when the last event ran
+                    self.before_ns = self.now      # for a background tick: the event before it
+                    self.before_key = self._key
+                elif self.tracking:
+                    self.before_ns = self.now
+                    self.before_key = self._key
                 self.now = t
                 self.actor = actor
                 self._key = key
@@ -149,7 +169,8 @@ class ParallelSimulator(Simulator):
         self.world_events += world
         self.events_run += count
         if self.ran - self.observer_runs > self._other_mark:
-            self.last_other_ns = self.now      # events after the last observer's sample: the last was one
+            self.last_other_ns = self.now      # events after the last background tick: the last was one
+            self.last_other_key = self._key
         last = self._settle(until_ns, start != _INF)
         self.now = until_ns if until_ns is not None else last
 
@@ -161,14 +182,33 @@ class ParallelSimulator(Simulator):
         self._observer_ids.add(id(observer))
 
     def observer_mark(self) -> int:
-        """Called by an observer at the start of its sample: the events other than observers'
-        this rank has run before it. Its pending event no longer counts as background."""
+        """Called by an observer at the start of its sample: the events other than background
+        ticks this rank has run before it. Its pending event no longer counts as background."""
         self.background -= 1
+        return self.background_tick()
+
+    def track_poller(self, poller: Any, actor: int) -> None:
+        """Register a background poller of node ``actor`` (the PFC watchdog; on this rank only if
+        it runs the node, where its polls run): it calls
+        ``background_tick`` at each poll and polls on whatever else is pending (the rank cannot
+        tell inside its window whether another rank has work left); after a run that ran out of
+        work, ``poller.settle(end, until_ns)`` cuts its polls where one process's poller would
+        have stopped: at its first poll after ``end``, the (time, key) of the last event that was
+        not a background tick, on any rank. It returns that poll's time (None: no poll) and the
+        events it ran more (less, if negative) than this rank did."""
+        if self.local[actor]:
+            self.pollers.append(poller)
+            self.tracking = True
+
+    def background_tick(self) -> int:
+        """Called by an observer's sample or a poller's poll as it starts: not an event that keeps
+        the run going. Returns how many other events this rank has run before it."""
         mark = self.ran - 1 - self.observer_runs
         self.observer_runs += 1
-        if mark > self._other_mark:     # another event ran since the last sample: the one just before
+        if mark > self._other_mark:     # another event ran since the last tick: the one just before
             self._other_mark = mark
-            self.last_other_ns = self.before_world_ns
+            self.last_other_ns = self.before_ns
+            self.last_other_key = self.before_key
         return mark
 
     def track_gathered(self, result: Any) -> None:
@@ -187,7 +227,15 @@ class ParallelSimulator(Simulator):
         """Cut every observer's samples where one process's would have stopped (module docstring);
         return the time one process's clock would show after an open-ended run (its last event's).
         Work left at ``until_ns``: one process's observers sampled on to the end, as these did."""
-        last = self.comm.allreduce(self.last_other_ns, op=_max_op())
+        last_poll = 0
+        if not work_left:       # (every rank: the pollers may all be on one)
+            end = max(self.comm.allgather((self.last_other_ns, self.last_other_key)))
+            for poller in self.pollers:
+                t, more = poller.settle(end, until_ns)
+                self.local_events += more
+                if t is not None and t > last_poll:
+                    last_poll = t
+        last = self.comm.allreduce(max(self.last_other_ns, last_poll), op=_max_op())
         if work_left:
             return last
         done = self.ran - self.observer_runs
