@@ -1,11 +1,11 @@
 """The report's recorder on several MPI ranks: each rank's part, merged on rank 0.
 
-Every rank samples every port at the same ticks (``Recorder`` runs as the world), but a
-rank's samples are right only for its own ports, hosts and nodes. ``Session.gather``
+Every rank samples at the same ticks (``Recorder`` runs as the world), each its own ports,
+hosts and nodes (and the far ends of its ports' links). ``Session.gather``
 (``dataplane.net.parallel.session``) stops the recorder on every rank, sends each rank's
 ``part`` to rank 0 and calls ``merge`` there, which leaves rank 0's recorder as one process's
-would be: each port's samples from the rank that owns it, plus the frames other ranks saw
-lost in flight towards it (counted on the sending port, as ``Session.gather`` adds them to the
+would be: every port's samples from the rank that owns it, plus the frames other ranks saw
+lost in flight from it (counted on the sending port, as ``Session.gather`` adds them to the
 ports' totals); CE marks and program drops summed over the ranks' own hosts and nodes; and
 each pipeline's tables, counters and entries as its own rank found them (``node_facts``).
 """
@@ -36,11 +36,12 @@ class RecorderOnRanks:
         local = rec.sim.local
         own: dict[int, tuple[list, list]] = {}
         lost: dict[int, list[int]] = {}
-        for j, port in enumerate(rec.ports):
+        for k, j in enumerate(rec.sampled_index):
+            port = rec.ports[j]
             if local[port.node.actor]:
-                own[j] = ([s[j] for s in rec.port_samples], [d[j] for d in rec.depth_samples])
+                own[j] = ([s[k] for s in rec.port_samples], [d[k] for d in rec.depth_samples])
             elif port.stats.lost:          # cumulative: none at the end, none in any sample
-                lost[j] = [s[j][_LOST] for s in rec.port_samples]
+                lost[j] = [s[k][_LOST] for s in rec.port_samples]
         facts = {node.name: node_tables(node, rec) for node in rec.net.nodes()
                  if local[node.actor] and getattr(node, "api", None) is not None}
         return {"times": list(rec.times), "own": own, "lost": lost, "ce": rec.ce_samples,
@@ -52,7 +53,10 @@ class RecorderOnRanks:
         for rank, part in enumerate(parts):
             if part["times"] != rec.times:
                 raise RuntimeError(f"rank {rank} sampled the report at other times than rank 0")
-        samples, depths = rec.port_samples, rec.depth_samples
+        # Rank 0 sampled its own ports only: every port's columns come from its owner's part.
+        ticks, width = len(rec.times), len(rec.ports)
+        samples: list[list] = [[None] * width for _ in range(ticks)]
+        depths: list[list] = [[0] * width for _ in range(ticks)]
         for part in parts:
             for j, (column, depth_column) in part["own"].items():
                 for s, values in enumerate(column):
@@ -64,6 +68,8 @@ class RecorderOnRanks:
                     values = list(samples[s][j])
                     values[_LOST] += n
                     samples[s][j] = tuple(values)
+        rec.port_samples[:], rec.depth_samples[:] = samples, depths
+        rec.sampled, rec.sampled_index = rec.ports, range(len(rec.ports))
         rec.ce_samples[:] = [sum(ns) for ns in zip(*(part["ce"] for part in parts))]
         rec.program_drop_samples[:] = [sum(ns) for ns in zip(*(part["program_drops"] for part in parts))]
         rec.node_facts = {}

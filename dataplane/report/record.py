@@ -6,7 +6,8 @@ A sample only reads counters, so the run is the same with and without a recorder
 are taken back out of ``sim.events_run`` when the recorder stops.
 
 On several MPI ranks (``dataplane.net.parallel``) the sampler runs as the world on every rank,
-each rank's samples being right for its own ports, hosts and nodes. Whether work is left
+each rank sampling its own ports, hosts and nodes (and, of other ranks' ports, the far ends of
+its own ports' links, for the frames lost in flight towards them). Whether work is left
 anywhere is not known inside a rank's window, so it samples on to the end of the run and the
 simulator cuts the samples after it where one process's sampler would have stopped (``keep``,
 undoing a thinning made past that point); ``dataplane.report.ranks`` then merges every rank's
@@ -76,8 +77,10 @@ class Recorder:
         self.period = FIRST_PERIOD_NS
         self.times: list[int] = []
         self.ports = [p for node in net.nodes() for p in node.ports.values()]
-        self.port_samples: list[list[tuple[int, ...]]] = []   # per sample: per port: PORT_FIELDS
-        self.depth_samples: list[list[int]] = []               # per sample: per port: queue depth now
+        self.sampled = self.ports                              # the ports a sample reads, and their
+        self.sampled_index: list[int] | range = range(len(self.ports))   # places in ``ports``
+        self.port_samples: list[list[tuple[int, ...]]] = []   # per sample: per port sampled: PORT_FIELDS
+        self.depth_samples: list[list[int]] = []               # per sample: per port sampled: queue depth now
         self.hosts = list(net.hosts.values())
         self.ce_samples: list[int] = []                        # per sample: CE-marked packets received by all hosts
         self.program_drop_samples: list[int] = []              # per sample: packets the P4 programs dropped
@@ -100,6 +103,11 @@ class Recorder:
         if local is not None:        # each rank sums its own hosts' and nodes' counts; rank 0 adds them up
             self.hosts = [h for h in self.hosts if local[h.actor]]
             self.dropping = [n for n in self.dropping if local[n.actor]]
+            # Its own ports, and another rank's port at the far end of one of its links: a frame
+            # lost in flight towards its port counts on the sender's (``ranks`` merges them).
+            self.sampled_index = [j for j, p in enumerate(self.ports) if local[p.node.actor]
+                                  or (p.peer is not None and local[p.peer.node.actor])]
+            self.sampled = [self.ports[j] for j in self.sampled_index]
         for node in net.nodes():
             if getattr(node, "api", None) is not None:
                 node.trace = self.tables[node.name] = TableCounts()
@@ -149,8 +157,8 @@ class Recorder:
     def _sample(self, now: int) -> None:
         self.times.append(now)
         self.port_samples.append([(_serialized_bytes(p, now), p.stats.drops, p.stats.lost, p.stats.pause_tx)
-                                  for p in self.ports])
-        self.depth_samples.append([p.depth for p in self.ports])
+                                  for p in self.sampled])
+        self.depth_samples.append([p.depth for p in self.sampled])
         self.ce_samples.append(sum(getattr(h.stats, "ce_received", 0) for h in self.hosts))
         self.program_drop_samples.append(sum(sum(n.drops.values()) for n in self.dropping))
         if len(self.times) >= 2 * BUCKETS:

@@ -109,6 +109,9 @@ class _OneRank:
     def allreduce(self, value, op=None):
         return value
 
+    def allgather(self, value) -> list:
+        return [value]
+
 
 def test_on_ranks_the_samples_past_where_one_process_stops_are_cut_and_their_thinnings_undone(monkeypatch):
     """As a rank's sampler does, this one samples to the end of the run (3 ms, 2 ms past where

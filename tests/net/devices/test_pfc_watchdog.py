@@ -88,3 +88,46 @@ def test_enable_pfc_adds_a_watchdog_only_where_ports_can_be_watched():
     enable_pfc(watched, {"xoff": 20_000, "watchdog": {"detection": "20us"}})
     assert watched.pfc_watchdog.config.detection_ns == 20_000 and len(watched.pfc_watchdog.watched()) == 2
     assert enable_pfc(watched, False) is None and watched.pfc_watchdog is None
+
+
+class _OneRank:
+    """An MPI communicator of one rank: what ``ParallelSimulator`` calls, without MPI."""
+
+    def Get_rank(self) -> int:
+        return 0
+
+    def Get_size(self) -> int:
+        return 1
+
+    def alltoall(self, items: list) -> list:
+        return items
+
+    def allreduce(self, value, op=None):
+        return value
+
+    def allgather(self, value) -> list:
+        return [value]
+
+
+def test_on_ranks_the_polls_past_where_one_process_stops_are_cut(monkeypatch):
+    """On a rank the watchdog polls to the end of the run (here 170 us past the last event),
+    restoring the port after one process's watchdog stopped; the cut takes that back."""
+    from dataplane.net.parallel import runtime
+
+    monkeypatch.setattr(runtime, "_max_op", lambda: None)
+    spec = load_yaml_topology(storm_yaml(f"{{detection: {DETECTION}ns, restoration: 100us, poll: 5us}}"))
+    results = []
+    for parallel in (False, True):
+        sim = runtime.ParallelSimulator(0, [True] * 4, _OneRank(), 0) if parallel else None
+        net = Network.from_spec(spec, sim=sim)
+        h3 = net.host("h3")
+        for t in range(0, 30_000, 5_000):      # the storm and the flow end before the restoration is due
+            net.sim.at(t, h3.send_raw, pfc_frame(h3.mac, 1000, 1 << 3))     # 51 us each
+        UdpSink(h3, 9000)
+        UdpFlow(net.host("h1"), "10.0.3.3", 1_000_000_000, size_bytes=1000, duration_ns=30_000, dst_port=9000)
+        net.run(250_000)
+        wd = net.switch("s1").pfc_watchdog
+        results.append((wd.stats(), net.switch("s1").ports[3].stormed, wd._running))
+    one, ranks = results
+    assert [e.split(": ")[1] for e in one[0]["events"]] == ["storm (drop)"] and one[1:] == (True, False)
+    assert ranks == one
