@@ -16,7 +16,10 @@ Observers (``QueueSampler``) run as the world on every rank and count as backgro
 ends when only background work is. Where one process's observer would have stopped itself
 (at its first sample with nothing else pending anywhere) is settled after the run: each
 observer notes, at every sample, how many other events this rank had run (``observer_mark``),
-and ``_settle`` finds the first sample after which no rank ran anything else.
+and ``_settle`` finds the first sample after which no rank ran anything else. A node's background
+poller (the PFC watchdog, ``track_poller``) runs on its node's rank only, so it is cut by time:
+``_settle`` finds the last event other than a background tick on any rank, as (time, key), and
+the poller keeps its polls up to the first one after it.
 """
 from __future__ import annotations
 
