@@ -60,6 +60,9 @@ def summary(net: Any, hosts: dict[str, dict[str, int]]) -> dict[str, Any]:
     """The ``--json`` summary object of ``dataplane run``."""
     switches = {name: {"packets_in": n.packets_in, "drops": dict(sorted(n.drops.items()))}
                 for name, n in net.switches.items()}
+    for name, n in net.switches.items():
+        if getattr(n, "pfc_watchdog", None) is not None:     # storms, restorations, drops, its log
+            switches[name]["pfc_watchdog"] = n.pfc_watchdog.stats()
     # processed, drops by reason, utilisation (busy / elapsed), busy_ns, max_queue, ...: DpuNode.summary
     # (on several ranks, as each node's own rank made it: Session.gather)
     gathered = getattr(net, "pipeline_summaries", None) or {}

@@ -319,6 +319,21 @@ class PfcWatchdog:
             if not port.busy and (port.queue or port.hold):
                 port._start()
 
+    def result_state(self) -> dict[str, Any]:
+        """What it counted, to be sent to rank 0 (``Session.gather``): its counters and log, and
+        its single-queue ports' (a traffic-class queue's travel with the port's queue stats)."""
+        return {"storms": self.storms, "restorations": self.restorations, "events": list(self.events),
+                "ports": {watched.port.number: (watched.port.storms, watched.port.storm_drops,
+                                                watched.port.stormed, watched.port.dropping)
+                          for _, watched in self.watched() if watched.qid < 0}}
+
+    def apply_result_state(self, state: dict[str, Any]) -> None:
+        """On rank 0: take ``result_state`` from the rank that ran the switch."""
+        self.storms, self.restorations, self.events = state["storms"], state["restorations"], state["events"]
+        for number, (storms, drops, stormed, dropping) in state["ports"].items():
+            port = self.node.ports[number]
+            port.storms, port.storm_drops, port.stormed, port.dropping = storms, drops, stormed, dropping
+
     @property
     def storm_drops(self) -> int:
         """Packets the drop action discarded, held or arriving, over every watched queue."""

@@ -116,6 +116,8 @@ class Session:
         # not plain state, so their own rank makes their --json summary.
         summaries = {node.name: node.summary(sim.now) for node in net.nodes()
                      if self.local[node.actor] and _has_pipeline_summary(node)}
+        watchdogs = {node.name: node.pfc_watchdog.result_state() for node in net.nodes()
+                     if self.local[node.actor] and getattr(node, "pfc_watchdog", None) is not None}
         controllers = {name: plain_state(handle) for name, handle in getattr(net, "controllers", {}).items()
                        if self.local[handle.node.actor]}
         lost = _remote_lost(net, self.local)
@@ -126,7 +128,7 @@ class Session:
                  "cut_messages": sim.cut_messages, "busy_s": sim.busy_s, "busy_cpu_s": sim.busy_cpu_s,
                  "pack_cpu_s": sim.pack_cpu_s,
                  "sync_s": sim.sync_s, "max_rss_mb": _max_rss_mb()}
-        parts = self.comm.gather((nodes, lost, mine, log, stats, controllers, results, summaries), root=0)
+        parts = self.comm.gather((nodes, lost, mine, log, stats, controllers, results, summaries, watchdogs), root=0)
         if not self.root:
             return False
         extra: dict[tuple[str, int], int] = {}
@@ -134,7 +136,7 @@ class Session:
         self.rank_stats = []
         net.pipeline_summaries = {}
         for rank, (their_nodes, their_lost, their_apps, their_log, their_stats, their_controllers,
-                   _, their_summaries) in enumerate(parts):
+                   _, their_summaries, their_watchdogs) in enumerate(parts):
             net.pipeline_summaries.update(their_summaries)
             for where, n in their_lost.items():
                 extra[where] = extra.get(where, 0) + n
@@ -152,6 +154,8 @@ class Session:
                     apply_state(apps[i], state)
                 for name, state in their_controllers.items():
                     apply_state(net.controllers[name], state)
+                for name, state in their_watchdogs.items():
+                    net._node(name).pfc_watchdog.apply_result_state(state)
             merged_log += [entry for entry in their_log if rank == 0 or entry[2] != 0]   # the world's: once
             self.rank_stats.append(their_stats)
         for (name, number), n in extra.items():

@@ -166,15 +166,15 @@ def test_dpus_an_xdp_host_and_traffic_classes_are_identical_on_two_ranks(tmp_pat
 
 
 _STORM = """
-# h1 - s2 - s1 - s3 - h3 (1 Gb/s): s3 pauses s1, whose watchdog storms the port; s1 alone on rank 0.
+# h1 - s2 - s1 - s3 - h3 (1 Gb/s): s3 pauses s1, whose watchdog storms the port; s1 alone on rank 1.
 name: wd-ranks
 defaults: {{bandwidth: 10Gbps, latency: 1us, queue: 256KB}}
 topology:
   nodes:
-    s1: {{kind: switch, program: ipv4_router, entries: {entries}, rank: 0,
+    s1: {{kind: switch, program: ipv4_router, entries: {entries}, rank: 1,
          pfc: {{xoff: 20KB, xon: 10KB, watchdog: {{detection: 20us, restoration: 150us, poll: 5us, action: drop}}}}}}
-    s2: {{kind: switch, program: ipv4_router, entries: {entries}, rank: 1, pfc: {{xoff: 20KB, xon: 10KB}}}}
-    s3: {{kind: switch, program: ipv4_router, entries: {entries}, rank: 1, pfc: {{xoff: 20KB, xon: 10KB, quanta: 1000}}}}
+    s2: {{kind: switch, program: ipv4_router, entries: {entries}, rank: 0, pfc: {{xoff: 20KB, xon: 10KB}}}}
+    s3: {{kind: switch, program: ipv4_router, entries: {entries}, rank: 0, pfc: {{xoff: 20KB, xon: 10KB, quanta: 1000}}}}
     h1: {{kind: host, ip: 10.0.1.1/24, mac: "08:00:00:00:01:11", gateway: 10.0.1.254, arp: {{10.0.1.254: "08:00:00:00:01:00"}}}}
     h3: {{kind: host, ip: 10.0.3.3/24, mac: "08:00:00:00:03:00", gateway: 10.0.3.254, arp: {{10.0.3.254: "08:00:00:00:03:01"}}}}
   links:
@@ -189,13 +189,14 @@ def test_a_pfc_watchdog_alone_on_its_rank_is_identical_on_two_ranks(tmp_path):
     """A burst stalls s1's port to s3 (s3 pauses it, draining at 1 Gb/s) and s1's watchdog storms
     it, dropping the rest of the burst; s1's rank then has nothing left while the other rank
     still has the second burst to send. One process's watchdog polls on and restores the port
-    before the second burst, so a watchdog that stopped with its rank would drop all of it."""
+    before the second burst, so a watchdog that stopped with its rank would drop all of it.
+    s1 is not on rank 0, which writes the results: its watchdog's counters are gathered."""
     topo = tmp_path / "storm.yaml"
     topo.write_text(_STORM.format(entries=data_dir("programs") / "ipv4_router.json"))
     traffic = tmp_path / "bursts.yaml"
     traffic.write_text("- {app: udp, from: h1, to: h3, rate: 5Gbps, size: 1000, start: 0, duration: 60us}\n"
                        "- {app: udp, from: h1, to: h3, rate: 5Gbps, size: 1000, start: 350us, duration: 60us}\n")
-    assert partition(load_topology(topo), 2).rank_of == {"s1": 0, "s2": 1, "s3": 1, "h1": 1, "h3": 1}
+    assert partition(load_topology(topo), 2).rank_of == {"s1": 1, "s2": 0, "s3": 0, "h1": 0, "h3": 0}
     args = [str(topo), "--traffic", str(traffic), "--duration", "500us"]
     # --json only (as the case above): the watchdog decides what is sent, which every count shows
     one, _ = _run(tmp_path, "wd", args, 1, files=False)
@@ -203,6 +204,9 @@ def test_a_pfc_watchdog_alone_on_its_rank_is_identical_on_two_ranks(tmp_path):
     assert two == one
     data = json.loads(one)
     h1 = data["hosts"]["h1"]
-    # Stormed twice (a burst each); what the drop action discarded is all that was lost.
-    assert h1["lost"] > 0 and sum(p["drops"] for p in data["ports"].values()) == 0
+    # Stormed twice, a burst each (rank 1 sends s1's watchdog's counters and log to rank 0); lost:
+    # what the drop action discarded, and what is still queued for the 1 Gb/s link at the end.
+    watchdog = data["switches"]["s1"]["pfc_watchdog"]
+    assert watchdog["storms"] == 2 and 0 < watchdog["storm_drops"] < h1["lost"]
+    assert sum(p["drops"] for p in data["ports"].values()) == 0
     assert h1["delivered"] > h1["sent"] // 4       # the second burst got through as well
