@@ -208,9 +208,13 @@ def test_command(program: str, stf: Path, seed: int, werror: bool, wno: tuple[st
 @click.option("--engine", type=click.Choice(["auto", "batch", "packet"]), default="auto", show_default=True,
               help="auto: the batch (numpy) engine when it accepts the program, else per packet; "
                    "batch: fail if it does not; packet: the per-packet engine.")
-@click.option("-v", "--verbose", is_flag=True, help="Say which engine ran and why.")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Processes that replay a capture to pcaps on the batch engine (default: up to 2, as the "
+                   "CPUs allow; one for a program with counters); the pcaps are the same with any number.")
+@click.option("-v", "--verbose", is_flag=True, help="Say which engine ran and why, and how many jobs.")
 def run_packet(program: str, entries: Path | None, port: int, packet_hex: str | None, pcap: Path | None,
-               out: Path | None, trace: bool, werror: bool, wno: tuple[str, ...], engine: str, verbose: bool) -> None:
+               out: Path | None, trace: bool, werror: bool, wno: tuple[str, ...], engine: str, verbose: bool,
+               jobs: int | None) -> None:
     """Send packets through one switch running PROGRAM and show what comes out."""
     from dataplane.testing.packet_run import run_packets
 
@@ -223,4 +227,4 @@ def run_packet(program: str, entries: Path | None, port: int, packet_hex: str | 
     sw = _load_switch(program, entries, make_policy(werror, wno))
     with reported_errors(), for_terminal() as line:
         run_packets(sw, port, packet_hex=packet_hex, pcap=pcap, out=out, trace=trace,
-                    echo=lambda text: line.echo(text, err=False), engine=engine, verbose=verbose)
+                    echo=lambda text: line.echo(text, err=False), engine=engine, verbose=verbose, jobs=jobs)

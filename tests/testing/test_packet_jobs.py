@@ -1,0 +1,70 @@
+"""run-packet on several jobs (forked workers, ``dataplane.testing.packet_jobs``): the same pcaps
+and summary as one process, byte for byte; a program with counters stays on one job and says why."""
+from __future__ import annotations
+
+import os
+
+import pytest
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+
+from dataplane.control.loader import load_entries
+from dataplane.control.switch import Switch
+from dataplane.pcap import PcapWriter
+from dataplane.resources import builtin_program
+from dataplane.testing import packet_run
+from dataplane.testing.packet_run import run_packets
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="several jobs need os.fork")
+
+
+def _capture(path, mixed: bool) -> int:
+    """Ports 1, 2, 3 and a drop interleaved; mixed lengths when ``mixed`` (records laid out
+    again in the workers), else one length (records copied in place)."""
+    dsts = ["10.0.1.1", "10.0.2.2", "10.0.3.3", "11.0.0.1", "10.0.2.2", "10.0.1.1", "10.0.3.3"] * 9
+    with PcapWriter(path) as w:
+        for i, dst in enumerate(dsts):
+            frame = Ether(dst="00:00:00:00:00:02", src="00:00:00:00:00:01") / IP(src="192.0.2.1", dst=dst) \
+                / UDP(sport=1000 + i, dport=2000) / (bytes([i]) * (i % 5 if mixed else 4))
+            w.write(bytes(frame), 1_000_000_007 * i)
+    return len(dsts)
+
+
+def _run(program, capture, out, jobs):
+    sw = Switch.from_file(program)
+    load_entries(sw, builtin_program("ipv4_router").with_suffix(".json"))
+    said: list[str] = []
+    summary = run_packets(sw, 0, pcap=capture, out=out, engine="batch", echo=said.append, verbose=True, jobs=jobs)
+    files = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+    return summary, files, said, sw
+
+
+@pytest.mark.parametrize("mixed", [False, True], ids=["one length", "mixed lengths"])
+def test_two_and_three_jobs_write_the_pcaps_one_job_writes(tmp_path, monkeypatch, mixed):
+    """Batches of 4 packets, so the 63 packets are 16 batches shared between the jobs."""
+    monkeypatch.setattr(packet_run, "SPLIT_BATCH", 4)
+    capture = tmp_path / "in.pcap"
+    n = _capture(capture, mixed)
+    program = builtin_program("ipv4_router")
+    one, files_one, said, _ = _run(program, capture, tmp_path / "one", 1)
+    assert "jobs: 1 (as asked)" in said
+    assert one["packets_in"] == n and one["drops"] == 9 and len(files_one) == 4     # 3 pcaps + summary.json
+    for jobs in (2, 3):
+        got, files, said, _ = _run(program, capture, tmp_path / f"jobs{jobs}", jobs)
+        assert f"jobs: {jobs}" in said
+        assert got == one and files == files_one
+
+
+def test_a_program_with_counters_runs_on_one_job_and_says_why(tmp_path, monkeypatch):
+    monkeypatch.setattr(packet_run, "SPLIT_BATCH", 4)
+    capture = tmp_path / "in.pcap"
+    _capture(capture, False)
+    source = builtin_program("ipv4_router").read_text().replace(
+        "    action drop() {", "    counter(4, CounterType.packets_and_bytes) seen;\n    action drop() {", 1).replace(
+        "            ipv4_lpm.apply();", "            ipv4_lpm.apply();\n            seen.count(1);", 1)
+    program = tmp_path / "counted.p4"
+    program.write_text(source)
+    summary, _, said, sw = _run(program, capture, tmp_path / "out", None)
+    assert any(s.startswith("jobs: 1 (the program keeps state across packets (counter MyIngress.seen)")
+               for s in said), said
+    assert sw.counter_read("MyIngress.seen", 1)[0] == summary["packets_in"]
