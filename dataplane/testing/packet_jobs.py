@@ -201,7 +201,7 @@ def run_split(step: BatchStep, batches: Iterable[Any], writer: Callable[[int], A
                     os.write(ack_w, bytes([slot]))
                 except BrokenPipeError:     # the worker has sent its last batch and gone
                     pass
-        for pid, res_r, _, _ in workers:
+        for _pid, res_r, _, _ in workers:
             msg = _recv(res_r)
             if msg is None or msg[0] != "end":
                 if msg is not None and msg[0] == "error":
@@ -235,7 +235,7 @@ def _worker(step: BatchStep, batches: Iterator[Any], j: int, jobs: int, mem: mma
             if i % jobs != j:
                 continue
             segments: list = []
-            dropped = step(batch, lambda port: _Collector(port, segments))
+            dropped = step(batch, lambda port, segments=segments: _Collector(port, segments))
             sizes = [int(a.nbytes) for _, a, _ in segments]
             index = [(port, size, count) for (port, _, count), size in zip(segments, sizes)]
             if sum(sizes) > SLOT:      # too big for a slot: through the pipe
