@@ -35,7 +35,30 @@ _PASS_NAMES = ("preprocess", "parse", "check", "inline", "lint")
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
 
-@click.group(context_settings=CONTEXT_SETTINGS)
+# The network commands, imported only when one runs (or ``--help`` lists them): run-packet and
+# compile do not pay for their modules' imports and option decorators.
+_LAZY = {"run": ("dataplane.cli_net", "run_command"), "topo": ("dataplane.cli_net", "topo_group"),
+         "scenario": ("dataplane.cli_scenarios", "scenario_group"), "serve": ("dataplane.cli_serve", "serve_command"),
+         "report": ("dataplane.cli_report", "report_command"), "exec": ("dataplane.cli_netns", "exec_command"),
+         "console": ("dataplane.cli_netns", "console_command"), "cleanup": ("dataplane.cli_netns", "cleanup_command")}
+
+
+class _Commands(click.Group):
+    """``dataplane``'s group: the commands defined here, and ``_LAZY``'s when asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *_LAZY})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in _LAZY:
+            import importlib
+
+            module, attr = _LAZY[name]
+            self.add_command(getattr(importlib.import_module(module), attr), name)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_Commands, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, prog_name="dataplane")
 def main() -> None:
     """dataplane: run P4_16 programs on an emulated data plane."""
@@ -134,26 +157,6 @@ def _write_p4info(program, path: Path) -> None:
         raise click.ClickException(f"--p4info needs the 'p4runtime' package ({err}); "
                                    "install it with pip install p4runtime (CPython only)") from None
     write_p4info(build_p4info(program), path)
-
-
-def _register_net_commands() -> None:
-    from dataplane.cli_net import run_command, topo_group
-    from dataplane.cli_netns import cleanup_command, console_command, exec_command
-    from dataplane.cli_report import report_command
-    from dataplane.cli_scenarios import scenario_group
-    from dataplane.cli_serve import serve_command
-
-    main.add_command(run_command)
-    main.add_command(topo_group)
-    main.add_command(scenario_group)
-    main.add_command(serve_command)
-    main.add_command(report_command)
-    main.add_command(exec_command)
-    main.add_command(console_command)
-    main.add_command(cleanup_command)
-
-
-_register_net_commands()
 
 
 def run() -> None:
