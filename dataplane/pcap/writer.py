@@ -77,13 +77,15 @@ class PcapWriter:
             self._f.write(np.ascontiguousarray(block))
             self.count += len(block)
 
-    def write_raw(self, records, count: int) -> None:
-        """Append ``count`` records laid out elsewhere (``lay_out``, ``record_block``; a forked
-        worker's, from shared memory), as they are: any bytes-like object."""
-        if count:
-            self._drain()
-            self._f.write(records)
-            self.count += count
+    def reserve(self, nbytes: int, count: int) -> int:
+        """Leave room for ``count`` records, ``nbytes`` bytes, that another process writes into
+        the file (``os.pwrite``: run-packet's workers); the offset where they go. The file is
+        whole once they are written."""
+        self._drain()
+        at = self._f.tell()
+        self._f.seek(nbytes, 1)
+        self.count += count
+        return at
 
     def _drain(self) -> None:
         if self._parts:

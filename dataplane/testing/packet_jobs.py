@@ -2,13 +2,13 @@
 
 Once the batch pipeline is compiled and the tables are loaded, the command forks ``jobs - 1``
 workers (``os.fork``: each starts with the switch as it is, nothing rebuilt). Batch ``i`` of the
-capture (``dataplane.pcap.read_batches``) is run by job ``i % jobs``, job 0 being the parent.
-A worker lays out its outputs' pcap records, per port in packet order, in a slot of an
-anonymous shared memory map made before the fork and sends the slot's index (ports, sizes,
-counts) through a pipe; the parent takes the batches in order, its own and the workers', and
-appends each port's records to its pcap. The files are byte for byte those one process
-writes, and each worker runs at most two batches ahead of the parent (two slots each), so
-memory stays bounded.
+capture (``dataplane.pcap.read_batches``) is run by job ``i % jobs``, job 0 being the parent,
+which owns the output files. A worker lays out its outputs' pcap records, per port in packet
+order, and sends their sizes through a pipe; the parent, taking the batches in order, its own
+and the workers', leaves room for them in each port's pcap (``PcapWriter.reserve``) and
+answers with the offsets, where the worker writes them (``os.pwrite``). The files are byte
+for byte those one process writes; the parent copies none of the workers' bytes, and a worker
+keeps at most two batches' outputs waiting, so memory stays bounded.
 
 Only a program whose batch run keeps no state from one packet to the next runs on several
 jobs: the batch engine refuses registers and meters already; a program with counters (which
@@ -16,7 +16,6 @@ the workers would count apart) runs on one job (``plan_jobs`` says why).
 """
 from __future__ import annotations
 
-import mmap
 import os
 import pickle
 import signal
@@ -28,7 +27,6 @@ import numpy as np
 from dataplane.errors import DataplaneError
 from dataplane.pcap.writer import lay_out, record_block
 
-SLOT = 1 << 28          # bytes of records per slot (virtual: only the pages written are used)
 _HEAD = struct.Struct("<Q")
 
 
@@ -73,7 +71,11 @@ class BatchStep:
 
     def __init__(self, pipeline: Any, port: int):
         self.pipeline, self.port = pipeline, port
-        self.spare: np.ndarray | None = None
+        # Buffers the file's records are copied into, used in turn: ``keep`` batches' outputs
+        # may still be views of them (a worker's, until the parent says where they go).
+        self.keep = 1
+        self.spares: list[np.ndarray | None] = [None, None]
+        self.turn = 0
 
     def __call__(self, batch: Any, writer: Callable[[int], Any]) -> int:
         """Run ``batch``; the number of packets dropped."""
@@ -86,9 +88,10 @@ class BatchStep:
         # output that kept its input's length and place is its record already.
         records = None
         if batch.records is not None:   # into one buffer for the whole run: fresh pages cost faults
-            spare = self.spare
+            self.turn = (self.turn + 1) % self.keep
+            spare = self.spares[self.turn]
             if spare is None or spare.shape[1] != batch.records.shape[1] or len(spare) < n:
-                spare = self.spare = np.empty_like(batch.records)
+                spare = self.spares[self.turn] = np.empty_like(batch.records)
             records = spare[:n]
             np.copyto(records, batch.records)
         data = records[:, 16:] if records is not None else batch.data
@@ -151,27 +154,26 @@ class _Collector:
 def run_split(step: BatchStep, batches: Iterable[Any], writer: Callable[[int], Any], jobs: int,
               seen: Callable[[Any], None] = lambda batch: None) -> tuple[int, int]:
     """Run ``batches`` on ``jobs`` processes (see the module's docstring); every output goes to
-    ``writer(port)`` in the order one process gives. ``seen(batch)`` is called in the parent for
-    each batch, in order. Returns (packets in, drops)."""
+    ``writer(port)`` (a ``PcapWriter``) in the order one process gives. ``seen(batch)`` is called
+    in the parent for each batch, in order. Returns (packets in, drops)."""
     batches = iter(batches)
-    workers: list[tuple[int, int, int, mmap.mmap]] = []    # (pid, results fd, acks fd, memory)
+    workers: list[tuple[int, int, int]] = []    # (pid, results fd, places fd)
     finished = False
     try:
         for j in range(1, jobs):
-            mem = mmap.mmap(-1, 2 * SLOT)
             res_r, res_w = os.pipe()
-            ack_r, ack_w = os.pipe()
+            put_r, put_w = os.pipe()
             pid = os.fork()
             if pid == 0:     # the worker: never returns
                 os.close(res_r)
-                os.close(ack_w)
-                for _, fd1, fd2, _m in workers:
+                os.close(put_w)
+                for _, fd1, fd2 in workers:
                     os.close(fd1)
                     os.close(fd2)
-                _worker(step, batches, j, jobs, mem, res_w, ack_r)
+                _worker(step, batches, j, jobs, res_w, put_r)
             os.close(res_w)
-            os.close(ack_r)
-            workers.append((pid, res_r, ack_w, mem))
+            os.close(put_r)
+            workers.append((pid, res_r, put_w))
         packets_in = drops = 0
         for i, batch in enumerate(batches):
             seen(batch)
@@ -180,79 +182,81 @@ def run_split(step: BatchStep, batches: Iterable[Any], writer: Callable[[int], A
             if j == 0:
                 drops += step(batch, writer)
                 continue
-            _pid, res_r, ack_w, mem = workers[j - 1]
-            msg = _recv(res_r)
-            if msg is None:
-                raise DataplaneError(f"run-packet: job {j} ended before sending batch {i}'s outputs")
-            if msg[0] == "error":
-                raise msg[1]
-            _, index, dropped, slot, segments, inline = msg
+            _pid, res_r, put_w = workers[j - 1]
+            _, index, dropped, segments = _expect(res_r, "batch", j)
             if index != i:
                 raise DataplaneError(f"run-packet: job {j} sent batch {index} where batch {i} was due")
             drops += dropped
-            view = memoryview(inline) if inline is not None else memoryview(mem)[slot * SLOT:(slot + 1) * SLOT]
-            at = 0
+            places = []
             for port, nbytes, count in segments:
-                writer(port).write_raw(view[at:at + nbytes], count)
-                at += nbytes
-            del view
-            if slot is not None:
-                try:
-                    os.write(ack_w, bytes([slot]))
-                except BrokenPipeError:     # the worker has sent its last batch and gone
-                    pass
-        for _pid, res_r, _, _ in workers:
-            msg = _recv(res_r)
-            if msg is None or msg[0] != "end":
-                if msg is not None and msg[0] == "error":
-                    raise msg[1]
-                raise DataplaneError("run-packet: a job ended without finishing")
+                w = writer(port)
+                places.append((str(w.path), w.reserve(nbytes, count)))
+            try:
+                _send(put_w, places)
+            except BrokenPipeError:     # it has failed: its message says why
+                _expect(res_r, "end", j)
+                raise
+        for _pid, res_r, _ in workers:
+            _expect(res_r, "end", 0)
         finished = True
         return packets_in, drops
     finally:
-        for pid, res_r, ack_w, mem in workers:
+        for pid, res_r, put_w in workers:
             os.close(res_r)
-            os.close(ack_w)
+            os.close(put_w)
             try:
                 if not finished:      # an error here or in a worker: the others stop now
                     os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)    # (a finished worker has sent "end" and is exiting)
             except (ChildProcessError, ProcessLookupError):
                 pass
-            try:
-                mem.close()
-            except BufferError:    # a view of it still alive (an error mid-batch): the GC frees it
-                pass
 
 
-def _worker(step: BatchStep, batches: Iterator[Any], j: int, jobs: int, mem: mmap.mmap, res_w: int, ack_r: int) -> None:
-    """Job ``j``: batches ``j``, ``j + jobs``, ... into the two slots of ``mem``; exits the process."""
+def _expect(fd: int, kind: str, j: int) -> tuple:
+    """The next message from a worker, which must be ``kind``; a worker's error is raised here."""
+    msg = _recv(fd)
+    if msg is not None and msg[0] == "error":
+        raise msg[1]
+    if msg is None or msg[0] != kind:
+        raise DataplaneError(f"run-packet: job {j} ended before it had finished")
+    return msg
+
+
+def _worker(step: BatchStep, batches: Iterator[Any], j: int, jobs: int, res_w: int, put_r: int) -> None:
+    """Job ``j``: batches ``j``, ``j + jobs``, ...; per batch, the sizes of its outputs go to the
+    parent, which answers with where in which file they go, and they are written there. Exits."""
     status = 0
+    files: dict[str, int] = {}
+    pending: list[list] = []     # batches whose places are awaited, oldest first
+
+    def place_oldest() -> bool:
+        places = _recv(put_r)
+        if places is None:
+            return False            # the parent went away
+        for (path, at), (_, a, _) in zip(places, pending.pop(0)):
+            fd = files.get(path)
+            if fd is None:
+                fd = files[path] = os.open(path, os.O_WRONLY)
+            view = memoryview(np.ascontiguousarray(a)).cast("B")
+            while view:
+                done = os.pwrite(fd, view, at)
+                view, at = view[done:], at + done
+        return True
+
     try:
-        slots = np.frombuffer(mem, dtype=np.uint8)
-        free = [1, 0]
+        step.keep = 2      # two batches' outputs in flight: no batch's records written over
         for i, batch in enumerate(batches):
             if i % jobs != j:
                 continue
             segments: list = []
             dropped = step(batch, lambda port, segments=segments: _Collector(port, segments))
-            sizes = [int(a.nbytes) for _, a, _ in segments]
-            index = [(port, size, count) for (port, _, count), size in zip(segments, sizes)]
-            if sum(sizes) > SLOT:      # too big for a slot: through the pipe
-                inline = b"".join(np.ascontiguousarray(a).tobytes() for _, a, _ in segments)
-                _send(res_w, ("batch", i, dropped, None, index, inline))
-                continue
-            if not free:
-                got = os.read(ack_r, 1)
-                if not got:
-                    return           # the parent went away
-                free.append(got[0])
-            slot = free.pop()
-            at = slot * SLOT
-            for (_, a, _), size in zip(segments, sizes):
-                np.copyto(slots[at:at + size].reshape(a.shape), a)
-                at += size
-            _send(res_w, ("batch", i, dropped, slot, index, None))
+            _send(res_w, ("batch", i, dropped, [(port, int(a.nbytes), count) for port, a, count in segments]))
+            pending.append(segments)
+            if len(pending) > 1 and not place_oldest():
+                return
+        while pending:
+            if not place_oldest():
+                return
         _send(res_w, ("end",))
     except BaseException as err:     # sent to the parent, which raises it
         status = 1

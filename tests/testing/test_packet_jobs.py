@@ -30,9 +30,19 @@ def _capture(path, mixed: bool) -> int:
     return len(dsts)
 
 
-def _run(program, capture, out, jobs):
+def _switch(program):
     sw = Switch.from_file(program)
     load_entries(sw, builtin_program("ipv4_router").with_suffix(".json"))
+    return sw
+
+
+@pytest.fixture(scope="module")
+def router():
+    """One switch for every run: the router keeps nothing from one packet to the next."""
+    return _switch(builtin_program("ipv4_router"))
+
+
+def _run(sw, capture, out, jobs):
     said: list[str] = []
     summary = run_packets(sw, 0, pcap=capture, out=out, engine="batch", echo=said.append, verbose=True, jobs=jobs)
     files = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
@@ -40,17 +50,16 @@ def _run(program, capture, out, jobs):
 
 
 @pytest.mark.parametrize("mixed", [False, True], ids=["one length", "mixed lengths"])
-def test_two_and_three_jobs_write_the_pcaps_one_job_writes(tmp_path, monkeypatch, mixed):
+def test_two_and_three_jobs_write_the_pcaps_one_job_writes(tmp_path, monkeypatch, mixed, router):
     """Batches of 4 packets, so the 63 packets are 16 batches shared between the jobs."""
     monkeypatch.setattr(packet_run, "SPLIT_BATCH", 4)
     capture = tmp_path / "in.pcap"
     n = _capture(capture, mixed)
-    program = builtin_program("ipv4_router")
-    one, files_one, said, _ = _run(program, capture, tmp_path / "one", 1)
+    one, files_one, said, _ = _run(router, capture, tmp_path / "one", 1)
     assert "jobs: 1 (as asked)" in said
     assert one["packets_in"] == n and one["drops"] == 9 and len(files_one) == 4     # 3 pcaps + summary.json
     for jobs in (2, 3):
-        got, files, said, _ = _run(program, capture, tmp_path / f"jobs{jobs}", jobs)
+        got, files, said, _ = _run(router, capture, tmp_path / f"jobs{jobs}", jobs)
         assert f"jobs: {jobs}" in said
         assert got == one and files == files_one
 
@@ -64,7 +73,28 @@ def test_a_program_with_counters_runs_on_one_job_and_says_why(tmp_path, monkeypa
         "            ipv4_lpm.apply();", "            ipv4_lpm.apply();\n            seen.count(1);", 1)
     program = tmp_path / "counted.p4"
     program.write_text(source)
-    summary, _, said, sw = _run(program, capture, tmp_path / "out", None)
+    summary, _, said, sw = _run(_switch(program), capture, tmp_path / "out", None)
     assert any(s.startswith("jobs: 1 (the program keeps state across packets (counter MyIngress.seen)")
                for s in said), said
     assert sw.counter_read("MyIngress.seen", 1)[0] == summary["packets_in"]
+
+
+def test_a_worker_that_fails_fails_the_run_with_its_error(tmp_path, monkeypatch, router):
+    """The worker's exception reaches the parent (no hang, no traceback of a lost process)."""
+    from dataplane.errors import DataplaneError
+    from dataplane.testing import packet_jobs
+
+    monkeypatch.setattr(packet_run, "SPLIT_BATCH", 4)
+    capture = tmp_path / "in.pcap"
+    _capture(capture, False)
+    parent = os.getpid()
+    real = packet_jobs.BatchStep.__call__
+
+    def step(self, batch, writer):
+        if os.getpid() != parent:
+            raise DataplaneError("boom in the worker")
+        return real(self, batch, writer)
+
+    monkeypatch.setattr(packet_jobs.BatchStep, "__call__", step)
+    with pytest.raises(DataplaneError, match="boom in the worker"):
+        _run(router, capture, tmp_path / "out", 2)
