@@ -10,9 +10,10 @@ answers with the offsets, where the worker writes them (``os.pwrite``). The file
 for byte those one process writes; the parent copies none of the workers' bytes, and a worker
 keeps at most two batches' outputs waiting, so memory stays bounded.
 
-Only a program whose batch run keeps no state from one packet to the next runs on several
-jobs: the batch engine refuses registers and meters already; a program with counters (which
-the workers would count apart) runs on one job (``plan_jobs`` says why).
+Counters (indexed and direct) are sums, so they come out the same counted apart: each worker
+sends what it added to every cell and entry (``counts``, ``add_counts``) and the parent adds
+it. The batch engine refuses registers and meters (state whose result depends on packet
+order); should a program with them reach here it runs on one job (``plan_jobs`` says why).
 """
 from __future__ import annotations
 
@@ -49,20 +50,59 @@ def plan_jobs(dp: Any, asked: int | None) -> tuple[int, str]:
         if cpus < 2:
             return 1, "one CPU"
         asked = 2
-    state = stateful_externs(dp)
+    state = order_dependent_state(dp)
     if state:
-        return 1, f"the program keeps state across packets ({state}): one process counts them in order"
+        return 1, f"the program keeps state across packets in order ({state})"
     return asked, ""
 
 
-def stateful_externs(dp: Any) -> str:
-    """What of the device's program would count differently on several jobs ('' if nothing):
-    counters (direct or not). Registers and meters never reach here (the batch engine refuses them)."""
-    found = [f"counter {name}" for name, inst in dp.instances.items()
-             if type(inst).__name__ in ("Counter", "Register", "Meter", "DirectMeter")]
-    found += [f"direct counter on table {name}" for name, rt in dp.tables.items()
-              if getattr(rt, "has_direct_counter", False)]
+def order_dependent_state(dp: Any) -> str:
+    """What of the device's program would give other results run apart ('' if nothing):
+    registers and meters (the batch engine refuses them: this is a second line)."""
+    found = [f"{type(inst).__name__.lower()} {name}" for name, inst in dp.instances.items()
+             if type(inst).__name__ in ("Register", "Meter", "DirectMeter")]
+    found += [f"direct meter on table {name}" for name, rt in dp.tables.items() if getattr(rt, "has_direct_meter", False)]
     return ", ".join(found)
+
+
+def counts(dp: Any) -> dict:
+    """Every count the batch engine adds to: each indexed counter's cells and each entry of a
+    table with a direct counter (its entries in handle order), as (packets, bytes) lists."""
+    out: dict = {}
+    for name, inst in dp.instances.items():
+        if type(inst).__name__ == "Counter":
+            out[("counter", name)] = (list(inst.packets), list(inst.bytes))
+    for name, rt in dp.tables.items():
+        if getattr(rt, "has_direct_counter", False):
+            entries = [e.value for e in rt.match.entries()]
+            out[("table", name)] = ([e.packets for e in entries], [e.bytes for e in entries])
+    return out
+
+
+def count_deltas(before: dict, after: dict) -> list:
+    """What was added between two ``counts``: (which, index, packets, bytes) of the cells that changed."""
+    out = []
+    for which, (packets, nbytes) in after.items():
+        p0, b0 = before[which]
+        out += [(which, i, p - p0[i], b - b0[i]) for i, (p, b) in enumerate(zip(packets, nbytes))
+                if p != p0[i] or b != b0[i]]
+    return out
+
+
+def add_counts(dp: Any, deltas: list) -> None:
+    """Add a worker's ``count_deltas`` to the device's counters."""
+    entries: dict = {}
+    for (kind, name), i, packets, nbytes in deltas:
+        if kind == "counter":
+            inst = dp.instances[name]
+            inst.packets[i] += packets
+            inst.bytes[i] += nbytes
+        else:
+            if name not in entries:
+                entries[name] = [e.value for e in dp.tables[name].match.entries()]
+            entry = entries[name][i]
+            entry.packets += packets
+            entry.bytes += nbytes
 
 
 class BatchStep:
@@ -196,8 +236,8 @@ def run_split(step: BatchStep, batches: Iterable[Any], writer: Callable[[int], A
             except BrokenPipeError:     # it has failed: its message says why
                 _expect(res_r, "end", j)
                 raise
-        for _pid, res_r, _ in workers:
-            _expect(res_r, "end", 0)
+        for j, (_pid, res_r, _) in enumerate(workers, start=1):
+            add_counts(step.pipeline.dp, _expect(res_r, "end", j)[1])
         finished = True
         return packets_in, drops
     finally:
@@ -244,6 +284,7 @@ def _worker(step: BatchStep, batches: Iterator[Any], j: int, jobs: int, res_w: i
         return True
 
     try:
+        before = counts(step.pipeline.dp)
         step.keep = 2      # two batches' outputs in flight: no batch's records written over
         for i, batch in enumerate(batches):
             if i % jobs != j:
@@ -257,7 +298,7 @@ def _worker(step: BatchStep, batches: Iterator[Any], j: int, jobs: int, res_w: i
         while pending:
             if not place_oldest():
                 return
-        _send(res_w, ("end",))
+        _send(res_w, ("end", count_deltas(before, counts(step.pipeline.dp))))
     except BaseException as err:     # sent to the parent, which raises it
         status = 1
         try:

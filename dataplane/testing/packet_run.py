@@ -56,7 +56,8 @@ def run_packets(sw: Switch, port: int, *, packet_hex: str | None = None, pcap: P
         summary = _run_batches_to_pcaps(pipeline, port, pcap, out, jobs, echo if verbose or trace else lambda _: None)
     else:
         if verbose:
-            echo("jobs: 1 (several jobs run a capture replayed to pcaps (--pcap, --out) on the batch engine)")
+            echo("jobs: 1 (" + ("the per-packet engine runs packets one after another" if pipeline is None else
+                                "several jobs run a capture replayed to pcaps, --pcap with --out") + ")")
         summary = _run_one_process(sw, pipeline, port, packet_hex, pcap, out, trace, echo)
     if out is not None:
         (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")

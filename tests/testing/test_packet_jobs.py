@@ -64,19 +64,58 @@ def test_two_and_three_jobs_write_the_pcaps_one_job_writes(tmp_path, monkeypatch
         assert got == one and files == files_one
 
 
-def test_a_program_with_counters_runs_on_one_job_and_says_why(tmp_path, monkeypatch):
+def _variant(tmp_path, name: str, *edits: tuple[str, str]):
+    source = builtin_program("ipv4_router").read_text()
+    for old, new in edits:
+        assert old in source
+        source = source.replace(old, new, 1)
+    program = tmp_path / f"{name}.p4"
+    program.write_text(source)
+    return program
+
+
+def test_counters_come_out_the_same_counted_by_two_jobs(tmp_path, monkeypatch):
+    """An indexed counter (a cell per egress port) and a direct counter on the LPM table: each
+    worker's additions are added to the parent's, cell by cell and entry by entry."""
     monkeypatch.setattr(packet_run, "SPLIT_BATCH", 4)
     capture = tmp_path / "in.pcap"
+    _capture(capture, True)
+    program = _variant(tmp_path, "counted",
+                       ("    action drop() {", "    counter(16, CounterType.packets_and_bytes) seen;\n"
+                                             "    direct_counter(CounterType.packets_and_bytes) lpm_hits;\n"
+                                             "    action drop() {"),
+                       ("        default_action = drop();", "        default_action = drop();\n"
+                                                           "        counters = lpm_hits;"),
+                       ("            ipv4_lpm.apply();", "            ipv4_lpm.apply();\n"
+                                                       "            seen.count((bit<32>)standard_metadata.egress_spec);"))
+    counted = {}
+    for jobs in (1, 2):
+        sw = _switch(program)
+        summary, files, said, _ = _run(sw, capture, tmp_path / f"jobs{jobs}", jobs)
+        assert f"jobs: {jobs}" in said[1]
+        cells = [sw.counter_read("MyIngress.seen", i) for i in range(16)]
+        entries = [(e.packets, e.bytes) for e in sw.table_entries("MyIngress.ipv4_lpm")]
+        counted[jobs] = (summary, files, cells, entries)
+    assert counted[1] == counted[2]
+    summary, _, cells, entries = counted[2]
+    forwarded = summary["packets_in"] - summary["drops"]
+    assert sum(p for p, _ in cells[1:4]) == forwarded == sum(p for p, _ in entries) and cells[2][1] > 0
+
+
+def test_a_program_with_a_register_runs_on_one_job_and_says_why(tmp_path):
+    """Registers depend on packet order: the batch engine refuses the program, and the
+    per-packet engine it falls back to runs one packet after another."""
+    capture = tmp_path / "in.pcap"
     _capture(capture, False)
-    source = builtin_program("ipv4_router").read_text().replace(
-        "    action drop() {", "    counter(4, CounterType.packets_and_bytes) seen;\n    action drop() {", 1).replace(
-        "            ipv4_lpm.apply();", "            ipv4_lpm.apply();\n            seen.count(1);", 1)
-    program = tmp_path / "counted.p4"
-    program.write_text(source)
-    summary, _, said, sw = _run(_switch(program), capture, tmp_path / "out", None)
-    assert any(s.startswith("jobs: 1 (the program keeps state across packets (counter MyIngress.seen)")
-               for s in said), said
-    assert sw.counter_read("MyIngress.seen", 1)[0] == summary["packets_in"]
+    program = _variant(tmp_path, "remembers",
+                       ("    action drop() {", "    register<bit<32>>(1) last;\n    action drop() {"),
+                       ("            ipv4_lpm.apply();", "            ipv4_lpm.apply();\n"
+                                                       "            last.write(0, hdr.ipv4.dstAddr);"))
+    sw = _switch(program)
+    said: list[str] = []
+    run_packets(sw, 0, pcap=capture, out=tmp_path / "out", echo=said.append, verbose=True, jobs=2)
+    assert said[0].startswith("engine: per-packet engine (the batch engine cannot run this program:") and "Register" in said[0]
+    assert said[1] == "jobs: 1 (the per-packet engine runs packets one after another)"
 
 
 def test_a_worker_that_fails_fails_the_run_with_its_error(tmp_path, monkeypatch, router):
