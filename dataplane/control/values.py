@@ -7,7 +7,6 @@ the switch checks that it fits. (BMv2's CLI tries the address forms only for 32-
 """
 from __future__ import annotations
 
-import ipaddress
 import re
 
 from dataplane.errors import DataplaneError
@@ -72,6 +71,8 @@ def parse_value(text: str) -> int:
         return value
     if ":" in text:
         try:
+            import ipaddress  # here: IPv6 is rare in entries, and the module costs every start
+
             return int(ipaddress.IPv6Address(text))
         except ValueError:
             raise ValueSyntaxError(f"'{text}' is not a MAC or IPv6 address") from None

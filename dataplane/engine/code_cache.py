@@ -16,7 +16,6 @@ import hashlib
 import marshal
 import os
 import sys
-import tempfile
 from types import CodeType
 
 _ON = sys.implementation.name == "cpython"
@@ -43,6 +42,8 @@ def compiled(text: str, filename: str) -> CodeType:
     code = compile(text, filename, "exec")
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        import tempfile  # only on a miss
+
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
         with os.fdopen(fd, "wb") as f:
             marshal.dump(code, f)
