@@ -1,6 +1,7 @@
 """The ``dataplane`` command."""
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -60,8 +61,11 @@ class _Commands(click.Group):
 
 @click.group(cls=_Commands, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, prog_name="dataplane")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """dataplane: run P4_16 programs on an emulated data plane."""
+    if ctx.invoked_subcommand != "run-packet":   # (which turns it on once its switch is loaded)
+        _collect_garbage()
 
 
 @main.command()
@@ -159,9 +163,29 @@ def _write_p4info(program, path: Path) -> None:
     write_p4info(build_p4info(program), path)
 
 
+def _collect_garbage() -> None:
+    """The collector back on, what was made while it was off left out of its walks (``gc.freeze``)."""
+    global _PAUSED_GC
+    if _PAUSED_GC:
+        _PAUSED_GC = False
+        gc.freeze()
+        gc.enable()
+
+
+_PAUSED_GC = False
+
+
 def run() -> None:
     """Entry point that turns any project error into a message and a status, never a traceback:
-    1 for a user's error, 2 for a usage error (click), 3 for a bug in dataplane (``cli_errors``)."""
+    1 for a user's error, 2 for a usage error (click), 3 for a bug in dataplane (``cli_errors``).
+
+    CPython's cyclic collector is off until the command has loaded what it runs, and what was
+    made until then is frozen (``gc.freeze``): imports and a loaded program are objects that
+    all stay alive, which it would only walk (about 4% of a ``run-packet``'s start)."""
+    global _PAUSED_GC
+    if sys.implementation.name == "cpython" and gc.isenabled():
+        _PAUSED_GC = True
+        gc.disable()
     try:
         main(standalone_mode=True)
     except InternalError as err:
@@ -228,6 +252,7 @@ def run_packet(program: str, entries: Path | None, port: int, packet_hex: str | 
         default = resolve_program(program).with_suffix(".json")
         entries = default if default.is_file() else None
     sw = _load_switch(program, entries, make_policy(werror, wno))
+    _collect_garbage()
     with reported_errors(), for_terminal() as line:
         run_packets(sw, port, packet_hex=packet_hex, pcap=pcap, out=out, trace=trace,
                     echo=lambda text: line.echo(text, err=False), engine=engine, verbose=verbose, jobs=jobs)

@@ -55,7 +55,7 @@ def run_packets(sw: Switch, port: int, *, packet_hex: str | None = None, pcap: P
     if pipeline is not None and pcap is not None and out is not None:
         summary = _run_batches_to_pcaps(pipeline, port, pcap, out, jobs, echo if verbose or trace else lambda _: None)
     else:
-        if verbose:
+        if verbose and jobs is not None and jobs > 1:    # asked for, and not possible here: say why
             echo("jobs: 1 (" + ("the per-packet engine runs packets one after another" if pipeline is None else
                                 "several jobs run a capture replayed to pcaps, --pcap with --out") + ")")
         summary = _run_one_process(sw, pipeline, port, packet_hex, pcap, out, trace, echo)
