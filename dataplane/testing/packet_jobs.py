@@ -191,11 +191,32 @@ class _Collector:
             self.segments.append((self.port, lay_out(data, lengths, timestamps), len(lengths)))
 
 
+def own_offset(f: Any, path: Any) -> Callable[[], Callable[[], None]]:
+    """For ``run_split``'s ``before_fork``: the open file ``f`` (of ``path``) given its own place
+    in the worker. A forked process shares its parent's open files, their offsets included, so
+    the reads of one (pcapng, or a classic pcap's mixed-length part, read as they go) would
+    move the other's; the worker reopens the file at the offset it had at the fork, under the
+    same descriptor, and the buffered reader above it carries on as if nothing happened."""
+    def before_fork() -> Callable[[], None]:
+        fd = f.fileno()
+        at = os.lseek(fd, 0, os.SEEK_CUR)
+
+        def in_worker() -> None:
+            fresh = os.open(path, os.O_RDONLY)
+            os.lseek(fresh, at, os.SEEK_SET)
+            os.dup2(fresh, fd)
+            os.close(fresh)
+        return in_worker
+    return before_fork
+
+
 def run_split(step: BatchStep, batches: Iterable[Any], writer: Callable[[int], Any], jobs: int,
-              seen: Callable[[Any], None] = lambda batch: None) -> tuple[int, int]:
+              seen: Callable[[Any], None] = lambda batch: None,
+              before_fork: Callable[[], Callable[[], None]] | None = None) -> tuple[int, int]:
     """Run ``batches`` on ``jobs`` processes (see the module's docstring); every output goes to
     ``writer(port)`` (a ``PcapWriter``) in the order one process gives. ``seen(batch)`` is called
-    in the parent for each batch, in order. Returns (packets in, drops)."""
+    in the parent for each batch, in order. ``before_fork()``, called in the parent before each
+    fork, gives what the worker runs first (``own_offset``). Returns (packets in, drops)."""
     batches = iter(batches)
     workers: list[tuple[int, int, int]] = []    # (pid, results fd, places fd)
     finished = False
@@ -203,6 +224,7 @@ def run_split(step: BatchStep, batches: Iterable[Any], writer: Callable[[int], A
         for j in range(1, jobs):
             res_r, res_w = os.pipe()
             put_r, put_w = os.pipe()
+            in_worker = before_fork() if before_fork is not None else None
             pid = os.fork()
             if pid == 0:     # the worker: never returns
                 os.close(res_r)
@@ -210,7 +232,7 @@ def run_split(step: BatchStep, batches: Iterable[Any], writer: Callable[[int], A
                 for _, fd1, fd2 in workers:
                     os.close(fd1)
                     os.close(fd2)
-                _worker(step, batches, j, jobs, res_w, put_r)
+                _worker(step, batches, j, jobs, res_w, put_r, in_worker)
             os.close(res_w)
             os.close(put_r)
             workers.append((pid, res_r, put_w))
@@ -262,7 +284,8 @@ def _expect(fd: int, kind: str, j: int) -> tuple:
     return msg
 
 
-def _worker(step: BatchStep, batches: Iterator[Any], j: int, jobs: int, res_w: int, put_r: int) -> None:
+def _worker(step: BatchStep, batches: Iterator[Any], j: int, jobs: int, res_w: int, put_r: int,
+            in_worker: Callable[[], None] | None) -> None:
     """Job ``j``: batches ``j``, ``j + jobs``, ...; per batch, the sizes of its outputs go to the
     parent, which answers with where in which file they go, and they are written there. Exits."""
     status = 0
@@ -284,6 +307,8 @@ def _worker(step: BatchStep, batches: Iterator[Any], j: int, jobs: int, res_w: i
         return True
 
     try:
+        if in_worker is not None:
+            in_worker()
         before = counts(step.pipeline.dp)
         step.keep = 2      # two batches' outputs in flight: no batch's records written over
         for i, batch in enumerate(batches):

@@ -93,8 +93,9 @@ def _run_batches_to_pcaps(pipeline, port: int, pcap: Path, out: Path, jobs: int 
     one array (when they share a length, the usual case), put in port order with one stable
     sort and written a slice per port (``packet_jobs.BatchStep``). On several jobs, batches
     run in forked workers and the files are the same (``packet_jobs.run_split``)."""
-    from dataplane.pcap import read_batches
-    from dataplane.testing.packet_jobs import BatchStep, plan_jobs, run_split
+    from dataplane.pcap import CaptureReader
+    from dataplane.pcap.batch import iter_batches
+    from dataplane.testing.packet_jobs import BatchStep, own_offset, plan_jobs, run_split
 
     out.mkdir(parents=True, exist_ok=True)
     writers: dict[int, PcapWriter] = {}
@@ -117,8 +118,10 @@ def _run_batches_to_pcaps(pipeline, port: int, pcap: Path, out: Path, jobs: int 
 
     step = BatchStep(pipeline, port)
     packets_in = drops = 0
+    reader = None
     try:
-        batches = read_batches(pcap, SPLIT_BATCH)
+        reader = CaptureReader(pcap)
+        batches = iter_batches(reader, SPLIT_BATCH)
         n_jobs, why = plan_jobs(pipeline.dp, jobs)
         if n_jobs > 1:   # a capture of one batch runs where it is
             ahead = list(islice(batches, 2))
@@ -127,13 +130,15 @@ def _run_batches_to_pcaps(pipeline, port: int, pcap: Path, out: Path, jobs: int 
             batches = chain(ahead, batches)
         note(f"jobs: {n_jobs}" + (f" ({why})" if n_jobs == 1 else ""))
         if n_jobs > 1:
-            packets_in, drops = run_split(step, batches, writer, n_jobs, seen)
+            packets_in, drops = run_split(step, batches, writer, n_jobs, seen, own_offset(reader._f, reader.path))
         else:
             for batch in batches:
                 seen(batch)
                 packets_in += len(batch)
                 drops += step(batch, writer)
     finally:
+        if reader is not None:
+            reader.close()
         for w in writers.values():
             w.close()
     if packets_in == 0:

@@ -51,8 +51,12 @@ def _run(sw, capture, out, jobs):
 
 @pytest.mark.parametrize("mixed", [False, True], ids=["one length", "mixed lengths"])
 def test_two_and_three_jobs_write_the_pcaps_one_job_writes(tmp_path, monkeypatch, mixed, router):
-    """Batches of 4 packets, so the 63 packets are 16 batches shared between the jobs."""
+    """Batches of 4 packets, so the 63 packets are 16 batches shared between the jobs (mixed
+    lengths are read from the file as they go, 512 bytes at a time here)."""
+    from dataplane.pcap import batch
+
     monkeypatch.setattr(packet_run, "SPLIT_BATCH", 4)
+    monkeypatch.setattr(batch, "_WALK_CHUNK", 64)
     capture = tmp_path / "in.pcap"
     n = _capture(capture, mixed)
     one, files_one, said, _ = _run(router, capture, tmp_path / "one", 1)
@@ -62,6 +66,25 @@ def test_two_and_three_jobs_write_the_pcaps_one_job_writes(tmp_path, monkeypatch
         got, files, said, _ = _run(router, capture, tmp_path / f"jobs{jobs}", jobs)
         assert f"jobs: {jobs}" in said
         assert got == one and files == files_one
+
+
+def test_a_pcapng_capture_read_in_small_chunks_gives_the_same_pcaps(tmp_path, monkeypatch, router):
+    """pcapng is read with ``read`` calls as it goes (a chunk of 64 bytes here): the worker's
+    reads and the parent's must not move each other's place in the file."""
+    from scapy.utils import rdpcap, wrpcapng
+
+    from dataplane.pcap import stream
+
+    monkeypatch.setattr(packet_run, "SPLIT_BATCH", 4)
+    monkeypatch.setattr(stream, "CHUNK", 64)
+    classic = tmp_path / "in.pcap"
+    _capture(classic, True)
+    capture = tmp_path / "in.pcapng"
+    wrpcapng(str(capture), rdpcap(str(classic)))
+    one, files_one, _, _ = _run(router, capture, tmp_path / "one", 1)
+    two, files_two, said, _ = _run(router, capture, tmp_path / "two", 2)
+    assert "jobs: 2" in said and one["packets_in"] == 63
+    assert two == one and files_two == files_one
 
 
 def _variant(tmp_path, name: str, *edits: tuple[str, str]):
