@@ -3,6 +3,7 @@ and summary as one process, byte for byte; a program with counters stays on one 
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 from scapy.layers.inet import IP, UDP
@@ -137,7 +138,8 @@ def test_a_program_with_a_register_runs_on_one_job_and_says_why(tmp_path):
     sw = _switch(program)
     said: list[str] = []
     run_packets(sw, 0, pcap=capture, out=tmp_path / "out", echo=said.append, verbose=True, jobs=2)
-    assert said[0].startswith("engine: per-packet engine (the batch engine cannot run this program:") and "Register" in said[0]
+    assert said[0].startswith("engine: per-packet engine (")
+    assert "Register" in said[0] or sys.implementation.name != "cpython"    # (PyPy: per packet anyway)
     assert said[1] == "jobs: 1 (the per-packet engine runs packets one after another)"
 
 
