@@ -7,8 +7,9 @@ those routes cover (1M by default), made here with numpy. Timed:
 
 - ``run-packet``: the ``dataplane run-packet ipv4_router --entries ... --pcap IN --out DIR``
   command as a user runs it (a process: start-up, compile, read, process, write), once per
-  engine when run-packet has ``--engine`` (their output pcaps are compared byte for byte),
-  wall clock and CPU time (the best of ``--repeat``; the first run of a program fills the
+  engine when run-packet has ``--engine``, and on the batch engine with ``--jobs 1`` too when
+  it has ``--jobs`` (its default runs up to 2 processes; their output pcaps are all compared
+  byte for byte), wall clock and CPU time of the command and the workers it forks (the best of ``--repeat``; the first run of a program fills the
   compile cache, so with ``--repeat 2`` or more the best is a run that found it there);
 - reading alone: scapy's ``RawPcapReader`` (the baseline), ``dataplane.pcap.iter_packets``
   and ``dataplane.pcap.read_batches``;
@@ -87,12 +88,18 @@ def best(fn, repeat: int) -> float:
     return t_best
 
 
-def engines() -> list[str]:
-    """The engines ``run-packet --engine`` offers (none when it has no such option)."""
+def engines() -> list[tuple[str, list[str]]]:
+    """(name, options) of each way to run ``run-packet`` timed: per engine when it has
+    ``--engine`` (none when it has no such option), and the batch engine on one job as well as
+    on its default number when it has ``--jobs`` (``batch_jobs1``)."""
     out = subprocess.run([sys.executable, "-m", "dataplane", "run-packet", "--help"], capture_output=True, text=True)
     if "--engine" not in out.stdout:
         return []
-    return [e for e in ("packet", "batch") if e in out.stdout.split("--engine", 1)[1].split("\n  -", 1)[0]]
+    found = [(e, ["--engine", e]) for e in ("packet", "batch")
+             if e in out.stdout.split("--engine", 1)[1].split("\n  -", 1)[0]]
+    if "--jobs" in out.stdout and any(name == "batch" for name, _ in found):
+        found.append(("batch_jobs1", ["--engine", "batch", "--jobs", "1"]))
+    return found
 
 
 def run(count: int, repeat: int, workdir: Path) -> dict:
@@ -159,11 +166,10 @@ def run(count: int, repeat: int, workdir: Path) -> dict:
 
     # ---- run-packet end to end, per engine
     digests = {}
-    for engine in engines() or [None]:
-        name = engine or "default"
+    for name, options in engines() or [("default", [])]:
         outdir = workdir / f"out-{name}"
         cmd = [sys.executable, "-m", "dataplane", "run-packet", "ipv4_router", "--entries", str(entries),
-               "--pcap", str(capture), "--out", str(outdir)] + (["--engine", engine] if engine else [])
+               "--pcap", str(capture), "--out", str(outdir)] + options
         t_best = cpu_best = float("inf")
         for _ in range(repeat):
             shutil.rmtree(outdir, ignore_errors=True)
@@ -220,7 +226,7 @@ def main() -> int:
     for k in r:
         if k.startswith("run_packet_") and k.endswith("_pps") and not k.endswith("_cpu_pps"):
             name = k[len("run_packet_"):-len("_pps")]
-            print(f"run-packet ({name:7}) end to end {r[k]:>10,} pkt/s  x{r[f'run_packet_{name}_ratio']} "
+            print(f"run-packet ({name:11}) end to end {r[k]:>10,} pkt/s  x{r[f'run_packet_{name}_ratio']} "
                   f"of scapy's reading alone; CPU {r[f'run_packet_{name}_cpu_s']} s "
                   f"({r[f'run_packet_{name}_cpu_pps']:,} pkt/s of CPU time)")
     if "engines_identical" in r:

@@ -9,7 +9,6 @@ out of the operations and reported as warnings; unknown commands are errors.
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -302,6 +301,8 @@ def parse_cli_commands(text: str, filename: str = "<commands>") -> CliCommands:
                                                  filename, lineno))
         else:
             known = [*_HANDLERS, *_READ_ONLY, *_UNSUPPORTED]
+            import difflib  # only for a misspelt command
+
             close = difflib.get_close_matches(ln.cmd, known, n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             raise ln.error(f"unknown command '{ln.cmd}'{hint}", ln.cmd)

@@ -8,7 +8,8 @@ key name (``match_key``, ``key_value``), and action parameters as a list or by n
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping
+from typing import Any, Sequence
 
 from dataplane.control.config_errors import ControlPlaneError
 from dataplane.control.keys import ExactKey, LpmKey, RangeKey, TernaryKey

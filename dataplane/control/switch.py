@@ -59,6 +59,8 @@ class Switch(ValueSetApi, ReplicationApi):
         # (table, action name as given) -> (name in the program, Action): entries loaded from a
         # file name the same few actions thousands of times, and the answer never changes.
         self._found_actions: dict[tuple[str, str], tuple] = {}
+        # name as given -> (the device's tables, the table), for the same reason
+        self._found_tables: dict[str, tuple[dict, RuntimeTable]] = {}
 
     @classmethod
     def from_file(cls, path: str | Path, **kwargs) -> "Switch":
@@ -123,7 +125,11 @@ class Switch(ValueSetApi, ReplicationApi):
 
     # ---- name resolution (see control.naming) ------------------------------------------------------
     def table(self, name: str) -> RuntimeTable:
-        return resolve(name, self.dp.tables, "table", table_aliases)
+        tables = self.dp.tables
+        found = self._found_tables.get(name)
+        if found is None or found[0] is not tables:
+            found = self._found_tables[name] = (tables, resolve(name, tables, "table", table_aliases))
+        return found[1]
 
     def table_names(self) -> dict[str, RuntimeTable]:
         """Every full name a table answers to: ``Block.table`` and p4c's control-plane name (``@name``)."""

@@ -7,7 +7,6 @@ the switch checks that it fits. (BMv2's CLI tries the address forms only for 32-
 """
 from __future__ import annotations
 
-import ipaddress
 import re
 
 from dataplane.errors import DataplaneError
@@ -56,16 +55,24 @@ def parse_value(text: str) -> int:
     if not text:
         raise ValueSyntaxError("empty value")
     if _NUMBER.match(text):
+        if text.isdigit() and (text[0] != "0" or len(text) == 1):   # plain decimal: the usual port or length
+            return int(text)
         return parse_number(text)
+    # (folded by hand: a table of 1,000 routes parses 3,000 of these on every run)
     if _IPV4.match(text):
-        octets = [int(p) for p in text.split(".")]
-        if any(o > 255 for o in octets):
+        a, b, c, d = map(int, text.split("."))
+        if a > 255 or b > 255 or c > 255 or d > 255:
             raise ValueSyntaxError(f"'{text}' is not an IPv4 address (octet above 255)")
-        return int.from_bytes(bytes(octets), "big")
+        return (a << 24) | (b << 16) | (c << 8) | d
     if _MAC.match(text):
-        return int.from_bytes(bytes(int(p, 16) for p in text.split(":")), "big")
+        value = 0
+        for p in text.split(":"):
+            value = (value << 8) | int(p, 16)
+        return value
     if ":" in text:
         try:
+            import ipaddress  # here: IPv6 is rare in entries, and the module costs every start
+
             return int(ipaddress.IPv6Address(text))
         except ValueError:
             raise ValueSyntaxError(f"'{text}' is not a MAC or IPv6 address") from None

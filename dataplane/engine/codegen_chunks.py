@@ -20,6 +20,8 @@ import linecache
 import re
 from typing import Any
 
+from dataplane.engine.code_cache import compiled
+
 MAX_DEFS = 64              # nested functions per part of ``build``
 PIECE_LINES = 20000        # lines per separately compiled piece of the module
 
@@ -179,7 +181,7 @@ def compile_in_pieces(source: str, filename: str, namespace: dict[str, Any], pie
         if start:
             linecache.cache[name] = (sum(map(len, piece)), None, piece, name)
         try:
-            code = compile("".join(piece), name, "exec")
+            code = compiled("".join(piece), name)
         except SyntaxError as err:
             if err.lineno is not None:
                 err.lineno += start

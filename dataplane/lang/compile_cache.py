@@ -23,7 +23,6 @@ import hashlib
 import os
 import pickle
 import sys
-import tempfile
 import time
 from functools import lru_cache
 from pathlib import Path
@@ -147,6 +146,8 @@ def _store(entry: Path, value) -> None:
         return
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile  # only on a miss: a hit does not pay for its imports
+
         fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".pickle")
         try:
             with os.fdopen(fd, "wb") as f:

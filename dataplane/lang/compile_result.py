@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping
 
 from dataplane.errors import Diagnostic
-from dataplane.ir.decl import P4Program
 from dataplane.ir.program import Program
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:   # the parse tree's classes: a program from the cache has no parse tree (14 ms of imports)
+    from dataplane.ir.decl import P4Program
     from dataplane.lang.preprocess import PreprocessedSource
 
 

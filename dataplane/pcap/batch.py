@@ -54,11 +54,23 @@ class PacketBatch:
 
 class _RecordRun(PacketBatch):
     """A run of same-length records viewed in the file: the timestamps are worked out from
-    the records' headers when first read (a replay that copies the records never reads them)."""
+    the records' headers when first read (a replay that copies the records never reads them),
+    and whether the records are as ``PcapWriter`` writes them when ``records`` is first read
+    (a batch that run-packet's other job runs is never looked at: ``testing.packet_jobs``)."""
 
-    def __init__(self, recs: np.ndarray, length: int, first: int, records: np.ndarray | None, ns_per_unit: int):
-        self.data, self.lengths, self.first, self.records = recs["data"], np.full(len(recs), length, np.int64), first, records
+    def __init__(self, recs: np.ndarray, length: int, first: int, raw: np.ndarray | None, ns_per_unit: int):
+        self.data, self.lengths, self.first = recs["data"], np.full(len(recs), length, np.int64), first
         self._recs, self._ns_per_unit, self._timestamps = recs, ns_per_unit, None
+        self._raw, self._records_known = raw, raw is None
+
+    @property  # type: ignore[override]
+    def records(self) -> np.ndarray | None:
+        if not self._records_known:
+            recs, length = self._recs, self._raw.shape[1] - RECORD_HEADER
+            if not ((recs["orig"] == length).all() and (recs["frac"] < 1_000_000_000).all()):
+                self._raw = None
+            self._records_known = True
+        return self._raw
 
     @property  # type: ignore[override]
     def timestamps(self) -> np.ndarray:
@@ -110,10 +122,8 @@ def _classic_batches(reader: CaptureReader, size: int) -> Iterator[PacketBatch]:
         if k < n and k < _MIN_RUN:
             break                                   # mixed lengths: walk the rest
         recs = recs[:k]
-        raw = None
-        if as_written and length <= 65535 and (recs["orig"] == length).all() \
-                and (recs["frac"] < 1_000_000_000).all():
-            raw = mapped[off:off + k * stride].reshape(k, stride)
+        # the records as they are, if they turn out to be what PcapWriter writes (checked when read)
+        raw = mapped[off:off + k * stride].reshape(k, stride) if as_written and length <= 65535 else None
         yield _RecordRun(recs, length, index, raw, reader.ns_per_unit)
         off += k * stride
         index += k

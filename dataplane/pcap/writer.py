@@ -67,27 +67,7 @@ class PcapWriter:
         data = np.asarray(data, dtype=np.uint8)
         if data.ndim != 2 or data.shape[0] != n or (n and int(lengths.max()) > data.shape[1]):
             raise ValueError("write_batch: data must be 2-D with one row per length, each row at least as wide")
-        caplen = np.minimum(lengths, self.snaplen)
-        heads = _heads(caplen, lengths, timestamps, self._div).view(np.uint8)    # (n, 16)
-        first = int(caplen[0])
-        if (caplen == first).all():
-            # every record the same size: a (n, 16 + L) block, no index arithmetic
-            out = np.empty((n, 16 + first), dtype=np.uint8)
-            out[:, :16] = heads
-            out[:, 16:] = data[:, :first]
-        else:
-            sizes = caplen + 16
-            starts = np.zeros(n, dtype=np.int64)
-            np.cumsum(sizes[:-1], out=starts[1:])
-            total = int(starts[-1] + sizes[-1])
-            # boolean scatters: several times faster than a 2-D index array on the same cells
-            is_head = np.zeros(total, dtype=bool)
-            is_head[(starts[:, None] + np.arange(16)).ravel()] = True
-            out = np.empty(total, dtype=np.uint8)
-            out[is_head] = heads.ravel()
-            width = int(caplen.max())
-            out[~is_head] = data[:, :width][np.arange(width) < caplen[:, None]]
-        self._f.write(out)
+        self._f.write(lay_out(data, lengths, timestamps, snaplen=self.snaplen, nanosecond=self.nanosecond))
         self.count += n
 
     def write_records(self, block: np.ndarray) -> None:
@@ -96,6 +76,16 @@ class PcapWriter:
             self._drain()
             self._f.write(np.ascontiguousarray(block))
             self.count += len(block)
+
+    def reserve(self, nbytes: int, count: int) -> int:
+        """Leave room for ``count`` records, ``nbytes`` bytes, that another process writes into
+        the file (``os.pwrite``: run-packet's workers); the offset where they go. The file is
+        whole once they are written."""
+        self._drain()
+        at = self._f.tell()
+        self._f.seek(nbytes, 1)
+        self.count += count
+        return at
 
     def _drain(self) -> None:
         if self._parts:
@@ -150,4 +140,33 @@ def record_block(data: np.ndarray, lengths: np.ndarray, timestamps: np.ndarray |
     out = np.empty((n, 16 + size), dtype=np.uint8)
     out[:, :16] = _heads(caplen, lengths, timestamps, 1 if nanosecond else 1000).view(np.uint8)
     out[:, 16:] = data[:, :size]
+    return out
+
+
+def lay_out(data: np.ndarray, lengths: np.ndarray, timestamps: np.ndarray | None, *,
+            snaplen: int = 65535, nanosecond: bool = True) -> np.ndarray:
+    """The records of ``len(lengths)`` packets (row ``i`` of ``data`` holds packet ``i`` in its
+    first ``lengths[i]`` bytes) as ``PcapWriter.write_batch`` writes them: a uint8 array,
+    laid out with numpy (2-D when the captured lengths are all one, else flat)."""
+    n = len(lengths)
+    caplen = np.minimum(lengths, snaplen)
+    heads = _heads(caplen, lengths, timestamps, 1 if nanosecond else 1000).view(np.uint8)    # (n, 16)
+    first = int(caplen[0])
+    if (caplen == first).all():
+        # every record the same size: a (n, 16 + L) block, no index arithmetic
+        out = np.empty((n, 16 + first), dtype=np.uint8)
+        out[:, :16] = heads
+        out[:, 16:] = data[:, :first]
+    else:
+        sizes = caplen + 16
+        starts = np.zeros(n, dtype=np.int64)
+        np.cumsum(sizes[:-1], out=starts[1:])
+        total = int(starts[-1] + sizes[-1])
+        # boolean scatters: several times faster than a 2-D index array on the same cells
+        is_head = np.zeros(total, dtype=bool)
+        is_head[(starts[:, None] + np.arange(16)).ravel()] = True
+        out = np.empty(total, dtype=np.uint8)
+        out[is_head] = heads.ravel()
+        width = int(caplen.max())
+        out[~is_head] = data[:, :width][np.arange(width) < caplen[:, None]]
     return out

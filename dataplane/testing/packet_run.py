@@ -8,6 +8,7 @@ input packet's timestamp, in a nanosecond pcap.
 from __future__ import annotations
 
 import json
+from itertools import chain, islice
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -28,12 +29,16 @@ def _hex_packet(text: str) -> bytes:
 
 def run_packets(sw: Switch, port: int, *, packet_hex: str | None = None, pcap: Path | None = None,
                 out: Path | None = None, trace: bool = False, echo: Callable[[str], None] = print,
-                engine: str = "auto", verbose: bool = False) -> dict:
+                engine: str = "auto", verbose: bool = False, jobs: int | None = None) -> dict:
     """Process the packets; print each output (or write pcaps to ``out``); return the summary.
 
     ``engine``: ``auto`` runs the batch engine when it accepts the program (and no trace is
     asked for), else the per-packet engine; ``batch`` fails with the batch engine's reason;
     ``packet`` is the per-packet engine. ``verbose`` (or ``trace``) says which ran and why.
+
+    ``jobs``: processes that run a capture replayed to pcaps on the batch engine (None: up to
+    2, as the CPUs allow; see ``packet_jobs``); the files are the same with any number.
+    ``verbose`` says how many ran and, when one, why.
     """
     from dataplane.engine.batch.select import choose
 
@@ -45,9 +50,27 @@ def run_packets(sw: Switch, port: int, *, packet_hex: str | None = None, pcap: P
         why = "per-packet engine (--trace follows one packet at a time)"
     if verbose or trace:
         echo(f"engine: {why}")
+    if jobs is not None and jobs < 1:
+        raise DataplaneError(f"--jobs: {jobs} is not a number of processes (1 or more)")
     if pipeline is not None and pcap is not None and out is not None:
-        summary = _run_batches_to_pcaps(pipeline, port, pcap, out)
-    elif pipeline is not None:
+        summary = _run_batches_to_pcaps(pipeline, port, pcap, out, jobs, echo if verbose or trace else lambda _: None)
+    else:
+        if verbose and jobs is not None and jobs > 1:    # asked for, and not possible here: say why
+            echo("jobs: 1 (" + ("the per-packet engine runs packets one after another" if pipeline is None else
+                                "several jobs run a capture replayed to pcaps, --pcap with --out") + ")")
+        summary = _run_one_process(sw, pipeline, port, packet_hex, pcap, out, trace, echo)
+    if out is not None:
+        (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+        echo(f"{summary['packets_in']} packet(s) in; out: " +
+             (", ".join(f"port {p}: {n}" for p, n in sorted(summary["packets_out"].items(), key=lambda x: int(x[0])))
+              or "none") + f"; {summary['drops']} dropped; pcaps in {out}")
+    return summary
+
+
+def _run_one_process(sw: Switch, pipeline, port: int, packet_hex: str | None, pcap: Path | None,
+                     out: Path | None, trace: bool, echo: Callable[[str], None]) -> dict:
+    """Every other case than a capture to pcaps on the batch engine: packets one at a time."""
+    if pipeline is not None:
         packets = [(0, _hex_packet(packet_hex))] if packet_hex is not None else iter_packets(pcap)
         summary = _run_batches_shown(pipeline, port, packets, out, echo)
     else:
@@ -59,63 +82,63 @@ def run_packets(sw: Switch, port: int, *, packet_hex: str | None = None, pcap: P
             summary = _run_to_pcaps(sw, port, packets, out)
         else:
             summary = _run_shown(sw, port, packets, out, trace, echo)
-    if out is not None:
-        (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-        echo(f"{summary['packets_in']} packet(s) in; out: " +
-             (", ".join(f"port {p}: {n}" for p, n in sorted(summary["packets_out"].items(), key=lambda x: int(x[0])))
-              or "none") + f"; {summary['drops']} dropped; pcaps in {out}")
     return summary
 
 
-def _run_batches_to_pcaps(pipeline, port: int, pcap: Path, out: Path) -> dict:
+def _run_batches_to_pcaps(pipeline, port: int, pcap: Path, out: Path, jobs: int | None,
+                          note: Callable[[str], None]) -> dict:
     """The replay loop on the batch engine: the capture read as arrays, a batch at a time, run,
     and each port's outputs appended to its pcap in bulk, stamped with their inputs' times.
     No Python object per packet on the way: per batch, the outputs' records are laid out in
     one array (when they share a length, the usual case), put in port order with one stable
-    sort and written a slice per port."""
-    import numpy as np
-
-    from dataplane.engine.batch.layout import PacketBatch
-    from dataplane.pcap import read_batches
-    from dataplane.pcap.writer import record_block
+    sort and written a slice per port (``packet_jobs.BatchStep``). On several jobs, batches
+    run in forked workers and the files are the same (``packet_jobs.run_split``)."""
+    from dataplane.pcap import CaptureReader
+    from dataplane.pcap.batch import iter_batches
+    from dataplane.testing.packet_jobs import BatchStep, own_offset, plan_jobs, run_split
 
     out.mkdir(parents=True, exist_ok=True)
     writers: dict[int, PcapWriter] = {}
-    packets_in = drops = 0
+
+    def writer(p: int) -> PcapWriter:
+        w = writers.get(p)
+        if w is None:
+            w = writers[p] = PcapWriter(out / f"port{p}.pcap")
+        return w
+
     line = progress.active()
     if line is not None:     # how far into the file, as _reading counts it (once per batch here)
         line.stage(f"run-packet {pcap.name}", pcap.stat().st_size, "B")
-        done = 24
-    spare = None
+    done = [24]
+
+    def seen(batch) -> None:
+        if line is not None:
+            done[0] += 16 * len(batch) + int(batch.lengths.sum())
+            line.done = done[0]
+
+    step = BatchStep(pipeline, port)
+    packets_in = drops = 0
+    reader = None
     try:
-        for batch in read_batches(pcap):
-            n = len(batch)
-            packets_in += n
-            if line is not None:
-                done += 16 * n + int(batch.lengths.sum())
-                line.done = done
-            # The batch is this loop's own (read_batches maps the file copy-on-write), so the
-            # engine may write its outputs over it; with the file's records copied first, an
-            # output that kept its input's length and place is its record already.
-            records = None
-            if batch.records is not None:   # into one buffer for the whole run: fresh pages cost faults
-                if spare is None or spare.shape[1] != batch.records.shape[1] or len(spare) < n:
-                    spare = np.empty_like(batch.records)
-                records = spare[:n]
-                np.copyto(records, batch.records)
-            data = records[:, 16:] if records is not None else batch.data
-            run = pipeline.run_chunks(PacketBatch(data, batch.lengths, np.full(n, port, dtype=np.int64)), scratch=True)
-            for first, res in run:
-                drops += len(res.drop_code)
-                if not len(res.ports):       # every packet of the chunk dropped
-                    continue
-                if res.in_place and records is not None:
-                    block = records[first:first + len(res)]
-                else:
-                    stamps = batch.timestamps[first + res.source]
-                    block = record_block(res.data, res.lengths, stamps)
-                _write_by_port(writers, out, res, block, None if block is not None else stamps)
+        reader = CaptureReader(pcap)
+        batches = iter_batches(reader, SPLIT_BATCH)
+        n_jobs, why = plan_jobs(pipeline.dp, jobs)
+        if n_jobs > 1:   # a capture of one batch runs where it is
+            ahead = list(islice(batches, 2))
+            if len(ahead) < 2:
+                n_jobs, why = 1, "the capture is one batch"
+            batches = chain(ahead, batches)
+        note(f"jobs: {n_jobs}" + (f" ({why})" if n_jobs == 1 else ""))
+        if n_jobs > 1:
+            packets_in, drops = run_split(step, batches, writer, n_jobs, seen, own_offset(reader._f, reader.path))
+        else:
+            for batch in batches:
+                seen(batch)
+                packets_in += len(batch)
+                drops += step(batch, writer)
     finally:
+        if reader is not None:
+            reader.close()
         for w in writers.values():
             w.close()
     if packets_in == 0:
@@ -123,34 +146,8 @@ def _run_batches_to_pcaps(pipeline, port: int, pcap: Path, out: Path) -> dict:
     return {"packets_in": packets_in, "packets_out": {str(p): w.count for p, w in writers.items()}, "drops": drops}
 
 
-def _write_by_port(writers: dict, out: Path, res, block, stamps) -> None:
-    """Each port's outputs of ``res``, in packet order, appended to its pcap: ``block`` (their
-    records, ``record_block``) or, when their lengths differ, laid out from ``res`` with
-    ``stamps``. One stable sort by port (a radix sort on 16 bits: ports are 9), then slices."""
-    import numpy as np
-
-    ports = res.ports
-    if (ports == ports[0]).all():
-        order, cuts = None, []
-    else:
-        order = np.argsort(ports.astype(np.int16), kind="stable")
-        ports = ports[order]
-        cuts = (np.flatnonzero(ports[1:] != ports[:-1]) + 1).tolist()
-        if block is not None:   # np.take copies whole rows: 3-10x faster here than block[order]
-            block = np.take(block, order, axis=0)
-    for lo, hi in zip([0, *cuts], [*cuts, len(ports)]):
-        p = int(ports[lo])
-        w = writers.get(p)
-        if w is None:
-            w = writers[p] = PcapWriter(out / f"port{p}.pcap")
-        if block is not None:
-            w.write_records(block[lo:hi])
-        else:
-            rows = order[lo:hi] if order is not None else slice(lo, hi)
-            w.write_batch(res.data[rows], res.lengths[rows], stamps[rows])
-
-
 BATCH_SIZE = 1 << 16   # packets per batch when packets come one at a time (shown outputs)
+SPLIT_BATCH = 1 << 16  # packets per batch of a capture replayed to pcaps: the unit a job takes (32,768 balanced two jobs better but cost more page faults than it saved)
 
 
 def _run_batches_shown(pipeline, port: int, packets: Iterable[tuple[int, bytes]], out: Path | None,

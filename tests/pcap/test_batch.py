@@ -95,3 +95,24 @@ def test_truncated_on_the_mixed_path(tmp_path, cut, message):
     for size in (7, 1000):
         with pytest.raises(PcapError, match=message):
             list(read_batches(path, size))
+
+
+def test_records_are_the_file_s_only_when_the_writer_would_write_them(tmp_path):
+    """``records`` (what run-packet copies for outputs rewritten in place) is the file's bytes
+    for a nanosecond capture of whole packets; None when a packet was cut (wire length above
+    the captured one) or a fraction of a second is out of range."""
+    from dataplane.pcap import PcapWriter
+
+    path = tmp_path / "whole.pcap"
+    with PcapWriter(path) as w:
+        for i in range(8):
+            w.write(bytes([i]) * 60, 1_000_000_000 * i + i)
+    (batch,) = read_batches(path)
+    assert batch.records is not None and batch.records.tobytes() == path.read_bytes()[24:]
+    for field, value in ((12, 61), (4, 1_000_000_000)):     # wire length; nanoseconds of the 4th record
+        raw = bytearray(path.read_bytes())
+        raw[24 + 3 * 76 + field:24 + 3 * 76 + field + 4] = value.to_bytes(4, "little")
+        bad = tmp_path / f"bad{field}.pcap"
+        bad.write_bytes(bytes(raw))
+        (batch,) = read_batches(bad)
+        assert len(batch) == 8 and batch.records is None
