@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dataplane.natural_order import natural_sorted
+from dataplane.report.node_tables import installed_entries, node_tables
 from dataplane.report.record import PORT_FIELDS, Recorder
 
 FORMAT = "dataplane-report"
@@ -110,31 +111,6 @@ def tables(net: Any, recorder: Recorder | None) -> tuple[dict, dict]:
         else:
             out[node.name], counters[node.name], _ = node_tables(node, recorder)
     return out, counters
-
-
-def node_tables(node: Any, recorder: Recorder | None) -> tuple[dict, dict, int]:
-    """One node's rows of ``tables``, its counters' totals, and how many entries it holds."""
-    api = node.api
-    counts = recorder.tables.get(node.name) if recorder is not None else None
-    rows = {}
-    for tname, rt in sorted(api.table_names().items()):
-        rows[tname] = {"entries": _installed(api, tname),
-                       "default": rt.default.name if rt.default is not None else None,
-                       "hits": counts.hits.get(rt.qualified_name, 0) if counts is not None else None,
-                       "misses": counts.misses.get(rt.qualified_name, 0) if counts is not None else None}
-    totals = {name: list(v) for name, v in sorted(api.counter_totals().items())}
-    for tname, rt in api.table_names().items():
-        if rt.has_direct_counter:
-            entries = api.table_entries(tname)
-            totals[f"{tname} (direct)"] = [sum(e.packets for e in entries), sum(e.bytes for e in entries)]
-    return rows, totals, sum(_installed(api, tname) for tname in api.table_names())
-
-
-def _installed(api: Any, table: str) -> int:
-    try:
-        return len(api.table_entries(table))
-    except Exception:     # a table the API cannot list (keyless): count nothing
-        return 0
 
 
 def drops_by_node(net: Any, data: dict[str, Any]) -> dict[str, dict[str, int]]:
@@ -252,7 +228,7 @@ def programs(net: Any, recorder: Recorder | None = None) -> list[dict[str, Any]]
         api = getattr(node, "api", None)
         installed = 0
         if api is not None:
-            installed = facts[name][2] if facts is not None else sum(_installed(api, t) for t in api.table_names())
+            installed = facts[name][2] if facts is not None else sum(installed_entries(api, t) for t in api.table_names())
         out.append({"node": name, "program": str(spec.program), "program_sha256": _sha256(spec.program),
                     "entries": str(spec.entries) if spec.entries is not None else None,
                     "entries_sha256": _sha256(spec.entries) if spec.entries is not None else None,

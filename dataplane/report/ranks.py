@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from dataplane.report.record import PORT_FIELDS, Recorder
-
-_LOST = PORT_FIELDS.index("lost")
+from dataplane.errors import InternalError
+from dataplane.report.node_tables import node_tables
 
 
 class RecorderOnRanks:
     """``Recorder``'s side of ``ParallelSimulator.track_gathered``."""
 
-    def __init__(self, recorder: Recorder) -> None:
-        self.recorder = recorder
+    def __init__(self, recorder: Any, lost_field: int) -> None:
+        self.recorder = recorder          # a ``record.Recorder``
+        self.lost_field = lost_field      # where a port sample holds the frames lost on the wire
 
     def finish(self) -> None:
         """Before the events are counted: the last sample, and the sampler's ticks uncounted."""
@@ -30,8 +30,6 @@ class RecorderOnRanks:
 
     def part(self) -> dict[str, Any]:
         """What this rank knows that others do not (see the module docstring)."""
-        from dataplane.report.collect import node_tables
-
         rec = self.recorder
         local = rec.sim.local
         own: dict[int, tuple[list, list]] = {}
@@ -41,7 +39,7 @@ class RecorderOnRanks:
             if local[port.node.actor]:
                 own[j] = ([s[k] for s in rec.port_samples], [d[k] for d in rec.depth_samples])
             elif port.stats.lost:          # cumulative: none at the end, none in any sample
-                lost[j] = [s[k][_LOST] for s in rec.port_samples]
+                lost[j] = [s[k][self.lost_field] for s in rec.port_samples]
         facts = {node.name: node_tables(node, rec) for node in rec.net.nodes()
                  if local[node.actor] and getattr(node, "api", None) is not None}
         return {"times": list(rec.times), "own": own, "lost": lost, "ce": rec.ce_samples,
@@ -52,7 +50,7 @@ class RecorderOnRanks:
         rec = self.recorder
         for rank, part in enumerate(parts):
             if part["times"] != rec.times:
-                raise RuntimeError(f"rank {rank} sampled the report at other times than rank 0")
+                raise InternalError(f"rank {rank} sampled the report at other times than rank 0")
         # Rank 0 sampled its own ports only: every port's columns come from its owner's part.
         ticks, width = len(rec.times), len(rec.ports)
         samples: list[list] = [[None] * width for _ in range(ticks)]
@@ -66,7 +64,7 @@ class RecorderOnRanks:
             for j, column in part["lost"].items():
                 for s, n in enumerate(column):
                     values = list(samples[s][j])
-                    values[_LOST] += n
+                    values[self.lost_field] += n
                     samples[s][j] = tuple(values)
         rec.port_samples[:], rec.depth_samples[:] = samples, depths
         rec.sampled, rec.sampled_index = rec.ports, range(len(rec.ports))

@@ -117,7 +117,7 @@ class Recorder:
             from dataplane.report.ranks import RecorderOnRanks
 
             self.sim.track_observer(self)
-            self.sim.track_gathered(RecorderOnRanks(self))
+            self.sim.track_gathered(RecorderOnRanks(self, PORT_FIELDS.index("lost")))
 
     def _tick(self) -> None:
         self.events += 1
