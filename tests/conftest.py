@@ -1,4 +1,4 @@
-"""Suite-wide hooks: the PyPy re-run of the suite (tests/test_pypy.py) runs beside this one.
+"""Suite-wide hooks and fixtures. The hooks: the PyPy re-run of the suite (tests/test_pypy.py) runs beside this one.
 
 pytest keeps one core busy; CI's machine has two. When the PyPy test is collected and a PyPy
 interpreter is named, its run of the suite starts at collection on the other core, and the
@@ -54,3 +54,28 @@ def pytest_unconfigure(config):
             proc.kill()
             proc.wait()
         log.close()
+
+
+class OneRankComm:
+    """An MPI communicator of one rank: what ``ParallelSimulator`` calls, without MPI."""
+
+    def Get_rank(self) -> int:
+        return 0
+
+    def Get_size(self) -> int:
+        return 1
+
+    def alltoall(self, items: list) -> list:
+        return items
+
+    def allreduce(self, value, op=None):
+        return value
+
+    def allgather(self, value) -> list:
+        return [value]
+
+
+@pytest.fixture
+def one_rank_comm() -> OneRankComm:
+    """A communicator for a ``ParallelSimulator`` run in the test's process, as one rank."""
+    return OneRankComm()

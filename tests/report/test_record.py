@@ -94,26 +94,7 @@ def test_the_recorder_and_a_queue_sampler_do_not_keep_each_other_running():
     assert run(record=False)[0] < 1_000_000          # far from the sampler's 1 s end
 
 
-class _OneRank:
-    """An MPI communicator of one rank: what ``ParallelSimulator`` calls, without MPI."""
-
-    def Get_rank(self) -> int:
-        return 0
-
-    def Get_size(self) -> int:
-        return 1
-
-    def alltoall(self, items: list) -> list:
-        return items
-
-    def allreduce(self, value, op=None):
-        return value
-
-    def allgather(self, value) -> list:
-        return [value]
-
-
-def test_on_ranks_the_samples_past_where_one_process_stops_are_cut_and_their_thinnings_undone(monkeypatch):
+def test_on_ranks_the_samples_past_where_one_process_stops_are_cut_and_their_thinnings_undone(monkeypatch, one_rank_comm):
     """As a rank's sampler does, this one samples to the end of the run (3 ms, 2 ms past where
     one process's stopped, and thinning its samples past it); the cut leaves what one
     process's sampler kept."""
@@ -124,7 +105,7 @@ def test_on_ranks_the_samples_past_where_one_process_stops_are_cut_and_their_thi
     recorders = []
     for parallel in (False, True):
         local = [True] * (1 + len(spec.switches) + len(spec.hosts))
-        sim = runtime.ParallelSimulator(3, local, _OneRank(), 0) if parallel else None
+        sim = runtime.ParallelSimulator(3, local, one_rank_comm, 0) if parallel else None
         net = Network.from_spec(spec, seed=3, sim=sim)
         Traffic(net).pattern("all-to-all", 1_000_000)
         rec = Recorder(net)

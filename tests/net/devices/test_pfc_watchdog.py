@@ -90,26 +90,7 @@ def test_enable_pfc_adds_a_watchdog_only_where_ports_can_be_watched():
     assert enable_pfc(watched, False) is None and watched.pfc_watchdog is None
 
 
-class _OneRank:
-    """An MPI communicator of one rank: what ``ParallelSimulator`` calls, without MPI."""
-
-    def Get_rank(self) -> int:
-        return 0
-
-    def Get_size(self) -> int:
-        return 1
-
-    def alltoall(self, items: list) -> list:
-        return items
-
-    def allreduce(self, value, op=None):
-        return value
-
-    def allgather(self, value) -> list:
-        return [value]
-
-
-def test_on_ranks_the_polls_past_where_one_process_stops_are_cut(monkeypatch):
+def test_on_ranks_the_polls_past_where_one_process_stops_are_cut(monkeypatch, one_rank_comm):
     """On a rank the watchdog polls to the end of the run (here 170 us past the last event),
     restoring the port after one process's watchdog stopped; the cut takes that back."""
     from dataplane.net.parallel import runtime
@@ -118,7 +99,7 @@ def test_on_ranks_the_polls_past_where_one_process_stops_are_cut(monkeypatch):
     spec = load_yaml_topology(storm_yaml(f"{{detection: {DETECTION}ns, restoration: 100us, poll: 5us}}"))
     results = []
     for parallel in (False, True):
-        sim = runtime.ParallelSimulator(0, [True] * 4, _OneRank(), 0) if parallel else None
+        sim = runtime.ParallelSimulator(0, [True] * 4, one_rank_comm, 0) if parallel else None
         net = Network.from_spec(spec, sim=sim)
         h3 = net.host("h3")
         for t in range(0, 30_000, 5_000):      # the storm and the flow end before the restoration is due
