@@ -1,5 +1,6 @@
-"""Suite-wide hooks and fixtures. The hooks: the PyPy re-run of the suite (tests/test_pypy.py) runs beside this one.
+"""Suite-wide hooks and fixtures.
 
+The PyPy re-run of the suite (tests/test_pypy.py) runs beside this one.
 pytest keeps one core busy; CI's machine has two. When the PyPy test is collected and a PyPy
 interpreter is named, its run of the suite starts at collection on the other core, and the
 test that judges it is ordered last but for the tests marked ``realtime``, which are paced to
