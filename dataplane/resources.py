@@ -1,10 +1,12 @@
-"""Locate the data that ships with the package: grammar, built-in programs, topologies.
+"""Locate the data that ships with the package (grammar, built-in programs, topologies), and
+the package itself for a child process (``self_command``).
 
 In a source checkout (or an editable install) they sit at the repository root;
 in a wheel the build hook in setup.py copies them under ``dataplane/_data``.
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -43,3 +45,13 @@ def _builtin(folder: str, name: str, suffix: str, what: str) -> Path:
         if candidate.is_file():
             return candidate
     raise FileNotFoundError(f"no built-in {what} {name!r} in {where}")
+
+
+def self_command(*args: str) -> list[str]:
+    """The argv that runs ``dataplane ARGS`` in a new process with this interpreter and this very
+    package. Python puts the working folder first on a child's path, so a ``dataplane/`` folder
+    there (a checkout beside an installed copy) would otherwise stand in for it, with other code
+    and other data paths; the folder holding this package goes before it instead."""
+    root = str(_PACKAGE_DIR.parent)
+    code = f"import sys; sys.path.insert(0, {root!r}); from dataplane.cli import run; run()"
+    return [sys.executable, "-c", code, *args]

@@ -251,8 +251,9 @@ def provenance(argv: list[str] | None = None, **options: Any) -> dict[str, Any]:
 
     args = list(sys.argv if argv is None else argv)
     if args:
-        # ``python -m dataplane`` (how ``--ranks N`` starts the ranks) is the ``dataplane`` command
-        args[0] = "dataplane" if Path(args[0]).name == "__main__.py" else Path(args[0]).name
+        # ``python -m dataplane`` and ``python -c ...`` (``resources.self_command``: how ``--ranks N``
+        # starts the ranks) are the ``dataplane`` command
+        args[0] = "dataplane" if args[0] == "-c" or Path(args[0]).name == "__main__.py" else Path(args[0]).name
     return {"command": shlex.join(args), "dataplane": dataplane.__version__,
             "python": f"{platform.python_implementation()} {platform.python_version()}",
             "options": {k: v for k, v in options.items() if v is not None}}

@@ -9,9 +9,10 @@ from __future__ import annotations
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
+
+from dataplane.resources import self_command
 
 
 def free_port() -> int:
@@ -22,8 +23,9 @@ def free_port() -> int:
 
 
 def dataplane_command(*args: str) -> list[str]:
-    """The argv that runs ``dataplane ARGS`` with this interpreter (no PATH lookup)."""
-    return [sys.executable, "-c", "from dataplane.cli import run; run()", *args]
+    """The argv that runs ``dataplane ARGS`` with this interpreter and the package this test
+    imported (no PATH lookup; not a checkout in the working folder: ``resources.self_command``)."""
+    return self_command(*args)
 
 
 def wait_listening(proc: subprocess.Popen, port: int, log: Path, timeout: float = 30) -> None:

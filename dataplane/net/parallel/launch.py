@@ -15,6 +15,7 @@ import sys
 
 from dataplane.net.parallel.runtime import ParallelError
 from dataplane.net.parallel.session import mpi_world_size
+from dataplane.resources import self_command
 
 # Yielding while waiting in a collective lets a rank that shares its core (more ranks than
 # cores, or a busy machine) get on with its window instead of being starved by a spinning peer.
@@ -39,8 +40,8 @@ def mpi_available() -> bool:
 
 
 def relaunch(ranks: int, argv: list[str] | None = None) -> int | None:
-    """Under one process and asked for ``ranks`` > 1: run ``python -m dataplane ARGV`` on
-    ``ranks`` MPI ranks and return its exit status. None when there is nothing to launch (one
+    """Under one process and asked for ``ranks`` > 1: run ``dataplane ARGV`` (this package,
+    ``resources.self_command``) on ``ranks`` MPI ranks and return its exit status. None when there is nothing to launch (one
     rank asked, or already under mpiexec with the right size)."""
     size = mpi_world_size()
     if size > 1:
@@ -59,4 +60,4 @@ def relaunch(ranks: int, argv: list[str] | None = None) -> int | None:
         raise ParallelError("--ranks needs mpi4py: pip install 'dataplane[mpi]'") from None
     args = sys.argv[1:] if argv is None else argv
     env = {**_OPENMPI_ENV, **os.environ}
-    return subprocess.call([exe, "-n", str(ranks), sys.executable, "-m", "dataplane", *args], env=env)
+    return subprocess.call([exe, "-n", str(ranks), *self_command(*args)], env=env)
