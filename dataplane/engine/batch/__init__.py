@@ -9,7 +9,8 @@ parser's state graph as a mask per state), ``tables`` (vectorised exact, LPM and
 priority lookups with the per-packet engine's tie-breaks), ``calls`` (extern calls:
 checksums, counters, drops), ``deparser`` (columns packed back to bytes), ``v1model``
 (the architecture's blocks and packet fates), ``compiler`` (what is accepted, and the
-located reason for what is refused: ``BatchUnsupported``).
+located reason for what is refused: ``BatchUnsupported``), ``heap`` (freed memory kept
+for the next batch).
 
 Equality with the per-packet engine is the contract: a program the batch engine accepts
 gives the same outputs, drops and counters, byte for byte.

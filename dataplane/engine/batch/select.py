@@ -2,7 +2,8 @@
 else the per-packet engine; always the per-packet engine on PyPy), ``batch`` (refusal is an
 error) or ``packet``.
 
-A device's batch pipeline is compiled once and kept (so is a refusal), next to the device.
+A device's batch pipeline is compiled once and kept (so is a refusal), next to the device. The
+first one compiled in a process has glibc keep freed memory for the next batch (``heap``).
 """
 from __future__ import annotations
 
@@ -20,7 +21,10 @@ def batch_pipeline(dp) -> Any:
     """The device's batch pipeline; raises ``BatchUnsupported`` (the same reason every time)."""
     got = _compiled.get(dp)
     if got is None:
+        from dataplane.engine.batch.heap import keep_freed_memory
         from dataplane.engine.batch.v1model import BatchV1Model
+
+        keep_freed_memory()
         try:
             got = BatchV1Model(dp)
         except BatchUnsupported as err:
