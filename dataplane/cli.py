@@ -236,8 +236,9 @@ def test_command(program: str, stf: Path, seed: int, werror: bool, wno: tuple[st
               help="auto: the batch (numpy) engine when it accepts the program, else per packet; "
                    "batch: fail if it does not; packet: the per-packet engine.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
-              help="Processes that replay a capture to pcaps on the batch engine (default: up to 2, as the "
-                   "CPUs allow); the pcaps and counters are the same with any number.")
+              help="Processes that replay a capture to pcaps, on either engine (default: up to 2, as the "
+                   "CPUs allow); the pcaps and counters are the same with any number. A program with state "
+                   "that depends on packet order (registers, meters, random, ...) runs on one; -v says why.")
 @click.option("-v", "--verbose", is_flag=True, help="Say which engine ran and why, and how many jobs.")
 def run_packet(program: str, entries: Path | None, port: int, packet_hex: str | None, pcap: Path | None,
                out: Path | None, trace: bool, werror: bool, wno: tuple[str, ...], engine: str, verbose: bool,

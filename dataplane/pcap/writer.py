@@ -9,6 +9,7 @@ import numpy as np
 from dataplane.pcap.format import LINKTYPE_ETHERNET, MAGIC_NS, MAGIC_US, PcapError
 
 _PARTS = 2048          # header and bytes of 1,024 packets
+RECORD_HEAD = struct.Struct("<IIII")   # a record's header: seconds, fraction, captured and wire length
 
 
 class PcapWriter:
@@ -31,7 +32,7 @@ class PcapWriter:
         self.nanosecond = nanosecond
         self._div = 1 if nanosecond else 1000
         self._f.write(struct.pack("<IHHiIII", MAGIC_NS if nanosecond else MAGIC_US, 2, 4, 0, 0, snaplen, linktype))
-        self._pack = struct.Struct("<IIII").pack
+        self._pack = RECORD_HEAD.pack
         # Records gather in a list and go to the file joined, a thousand at a time: one
         # ``write`` call per packet costs twice as much on CPython and three times on PyPy.
         self._parts: list[bytes] = []
@@ -76,6 +77,13 @@ class PcapWriter:
             self._drain()
             self._f.write(np.ascontiguousarray(block))
             self.count += len(block)
+
+    def write_packed(self, records: bytes | bytearray | memoryview, count: int) -> None:
+        """Append ``count`` records already laid out as ``write`` lays them out, as they are."""
+        if count:
+            self._drain()
+            self._f.write(records)
+            self.count += count
 
     def reserve(self, nbytes: int, count: int) -> int:
         """Leave room for ``count`` records, ``nbytes`` bytes, that another process writes into

@@ -1,9 +1,11 @@
 """``run-packet --jobs``: a capture's batches on several CPUs, its pcaps as one process writes them.
 
-Once the batch pipeline is compiled and the tables are loaded, the command forks ``jobs - 1``
+Once the pipeline is compiled and the tables are loaded, the command forks ``jobs - 1``
 workers (``os.fork``: each starts with the switch as it is, nothing rebuilt). Batch ``i`` of the
-capture (``dataplane.pcap.read_batches``) is run by job ``i % jobs``, job 0 being the parent,
-which owns the output files. A worker lays out its outputs' pcap records, per port in packet
+capture is run by job ``i % jobs``, job 0 being the parent: on the batch engine an array batch
+(``dataplane.pcap.read_batches``, ``BatchStep``), on the per-packet engine a list of packets
+(``packet_step``); either step hands each port's outputs to a writer. The parent owns the
+output files. A worker lays out its outputs' pcap records, per port in packet
 order, and sends their sizes through a pipe; the parent, taking the batches in order, its own
 and the workers', leaves room for them in each port's pcap (``PcapWriter.reserve``) and
 answers with the offsets, where the worker writes them (``os.pwrite``). The files are byte
@@ -12,8 +14,9 @@ keeps at most two batches' outputs waiting, so memory stays bounded.
 
 Counters (indexed and direct) are sums, so they come out the same counted apart: each worker
 sends what it added to every cell and entry (``counts``, ``add_counts``) and the parent adds
-it. The batch engine refuses registers and meters (state whose result depends on packet
-order); should a program with them reach here it runs on one job (``plan_jobs`` says why).
+it. State whose result depends on packet order (registers, meters, ...) keeps a program on one
+job, and ``plan_jobs`` says why: the batch engine refuses most of it already, the per-packet
+engine runs apart only what ``packet_step.per_packet_state`` knows to be safe.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ import os
 import pickle
 import signal
 import struct
+from itertools import islice
 from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
@@ -38,9 +42,11 @@ def available_cpus() -> int:
     return os.cpu_count() or 1
 
 
-def plan_jobs(dp: Any, asked: int | None) -> tuple[int, str]:
+def plan_jobs(dp: Any, asked: int | None, state: Callable[[Any], str] | None = None) -> tuple[int, str]:
     """(jobs, why): ``asked`` (None: auto, up to 2 when there are CPUs for them) unless the
-    platform or the program needs one; ``why`` says why when it is one."""
+    platform or the program needs one; ``why`` says why when it is one. ``state(dp)`` names
+    what of the program would come out otherwise run apart (default: ``order_dependent_state``,
+    the batch engine's case; ``packet_step.per_packet_state`` for the per-packet engine)."""
     if asked == 1:
         return 1, "as asked"
     if not hasattr(os, "fork"):
@@ -50,9 +56,9 @@ def plan_jobs(dp: Any, asked: int | None) -> tuple[int, str]:
         if cpus < 2:
             return 1, "one CPU"
         asked = 2
-    state = order_dependent_state(dp)
-    if state:
-        return 1, f"the program keeps state across packets in order ({state})"
+    found = (state or order_dependent_state)(dp)
+    if found:
+        return 1, f"the program keeps state across packets in order ({found})"
     return asked, ""
 
 
@@ -65,15 +71,21 @@ def order_dependent_state(dp: Any) -> str:
     return ", ".join(found)
 
 
+# Indexed counters whose cells are ``packets`` and ``bytes`` lists (v1model's, PSA's, PNA's).
+COUNTER_TYPES = ("Counter", "PsaCounter", "PnaCounter")
+
+
 def counts(dp: Any) -> dict:
-    """Every count the batch engine adds to: each indexed counter's cells and each entry of a
-    table with a direct counter (its entries in handle order), as (packets, bytes) lists."""
+    """Every count a job adds to: each indexed counter's cells and each entry of a table that
+    counts on its entries (a direct counter, or an action selector's groups), in handle
+    order, as (packets, bytes) lists."""
     out: dict = {}
     for name, inst in dp.instances.items():
-        if type(inst).__name__ == "Counter":
+        if type(inst).__name__ in COUNTER_TYPES:
             out[("counter", name)] = (list(inst.packets), list(inst.bytes))
     for name, rt in dp.tables.items():
-        if getattr(rt, "has_direct_counter", False):
+        if (getattr(rt, "has_direct_counter", False) or getattr(rt, "selector_fields", None)
+                or getattr(rt, "direct_counter", None) is not None):
             entries = [e.value for e in rt.match.entries()]
             out[("table", name)] = ([e.packets for e in entries], [e.bytes for e in entries])
     return out
@@ -111,6 +123,7 @@ class BatchStep:
 
     def __init__(self, pipeline: Any, port: int):
         self.pipeline, self.port = pipeline, port
+        self.dp = pipeline.dp
         # Buffers the file's records are copied into, used in turn: ``keep`` batches' outputs
         # may still be views of them (a worker's, until the parent says where they go).
         self.keep = 1
@@ -190,6 +203,11 @@ class _Collector:
         if len(lengths):
             self.segments.append((self.port, lay_out(data, lengths, timestamps), len(lengths)))
 
+    def write_packed(self, records: bytes, count: int) -> None:
+        if count:
+            # kept as bytes: on PyPy a numpy array over them (cpyext) made the worker 4x slower
+            self.segments.append((self.port, records, count))
+
 
 def own_offset(f: Any, path: Any) -> Callable[[], Callable[[], None]]:
     """For ``run_split``'s ``before_fork``: the open file ``f`` (of ``path``) given its own place
@@ -210,17 +228,26 @@ def own_offset(f: Any, path: Any) -> Callable[[], Callable[[], None]]:
     return before_fork
 
 
-def run_split(step: BatchStep, batches: Iterable[Any], writer: Callable[[int], Any], jobs: int,
+def run_split(step: Any, batches: Iterable[Any], writer: Callable[[int], Any], jobs: int,
               seen: Callable[[Any], None] = lambda batch: None,
-              before_fork: Callable[[], Callable[[], None]] | None = None) -> tuple[int, int]:
+              before_fork: Callable[[], Callable[[], None]] | None = None, warm: bool = False) -> tuple[int, int]:
     """Run ``batches`` on ``jobs`` processes (see the module's docstring); every output goes to
     ``writer(port)`` (a ``PcapWriter``) in the order one process gives. ``seen(batch)`` is called
     in the parent for each batch, in order. ``before_fork()``, called in the parent before each
-    fork, gives what the worker runs first (``own_offset``). Returns (packets in, drops)."""
+    fork, gives what the worker runs first (``own_offset``). ``warm``: the parent runs the first
+    batch before it forks, so the workers start with what it made on the way (PyPy's JIT
+    compiles the per-packet engine's code once, not once a job). Returns (packets in, drops)."""
     batches = iter(batches)
     workers: list[tuple[int, int, int]] = []    # (pid, results fd, places fd)
     finished = False
+    packets_in = drops = start = 0
     try:
+        if warm:
+            for batch in islice(batches, 1):
+                seen(batch)
+                packets_in += len(batch)
+                drops += step(batch, writer)
+                start = 1
         for j in range(1, jobs):
             res_r, res_w = os.pipe()
             put_r, put_w = os.pipe()
@@ -232,12 +259,11 @@ def run_split(step: BatchStep, batches: Iterable[Any], writer: Callable[[int], A
                 for _, fd1, fd2 in workers:
                     os.close(fd1)
                     os.close(fd2)
-                _worker(step, batches, j, jobs, res_w, put_r, in_worker)
+                _worker(step, enumerate(batches, start), j, jobs, res_w, put_r, in_worker)
             os.close(res_w)
             os.close(put_r)
             workers.append((pid, res_r, put_w))
-        packets_in = drops = 0
-        for i, batch in enumerate(batches):
+        for i, batch in enumerate(batches, start):
             seen(batch)
             packets_in += len(batch)
             j = i % jobs
@@ -259,7 +285,7 @@ def run_split(step: BatchStep, batches: Iterable[Any], writer: Callable[[int], A
                 _expect(res_r, "end", j)
                 raise
         for j, (_pid, res_r, _) in enumerate(workers, start=1):
-            add_counts(step.pipeline.dp, _expect(res_r, "end", j)[1])
+            add_counts(step.dp, _expect(res_r, "end", j)[1])
         finished = True
         return packets_in, drops
     finally:
@@ -284,7 +310,7 @@ def _expect(fd: int, kind: str, j: int) -> tuple:
     return msg
 
 
-def _worker(step: BatchStep, batches: Iterator[Any], j: int, jobs: int, res_w: int, put_r: int,
+def _worker(step: Any, batches: Iterator[tuple[int, Any]], j: int, jobs: int, res_w: int, put_r: int,
             in_worker: Callable[[], None] | None) -> None:
     """Job ``j``: batches ``j``, ``j + jobs``, ...; per batch, the sizes of its outputs go to the
     parent, which answers with where in which file they go, and they are written there. Exits."""
@@ -300,7 +326,7 @@ def _worker(step: BatchStep, batches: Iterator[Any], j: int, jobs: int, res_w: i
             fd = files.get(path)
             if fd is None:
                 fd = files[path] = os.open(path, os.O_WRONLY)
-            view = memoryview(np.ascontiguousarray(a)).cast("B")
+            view = memoryview(a if isinstance(a, bytes) else np.ascontiguousarray(a)).cast("B")
             while view:
                 done = os.pwrite(fd, view, at)
                 view, at = view[done:], at + done
@@ -309,21 +335,22 @@ def _worker(step: BatchStep, batches: Iterator[Any], j: int, jobs: int, res_w: i
     try:
         if in_worker is not None:
             in_worker()
-        before = counts(step.pipeline.dp)
+        before = counts(step.dp)
         step.keep = 2      # two batches' outputs in flight: no batch's records written over
-        for i, batch in enumerate(batches):
+        for i, batch in batches:
             if i % jobs != j:
                 continue
             segments: list = []
             dropped = step(batch, lambda port, segments=segments: _Collector(port, segments))
-            _send(res_w, ("batch", i, dropped, [(port, int(a.nbytes), count) for port, a, count in segments]))
+            _send(res_w, ("batch", i, dropped, [(port, len(a) if isinstance(a, bytes) else int(a.nbytes), count)
+                                                for port, a, count in segments]))
             pending.append(segments)
             if len(pending) > 1 and not place_oldest():
                 return
         while pending:
             if not place_oldest():
                 return
-        _send(res_w, ("end", count_deltas(before, counts(step.pipeline.dp))))
+        _send(res_w, ("end", count_deltas(before, counts(step.dp))))
     except BaseException as err:     # sent to the parent, which raises it
         status = 1
         try:

@@ -36,9 +36,9 @@ def run_packets(sw: Switch, port: int, *, packet_hex: str | None = None, pcap: P
     asked for), else the per-packet engine; ``batch`` fails with the batch engine's reason;
     ``packet`` is the per-packet engine. ``verbose`` (or ``trace``) says which ran and why.
 
-    ``jobs``: processes that run a capture replayed to pcaps on the batch engine (None: up to
-    2, as the CPUs allow; see ``packet_jobs``); the files are the same with any number.
-    ``verbose`` says how many ran and, when one, why.
+    ``jobs``: processes that run a capture replayed to pcaps, on either engine (None: up to 2,
+    as the CPUs allow; see ``packet_jobs`` and ``packet_step``); the files and counters are
+    the same with any number. ``verbose`` says how many ran and, when one, why.
     """
     from dataplane.engine.batch.select import choose
 
@@ -52,11 +52,14 @@ def run_packets(sw: Switch, port: int, *, packet_hex: str | None = None, pcap: P
         echo(f"engine: {why}")
     if jobs is not None and jobs < 1:
         raise DataplaneError(f"--jobs: {jobs} is not a number of processes (1 or more)")
+    note = echo if verbose or trace else lambda _: None
     if pipeline is not None and pcap is not None and out is not None:
-        summary = _run_batches_to_pcaps(pipeline, port, pcap, out, jobs, echo if verbose or trace else lambda _: None)
+        summary = _run_batches_to_pcaps(pipeline, port, pcap, out, jobs, note)
+    elif pipeline is None and pcap is not None and out is not None and not trace and _packet_jobs(sw, jobs, note) > 1:
+        summary = _run_packets_split(sw, port, pcap, out, jobs, note)
     else:
-        if verbose and jobs is not None and jobs > 1:    # asked for, and not possible here: say why
-            echo("jobs: 1 (" + ("the per-packet engine runs packets one after another" if pipeline is None else
+        if verbose and jobs is not None and jobs > 1 and (pipeline is not None or trace or pcap is None or out is None):
+            echo("jobs: 1 (" + ("--trace follows one packet at a time" if trace else
                                 "several jobs run a capture replayed to pcaps, --pcap with --out") + ")")
         summary = _run_one_process(sw, pipeline, port, packet_hex, pcap, out, trace, echo)
     if out is not None:
@@ -93,9 +96,43 @@ def _run_batches_to_pcaps(pipeline, port: int, pcap: Path, out: Path, jobs: int 
     one array (when they share a length, the usual case), put in port order with one stable
     sort and written a slice per port (``packet_jobs.BatchStep``). On several jobs, batches
     run in forked workers and the files are the same (``packet_jobs.run_split``)."""
-    from dataplane.pcap import CaptureReader
     from dataplane.pcap.batch import iter_batches
-    from dataplane.testing.packet_jobs import BatchStep, own_offset, plan_jobs, run_split
+    from dataplane.testing.packet_jobs import BatchStep, plan_jobs
+
+    return _replay(BatchStep(pipeline, port), lambda reader: iter_batches(reader, SPLIT_BATCH),
+                   lambda: plan_jobs(pipeline.dp, jobs), pcap, out, note)
+
+
+def _packet_jobs(sw: Switch, jobs: int | None, note: Callable[[str], None]) -> int:
+    """How many jobs replay a capture on the per-packet engine; when one, ``note`` says why."""
+    from dataplane.testing.packet_jobs import plan_jobs
+    from dataplane.testing.packet_step import per_packet_state
+
+    n_jobs, why = plan_jobs(sw.dp, jobs, per_packet_state)
+    if n_jobs == 1:
+        note(f"jobs: 1 ({why})")
+    return n_jobs
+
+
+def _run_packets_split(sw: Switch, port: int, pcap: Path, out: Path, jobs: int | None,
+                       note: Callable[[str], None]) -> dict:
+    """The replay on the per-packet engine, on several jobs: lists of packets a job at a time
+    (``packet_step``), the files as ``_run_to_pcaps`` writes them."""
+    from dataplane.pcap.batch import iter_batches
+    from dataplane.testing.packet_jobs import plan_jobs
+    from dataplane.testing.packet_step import PACKET_SPLIT_BATCH, PacketStep, per_packet_state
+
+    return _replay(PacketStep(sw, port), lambda reader: iter_batches(reader, PACKET_SPLIT_BATCH),
+                   lambda: plan_jobs(sw.dp, jobs, per_packet_state), pcap, out, note, warm=True)
+
+
+def _replay(step, batches_of: Callable, plan: Callable[[], tuple[int, str]], pcap: Path, out: Path,
+            note: Callable[[str], None], warm: bool = False) -> dict:
+    """A capture replayed to a pcap per port by ``step``, a batch at a time (``batches_of(reader)``:
+    ``pcap.batch`` arrays), on as many jobs as ``plan()`` says (``packet_jobs.run_split``, with
+    ``warm``)."""
+    from dataplane.pcap import CaptureReader
+    from dataplane.testing.packet_jobs import own_offset, run_split
 
     out.mkdir(parents=True, exist_ok=True)
     writers: dict[int, PcapWriter] = {}
@@ -116,13 +153,12 @@ def _run_batches_to_pcaps(pipeline, port: int, pcap: Path, out: Path, jobs: int 
             done[0] += 16 * len(batch) + int(batch.lengths.sum())
             line.done = done[0]
 
-    step = BatchStep(pipeline, port)
     packets_in = drops = 0
     reader = None
     try:
         reader = CaptureReader(pcap)
-        batches = iter_batches(reader, SPLIT_BATCH)
-        n_jobs, why = plan_jobs(pipeline.dp, jobs)
+        batches = batches_of(reader)
+        n_jobs, why = plan()
         if n_jobs > 1:   # a capture of one batch runs where it is
             ahead = list(islice(batches, 2))
             if len(ahead) < 2:
@@ -130,7 +166,7 @@ def _run_batches_to_pcaps(pipeline, port: int, pcap: Path, out: Path, jobs: int 
             batches = chain(ahead, batches)
         note(f"jobs: {n_jobs}" + (f" ({why})" if n_jobs == 1 else ""))
         if n_jobs > 1:
-            packets_in, drops = run_split(step, batches, writer, n_jobs, seen, own_offset(reader._f, reader.path))
+            packets_in, drops = run_split(step, batches, writer, n_jobs, seen, own_offset(reader._f, reader.path), warm)
         else:
             for batch in batches:
                 seen(batch)

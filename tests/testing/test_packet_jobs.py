@@ -6,41 +6,20 @@ import os
 import sys
 
 import pytest
-from scapy.layers.inet import IP, UDP
-from scapy.layers.l2 import Ether
 
-from dataplane.control.loader import load_entries
-from dataplane.control.switch import Switch
-from dataplane.pcap import PcapWriter
 from dataplane.resources import builtin_program
 from dataplane.testing import packet_run
 from dataplane.testing.packet_run import run_packets
 
+from .conftest import program_variant, router_switch, write_capture
+
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="several jobs need os.fork")
-
-
-def _capture(path, mixed: bool) -> int:
-    """Ports 1, 2, 3 and a drop interleaved; mixed lengths when ``mixed`` (records laid out
-    again in the workers), else one length (records copied in place)."""
-    dsts = ["10.0.1.1", "10.0.2.2", "10.0.3.3", "11.0.0.1", "10.0.2.2", "10.0.1.1", "10.0.3.3"] * 9
-    with PcapWriter(path) as w:
-        for i, dst in enumerate(dsts):
-            frame = Ether(dst="00:00:00:00:00:02", src="00:00:00:00:00:01") / IP(src="192.0.2.1", dst=dst) \
-                / UDP(sport=1000 + i, dport=2000) / (bytes([i]) * (i % 5 if mixed else 4))
-            w.write(bytes(frame), 1_000_000_007 * i)
-    return len(dsts)
-
-
-def _switch(program):
-    sw = Switch.from_file(program)
-    load_entries(sw, builtin_program("ipv4_router").with_suffix(".json"))
-    return sw
 
 
 @pytest.fixture(scope="module")
 def router():
     """One switch for every run: the router keeps nothing from one packet to the next."""
-    return _switch(builtin_program("ipv4_router"))
+    return router_switch(builtin_program("ipv4_router"))
 
 
 def _run(sw, capture, out, jobs):
@@ -59,7 +38,7 @@ def test_two_and_three_jobs_write_the_pcaps_one_job_writes(tmp_path, monkeypatch
     monkeypatch.setattr(packet_run, "SPLIT_BATCH", 4)
     monkeypatch.setattr(batch, "_WALK_CHUNK", 64)
     capture = tmp_path / "in.pcap"
-    n = _capture(capture, mixed)
+    n = write_capture(capture, mixed)
     one, files_one, said, _ = _run(router, capture, tmp_path / "one", 1)
     assert "jobs: 1 (as asked)" in said
     assert one["packets_in"] == n and one["drops"] == 9 and len(files_one) == 4     # 3 pcaps + summary.json
@@ -79,7 +58,7 @@ def test_a_pcapng_capture_read_in_small_chunks_gives_the_same_pcaps(tmp_path, mo
     monkeypatch.setattr(packet_run, "SPLIT_BATCH", 4)
     monkeypatch.setattr(stream, "CHUNK", 64)
     classic = tmp_path / "in.pcap"
-    _capture(classic, True)
+    write_capture(classic, True)
     capture = tmp_path / "in.pcapng"
     wrpcapng(str(capture), rdpcap(str(classic)))
     one, files_one, _, _ = _run(router, capture, tmp_path / "one", 1)
@@ -88,23 +67,13 @@ def test_a_pcapng_capture_read_in_small_chunks_gives_the_same_pcaps(tmp_path, mo
     assert two == one and files_two == files_one
 
 
-def _variant(tmp_path, name: str, *edits: tuple[str, str]):
-    source = builtin_program("ipv4_router").read_text()
-    for old, new in edits:
-        assert old in source
-        source = source.replace(old, new, 1)
-    program = tmp_path / f"{name}.p4"
-    program.write_text(source)
-    return program
-
-
 def test_counters_come_out_the_same_counted_by_two_jobs(tmp_path, monkeypatch):
     """An indexed counter (a cell per egress port) and a direct counter on the LPM table: each
     worker's additions are added to the parent's, cell by cell and entry by entry."""
     monkeypatch.setattr(packet_run, "SPLIT_BATCH", 4)
     capture = tmp_path / "in.pcap"
-    _capture(capture, True)
-    program = _variant(tmp_path, "counted",
+    write_capture(capture, True)
+    program = program_variant(tmp_path, "counted",
                        ("    action drop() {", "    counter(16, CounterType.packets_and_bytes) seen;\n"
                                              "    direct_counter(CounterType.packets_and_bytes) lpm_hits;\n"
                                              "    action drop() {"),
@@ -114,7 +83,7 @@ def test_counters_come_out_the_same_counted_by_two_jobs(tmp_path, monkeypatch):
                                                        "            seen.count((bit<32>)standard_metadata.egress_spec);"))
     counted = {}
     for jobs in (1, 2):
-        sw = _switch(program)
+        sw = router_switch(program)
         summary, files, said, _ = _run(sw, capture, tmp_path / f"jobs{jobs}", jobs)
         assert f"jobs: {jobs}" in said[1]
         cells = [sw.counter_read("MyIngress.seen", i) for i in range(16)]
@@ -128,19 +97,19 @@ def test_counters_come_out_the_same_counted_by_two_jobs(tmp_path, monkeypatch):
 
 def test_a_program_with_a_register_runs_on_one_job_and_says_why(tmp_path):
     """Registers depend on packet order: the batch engine refuses the program, and the
-    per-packet engine it falls back to runs one packet after another."""
+    per-packet engine it falls back to runs it on one job."""
     capture = tmp_path / "in.pcap"
-    _capture(capture, False)
-    program = _variant(tmp_path, "remembers",
+    write_capture(capture, False)
+    program = program_variant(tmp_path, "remembers",
                        ("    action drop() {", "    register<bit<32>>(1) last;\n    action drop() {"),
                        ("            ipv4_lpm.apply();", "            ipv4_lpm.apply();\n"
                                                        "            last.write(0, hdr.ipv4.dstAddr);"))
-    sw = _switch(program)
+    sw = router_switch(program)
     said: list[str] = []
     run_packets(sw, 0, pcap=capture, out=tmp_path / "out", echo=said.append, verbose=True, jobs=2)
     assert said[0].startswith("engine: per-packet engine (")
     assert "Register" in said[0] or sys.implementation.name != "cpython"    # (PyPy: per packet anyway)
-    assert said[1] == "jobs: 1 (the per-packet engine runs packets one after another)"
+    assert said[1] == "jobs: 1 (the program keeps state across packets in order (Register MyIngress.last))"
 
 
 def test_a_worker_that_fails_fails_the_run_with_its_error(tmp_path, monkeypatch, router):
@@ -150,7 +119,7 @@ def test_a_worker_that_fails_fails_the_run_with_its_error(tmp_path, monkeypatch,
 
     monkeypatch.setattr(packet_run, "SPLIT_BATCH", 4)
     capture = tmp_path / "in.pcap"
-    _capture(capture, False)
+    write_capture(capture, False)
     parent = os.getpid()
     real = packet_jobs.BatchStep.__call__
 
