@@ -7,9 +7,9 @@ those routes cover (1M by default), made here with numpy. Timed:
 
 - ``run-packet``: the ``dataplane run-packet ipv4_router --entries ... --pcap IN --out DIR``
   command as a user runs it (a process: start-up, compile, read, process, write), once per
-  engine when run-packet has ``--engine``, and on the batch engine with ``--jobs 1`` too when
-  it has ``--jobs`` (its default runs up to 2 processes; their output pcaps are all compared
-  byte for byte), wall clock and CPU time of the command and the workers it forks (the best of ``--repeat``; the first run of a program fills the
+  engine when run-packet has ``--engine``, and on each engine that splits a capture with
+  ``--jobs 1`` too when it has ``--jobs`` (its default runs up to 2 processes; their output
+  pcaps are all compared byte for byte), wall clock and CPU time of the command and the workers it forks (the best of ``--repeat``; the first run of a program fills the
   compile cache, so with ``--repeat 2`` or more the best is a run that found it there);
 - reading alone: scapy's ``RawPcapReader`` (the baseline), ``dataplane.pcap.iter_packets``
   and ``dataplane.pcap.read_batches``;
@@ -90,15 +90,17 @@ def best(fn, repeat: int) -> float:
 
 def engines() -> list[tuple[str, list[str]]]:
     """(name, options) of each way to run ``run-packet`` timed: per engine when it has
-    ``--engine`` (none when it has no such option), and the batch engine on one job as well as
-    on its default number when it has ``--jobs`` (``batch_jobs1``)."""
+    ``--engine`` (none when it has no such option), and each engine that splits a capture on
+    one job as well as on its default number when it has ``--jobs`` (``batch_jobs1``,
+    ``packet_jobs1``)."""
     out = subprocess.run([sys.executable, "-m", "dataplane", "run-packet", "--help"], capture_output=True, text=True)
     if "--engine" not in out.stdout:
         return []
     found = [(e, ["--engine", e]) for e in ("packet", "batch")
              if e in out.stdout.split("--engine", 1)[1].split("\n  -", 1)[0]]
-    if "--jobs" in out.stdout and any(name == "batch" for name, _ in found):
-        found.append(("batch_jobs1", ["--engine", "batch", "--jobs", "1"]))
+    if "--jobs" in out.stdout:     # each engine on one job too (per packet: since it splits too)
+        found += [(f"{name}_jobs1", options + ["--jobs", "1"]) for name, options in list(found)
+                  if name == "batch" or "either engine" in " ".join(out.stdout.split())]
     return found
 
 
