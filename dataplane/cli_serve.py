@@ -70,6 +70,11 @@ def serve_command(program: str | None, entries: Path | None, grpc_addr: str, dev
         raise click.UsageError("--entries and --p4info go with a PROGRAM")
     from dataplane.control.p4runtime.status import P4RuntimeError
 
+    # Ctrl-C and SIGTERM stop the server cleanly from the moment it listens: a signal that came
+    # between the first connection and these handlers was a KeyboardInterrupt, exit status 1.
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
     try:
         server = P4RuntimeServer(live, grpc_addr, p4info=p4info, device_config=device_config)
         port = server.start()
@@ -91,9 +96,6 @@ def serve_command(program: str | None, entries: Path | None, grpc_addr: str, dev
     if ptf is not None:
         click.echo(f"PTF nn platform on {ptf_socket}")
     sys.stdout.flush()
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
     while not stop.wait(0.5):
         pass
     if ptf is not None:
