@@ -2,8 +2,8 @@
 
 Once the pipeline is compiled and the tables are loaded, the command forks ``jobs - 1``
 workers (``os.fork``: each starts with the switch as it is, nothing rebuilt). Batch ``i`` of the
-capture is run by job ``i % jobs``, job 0 being the parent: on the batch engine an array batch
-(``dataplane.pcap.read_batches``, ``BatchStep``), on the per-packet engine a list of packets
+capture (``dataplane.pcap.read_batches``) is run by job ``i % jobs``, job 0 being the parent:
+on the batch engine as arrays (``BatchStep``), on the per-packet engine a packet at a time
 (``packet_step``); either step hands each port's outputs to a writer. The parent owns the
 output files. A worker lays out its outputs' pcap records, per port in packet
 order, and sends their sizes through a pipe; the parent, taking the batches in order, its own

@@ -116,8 +116,8 @@ def _packet_jobs(sw: Switch, jobs: int | None, note: Callable[[str], None]) -> i
 
 def _run_packets_split(sw: Switch, port: int, pcap: Path, out: Path, jobs: int | None,
                        note: Callable[[str], None]) -> dict:
-    """The replay on the per-packet engine, on several jobs: lists of packets a job at a time
-    (``packet_step``), the files as ``_run_to_pcaps`` writes them."""
+    """The replay on the per-packet engine, on several jobs: the capture's batches shared out,
+    each run a packet at a time (``packet_step``), the files as ``_run_to_pcaps`` writes them."""
     from dataplane.pcap.batch import iter_batches
     from dataplane.testing.packet_jobs import plan_jobs
     from dataplane.testing.packet_step import PACKET_SPLIT_BATCH, PacketStep, per_packet_state
