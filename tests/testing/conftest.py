@@ -1,11 +1,14 @@
 """Helpers of the run-packet tests: a small capture, the router's switch and variants of its program."""
 from __future__ import annotations
 
+import os
+
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
 from dataplane.control.loader import load_entries
 from dataplane.control.switch import Switch
+from dataplane.errors import DataplaneError
 from dataplane.pcap import PcapWriter
 from dataplane.resources import builtin_program
 
@@ -38,3 +41,16 @@ def program_variant(tmp_path, name: str, *edits: tuple[str, str]):
     program = tmp_path / f"{name}.p4"
     program.write_text(source)
     return program
+
+
+def fail_in_workers(monkeypatch, step_class) -> None:
+    """``step_class``'s batches raise "boom in the worker" in every process but this one."""
+    parent = os.getpid()
+    real = step_class.__call__
+
+    def step(self, batch, writer):
+        if os.getpid() != parent:
+            raise DataplaneError("boom in the worker")
+        return real(self, batch, writer)
+
+    monkeypatch.setattr(step_class, "__call__", step)

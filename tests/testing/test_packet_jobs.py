@@ -11,7 +11,7 @@ from dataplane.resources import builtin_program
 from dataplane.testing import packet_run
 from dataplane.testing.packet_run import run_packets
 
-from .conftest import program_variant, router_switch, write_capture
+from .conftest import fail_in_workers, program_variant, router_switch, write_capture
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="several jobs need os.fork")
 
@@ -120,14 +120,6 @@ def test_a_worker_that_fails_fails_the_run_with_its_error(tmp_path, monkeypatch,
     monkeypatch.setattr(packet_run, "SPLIT_BATCH", 4)
     capture = tmp_path / "in.pcap"
     write_capture(capture, False)
-    parent = os.getpid()
-    real = packet_jobs.BatchStep.__call__
-
-    def step(self, batch, writer):
-        if os.getpid() != parent:
-            raise DataplaneError("boom in the worker")
-        return real(self, batch, writer)
-
-    monkeypatch.setattr(packet_jobs.BatchStep, "__call__", step)
+    fail_in_workers(monkeypatch, packet_jobs.BatchStep)
     with pytest.raises(DataplaneError, match="boom in the worker"):
         _run(router, capture, tmp_path / "out", 2)

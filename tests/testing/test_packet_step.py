@@ -14,7 +14,7 @@ from dataplane.resources import builtin_program
 from dataplane.testing import packet_step
 from dataplane.testing.packet_run import run_packets
 
-from .conftest import program_variant, router_switch, write_capture
+from .conftest import fail_in_workers, program_variant, router_switch, write_capture
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="several jobs need os.fork")
 
@@ -92,14 +92,6 @@ def test_order_dependent_state_keeps_the_program_on_one_job_and_is_named(tmp_pat
 def test_a_failing_worker_fails_the_run_with_its_error(tmp_path, monkeypatch):
     capture = tmp_path / "in.pcap"
     write_capture(capture, False)
-    parent = os.getpid()
-    real = packet_step.PacketStep.__call__
-
-    def step(self, batch, writer):
-        if os.getpid() != parent:
-            raise DataplaneError("boom in the worker")
-        return real(self, batch, writer)
-
-    monkeypatch.setattr(packet_step.PacketStep, "__call__", step)
+    fail_in_workers(monkeypatch, packet_step.PacketStep)
     with pytest.raises(DataplaneError, match="boom in the worker"):
         _run(router_switch(builtin_program("ipv4_router")), capture, tmp_path / "out", 2)
