@@ -97,7 +97,8 @@ def _build_failed(rule: str, exc: BaseException, source_line: Callable[[Span], s
     if isinstance(exc, BuildError):
         raise CompileError([Diagnostic(f"syntax error: {exc}", exc.span, code="syntax",
                                        source_line=source_line(exc.span))]) from None
-    raise InternalError(f"building IR failed in rule {rule!r}: {exc!r}") from exc
+    # str(): under PyPy lark's rule names are Tokens, whose repr is not the plain name
+    raise InternalError(f"building IR failed in rule '{str(rule)}': {exc!r}") from exc
 
 
 def _reducer(parser: Lark, builder: BuildIR):
