@@ -9,16 +9,18 @@ import pytest
 
 p4info_pb2 = pytest.importorskip("p4.config.v1.p4info_pb2")
 
-from dataplane.control.p4info import build_p4info, ids  # noqa: E402
+from dataplane.control.p4info import build_p4info  # noqa: E402
 from dataplane.lang.frontend import compile_file  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 PROGRAMS = sorted((ROOT / "programs").glob("*.p4")) + [ROOT / "tests/stf/psa_meter_register.p4",
                                                         ROOT / "tests/stf/ubpf_pipeline.p4"]
-KINDS = {"tables": ids.TABLE, "actions": ids.ACTION, "action_profiles": ids.ACTION_PROFILE,
-         "counters": ids.COUNTER, "direct_counters": ids.DIRECT_COUNTER, "meters": ids.METER,
-         "direct_meters": ids.DIRECT_METER, "registers": ids.REGISTER, "digests": ids.DIGEST,
-         "value_sets": ids.VALUE_SET, "controller_packet_metadata": ids.CONTROLLER_HEADER}
+# Each kind's id prefix from the spec (p4info.proto's P4Ids), not from the module under test.
+P4Ids = p4info_pb2.P4Ids
+KINDS = {"tables": P4Ids.TABLE, "actions": P4Ids.ACTION, "action_profiles": P4Ids.ACTION_PROFILE,
+         "counters": P4Ids.COUNTER, "direct_counters": P4Ids.DIRECT_COUNTER, "meters": P4Ids.METER,
+         "direct_meters": P4Ids.DIRECT_METER, "registers": P4Ids.REGISTER, "digests": P4Ids.DIGEST,
+         "value_sets": P4Ids.VALUE_SET, "controller_packet_metadata": P4Ids.CONTROLLER_HEADER}
 
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.name)
@@ -36,12 +38,12 @@ def test_ids_are_prefixed_unique_and_references_resolve(path):
             assert obj.preamble.name.endswith(obj.preamble.alias)
     assert info.tables, "every built-in program has a table"
     for t in info.tables:
-        assert {r.id for r in t.action_refs} <= by_kind[ids.ACTION]
+        assert {r.id for r in t.action_refs} <= by_kind[P4Ids.ACTION]
         assert t.initial_default_action.action_id in {r.id for r in t.action_refs}
         if t.implementation_id:
-            assert t.implementation_id in by_kind[ids.ACTION_PROFILE]
+            assert t.implementation_id in by_kind[P4Ids.ACTION_PROFILE]
         for rid in t.direct_resource_ids:
-            assert rid in by_kind.get(ids.DIRECT_COUNTER, set()) | by_kind.get(ids.DIRECT_METER, set())
+            assert rid in by_kind.get(P4Ids.DIRECT_COUNTER, set()) | by_kind.get(P4Ids.DIRECT_METER, set())
         assert [m.id for m in t.match_fields] == sorted({m.id for m in t.match_fields})
 
 
