@@ -1,0 +1,260 @@
+"""Plant known bugs one at a time and check that the tests named for each catch it (issue 30).
+
+Each entry of ``MUTATIONS`` is a rule, the file it lives in, a piece of that file's text (found
+exactly once) and what to put in its place, and the pytest node ids that must fail when the rule
+breaks. For every entry this script writes the mutant, runs only those tests, and puts the file
+back, byte for byte and with its modification time, whatever happens: on success, on a failure,
+on Ctrl-C or SIGTERM (a journal in the git directory puts back what a killed run left; it is
+replayed when the script next starts). It reports each entry as
+
+    caught    the tests failed with the bug planted
+    MISSED    they passed: the rule is not proven
+    skipped   every named test skipped (no grpc, no root, ...): nothing was learnt
+    stale     the text to replace is not in the file exactly once: update the entry
+    error     pytest could not run the tests (collection error, unknown node id, timeout)
+
+and exits 0 only if every entry was caught. The tests first run once unmutated (all of them
+together): a test that already fails would count as catching anything.
+
+Mutant runs write their bytecode to a temporary folder (``PYTHONPYCACHEPREFIX``), each mutant with
+its own modification time, so a stale ``.pyc`` can neither hide a mutant nor outlive one; the
+compile caches go to a temporary folder too (``DATAPLANE_CACHE_DIR``).
+
+    python tools/mutation_check.py                 # every entry
+    python tools/mutation_check.py -k pfc          # entries whose rule, file or tests contain "pfc"
+    python tools/mutation_check.py --list          # the table, nothing run
+"""
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Mutation:
+    rule: str
+    path: str            # relative to the repository root
+    old: str             # found exactly once in the file
+    new: str
+    tests: tuple[str, ...]
+
+
+def _m(rule: str, path: str, old: str, new: str, *tests: str) -> Mutation:
+    return Mutation(rule, path, old, new, tests)
+
+
+PFC = "tests/net/devices/test_pfc_thresholds.py::"
+P4RT = "tests/control/p4runtime/"
+
+MUTATIONS: tuple[Mutation, ...] = (
+    # ---- PFC ----------------------------------------------------------------------------------------------
+    _m("PFC: XOFF when the ingress bytes reach xoff (>=)", "dataplane/net/devices/pfc.py",
+       "bytes_[key] >= self.config.xoff", "bytes_[key] > self.config.xoff",
+       PFC + "test_xoff_is_sent_when_the_ingress_bytes_reach_the_threshold"),
+    _m("PFC: XON when the ingress bytes fall to xon (<=)", "dataplane/net/devices/pfc.py",
+       "if b <= self.config.xon and", "if b < self.config.xon and",
+       PFC + "test_xon_is_sent_when_the_ingress_bytes_fall_to_the_threshold"),
+    _m("PFC: a pause frame takes its Ethernet line time (84 B)", "dataplane/net/devices/link.py",
+       "serialize = (link.wire_bytes(len(data)) * 8", "serialize = (len(data) * 8",
+       PFC + "test_a_pause_lasts_its_quanta_after_the_pause_frame_s_line_time"),
+    _m("PFC: a pause quantum is 512 bit times", "dataplane/net/devices/pfc.py",
+       "QUANTUM_BITS = 512", "QUANTUM_BITS = 500",
+       PFC + "test_a_pause_lasts_its_quanta_after_the_pause_frame_s_line_time"),
+    _m("PFC: a byte queue is full at exactly its capacity (port)", "dataplane/net/devices/link.py",
+       "full = self.queue_bytes + size > self.capacity", "full = self.queue_bytes + size >= self.capacity",
+       PFC + "test_a_byte_queue_is_full_at_exactly_its_capacity"),
+    _m("PFC: a byte queue is full at exactly its capacity (traffic-class port)", "dataplane/net/devices/tclass.py",
+       "qs.bytes[qid] + size > cap", "qs.bytes[qid] + size >= cap",
+       PFC + "test_a_byte_queue_is_full_at_exactly_its_capacity"),
+    # ---- P4Runtime ----------------------------------------------------------------------------------------
+    _m("P4Runtime: an LPM prefix as long as the field is accepted", "dataplane/control/p4runtime/table_keys.py",
+       "if not 0 < plen <= width:", "if not 0 < plen < width:",
+       P4RT + "test_table_entry_rules.py::test_an_lpm_prefix_as_long_as_the_field_is_accepted"),
+    _m("P4Runtime: Read filters by the query's priority", "dataplane/control/p4runtime/tables.py",
+       "if query.priority and value.priority != query.priority:", "if False:",
+       P4RT + "test_table_entry_rules.py::test_a_read_with_a_priority_returns_only_that_priority"),
+    _m("P4Runtime: the same election id under two roles is allowed", "dataplane/control/p4runtime/arbitration.py",
+       "s is not stream and s.role == role and s.election_id == eid", "s is not stream and s.election_id == eid",
+       P4RT + "test_arbitration_roles.py::test_the_same_election_id_under_two_roles_makes_two_primaries"),
+    _m("P4Runtime: MODIFY from a member to a direct action reads back the direct action",
+       "dataplane/control/p4runtime/tables.py",
+       "    if ref is None:\n        state.refs.pop((tid, handle), None)", "    if ref is None:\n        pass",
+       P4RT + "test_table_entry_rules.py::test_modify_from_a_member_to_a_direct_action_reads_back_the_direct_action"),
+    _m("P4Runtime: DELETE removes the entry's direct meter config", "dataplane/control/p4runtime/tables.py",
+       "        state.direct_meter_configs.pop((info.preamble.id, handle), None)\n", "",
+       P4RT + "test_table_entry_rules.py::test_delete_takes_the_entry_s_direct_meter_config_with_it"),
+    # ---- P4Info ids: each kind's prefix as p4c writes it and p4info.proto defines it ---------------------------
+    *(_m(f"P4Info: the {kind} id prefix is {value}", "dataplane/control/p4info/ids.py",
+         f"\n{kind} = {value}\n", f"\n{kind} = {wrong}\n",
+         "tests/control/p4info/test_ids_p4c.py", "tests/control/p4info/test_programs.py")
+      for kind, value, wrong in (("ACTION", "0x01", "0x05"), ("TABLE", "0x02", "0x06"), ("VALUE_SET", "0x03", "0x07"),
+                                 ("CONTROLLER_HEADER", "0x04", "0x08"), ("ACTION_PROFILE", "0x11", "0x10"),
+                                 ("COUNTER", "0x12", "0x18"), ("DIRECT_COUNTER", "0x13", "0x19"),
+                                 ("METER", "0x14", "0x1a"), ("DIRECT_METER", "0x15", "0x1b"),
+                                 ("REGISTER", "0x16", "0x1c"), ("DIGEST", "0x17", "0x1d"))),
+)
+
+
+# ---- running ------------------------------------------------------------------------------------------------
+
+def _git_path(name: str) -> Path:
+    out = subprocess.run(["git", "rev-parse", "--git-path", name], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    return (ROOT / out).resolve()
+
+
+class Restorer:
+    """Puts a mutated file back (content and modification time), from memory or, after a killed
+    run, from the journal in the git directory."""
+
+    def __init__(self) -> None:
+        self.journal = _git_path("dataplane-mutation-journal.json")
+
+    def replay(self) -> str | None:
+        """Put back what a killed run left mutated; the path it restored, or None."""
+        if not self.journal.exists():
+            return None
+        saved = json.loads(self.journal.read_text())
+        self._put_back(saved)
+        self.journal.unlink()
+        return saved["path"]
+
+    def plant(self, path: Path, text: bytes, mtime_s: int) -> dict:
+        st = path.stat()
+        saved = {"path": str(path), "content": base64.b64encode(path.read_bytes()).decode(),
+                 "atime_ns": st.st_atime_ns, "mtime_ns": st.st_mtime_ns}
+        self.journal.write_text(json.dumps(saved))
+        path.write_bytes(text)
+        os.utime(path, (mtime_s, mtime_s))
+        return saved
+
+    def restore(self, saved: dict) -> None:
+        self._put_back(saved)
+        self.journal.unlink(missing_ok=True)
+
+    @staticmethod
+    def _put_back(saved: dict) -> None:
+        path = Path(saved["path"])
+        path.write_bytes(base64.b64decode(saved["content"]))
+        os.utime(path, ns=(saved["atime_ns"], saved["mtime_ns"]))
+
+
+def _terminate(signum, frame):   # SIGTERM/SIGHUP: unwind through the finally blocks
+    raise SystemExit(128 + signum)
+
+
+def run_tests(tests: tuple[str, ...], env: dict, work: Path, timeout: float) -> tuple[str, str]:
+    """(outcome, detail) of running ``tests``: failed, passed, skipped or error."""
+    report = work / "report.xml"
+    report.unlink(missing_ok=True)
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", f"--junitxml={report}", *tests]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return "error", f"timed out after {timeout:.0f} s"
+    finally:
+        if proc.poll() is None:           # interrupted: take the test run down with us
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    text = out.decode(errors="replace")
+    tail = "\n".join(text.strip().splitlines()[-15:])
+    counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    if report.exists():
+        suite = ET.parse(report).getroot()
+        suites = [suite] if suite.tag == "testsuite" else list(suite.iter("testsuite"))
+        for s in suites:
+            for k in counts:
+                counts[k] += int(s.get(k, 0))
+    if proc.returncode == 1 and counts["failures"] + counts["errors"]:
+        return "failed", tail
+    if proc.returncode == 0 and counts["tests"] and counts["skipped"] == counts["tests"]:
+        return "skipped", tail
+    if proc.returncode == 0 and counts["tests"]:
+        return "passed", tail
+    return "error", f"pytest exit code {proc.returncode}\n{tail}"
+
+
+def selected(mutations, pattern: str | None):
+    if not pattern:
+        return list(mutations)
+    p = pattern.lower()
+    return [m for m in mutations if p in m.rule.lower() or p in m.path.lower() or any(p in t.lower() for t in m.tests)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-k", dest="pattern", help="only entries whose rule, file or test ids contain this text")
+    ap.add_argument("--list", action="store_true", help="print the table and stop")
+    ap.add_argument("--timeout", type=float, default=600, help="seconds per pytest run (default 600)")
+    ap.add_argument("--no-baseline", action="store_true", help="skip the unmutated run of the tests")
+    args = ap.parse_args(argv)
+    chosen = selected(MUTATIONS, args.pattern)
+    if args.list:
+        for i, m in enumerate(chosen, 1):
+            print(f"{i:2d}. {m.rule}\n    {m.path}: {m.old.strip()!r} -> {m.new.strip()!r}")
+            for t in m.tests:
+                print(f"    {t}")
+        return 0
+    if not chosen:
+        print("no entry matches", file=sys.stderr)
+        return 2
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _terminate)
+    restorer = Restorer()
+    left = restorer.replay()
+    if left:
+        print(f"restored {left}, left mutated by an interrupted run")
+    with tempfile.TemporaryDirectory(prefix="mutation-check-") as tmp:
+        work = Path(tmp)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update(PYTHONPYCACHEPREFIX=str(work / "pycache"), DATAPLANE_CACHE_DIR=str(work / "cache"))
+        if not args.no_baseline:
+            every = tuple(dict.fromkeys(t for m in chosen for t in m.tests))
+            outcome, detail = run_tests(every, env, work, args.timeout * 2)
+            if outcome not in ("passed", "skipped"):
+                print(f"the tests fail without any mutation ({outcome}); fix them first:\n{detail}")
+                return 2
+        stamp = int(time.time()) + 10     # every mutant its own mtime (whole seconds, as .pyc records it)
+        results = []
+        for i, m in enumerate(chosen, 1):
+            path = ROOT / m.path
+            text = path.read_text() if path.exists() else ""
+            t0 = time.monotonic()
+            if text.count(m.old) != 1:
+                outcome, detail = "stale", f"{m.old!r} occurs {text.count(m.old)} times in {m.path}"
+            else:
+                saved = restorer.plant(path, text.replace(m.old, m.new).encode(), stamp + i)
+                try:
+                    outcome, detail = run_tests(m.tests, env, work, args.timeout)
+                finally:
+                    restorer.restore(saved)
+            status = {"failed": "caught", "passed": "MISSED"}.get(outcome, outcome)
+            results.append(status)
+            print(f"{i:2d}. {status:7s} {time.monotonic() - t0:6.1f}s  {m.rule}  [{m.path}]", flush=True)
+            if status not in ("caught", "MISSED"):
+                print("    " + detail.replace("\n", "\n    "))
+    caught = results.count("caught")
+    print(f"\n{caught} of {len(results)} planted bugs caught"
+          + "".join(f", {results.count(s)} {s.lower()}" for s in ("MISSED", "skipped", "stale", "error")
+                    if results.count(s)))
+    return 0 if caught == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
