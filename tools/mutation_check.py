@@ -57,6 +57,7 @@ def _m(rule: str, path: str, old: str, new: str, *tests: str) -> Mutation:
 
 PFC = "tests/net/devices/test_pfc_thresholds.py::"
 P4RT = "tests/control/p4runtime/"
+BATCH = "tests/engine/batch/test_batch_fields.py::"
 
 MUTATIONS: tuple[Mutation, ...] = (
     # ---- PFC ----------------------------------------------------------------------------------------------
@@ -104,6 +105,17 @@ MUTATIONS: tuple[Mutation, ...] = (
                                  ("COUNTER", "0x12", "0x18"), ("DIRECT_COUNTER", "0x13", "0x19"),
                                  ("METER", "0x14", "0x1a"), ("DIRECT_METER", "0x15", "0x1b"),
                                  ("REGISTER", "0x16", "0x1c"), ("DIGEST", "0x17", "0x1d"))),
+    # ---- engines and architectures -------------------------------------------------------------------------
+    _m("batch engine: a 48-63-bit field inside one 64-bit word is masked", "dataplane/engine/batch/bits.py",
+       "return low & m if width < 64 else low", "return low & m if width < 48 else low",
+       BATCH + "test_wide_fields_inside_a_word_carry_only_their_own_bits"),
+    _m("batch engine: a field across two 64-bit words is masked", "dataplane/engine/batch/bits.py",
+       "return (high | low) & m", "return high | low",
+       BATCH + "test_wide_fields_inside_a_word_carry_only_their_own_bits"),
+    _m("batch engine: a field read from the bytes is masked (48-63 bits)", "dataplane/engine/batch/columns.py",
+       "return v & U64(mask(width)) if 8 * span > width else v",
+       "return v & U64(mask(width)) if 8 * span > width and width < 48 else v",
+       BATCH + "test_wide_fields_inside_a_word_carry_only_their_own_bits"),
 )
 
 
