@@ -58,6 +58,7 @@ def _m(rule: str, path: str, old: str, new: str, *tests: str) -> Mutation:
 PFC = "tests/net/devices/test_pfc_thresholds.py::"
 P4RT = "tests/control/p4runtime/"
 BATCH = "tests/engine/batch/test_batch_fields.py::"
+CSUM = "tests/engine/test_checksum_rules.py::"
 
 MUTATIONS: tuple[Mutation, ...] = (
     # ---- PFC ----------------------------------------------------------------------------------------------
@@ -116,6 +117,32 @@ MUTATIONS: tuple[Mutation, ...] = (
        "return v & U64(mask(width)) if 8 * span > width else v",
        "return v & U64(mask(width)) if 8 * span > width and width < 48 else v",
        BATCH + "test_wide_fields_inside_a_word_carry_only_their_own_bits"),
+    _m("v1model: verify_checksum skipped for an invalid header (extern)", "dataplane/engine/extern_functions.py",
+       "if condition and header_valid and algo(algorithm)(packed(data)) != checksum:",
+       "if condition and algo(algorithm)(packed(data)) != checksum:",
+       CSUM + "test_verify_checksum_is_skipped_when_the_checksum_header_is_invalid"),
+    _m("v1model: verify_checksum skipped for an invalid header (generated call)", "dataplane/engine/codegen_calls.py",
+       'ins.append(f"{self.expr(ck.expr)}._valid" if isinstance(ck, E.Member) else "True")', 'ins.append("True")',
+       CSUM + "test_verify_checksum_is_skipped_when_the_checksum_header_is_invalid"),
+    _m("v1model: verify_checksum skipped for an invalid header (inlined csum16)", "dataplane/engine/codegen_inline.py",
+       'ck_valid = f"{self.expr(ck.expr)}._valid" if isinstance(ck, E.Member) else "True"', 'ck_valid = "True"',
+       CSUM + "test_verify_checksum_is_skipped_when_the_checksum_header_is_invalid"),
+    _m("v1model: verify_checksum skipped for an invalid header (batch engine)", "dataplane/engine/batch/calls.py",
+       "                if ck_valid is not None:\n                    c &= st.cols[ck_valid]\n", "",
+       CSUM + "test_verify_checksum_is_skipped_when_the_checksum_header_is_invalid"),
+    _m("csum16: all-zero data gives 0xFFFF (hashes.csum16)", "dataplane/engine/hashes.py",
+       "    if not n:\n        return 0xFFFF", "    if not n:\n        return 0",
+       CSUM + "test_the_reference_csum16_agrees_on_zeros",
+       CSUM + "test_csum16_of_no_data_or_zeros_from_two_headers_is_0xffff"),
+    _m("csum16: all-zero data gives 0xFFFF (inlined csum16)", "dataplane/engine/codegen_inline.py",
+       'total = f"(0xFFFF if not {n} else', 'total = f"(0 if not {n} else',
+       CSUM + "test_csum16_of_all_zero_data_is_0xffff"),
+    _m("csum16: all-zero data gives 0xFFFF (batch engine, packed words)", "dataplane/engine/batch/checksums.py",
+       "^ U64(0xFFFF), U64(0xFFFF))", "^ U64(0xFFFF), U64(0))",
+       CSUM + "test_csum16_of_no_data_or_zeros_from_two_headers_is_0xffff"),
+    _m("csum16: no data gives 0xFFFF (batch engine, one header's fields)", "dataplane/engine/batch/checksums.py",
+       "out = np.where(st.cols[valid_path], out, U64(0xFFFF))", "out = np.where(st.cols[valid_path], out, U64(0))",
+       CSUM + "test_csum16_of_no_data_or_zeros_from_two_headers_is_0xffff"),
 )
 
 
