@@ -59,6 +59,7 @@ PFC = "tests/net/devices/test_pfc_thresholds.py::"
 P4RT = "tests/control/p4runtime/"
 BATCH = "tests/engine/batch/test_batch_fields.py::"
 CSUM = "tests/engine/test_checksum_rules.py::"
+V1 = "tests/arch/test_v1model_preserved.py::"
 
 MUTATIONS: tuple[Mutation, ...] = (
     # ---- PFC ----------------------------------------------------------------------------------------------
@@ -143,6 +144,15 @@ MUTATIONS: tuple[Mutation, ...] = (
     _m("csum16: no data gives 0xFFFF (batch engine, one header's fields)", "dataplane/engine/batch/checksums.py",
        "out = np.where(st.cols[valid_path], out, U64(0xFFFF))", "out = np.where(st.cols[valid_path], out, U64(0))",
        CSUM + "test_csum16_of_no_data_or_zeros_from_two_headers_is_0xffff"),
+    _m("v1model: field list index 0 is preserved", "dataplane/arch/v1model.py",
+       "if index is None or index < 0:", "if not index:",
+       V1 + "test_field_list_0_survives_resubmit_and_recirculate", V1 + "test_field_list_0_survives_a_clone"),
+    _m("v1model: every replica of an ingress clone keeps packet_length", "dataplane/arch/v1model.py",
+       "s3.packet_length = len(original)", "s3.packet_length = len(original) if not work else 0",
+       V1 + "test_every_replica_of_a_clone_session_keeps_packet_length"),
+    _m("v1model: every replica of an egress clone keeps packet_length", "dataplane/arch/v1model.py",
+       "s2.packet_length = sm.packet_length", "s2.packet_length = sm.packet_length if not work else 0",
+       V1 + "test_every_replica_of_a_clone_session_keeps_packet_length"),
 )
 
 
