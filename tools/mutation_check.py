@@ -60,6 +60,7 @@ P4RT = "tests/control/p4runtime/"
 BATCH = "tests/engine/batch/test_batch_fields.py::"
 CSUM = "tests/engine/test_checksum_rules.py::"
 V1 = "tests/arch/test_v1model_preserved.py::"
+PSA = "tests/arch/test_psa_paths.py::"
 
 MUTATIONS: tuple[Mutation, ...] = (
     # ---- PFC ----------------------------------------------------------------------------------------------
@@ -153,6 +154,15 @@ MUTATIONS: tuple[Mutation, ...] = (
     _m("v1model: every replica of an egress clone keeps packet_length", "dataplane/arch/v1model.py",
        "s2.packet_length = sm.packet_length", "s2.packet_length = sm.packet_length if not work else 0",
        V1 + "test_every_replica_of_a_clone_session_keeps_packet_length"),
+    _m("PSA: resubmit with drop set drops", "dataplane/arch/psa.py",
+       "        if iout.drop:", "        if iout.drop and not iout.resubmit:",
+       PSA + "test_resubmit_with_drop_set_drops_the_packet"),
+    _m("PSA: multicast copies keep class_of_service", "dataplane/arch/psa.py",
+       "                c2.class_of_service = cos\n", "",
+       PSA + "test_every_multicast_copy_keeps_the_class_of_service"),
+    _m("PSA: multicast copies keep class_of_service (all of them)", "dataplane/arch/psa.py",
+       "                c2.class_of_service = cos\n", "                c2.class_of_service = cos if not more else 0\n",
+       PSA + "test_every_multicast_copy_keeps_the_class_of_service"),
 )
 
 
