@@ -61,6 +61,7 @@ BATCH = "tests/engine/batch/test_batch_fields.py::"
 CSUM = "tests/engine/test_checksum_rules.py::"
 V1 = "tests/arch/test_v1model_preserved.py::"
 PSA = "tests/arch/test_psa_paths.py::"
+EBPF = "tests/engine/test_ebpf_externs.py::"
 
 MUTATIONS: tuple[Mutation, ...] = (
     # ---- PFC ----------------------------------------------------------------------------------------------
@@ -163,6 +164,16 @@ MUTATIONS: tuple[Mutation, ...] = (
     _m("PSA: multicast copies keep class_of_service (all of them)", "dataplane/arch/psa.py",
        "                c2.class_of_service = cos\n", "                c2.class_of_service = cos if not more else 0\n",
        PSA + "test_every_multicast_copy_keeps_the_class_of_service"),
+    _m("eBPF: a CounterArray index equal to its size is not counted", "dataplane/engine/ebpf_externs.py",
+       "else (0 <= index < self.size):", "else (0 <= index <= self.size):",
+       EBPF + "test_a_dense_counter_array_ends_one_below_its_size"),
+    _m("eBPF: a CounterArray index equal to its size is refused to the control plane",
+       "dataplane/engine/ebpf_externs.py",
+       "(not self.sparse and index >= self.size)", "(not self.sparse and index > self.size)",
+       EBPF + "test_a_dense_counter_array_ends_one_below_its_size"),
+    _m("eBPF: the IPv4 checksum shifts the flags by 13", "dataplane/engine/ebpf_externs.py",
+       "((flags << 13) | frag_offset)", "((flags << 12) | frag_offset)",
+       EBPF + "test_ipv4_checksum_places_the_flags_above_the_13_bit_offset"),
 )
 
 
