@@ -62,6 +62,7 @@ CSUM = "tests/engine/test_checksum_rules.py::"
 V1 = "tests/arch/test_v1model_preserved.py::"
 PSA = "tests/arch/test_psa_paths.py::"
 EBPF = "tests/engine/test_ebpf_externs.py::"
+MPI = "tests/net/parallel/test_windows.py::"
 
 MUTATIONS: tuple[Mutation, ...] = (
     # ---- PFC ----------------------------------------------------------------------------------------------
@@ -174,6 +175,18 @@ MUTATIONS: tuple[Mutation, ...] = (
     _m("eBPF: the IPv4 checksum shifts the flags by 13", "dataplane/engine/ebpf_externs.py",
        "((flags << 13) | frag_offset)", "((flags << 12) | frag_offset)",
        EBPF + "test_ipv4_checksum_places_the_flags_above_the_13_bit_offset"),
+    # ---- MPI ----------------------------------------------------------------------------------------------
+    _m("MPI: a time window excludes its end", "dataplane/net/parallel/runtime.py",
+       "while heap and heap[0][0] < end:", "while heap and heap[0][0] <= end:",
+       MPI + "test_a_window_excludes_its_end"),
+    _m("MPI: the lookahead is the smallest cut-link latency (not the largest)", "dataplane/net/parallel/partition.py",
+       "lookahead = min((spec.links[i].latency_ns for i in cut), default=0)",
+       "lookahead = max((spec.links[i].latency_ns for i in cut), default=0)",
+       MPI + "test_the_lookahead_is_the_smallest_cut_link_latency"),
+    _m("MPI: the lookahead counts cut links only", "dataplane/net/parallel/partition.py",
+       "lookahead = min((spec.links[i].latency_ns for i in cut), default=0)",
+       "lookahead = min((ls.latency_ns for ls in spec.links), default=0)",
+       MPI + "test_the_lookahead_is_the_smallest_cut_link_latency"),
 )
 
 
