@@ -119,7 +119,8 @@ class WallClockPacer:
         """The lag and packet figures of the run so far."""
         ordered = sorted(self.lags)
         counts = self._packets()
-        p99 = ordered[min(len(ordered) - 1, int(0.99 * (len(ordered) - 1) + 0.5))] if ordered else 0
+        # nearest rank: the ceil(0.99 N)-th smallest lag (at least 99% of the steps are at or below it)
+        p99 = ordered[-(-len(ordered) * 99 // 100) - 1] if ordered else 0
         counts = {name: n - self._packets0.get(name, 0) for name, n in counts.items()}
         busiest = max(counts, key=counts.get) if counts and max(counts.values()) else None
         end = self.ended_at or time.monotonic()
