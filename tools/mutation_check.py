@@ -63,6 +63,7 @@ V1 = "tests/arch/test_v1model_preserved.py::"
 PSA = "tests/arch/test_psa_paths.py::"
 EBPF = "tests/engine/test_ebpf_externs.py::"
 MPI = "tests/net/parallel/test_windows.py::"
+PACE = "tests/net/core/test_pacing.py::"
 
 MUTATIONS: tuple[Mutation, ...] = (
     # ---- PFC ----------------------------------------------------------------------------------------------
@@ -187,6 +188,23 @@ MUTATIONS: tuple[Mutation, ...] = (
        "lookahead = min((spec.links[i].latency_ns for i in cut), default=0)",
        "lookahead = min((ls.latency_ns for ls in spec.links), default=0)",
        MPI + "test_the_lookahead_is_the_smallest_cut_link_latency"),
+    # ---- real time ----------------------------------------------------------------------------------------
+    _m("pacer: p99 is the nearest rank (not the rounded interpolation position)", "dataplane/net/core/pacing.py",
+       "p99 = ordered[-(-len(ordered) * 99 // 100) - 1]",
+       "p99 = ordered[min(len(ordered) - 1, int(0.99 * (len(ordered) - 1) + 0.5))]",
+       PACE + "test_p99_lag_is_the_nearest_rank"),
+    _m("pacer: p99 is the nearest rank (not the interpolation floor)", "dataplane/net/core/pacing.py",
+       "p99 = ordered[-(-len(ordered) * 99 // 100) - 1]", "p99 = ordered[int(0.99 * (len(ordered) - 1))]",
+       PACE + "test_p99_lag_is_the_nearest_rank"),
+    _m("pacer: the first lag warning at exactly the threshold", "dataplane/net/core/pacing.py",
+       "if lag >= self._next_warning and", "if lag > self._next_warning and",
+       PACE + "test_lag_warnings_come_at_the_threshold_and_at_each_doubling"),
+    _m("pacer: one warning per doubling", "dataplane/net/core/pacing.py",
+       "while self._next_warning <= lag:", "while self._next_warning < lag:",
+       PACE + "test_lag_warnings_come_at_the_threshold_and_at_each_doubling"),
+    _m("pacer: warnings at each doubling (not each step of the threshold)", "dataplane/net/core/pacing.py",
+       "self._next_warning *= 2", "self._next_warning += self.warn_lag_ns",
+       PACE + "test_lag_warnings_come_at_the_threshold_and_at_each_doubling"),
 )
 
 
