@@ -64,6 +64,7 @@ PSA = "tests/arch/test_psa_paths.py::"
 EBPF = "tests/engine/test_ebpf_externs.py::"
 MPI = "tests/net/parallel/test_windows.py::"
 PACE = "tests/net/core/test_pacing.py::"
+TAP = "tests/net/netns/test_tap_frames.py::"
 
 MUTATIONS: tuple[Mutation, ...] = (
     # ---- PFC ----------------------------------------------------------------------------------------------
@@ -205,6 +206,15 @@ MUTATIONS: tuple[Mutation, ...] = (
     _m("pacer: warnings at each doubling (not each step of the threshold)", "dataplane/net/core/pacing.py",
        "self._next_warning *= 2", "self._next_warning += self.warn_lag_ns",
        PACE + "test_lag_warnings_come_at_the_threshold_and_at_each_doubling"),
+    _m("TAP: short frames are padded to 60 bytes (not 64)", "dataplane/net/netns/host.py",
+       "ETH_MIN_FRAME = 60 ", "ETH_MIN_FRAME = 64 ",
+       TAP + "test_short_frames_are_padded_to_60_bytes"),
+    _m("TAP: a 59-byte frame is padded too", "dataplane/net/netns/host.py",
+       "if len(data) < ETH_MIN_FRAME:", "if len(data) < ETH_MIN_FRAME - 1:",
+       TAP + "test_short_frames_are_padded_to_60_bytes"),
+    _m("TAP: a frame is timestamped when it was read", "dataplane/net/netns/realtime.py",
+       "when = max(sim.now, pacer.elapsed_ns())", "when = sim.now",
+       TAP + "test_a_frame_from_the_tap_enters_at_the_time_it_was_read"),
 )
 
 
@@ -292,10 +302,15 @@ def run_tests(tests: tuple[str, ...], env: dict, work: Path, timeout: float) -> 
 
 
 def selected(mutations, pattern: str | None):
+    """The entries whose rule, file or test ids contain ``pattern`` (any case; the "dataplane/" and
+    "tests/" every path starts with are left out, so "tap" does not match them all)."""
     if not pattern:
         return list(mutations)
     p = pattern.lower()
-    return [m for m in mutations if p in m.rule.lower() or p in m.path.lower() or any(p in t.lower() for t in m.tests)]
+
+    def text(m: Mutation) -> str:
+        return " ".join([m.rule, m.path.removeprefix("dataplane/"), *(t.removeprefix("tests/") for t in m.tests)])
+    return [m for m in mutations if p in text(m).lower()]
 
 
 def main(argv: list[str] | None = None) -> int:
