@@ -65,6 +65,7 @@ EBPF = "tests/engine/test_ebpf_externs.py::"
 MPI = "tests/net/parallel/test_windows.py::"
 PACE = "tests/net/core/test_pacing.py::"
 TAP = "tests/net/netns/test_tap_frames.py::"
+UNITS = "tests/net/core/test_unit_values.py::"
 
 MUTATIONS: tuple[Mutation, ...] = (
     # ---- PFC ----------------------------------------------------------------------------------------------
@@ -215,6 +216,20 @@ MUTATIONS: tuple[Mutation, ...] = (
     _m("TAP: a frame is timestamped when it was read", "dataplane/net/netns/realtime.py",
        "when = max(sim.now, pacer.elapsed_ns())", "when = sim.now",
        TAP + "test_a_frame_from_the_tap_enters_at_the_time_it_was_read"),
+    # ---- validation ---------------------------------------------------------------------------------------
+    _m("units: a fractional queue size is refused", "dataplane/net/core/units.py",
+       "if amount <= 0 or amount != int(amount):", "if amount <= 0:",
+       UNITS + "test_fractional_queue_sizes_are_refused", UNITS + "test_a_fractional_queue_in_a_topology_is_a_located_error"),
+    _m("units: Kbps is 1,000 bit/s", "dataplane/net/core/units.py",
+       '"kbps": 10**3,', '"kbps": 1024,',
+       UNITS + "test_rates_are_si", UNITS + "test_a_64kbps_link_serializes_a_frame_in_bits_over_64000"),
+    _m("pfc-deadlock: tail drops are the switch ports' only, host-port drops apart", "dataplane/scenarios/pfc_deadlock.py",
+       'for name, m in ports.items() if name.startswith("s"))', "for name, m in ports.items())",
+       "tests/scenarios/test_pfc_deadlock.py::test_tail_drops_are_the_switch_ports_drops_only"),
+    _m("pfc-deadlock: the watchdog's drops are not tail drops", "dataplane/net/devices/tclass.py",
+       "            qst.storm_drops += 1\n            return False",
+       "            qst.storm_drops += 1\n            stats.drops += 1\n            return False",
+       "tests/scenarios/test_pfc_deadlock.py::test_the_watchdog_breaks_the_deadlock"),
 )
 
 

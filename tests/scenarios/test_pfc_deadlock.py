@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from dataplane.cli import main
-from dataplane.scenarios.pfc_deadlock import JSON_KEYS, DeadlockConfig, run_mode
+from dataplane.scenarios.pfc_deadlock import JSON_KEYS, DeadlockConfig, build, measure, run_mode
 
 SMALL = dict(bytes_per_host=150_000, duration_ns=600_000, detection_ns=40_000, restoration_ns=60_000)
 
@@ -34,6 +34,19 @@ def test_the_watchdog_breaks_the_deadlock(rows):
     # SONiC's default action drops what the stormed queues hold and what arrives while stormed:
     # every byte is either delivered or counted as a watchdog drop.
     assert r["delivered_bytes"] + r["storm_drops"] * 1000 == r["sent_bytes"] and r["storm_drops"] > 0
+    assert r["tail_drops"] == 0                 # the watchdog's drops are not tail drops
+
+
+def test_tail_drops_are_the_switch_ports_drops_only():
+    """tail_drops sums the drops of the switches' ports; a drop counted at a host's port (its
+    NIC's queue) is the host's, apart from them."""
+    cfg = DeadlockConfig(**SMALL)
+    net = build(cfg, watchdog=False)
+    net.run(10_000)
+    net.host("h1").ports[0].stats.drops = 7
+    net.switch("s2").ports[2].stats.drops = 3
+    net.switch("s3").ports[1].stats.drops = 1
+    assert measure(cfg, "off", net, [], 0)["tail_drops"] == 4
 
 
 def test_the_forward_action_delivers_everything():
