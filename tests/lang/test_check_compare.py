@@ -1,6 +1,7 @@
 """What `==` and `!=` may compare, and where `.action_run` may appear (dataplane/lang/check_compare.py)."""
 from __future__ import annotations
 
+from dataplane.control.switch import Switch
 from dataplane.lang.frontend import compile_source
 from dataplane.testing.diagnostics import assert_error
 from dataplane.testing.skeleton import v1model_program as v1model
@@ -39,9 +40,11 @@ def test_action_run_outside_a_switch_is_rejected():
 
 
 def test_action_run_in_a_switch_is_accepted():
-    """The one place it belongs."""
-    compile_source(v1model(ingress_locals=TABLE, ingress="switch (t.apply().action_run) { NoAction: { } }"),
-                   "ok.p4")
+    """The one place it belongs; the case of the action that ran is taken (t misses: NoAction)."""
+    program = compile_source(v1model(ingress_locals=TABLE, ingress="switch (t.apply().action_run) { "
+                                     "NoAction: { sm.egress_spec = 3; } default: { sm.egress_spec = 4; } }"),
+                             "ok.p4").program
+    assert [o.port for o in Switch(program).send(0, b"\x01\x02")] == [3]
 
 
 def test_values_of_a_type_variable_cannot_be_compared():

@@ -5,6 +5,7 @@ points (the unique source text given as ``at``), as tests/lang/test_errors.py do
 """
 from __future__ import annotations
 
+from dataplane.control.switch import Switch
 from dataplane.lang.frontend import compile_source
 from dataplane.testing.diagnostics import assert_error
 from dataplane.testing.skeleton import v1model_program as v1model
@@ -46,12 +47,37 @@ def test_priorities_that_fall_below_zero_are_rejected():
                  code="table-entry")
 
 
+def port_after(body: str, key: str, x: int, y: int) -> list[int]:
+    """The egress port a packet takes when ingress sets meta.x and meta.y, applies table t
+    (``key``, ``body``) and sends the packet to port meta.x (which ``set`` writes)."""
+    program = compile_source(v1model(ingress_locals=f"""
+    action a() {{ }}
+    action set(bit<8> v) {{ meta.x = v; }}
+    table t {{
+        {key}
+        actions = {{ a; set; }}
+        {body}
+    }}""", ingress=f"meta.x = {x}; meta.y = {y}; t.apply(); sm.egress_spec = (bit<9>) meta.x;"), "ok.p4").program
+    return [o.port for o in Switch(program).send(0, b"\x00")]
+
+
 def test_ascending_priorities_and_const_entries_pass():
-    """largest_priority_wins = false counts up; const entries take no priority rules."""
+    """largest_priority_wins = false counts up; const entries take no priority rules. The
+    entries work as written: counting up from 1 by 10, the first entry (1) beats the second
+    (11) where both match, and is the one that wins; the const entries match their keys."""
     compile_source(table("largest_priority_wins = false; priority_delta = 10;\n"
                          "entries = { priority = 1: (1, 2) : set(1); (3, 4) : set(2); }"), "ok.p4")
     compile_source(table("const entries = { (1, 2) : set(1); (3, 4) : set(2); }",
                          key="key = { meta.x : exact; meta.y : lpm; }"), "ok.p4")
+    ascending = ("largest_priority_wins = false; priority_delta = 10;\n"
+                 "entries = { priority = 1: (1, 2 &&& 0xF) : set(5); (1, 2) : set(6); }")
+    assert port_after(ascending, TERNARY, 1, 2) == [5]
+    # the same priorities (1 and 11, given) where the largest wins: the second entry
+    largest = "entries = { priority = 1: (1, 2 &&& 0xF) : set(5); priority = 11: (1, 2) : set(6); }"
+    assert port_after(largest, TERNARY, 1, 2) == [6]
+    const = "const entries = { (1, 2) : set(7); (3, 4) : set(8); }"
+    lpm = "key = { meta.x : exact; meta.y : lpm; }"
+    assert port_after(const, lpm, 3, 4) == [8] and port_after(const, lpm, 1, 2) == [7]
 
 
 def test_entries_before_the_key_are_rejected():
@@ -107,25 +133,29 @@ def test_entry_action_must_bind_the_same_directional_argument():
 
 
 def test_bound_argument_written_differently_but_equal_passes():
-    """0x1 and 1 are the same value: the default action matches the actions list."""
-    compile_source(v1model(ingress_locals="""
+    """0x1 and 1 are the same value: the default action matches the actions list, and runs
+    with g = 1, d = 2 (meta.x = 3 sends the packet to port 3)."""
+    program = compile_source(v1model(ingress_locals="""
     action m(in bit<8> g, bit<8> d) { meta.x = g + d; }
     table t {
         key = { meta.x : exact; }
         actions = { m(0x1); }
         default_action = m(1, 2);
-    }""", ingress="t.apply();"), "ok.p4")
+    }""", ingress="t.apply(); sm.egress_spec = (bit<9>) meta.x;"), "ok.p4").program
+    assert [o.port for o in Switch(program).send(0, b"\x00")] == [3]
 
 
 def test_bound_struct_argument_compares_fields_by_name():
-    """`{ a = 1, b = 2 }` and `{ b = 2, a = 1 }` are the same struct value."""
-    compile_source(v1model(decls="struct p_t { bit<8> a; bit<8> b; }", ingress_locals="""
+    """`{ a = 1, b = 2 }` and `{ b = 2, a = 1 }` are the same struct value; the default action
+    reads v.a = 1 (port 1), not the first-written field's 2."""
+    program = compile_source(v1model(decls="struct p_t { bit<8> a; bit<8> b; }", ingress_locals="""
     action m(in p_t v) { meta.x = v.a; }
     table t {
         key = { meta.x : exact; }
         actions = { m({ a = 1, b = 2 }); }
         default_action = m({ b = 2, a = 1 });
-    }""", ingress="t.apply();"), "ok.p4")
+    }""", ingress="t.apply(); sm.egress_spec = (bit<9>) meta.x;"), "ok.p4").program
+    assert [o.port for o in Switch(program).send(0, b"\x00")] == [1]
 
 
 def test_table_without_default_needs_core_noaction():

@@ -1,6 +1,8 @@
 """Control-plane names of tables and keys (dataplane/lang/check_names.py)."""
 from __future__ import annotations
 
+import pytest
+
 from dataplane.lang.frontend import compile_source
 from dataplane.testing.diagnostics import assert_error
 from dataplane.testing.skeleton import v1model_program as v1model
@@ -27,12 +29,18 @@ def test_complex_key_needs_a_name():
 
 
 def test_named_complex_key_and_simple_keys_pass():
-    """Fields, slices, masks and isValid() name themselves; @name names the rest."""
-    compile_source(v1model(ingress_locals="""table t {
+    """Fields, slices, masks and isValid() name themselves; @name names the rest. The names
+    are p4c's, as its P4Info has them (testdata: "hdr.ethernet.dstAddr & 0x10101010101",
+    "hdr.ipv4.$valid$")."""
+    program = compile_source(v1model(ingress_locals="""table t {
         key = { meta.z[7:0] : exact; meta.w & 0xff : ternary; hdr.h.isValid() : exact;
                 meta.x + meta.y : exact @name("sum"); }
         actions = { NoAction; }
-    }""", ingress="t.apply();"), "ok.p4")
+    }""", ingress="t.apply();"), "ok.p4").program
+    assert program.controls["IG"].tables["t"].keys[3].name == "sum"
+    p4info = pytest.importorskip("dataplane.control.p4info")
+    [t] = p4info.build_p4info(program).tables
+    assert [m.name for m in t.match_fields] == ["meta.z[7:0]", "meta.w & 0xff", "hdr.h.$valid$", "sum"]
 
 
 def test_p4runtime_translation_needs_a_controller_type():

@@ -65,7 +65,10 @@ control c() {
     table t { actions = { set; } }
     apply { t.apply(); }
 }"""
-    compile_source(CORE.format(body=body), "ok.p4")
+    program = compile_source(CORE.format(body=body), "ok.p4").program
+    action = program.controls["c"].actions["set"]
+    assert [(p.name, p.type.name) for p in action.params] == [("p", "pair_t")]
+    assert [a.action for a in program.controls["c"].tables["t"].actions] == ["set"]
 
 
 def test_string_struct_field_and_variable_are_rejected():

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from dataplane.control.switch import Switch
 from dataplane.errors import CompileError
 from dataplane.lang.frontend import compile_source
 from dataplane.testing.diagnostics import assert_error
@@ -23,9 +24,15 @@ def test_run_time_remainder_in_a_compound_assignment_is_rejected():
 
 
 def test_division_by_a_power_of_two_and_constant_division_pass():
-    """A power-of-2 divisor becomes a shift or a mask; constants fold; 0 / x is 0."""
+    """A power-of-2 divisor becomes a shift or a mask; constants fold; 0 / x is 0. The values
+    are the quotients and remainders: 203 / 4 = 50, 0x1234 % 16 = 4, 7 / 2 + 0 / 50 = 3."""
     compile_source(v1model(ingress="meta.x = meta.x / 4; meta.y = meta.y % 8w16; meta.w = 7 / 2; "
                                    "meta.x = 8w0 / meta.y;"), "ok.p4")
+    program = compile_source(v1model(parser="state start { pkt.extract(hdr.h); transition accept; }",
+                                     ingress="hdr.h.a = hdr.h.a / 4; hdr.h.b = hdr.h.b % 16w16; "
+                                             "hdr.h.c = 7 / 2 + (bit<32>) (8w0 / hdr.h.a);"), "ok.p4").program
+    [out] = Switch(program).send(0, bytes([203, 0x12, 0x34, 0, 0, 0, 9]))
+    assert out.data == bytes([50, 0x00, 0x04, 0, 0, 0, 3])
 
 
 def test_switch_in_an_action_is_rejected():
@@ -90,8 +97,12 @@ def test_target_rules_skip_what_p4c_removes_as_unused():
     """p4c drops unused declarations before its mid-end: a control no package instantiates, an
     action nothing calls, everything in a program without main."""
     unused_control = v1model(decls="control U(inout bit<8> a, in bit<8> b) { apply { a = a / b; } }")
-    compile_source(unused_control, "ok.p4")
+    program = compile_source(unused_control, "ok.p4").program
+    assert "U" not in dict(program.package.blocks).values() and [b for _, b in program.package.blocks] == \
+        ["P", "VC", "IG", "EG", "CC", "DP"]
     unused_action = v1model(ingress_locals="action never(inout bit<8> a) { a = a / meta.y; }")
-    compile_source(unused_action, "ok.p4")
+    program = compile_source(unused_action, "ok.p4").program
+    assert "never" in program.controls["IG"].actions and not program.controls["IG"].tables
     no_main = "control c(inout bit<8> a, in bit<8> b) { apply { a = a % b; } }\n"
-    compile_source(no_main, "ok.p4")
+    program = compile_source(no_main, "ok.p4").program
+    assert program.package is None and list(program.controls) == ["c"]

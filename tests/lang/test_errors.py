@@ -35,8 +35,12 @@ def test_assignment_of_a_narrower_value_is_a_type_mismatch():
 
 
 def test_assignment_of_a_narrower_value_with_a_cast_is_accepted():
-    """The cast is what makes the same assignment legal."""
+    """The cast is what makes the same assignment legal; it zero-extends (0xAB -> 0x00AB)."""
     compile_source(v1model(ingress="meta.w = (bit<16>)meta.x;"), FILE)
+    program = compile_source(v1model(ingress="meta.x = hdr.h.a; meta.w = (bit<16>)meta.x; hdr.h.b = meta.w;",
+                                      parser="state start { pkt.extract(hdr.h); transition accept; }"), FILE).program
+    [out] = Switch(program).send(0, bytes([0xAB, 0xFF, 0xFF, 1, 2, 3, 4]))
+    assert out.data == bytes([0xAB, 0x00, 0xAB, 1, 2, 3, 4])
 
 
 def test_binary_operator_on_different_widths_is_a_width_mismatch():

@@ -13,9 +13,11 @@ def test_huge_bit_width_is_rejected():
 
 
 def test_width_at_the_limit_is_accepted():
-    """bit<2048> is still a type."""
+    """bit<2048> is still a type, and the constant keeps its width and value."""
     from dataplane.lang.frontend import compile_source
-    compile_source(v1model(decls="const bit<2048> big = 1;"), "ok.p4")
+    program = compile_source(v1model(decls="const bit<2048> big = 1 << 2047;"), "ok.p4").program
+    big = program.constants["big"]
+    assert big.type.width == 2048 and big.value.value == 1 << 2047
 
 
 def test_huge_constant_shift_is_rejected():

@@ -17,4 +17,12 @@ def test_program_matches_generator():
 
 
 def test_program_compiles():
-    compile_file(ROOT / "programs" / "allreduce.p4")
+    """It compiles to a v1model program with the tables and registers its header comment names:
+    job_cfg, ipv4_lpm and worker_addr, and per cell a bitmap, a count, a saturation flag and
+    AR_K (32) value registers."""
+    program = compile_file(ROOT / "programs" / "allreduce.p4").program
+    assert program.architecture == "v1model"
+    tables = {name for c in program.controls.values() for name in c.tables}
+    assert {"job_cfg", "ipv4_lpm", "worker_addr"} <= tables
+    registers = {i.name for i in program.controls["MyIngress"].instances if i.extern == "register"}
+    assert {"bitmap", "counts", "saturated"} | {f"val{k}" for k in range(32)} == registers

@@ -114,11 +114,27 @@ def test_truncated_input_gives_none():
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=120))
 def test_parsers_never_raise(data):
-    pk.parse_packet(data)
-    pk.parse_packet(bytes(12) + b"\x08\x00\x45" + data)
-    pk.parse_packet(bytes(12) + b"\x08\x06" + data)
-    for f in (pk.parse_ethernet, pk.parse_arp, pk.parse_ipv4, pk.parse_udp, pk.parse_icmp):
-        f(data)
+    """Any bytes parse without an exception, to None or to layers that are the bytes' own:
+    Ethernet needs 14 bytes and carries the rest as payload, UDP's payload ends where its length
+    field says, ICMP's is everything after its 8-byte header, IPv4 is version 4 within the data."""
+    for frame in (data, bytes(12) + b"\x08\x00\x45" + data, bytes(12) + b"\x08\x06" + data):
+        pkt = pk.parse_packet(frame)
+        assert (pkt is None) == (len(frame) < 14 or (frame[12:14] == b"\x81\x00" and len(frame) < 18))
+        if pkt is not None:
+            assert frame.endswith(pkt.eth.payload) and pkt.eth.src == int.from_bytes(frame[6:12], "big")
+    eth = pk.parse_ethernet(data)
+    assert eth is None or data.endswith(eth.payload)
+    udp = pk.parse_udp(data)
+    if udp is None:
+        assert len(data) < 8 or not 8 <= int.from_bytes(data[4:6], "big") <= len(data)
+    else:
+        assert udp.payload == data[8:udp.length] and udp.length == int.from_bytes(data[4:6], "big")
+    icmp = pk.parse_icmp(data)
+    assert (icmp is None) == (len(data) < 8) and (icmp is None or icmp.payload == data[8:])
+    ip = pk.parse_ipv4(data)
+    assert ip is None or (data[0] >> 4 == 4 and 20 <= 4 * (data[0] & 0xF) <= ip.total_length <= len(data))
+    arp = pk.parse_arp(data)
+    assert arp is None or len(data) >= 28
 
 
 @settings(max_examples=400, deadline=None)

@@ -231,7 +231,9 @@ def test_dragonfly_balanced_sample(tmp_path):
     switches = build(t, tmp_path)
     names = list(t.hosts)
     pairs = [(names[i], names[(i * 7 + 13) % len(names)]) for i in range(0, len(names), 3)]
-    check_all_pairs(t, switches, [(s, d) for s, d in pairs if s != d])
+    wanted = [(s, d) for s, d in pairs if s != d]
+    hops = check_all_pairs(t, switches, wanted)
+    assert sorted(hops) == sorted(wanted) and max(hops.values()) <= 4      # every pair, by minimal routes
 
 
 def test_ecmp_spreads_flows_across_spines(tmp_path):
