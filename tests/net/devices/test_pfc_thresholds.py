@@ -120,6 +120,30 @@ def test_a_pause_lasts_its_quanta_after_the_pause_frame_s_line_time():
     assert h1.port.paused_time_ns == pause_ns
 
 
+def test_a_pfc_frame_pauses_only_its_class_for_its_quanta():
+    """A port with two traffic classes gets a PFC frame for class 1 (100 quanta) at t=0 over
+    10 Gb/s: it arrives after its 84 B of line time (67 ns) and pauses queue 1 for 5,120 ns;
+    a frame queued in class 1 at t=100 leaves at 5,187 and arrives 852 ns later, while one
+    in class 0 at t=100 goes at once."""
+    sim = Simulator()
+    a, b = Sink(sim, "a"), Sink(sim, "b")
+    classes = {}
+    pa = a.ports[0] = ClassPort(sim, a, 0, "a:p0", QueueConfig(count=2, weights=(1, 1)), lambda item: classes[item])
+    pb = b.add_port(0, "b:p0")
+    Link(sim, pa, pb, 10 * GBPS, 0)
+    pa.capacity = 100
+    pb.send_control(pfc_frame(0x0200_0000_0002, [0, 100, 0, 0, 0, 0, 0, 0], classes=0b10))
+    one, zero = bytes([1]) * FRAME, bytes([0]) * FRAME
+    classes.update({one: 1, zero: 0})
+    sim.at(100, a.transmit, 0, one)
+    sim.at(100, a.transmit, 0, zero)
+    sim.run(1_000_000)
+    frame_ns = (FRAME + 24) * 8 // 10
+    resume = (64 + 8 + 12) * 8 // 10 + 100 * 512 // 10
+    assert b.arrivals == [100 + frame_ns, resume + frame_ns]
+    assert pa.queue_metrics()[1]["paused_ns"] == 100 * 512 // 10 and pa.queue_metrics()[0]["paused_ns"] == 0
+
+
 def byte_queue(capacity: int, classes: bool):
     """A port with a ``capacity``-byte queue, paused, so what it is handed stays queued: a plain
     port, or a port with two traffic classes (everything in queue 1)."""
