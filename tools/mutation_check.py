@@ -81,6 +81,14 @@ MUTATIONS: tuple[Mutation, ...] = (
     _m("PFC: a pause quantum is 512 bit times", "dataplane/net/devices/pfc.py",
        "QUANTUM_BITS = 512", "QUANTUM_BITS = 500",
        PFC + "test_a_pause_lasts_its_quanta_after_the_pause_frame_s_line_time"),
+    _m("PFC: a pause frame is a minimum frame (60 B captured, 84 B on the wire)", "dataplane/net/devices/pfc.py",
+       "PAUSE_FRAME_LEN = 60 ", "PAUSE_FRAME_LEN = 64 ",
+       PFC + "test_a_pause_lasts_its_quanta_after_the_pause_frame_s_line_time",
+       PFC + "test_a_pfc_frame_pauses_only_its_class_for_its_quanta"),
+    _m("PFC: a PFC frame pauses only the classes it enables", "dataplane/net/devices/tclass.py",
+       "for qid, quanta in enumerate(times[:qs.count]):",
+       "for qid, quanta in enumerate([max(t or 0 for t in times)] * qs.count):",
+       PFC + "test_a_pfc_frame_pauses_only_its_class_for_its_quanta"),
     _m("PFC: a byte queue is full at exactly its capacity (port)", "dataplane/net/devices/link.py",
        "full = self.queue_bytes + size > self.capacity", "full = self.queue_bytes + size >= self.capacity",
        PFC + "test_a_byte_queue_is_full_at_exactly_its_capacity"),
@@ -316,6 +324,16 @@ def run_tests(tests: tuple[str, ...], env: dict, work: Path, timeout: float) -> 
     return "error", f"pytest exit code {proc.returncode}\n{tail}"
 
 
+def where(m: Mutation) -> str:
+    """``path:line`` of the text the entry replaces (its first non-blank line), or the path alone."""
+    path = ROOT / m.path
+    text = path.read_text() if path.exists() else ""
+    if text.count(m.old) != 1:
+        return m.path
+    at = text.index(m.old) + len(m.old) - len(m.old.lstrip("\n"))
+    return f"{m.path}:{text.count(chr(10), 0, at) + 1}"
+
+
 def selected(mutations, pattern: str | None):
     """The entries whose rule, file or test ids contain ``pattern`` (any case; the "dataplane/" and
     "tests/" every path starts with are left out, so "tap" does not match them all)."""
@@ -335,10 +353,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=600, help="seconds per pytest run (default 600)")
     ap.add_argument("--no-baseline", action="store_true", help="skip the unmutated run of the tests")
     args = ap.parse_args(argv)
+    restorer = Restorer()
+    left = restorer.replay()
+    if left:
+        print(f"restored {left}, left mutated by an interrupted run")
     chosen = selected(MUTATIONS, args.pattern)
     if args.list:
         for i, m in enumerate(chosen, 1):
-            print(f"{i:2d}. {m.rule}\n    {m.path}: {m.old.strip()!r} -> {m.new.strip()!r}")
+            print(f"{i:2d}. {m.rule}\n    {where(m)}: {m.old.strip()!r} -> {m.new.strip()!r}")
             for t in m.tests:
                 print(f"    {t}")
         return 0
@@ -347,10 +369,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _terminate)
-    restorer = Restorer()
-    left = restorer.replay()
-    if left:
-        print(f"restored {left}, left mutated by an interrupted run")
     with tempfile.TemporaryDirectory(prefix="mutation-check-") as tmp:
         work = Path(tmp)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -366,6 +384,7 @@ def main(argv: list[str] | None = None) -> int:
         for i, m in enumerate(chosen, 1):
             path = ROOT / m.path
             text = path.read_text() if path.exists() else ""
+            planted_at = where(m)
             t0 = time.monotonic()
             if text.count(m.old) != 1:
                 outcome, detail = "stale", f"{m.old!r} occurs {text.count(m.old)} times in {m.path}"
@@ -377,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
                     restorer.restore(saved)
             status = {"failed": "caught", "passed": "MISSED"}.get(outcome, outcome)
             results.append(status)
-            print(f"{i:2d}. {status:7s} {time.monotonic() - t0:6.1f}s  {m.rule}  [{m.path}]", flush=True)
+            print(f"{i:2d}. {status:7s} {time.monotonic() - t0:6.1f}s  {m.rule}  [{planted_at}]", flush=True)
             if status not in ("caught", "MISSED"):
                 print("    " + detail.replace("\n", "\n    "))
     caught = results.count("caught")
@@ -388,4 +407,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("interrupted: the file under test was put back", file=sys.stderr)
+        sys.exit(130)
