@@ -30,7 +30,9 @@ t = 0 to the last arrival; ``qdepth_p99_after_burst_bytes`` is the p99 once the 
 first drained after its peak, i.e. without the incast's opening burst), Jain's fairness
 index of per-flow throughput while every flow is still receiving (from the first arrival to
 the first flow's last arrival), and the completion time of the transfer (last byte of the
-last flow; None when bytes were lost, as UDP does not resend). Rows add how far pauses
+last flow; None when bytes were lost, as UDP does not resend); ``utilisation_port``,
+``utilisation_from_ns`` and ``utilisation_to_ns`` name the port and window of the utilisation
+(the rule of the report's ports table, ``dataplane.report.wire``). Rows add how far pauses
 reached: ``hosts_paused`` (senders whose NIC was paused), ``paused_ports`` (ports that
 received pause frames), ``host_paused_fraction`` (the senders' mean time paused, over the
 time to the last arrival), ``jain_short_term`` (Jain's index per ``bin_ns`` bin, averaged:
@@ -219,11 +221,12 @@ def measure(cfg: IncastConfig, net, receiver: DcqcnReceiver, senders: list[Dcqcn
     last = max((f.last_ns for f in got), default=0)
     # Utilisation of the bottleneck while the transfer crossed it: the fraction of the time
     # from the first to the last arrival that the port spent serializing the data packets that
-    # arrived after the first (n arrivals bound n-1 gaps), serialization timed as the port does
-    # (line time: each frame with the link's wire overhead, so utilisation counts wire bytes).
+    # arrived after the first (n arrivals bound n-1 gaps), in line time (each frame with the
+    # link's wire overhead, so utilisation counts wire bytes). The rule of the report's ports
+    # table (dataplane.report.wire), so the two agree on the bottleneck.
     link = bottleneck.link
-    busy = sum(link.serialize_ns(data_frame_len(n)) for f in got for n in f.sizes)
-    first_frame = next((link.serialize_ns(data_frame_len(f.sizes[0])) for f in got if f.first_ns == first), 0)
+    busy = sum(_line_ns(link, n) for f in got for n in f.sizes)
+    first_frame = next((_line_ns(link, f.sizes[0]) for f in got if f.first_ns == first), 0)
     util = (busy - first_frame) / (last - first) if last > first else 0.0
     # Fairness while every flow still receives.
     t1 = min((f.last_ns for f in got), default=0) if len(got) == len(flows) else first
@@ -246,6 +249,10 @@ def measure(cfg: IncastConfig, net, receiver: DcqcnReceiver, senders: list[Dcqcn
         "mode": cfg.mode,
         "senders": cfg.senders,
         "utilisation": round(util, 4),
+        # the port and window utilisation is over: the receiver's first to last data arrival
+        "utilisation_port": bottleneck.name,
+        "utilisation_from_ns": first,
+        "utilisation_to_ns": last,
         "drops": drops,
         "pause_frames": sum(p.stats.pause_tx for p in switch_ports),
         "cnps": receiver.stats["cnps_sent"],
@@ -285,11 +292,18 @@ def _steady_state(cfg: IncastConfig, link, got: list, sampler: QueueSampler, las
     t0 = cfg.settle_ns
     if last <= t0:
         return {"utilisation_steady": None, "queue_in_band_fraction": None}
-    busy = sum(link.serialize_ns(data_frame_len(n)) for f in got for n in f.sizes[bisect_right(f.arrivals, t0):])
+    busy = sum(_line_ns(link, n) for f in got for n in f.sizes[bisect_right(f.arrivals, t0):])
     qs = sampler.window(t0, last)
     band = sum(1 for q in qs if cfg.kmin_bytes <= q <= cfg.kmax_bytes)
     return {"utilisation_steady": round(busy / (last - t0), 4),
             "queue_in_band_fraction": round(band / len(qs), 4) if qs else None}
+
+
+def _line_ns(link, payload: int) -> float:
+    """The line time (ns) of a data packet of ``payload`` bytes, exact: a port sending back to
+    back carries each frame's fraction of a ns to the next (``Port._wire``), so whole ns per
+    frame would read a saturated bottleneck as less than fully used."""
+    return link.wire_bytes(data_frame_len(payload)) * 8e9 / link.rate_bps
 
 
 def _short_term_jain(flows: list, t0: int, t1: int, bin_ns: int) -> float | None:
