@@ -6,8 +6,10 @@ hosts and nodes (and the far ends of its ports' links). ``Session.gather``
 ``part`` to rank 0 and calls ``merge`` there, which leaves rank 0's recorder as one process's
 would be: every port's samples from the rank that owns it, plus the frames other ranks saw
 lost in flight from it (counted on the sending port, as ``Session.gather`` adds them to the
-ports' totals); CE marks and program drops summed over the ranks' own hosts and nodes; and
-each pipeline's tables, counters and entries as its own rank found them (``node_facts``).
+ports' totals); CE marks and program drops summed over the ranks' own hosts and nodes;
+each pipeline's tables, counters and entries as its own rank found them (``node_facts``); each
+port's frames as its own rank's tap counted them (``line_facts``); and the frames that arrived
+at each rank's hosts, per flow, at the bin width one process would have reached (``Arrivals.merge``).
 """
 from __future__ import annotations
 
@@ -43,7 +45,8 @@ class RecorderOnRanks:
         facts = {node.name: node_tables(node, rec) for node in rec.net.nodes()
                  if local[node.actor] and getattr(node, "api", None) is not None}
         return {"times": list(rec.times), "own": own, "lost": lost, "ce": rec.ce_samples,
-                "program_drops": rec.program_drop_samples, "facts": facts}
+                "program_drops": rec.program_drop_samples, "facts": facts, "lines": rec.line_facts,
+                "arrivals": rec.arrivals.part()}
 
     def merge(self, parts: list[dict[str, Any]]) -> None:
         """On rank 0, with every rank's ``part`` in rank order."""
@@ -70,6 +73,8 @@ class RecorderOnRanks:
         rec.sampled, rec.sampled_index = rec.ports, range(len(rec.ports))
         rec.ce_samples[:] = [sum(ns) for ns in zip(*(part["ce"] for part in parts))]
         rec.program_drop_samples[:] = [sum(ns) for ns in zip(*(part["program_drops"] for part in parts))]
-        rec.node_facts = {}
+        rec.node_facts, rec.line_facts = {}, {}
         for part in parts:
             rec.node_facts.update(part["facts"])
+            rec.line_facts.update(part["lines"])
+        rec.arrivals.merge([part["arrivals"] for part in parts])

@@ -1,9 +1,10 @@
 """Watching a network while it runs, for the report: cumulative port and host counters sampled
 at a period that doubles as the run grows (so a sample series stays under ``2 * BUCKETS`` points
-whatever the length), and table hits and misses counted by a trace object.
+whatever the length), table hits and misses counted by a trace object, and frame by frame what
+each port put on its wire and what arrived at hosts, per flow (``dataplane.report.wire``).
 
-A sample only reads counters, so the run is the same with and without a recorder; its events
-are taken back out of ``sim.events_run`` when the recorder stops.
+A sample only reads counters and the frame taps only read frames, so the run is the same with
+and without a recorder; its events are taken back out of ``sim.events_run`` when it stops.
 
 On several MPI ranks (``dataplane.net.parallel``) the sampler runs as the world on every rank,
 each rank sampling its own ports, hosts and nodes (and, of other ranks' ports, the far ends of
@@ -19,6 +20,8 @@ from array import array
 from bisect import bisect_left
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
+
+from dataplane.report.wire import Arrivals, PortLine
 
 BUCKETS = 200
 FIRST_PERIOD_NS = 1_000
@@ -111,6 +114,11 @@ class Recorder:
         for node in net.nodes():
             if getattr(node, "api", None) is not None:
                 node.trace = self.tables[node.name] = TableCounts()
+        # Frame by frame: each port's frames where it sends them (its own rank's), and what
+        # arrives at the hosts this process runs; ``line_facts`` (by place in ``ports``) when stopped.
+        self.lines = {j: PortLine(p) for j, p in enumerate(self.ports) if local is None or local[p.node.actor]}
+        self.line_facts: dict[int, tuple] = {}
+        self.arrivals = Arrivals(self.hosts)
         self.sim.background += 1
         self.sim.schedule(0, self._tick)
         if self._mark is not None:
@@ -155,6 +163,12 @@ class Recorder:
                 self.ticks)
 
     def _sample(self, now: int) -> None:
+        if not self.times:
+            # The first sample (its tick was scheduled when the network was built, so it runs
+            # before what the setup scheduled at t = 0): the setup may have put its own taps
+            # or pcap writers in the ports' capture slots since.
+            for line in self.lines.values():
+                line.adopt()
         self.times.append(now)
         self.port_samples.append([(_serialized_bytes(p, now), p.stats.drops, p.stats.lost, p.stats.pause_tx)
                                   for p in self.sampled])
@@ -206,6 +220,8 @@ class Recorder:
         if not self.times or self.times[-1] != self.sim.now:
             self._sample(self.sim.now)
         self.stopped = True
+        self.line_facts = {j: line.close() for j, line in self.lines.items()}
+        self.arrivals.stopped = True
         self.sim.events_run -= self.events
         uncount = getattr(self.sim, "uncount_world", None)
         if uncount is not None:
