@@ -67,13 +67,16 @@ def thin(xs: Sequence[float], ys: Sequence[float], limit: int = MAX_POINTS) -> t
 
 def line_chart(chart_id: str, title: str, series: list[Series], y_label: str, *, x_label: str = "time",
                x_is_time: bool = True, step: bool = False, markers: Sequence[tuple[float, str]] = (),
-               y_max: float | None = None, note: str = "", empty_note: str = "") -> str:
+               y_max: float | None = None, note: str = "", empty_note: str = "",
+               x_range: Sequence[float] | None = None) -> str:
     """A line chart (``step``: drawn as steps, for per-interval counts and depths); ``markers``
-    are vertical lines at (x, label), e.g. failures. Empty series make a 'no data' note."""
+    are vertical lines at (x, label), e.g. failures. The x axis spans ``x_range`` (the data
+    and markers reaching past it widen it), else the data and markers. Empty series make a
+    'no data' note."""
     series = [(n, *thin(xs, ys)) for n, xs, ys in series if len(xs)]
     if not series:
         return f'<p class="none" data-chart-id="{escape(chart_id)}">{escape(title)}: no data in this run{escape(empty_note)}.</p>'
-    all_x = [x for _, xs, _ in series for x in xs] + [m[0] for m in markers]
+    all_x = [x for _, xs, _ in series for x in xs] + [m[0] for m in markers] + list(x_range or ())
     x_lo, x_hi = min(all_x), max(all_x)
     if x_hi <= x_lo:
         x_hi = x_lo + 1

@@ -4,7 +4,10 @@
 The dict is ``{"format", "version", "kind", "title", "provenance", "results", "runs"}``; each
 run holds ``metrics.summary``'s keys (hosts, ports, switches, dpus, xdp, sim_time_ns, events,
 log) plus ``name``, ``topology``, ``tables``, ``counters``, ``drops``, ``series``, ``flows``,
-``timeline`` and ``programs``. The page is made from this dict only, never from a live network.
+``timeline``, ``programs``, ``window_ns`` (the window of its activity, ``series.activity``) and
+``utilisation`` (per port its window and its utilisation over it, ``[[from_ns, to_ns], u]`` or
+``[None, None]``, by the rule of ``dataplane.report.wire``; ``ports`` keeps the summary's own,
+over the whole simulated time). The page is made from this dict only, never from a live network.
 """
 from __future__ import annotations
 
@@ -18,15 +21,13 @@ from typing import Any
 
 from dataplane.natural_order import natural_sorted
 from dataplane.report.node_tables import installed_entries, node_tables
-from dataplane.report.record import PORT_FIELDS, Recorder
+from dataplane.report.record import Recorder
+from dataplane.report.series import activity, series
+from dataplane.report.wire import utilisation
 
 FORMAT = "dataplane-report"
 VERSION = 1
 DATA_FILE = "report.json"
-#: how many ports (or flows) a time-series chart draws; the rest are summed in the tables
-TOP_SERIES = 8
-#: how many intervals a time series has at most
-CHART_INTERVALS = 100
 
 
 class ReportError(Exception):
@@ -48,12 +49,16 @@ def collect_run(net: Any, recorder: Recorder | None, name: str, hosts: dict[str,
     data = metrics.summary(net, hosts if hosts is not None else host_counters(net))
     data["name"] = name
     data["seed"] = getattr(net, "seed", None)
-    data["topology"] = topology(net, data["ports"])
+    data["utilisation"] = dict(natural_sorted(
+        (recorder.ports[j].name, list(utilisation(facts))) for j, facts in recorder.line_facts.items())) \
+        if recorder is not None else {}
+    data["topology"] = topology(net, data["utilisation"])
     data["tables"], data["counters"] = tables(net, recorder)
     data["drops"] = drops_by_node(net, data)
-    data["series"] = series(net, recorder, flow_series or {})
-    data["flows"] = {"fct_ns": sorted(fct_ns) if fct_ns is not None else None, "what": fct_what}
     data["timeline"] = timeline(net)
+    data["window_ns"] = activity(recorder, data["timeline"])
+    data["series"] = series(net, recorder, flow_series or {}, data["window_ns"])
+    data["flows"] = {"fct_ns": sorted(fct_ns) if fct_ns is not None else None, "what": fct_what}
     data["programs"] = programs(net, recorder)
     return data
 
@@ -81,18 +86,19 @@ def host_counters(net: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-def topology(net: Any, ports: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Nodes by kind and links with rate, latency, state and utilisation (the busier direction)."""
+def topology(net: Any, util: dict[str, list]) -> dict[str, Any]:
+    """Nodes by kind and links with rate, latency, state and utilisation (the busier direction's,
+    over its window: ``util``, as ``collect_run`` keeps it; 0 when neither direction has one)."""
     failed = {what.split(" ")[1] for _, what in net.events_log if what.startswith("link ") and what.endswith(" down")}
     nodes = [{"name": n, "kind": "switch"} for n in net.switches]
     nodes += [{"name": n, "kind": "dpu"} for n in getattr(net, "dpus", {})]
     nodes += [{"name": n, "kind": "host"} for n in net.hosts]
     links = []
     for link in net.links:
-        util = max(ports.get(link.a.name, {}).get("utilisation", 0.0), ports.get(link.b.name, {}).get("utilisation", 0.0))
+        busy = max((util.get(p.name) or [None, None])[1] or 0.0 for p in (link.a, link.b))
         links.append({"a": link.a.node.name, "a_port": link.a.name, "b": link.b.node.name, "b_port": link.b.name,
                       "rate_bps": link.rate_bps, "latency_ns": link.latency_ns, "up": bool(link.up),
-                      "failed": link.name in failed or not link.up, "utilisation": util})
+                      "failed": link.name in failed or not link.up, "utilisation": busy})
     return {"name": net.spec.name, "nodes": nodes, "links": links}
 
 
@@ -139,80 +145,6 @@ def drops_by_node(net: Any, data: dict[str, Any]) -> dict[str, dict[str, int]]:
         if reasons:
             out[node.name] = reasons
     return dict(natural_sorted(out.items()))
-
-
-def series(net: Any, rec: Recorder | None, flow_series: dict[str, list[tuple[int, float]]]) -> dict[str, Any]:
-    """Time series for the charts, on the recorder's sample times (ns, the end of each interval):
-    queue depth (packets, the interval's peak) per port and, on ports with traffic classes, per
-    queue (``queue_classes``, named ``PORT qQID``), throughput (Gb/s), tail drops, wire losses,
-    program drops, ECN CE marks received and PFC pause frames sent, per interval."""
-    from dataplane.net.capture.plots import throughput_lines
-
-    flows = [[name, [[t, round(g, 4)] for t, g in pts]] for name, pts in throughput_lines(flow_series, TOP_SERIES)]
-    if rec is None or len(rec.times) < 2:
-        return {"t_ns": [], "queue": [], "queue_classes": [], "throughput_gbps": [], "drops": [], "pfc": [],
-                "ecn": [], "program_drops": [], "lost": [], "flows": flows}
-    # At most CHART_INTERVALS intervals: finer ones show single packets as spikes, not rates.
-    k = -(-(len(rec.times) - 1) // CHART_INTERVALS)
-    keep = list(range(0, len(rec.times), k))
-    if keep[-1] != len(rec.times) - 1:
-        keep.append(len(rec.times) - 1)
-    times = [rec.times[i] for i in keep]
-    samples = [rec.port_samples[i] for i in keep]
-    depths = [[max(d[j] for d in rec.depth_samples[a + 1:b + 1]) for j in range(len(rec.ports))]
-              for a, b in zip(keep, keep[1:])]
-    ce = [rec.ce_samples[i] for i in keep]
-    program_drops = [rec.program_drop_samples[i] for i in keep]
-    names = [p.name for p in rec.ports]
-    col = {f: i for i, f in enumerate(PORT_FIELDS)}
-
-    def delta(field: str, k: int) -> list[int]:
-        i = col[field]
-        return [samples[s][k][i] - samples[s - 1][k][i] for s in range(1, len(times))]
-
-    def top(values: dict[str, list], key) -> list[list]:
-        chosen = sorted((kv for kv in values.items() if key(kv[1]) > 0), key=lambda kv: (-key(kv[1]), kv[0]))
-        return [[n, v] for n, v in natural_sorted(chosen[:TOP_SERIES])]
-
-    tput = {}
-    for k, name in enumerate(names):
-        # max(0, ...): a pause frame on the wire at a sample is taken off as if it were data
-        tput[name] = [round(max(0, b) * 8 / (times[s + 1] - times[s]), 4) for s, b in enumerate(delta("tx_bytes", k))]
-    queue = {name: _peak_depths(rec.ports[k].stats.qdepth_flat, times, [d[k] for d in depths])
-             for k, name in enumerate(names)}
-    # Traffic classes: each queue's depth from its own recorded changes (none kept: not drawn).
-    classes = {f"{p.name} q{qid}": _peak_depths(qst.qdepth_flat, times, [])
-               for p in rec.ports if hasattr(p, "queue_metrics") for qid, qst in enumerate(p.queue.stats)
-               if qst.qdepth_flat}
-    per_port = {f: {name: delta(f, k) for k, name in enumerate(names)} for f in ("drops", "lost", "pause_tx")}
-
-    def total(values: list[int]) -> list[int]:
-        return [b - a for a, b in zip(values, values[1:])]
-
-    return {"t_ns": times[1:], "queue": top(queue, max), "queue_classes": top(classes, max),
-            "throughput_gbps": top(tput, sum),
-            "drops": top(per_port["drops"], sum), "lost": top(per_port["lost"], sum),
-            "pfc": top(per_port["pause_tx"], sum), "ecn": total(ce),
-            "program_drops": total(program_drops), "flows": flows}
-
-
-def _peak_depths(flat: list[int], times: list[int], sampled: list[int]) -> list[int]:
-    """A queue's peak depth in each interval between sample times: from its recorded depth
-    changes (``flat``: time, depth, ...; kept while the port's ``record_depth`` is on), else
-    the peak the sampler saw (``sampled``)."""
-    if not flat:
-        return sampled
-    out = []
-    i, depth = 0, 0
-    n = len(flat)
-    for s in range(1, len(times)):
-        top = depth
-        while i < n and flat[i] <= times[s]:
-            depth = flat[i + 1]
-            top = max(top, depth)
-            i += 2
-        out.append(top)
-    return out
 
 
 def programs(net: Any, recorder: Recorder | None = None) -> list[dict[str, Any]]:

@@ -53,7 +53,27 @@ def _results(rows: list[dict[str, Any]] | None) -> str:
         keys += [k for k in row if k not in keys and not isinstance(row[k], (dict, list))]
     head = "".join(f"<th>{escape(k)}</th>" for k in keys)
     lines = "".join("<tr>" + "".join(f"<td>{escape(_cell(row.get(k)))}</td>" for k in keys) + "</tr>" for row in rows)
-    return body + f'<div class="wide"><table><tr>{head}</tr>{lines}</table></div></section>'
+    return body + f'<div class="wide"><table><tr>{head}</tr>{lines}</table></div>' + _utilisation_note(rows) + "</section>"
+
+
+def _label(row: dict[str, Any], i: int) -> str:
+    """A result row's name: what tells it apart (``mode ecn``), else its number."""
+    from dataplane.report.scenario import NAME_KEYS
+
+    label = ", ".join(f"{k} {row[k]}" for k in NAME_KEYS if row.get(k) is not None and not isinstance(row[k], dict))
+    return label or f"row {i + 1}"
+
+
+def _utilisation_note(rows: list[dict[str, Any]]) -> str:
+    """Where rows give a port's utilisation, which port and window: the ports table's rule."""
+    named = [r for r in rows if r.get("utilisation_port") and r.get("utilisation_to_ns") is not None]
+    if not named:
+        return ""
+    windows = "; ".join(f'{escape(_label(r, rows.index(r)))}: {escape(r["utilisation_port"])} from '
+                        f'{escape(format_ns(r["utilisation_from_ns"]))} to {escape(format_ns(r["utilisation_to_ns"]))}'
+                        for r in named)
+    return (f'<p class="note">utilisation: {UTILISATION_RULE} Here: {windows}; the same port in each run\'s '
+            f'busiest-ports table reads the same.</p>')
 
 
 def _cell(v: Any) -> str:
@@ -88,25 +108,41 @@ def _table(head: list[str], rows: list[list[Any]], numeric_from: int = 1) -> str
     return f'<div class="wide"><table><tr>{th}</tr>{trs}</table></div>'
 
 
+#: how the page states the rule of every port utilisation it shows (``dataplane.report.wire``)
+UTILISATION_RULE = ("the share of the time from the first to the last arrival of a port's frames at the far "
+                    "end of its link (its window) that the line was busy with the frames that arrived after the "
+                    "first, in wire bytes (frames with the link's Ethernet overhead; pause frames left out), so a "
+                    "port sending back to back reads 100 %; — where a port sent fewer than two frames.")
+
+
 def _ports(run: dict[str, Any]) -> str:
     ports = sorted(natural_sorted((run.get("ports") or {}).items()), key=lambda kv: -kv[1]["tx_bytes"])
     if not ports:
         return '<p class="none">No ports.</p>'
-    rows = [[name, m["tx_packets"], m["tx_bytes"], m["rx_packets"], f'{m["utilisation"] * 100:.1f} %', m["drops"],
-             m["lost"], m["max_qdepth"], m.get("pause_tx", 0)] for name, m in ports[:TOP_PORTS]]
-    more = len(ports) - TOP_PORTS
+    head = ["port", "tx packets", "tx bytes (frames)", "rx packets", "utilisation", "window", "tail drops (packets)",
+            "lost on wire (packets)", "max queue (packets)", "pause frames sent"]
+    util = run.get("utilisation") or {}
+    rows = [[name, m["tx_packets"], m["tx_bytes"], m["rx_packets"], _percent((util.get(name) or [None, None])[1]),
+             _window((util.get(name) or [None, None])[0]), m["drops"], m["lost"], m["max_qdepth"], m.get("pause_tx", 0)]
+            for name, m in ports]
+    more = len(rows) - TOP_PORTS
     note = f'<p class="note">{more} more ports, less busy, are in summary.json and ports.csv.</p>' if more > 0 else ""
-    # tx bytes are frames as captured; utilisation is line time, so it counts wire bytes (the
-    # link's Ethernet overhead too): a port sending back to back reads 100 % at any frame size.
-    return ("<h4>Busiest ports</h4>" + _table(["port", "tx packets", "tx bytes (frames)", "rx packets",
-                                                  "utilisation (wire)",
-                                                  "tail drops (packets)", "lost on wire (packets)",
-                                                  "max queue (packets)", "pause frames sent"], rows) + note)
+    return ("<h4>Busiest ports</h4>" + _table(head, rows[:TOP_PORTS]) + note
+            + f'<p class="note">utilisation: {UTILISATION_RULE}</p>')
+
+
+def _percent(u: float | None) -> str | None:
+    return None if u is None else f"{u * 100:.1f} %"
+
+
+def _window(w: list[int] | None) -> str | None:
+    return None if not w else f"{format_ns(w[0])} – {format_ns(w[1])}"
 
 
 def _timeseries(n: int, run: dict[str, Any], markers: list) -> str:
     s = run.get("series") or {}
     t = s.get("t_ns") or []
+    window = run.get("window_ns")
 
     def per_port(key: str) -> list:
         return [(name, t, values) for name, values in s.get(key) or []]
@@ -115,27 +151,40 @@ def _timeseries(n: int, run: dict[str, Any], markers: list) -> str:
         values = s.get(key) or []
         return [(name, t, values)] if any(values) else []
 
+    def chart(key: str, title: str, lines: list, y_label: str, **kw: Any) -> str:
+        return line_chart(f"r{n}-{key}", title, lines, y_label, markers=markers, x_range=window, **kw)
+
     drops = [(f"queue full: {name}", t, v) for name, t, v in per_port("drops")]
     drops += total("P4 program drops (all nodes)", "program_drops")
     drops += [(f"lost on the wire: {name}", t, v) for name, t, v in per_port("lost")]
     flows = [(name, [p[0] for p in pts], [p[1] for p in pts]) for name, pts in s.get("flows") or []]
+    what = s.get("flows_what")
     charts = [
-        line_chart(f"r{n}-queue", "Queue depth per port (the busiest, peak per interval)", per_port("queue"),
-                   "packets", step=True, markers=markers),
-        line_chart(f"r{n}-queues", "Queue depth per traffic class (the busiest queues, peak per interval)",
-                   per_port("queue_classes"), "packets", step=True, markers=markers,
-                   empty_note=" (no port has traffic classes: give a switch or host queues: in the topology)"),
-        line_chart(f"r{n}-throughput", "Throughput per port (the busiest, transmitted frame bytes)", per_port("throughput_gbps"),
-                   "Gb/s", markers=markers),
-        line_chart(f"r{n}-flows", "Throughput per flow (received)", flows, "Gb/s", markers=markers,
-                   empty_note=" (followed per flow: the UDP flows of dataplane run's traffic)"),
-        line_chart(f"r{n}-ecn", "ECN: CE-marked packets received by hosts, per interval",
-                   total("CE-marked packets", "ecn"), "packets", step=True, markers=markers),
-        line_chart(f"r{n}-pfc", "PFC: pause frames sent per interval", per_port("pfc"), "frames", step=True,
-                   markers=markers),
-        line_chart(f"r{n}-drops", "Drops per interval", drops, "packets", step=True, markers=markers),
+        chart("queue", "Queue depth per port (the busiest, peak per interval)", per_port("queue"), "packets", step=True),
+        chart("queues", "Queue depth per traffic class (the busiest queues, peak per interval)",
+              per_port("queue_classes"), "packets", step=True,
+              empty_note=" (no port has traffic classes: give a switch or host queues: in the topology)"),
+        chart("throughput", "Throughput per port (the busiest, transmitted frame bytes)", per_port("throughput_gbps"),
+              "Gb/s"),
+        chart("flows", "Throughput per flow (received)", flows, "Gb/s", note=f"Counted: {what}." if what else "",
+              empty_note=f" (counted: {what})" if what else ""),
+        chart("ecn", "ECN: CE-marked packets received by hosts, per interval", total("CE-marked packets", "ecn"),
+              "packets", step=True),
+        chart("pfc", "PFC: pause frames sent per interval", per_port("pfc"), "frames", step=True),
+        chart("drops", "Drops per interval", drops, "packets", step=True),
     ]
-    return "".join(charts)
+    return _window_note(run) + "".join(charts)
+
+
+def _window_note(run: dict[str, Any]) -> str:
+    """Which stretch of the simulated time the charts show, and why."""
+    window, end = run.get("window_ns"), run.get("sim_time_ns", 0)
+    if not window:
+        return (f'<p class="window">The charts span the whole simulated time ({escape(format_ns(end))}): '
+                'no frame was sent and nothing failed.</p>')
+    return (f'<p class="window">The charts show {escape(format_ns(window[0]))} to {escape(format_ns(window[1]))} of '
+            f'the {escape(format_ns(end))} simulated: from the first frame sent to the last frame\'s arrival, '
+            'with every failure, recovery and reroute in between (each point ends its interval).</p>')
 
 
 def _drops(run: dict[str, Any]) -> str:

@@ -105,7 +105,8 @@ def topology_svg(topo: dict[str, Any]) -> str:
         colour = FAILED if link["failed"] else utilisation_colour(link["utilisation"])
         state = ("down at the end" if not link["up"] else "failed, then restored") if link["failed"] else "up"
         title = (f'{link["a_port"]} ↔ {link["b_port"]}: {format_rate(link["rate_bps"])}, '
-                 f'{format_ns(link["latency_ns"])}, utilisation {link["utilisation"] * 100:.1f} %, {state}')
+                 f'{format_ns(link["latency_ns"])}, utilisation {link["utilisation"] * 100:.1f} % '
+                 f'(the busier direction, over its window: see the ports table), {state}')
         dash = ' stroke-dasharray="6 4"' if link["failed"] else ""
         width_px = 1.5 + 3.5 * min(link["utilisation"], 1.0)
         out.append(f'<g class="link{" failed" if link["failed"] else ""}"><title>{escape(title)}</title>'

@@ -66,15 +66,17 @@ def browser():
 
 
 # Small, quick settings of the scenarios run through `dataplane scenario NAME ... --report`;
-# allreduce and pfc-deadlock (traffic classes: the per-queue chart) also with --out (its
-# folder), pic and vxlan with --report alone.
+# allreduce, pfc-deadlock (traffic classes: the per-queue chart) and incast (ECN with DCQCN:
+# the bottleneck about half used; its command runs to 1 s of simulated time, the transfer
+# ends within 1 ms) also with --out (its folder), pic and vxlan with --report alone.
 SCENARIOS = {
     "allreduce": ["--workers", "2", "--elements", "32", "--mode", "ina,ring"],
     "pic": ["--prefixes", "16", "--modes", "pic", "--flows", "2"],
     "vxlan": ["--hosts", "2", "--duration", "20us", "--tenants", "1"],
     "pfc-deadlock": ["--mode", "off", "--bytes", "100KB", "--duration", "300us"],
+    "incast": ["--senders", "4", "--mode", "ecn", "--transfer", "1MB"],
 }
-WITH_OUT = ("allreduce", "pfc-deadlock")
+WITH_OUT = ("allreduce", "pfc-deadlock", "incast")
 
 
 @pytest.fixture(scope="session")

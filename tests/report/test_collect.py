@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -87,3 +88,20 @@ def test_queue_depth_per_traffic_class_over_time_peaks_at_each_queues_maximum(sc
 def test_a_folder_without_a_finished_run_is_refused(tmp_path, make, message):
     with pytest.raises(ReportError, match=message):
         read_data(make(tmp_path))
+
+
+def test_the_bottleneck_reads_the_same_utilisation_in_the_ports_table_as_in_the_result_row(scenario_runs):
+    """incast's result row and the page's ports table measure a port's utilisation by one rule
+    (first to last arrival at the far end): the same window, the same figure, about half used
+    (ECN with DCQCN), where the whole simulated second would make it 0.3 %."""
+    run = scenario_runs["incast"]
+    data = json.loads((run["out"] / "report.json").read_text())
+    (row,) = data["results"]
+    window, util = data["runs"][0]["utilisation"][row["utilisation_port"]]
+    assert window == [row["utilisation_from_ns"], row["utilisation_to_ns"]]
+    assert abs(util - row["utilisation"]) <= 1e-4 and 0.3 < util < 0.7
+    page = run["page"].read_text()
+    shown = re.search(rf"<tr><td>{re.escape(row['utilisation_port'])}</td>(?:<td class=num>[^<]*</td>){{3}}"
+                      r"<td class=num>([^<]*)</td>", page).group(1)
+    assert shown == f"{row['utilisation'] * 100:.1f} %"
+    assert f"{row['utilisation_port']} from " in page          # the results say which port and window

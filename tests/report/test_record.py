@@ -64,14 +64,14 @@ def test_recording_sees_every_network_built_inside_it():
 
 
 def test_a_saturated_link_charts_as_a_flat_rate_not_a_sawtooth():
-    from dataplane.report.collect import series
+    from dataplane.report.series import series
 
     net = Network.from_spec(load_topology(data_dir("topologies") / "basic.yaml"), seed=1)
     Traffic(net).udp("h1", "h2", rate_bps=10_000_000_000, size=1000, start_ns=0)
     rec = Recorder(net)
     net.run(200_000)
     rec.stop()
-    s = series(net, rec, {})
+    s = series(net, rec, {}, None)
     rates = [g for t, g in zip(s["t_ns"], dict(s["throughput_gbps"])["h1:eth0"]) if 20_000 < t < 180_000]
     # intervals of 2 us hold two or three 0.8 us frames: counted whole, the rate swings by a third
     assert len(rates) > 50 and max(rates) - min(rates) < 0.02 * max(rates), rates
