@@ -45,19 +45,37 @@ def render(data: dict[str, Any]) -> str:
 
 
 def _results(rows: list[dict[str, Any]] | None) -> str:
+    """The scenario's result rows, turned: one row per measure, one column per result row (a
+    scenario measures tens of things over a few runs), nested values as ``outer.inner``."""
     body = '<section class="results" id="results"><h2>Scenario results</h2>'
     if not rows:
-        return body + '<p class="none">The scenario recorded no result rows (they are kept with --out).</p></section>'
+        return body + '<p class="none">The scenario recorded no result rows.</p></section>'
+    flat = [_flatten(row) for row in rows]
     keys: list[str] = []
-    for row in rows:
-        keys += [k for k in row if k not in keys and not isinstance(row[k], (dict, list))]
-    head = "".join(f"<th>{escape(k)}</th>" for k in keys)
-    lines = "".join("<tr>" + "".join(f"<td>{escape(_cell(row.get(k)))}</td>" for k in keys) + "</tr>" for row in rows)
-    return body + f'<div class="wide"><table><tr>{head}</tr>{lines}</table></div>' + _utilisation_note(rows) + "</section>"
+    for row in flat:
+        keys += [k for k in row if k not in keys]
+    head = "<th>measure</th>" + "".join(f"<th>{escape(_label(row, i))}</th>" for i, row in enumerate(rows))
+    lines = "".join(f"<tr><th scope=row>{escape(k)}</th>"
+                    + "".join(f'<td class=num>{escape(_cell(row.get(k)))}</td>' for row in flat) + "</tr>"
+                    for k in keys)
+    return body + f'<div class="wide"><table class="results"><tr>{head}</tr>{lines}</table></div>' \
+        + _utilisation_note(rows) + "</section>"
+
+
+def _flatten(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in row.items():
+        if isinstance(v, dict) and v:
+            out.update(_flatten(v, f"{prefix}{k}."))
+        elif isinstance(v, (list, dict)):
+            out[prefix + k] = ", ".join(_cell(x) for x in v) if v else "none"
+        else:
+            out[prefix + k] = v
+    return out
 
 
 def _label(row: dict[str, Any], i: int) -> str:
-    """A result row's name: what tells it apart (``mode ecn``), else its number."""
+    """A result row's column heading: what tells it apart (``mode ecn``), else its number."""
     from dataplane.report.scenario import NAME_KEYS
 
     label = ", ".join(f"{k} {row[k]}" for k in NAME_KEYS if row.get(k) is not None and not isinstance(row[k], dict))
@@ -125,10 +143,11 @@ def _ports(run: dict[str, Any]) -> str:
     rows = [[name, m["tx_packets"], m["tx_bytes"], m["rx_packets"], _percent((util.get(name) or [None, None])[1]),
              _window((util.get(name) or [None, None])[0]), m["drops"], m["lost"], m["max_qdepth"], m.get("pause_tx", 0)]
             for name, m in ports]
-    more = len(rows) - TOP_PORTS
-    note = f'<p class="note">{more} more ports, less busy, are in summary.json and ports.csv.</p>' if more > 0 else ""
-    return ("<h4>Busiest ports</h4>" + _table(head, rows[:TOP_PORTS]) + note
-            + f'<p class="note">utilisation: {UTILISATION_RULE}</p>')
+    out = "<h4>Busiest ports</h4>" + _table(head, rows[:TOP_PORTS])
+    if len(rows) > TOP_PORTS:
+        out += (f'<details><summary>{len(rows) - TOP_PORTS} more ports, less busy</summary>'
+                f'{_table(head, rows[TOP_PORTS:])}</details>')
+    return out + f'<p class="note">utilisation: {UTILISATION_RULE}</p>'
 
 
 def _percent(u: float | None) -> str | None:

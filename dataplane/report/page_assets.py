@@ -8,7 +8,11 @@ h3{font-size:16px;margin:22px 0 6px}h4{font-size:14px;margin:14px 0 4px}
 .sub,.note{color:#666;margin:2px 0 8px}.note{font-size:12px}.none{color:#777;font-style:italic}
 nav ol{columns:3;font-size:13px}
 table{border-collapse:collapse;font-size:12.5px;margin:4px 0}th,td{border:1px solid #ddd;padding:2px 7px;text-align:left}
-th{background:#f1f4f8}td.num{text-align:right;font-variant-numeric:tabular-nums}.wide{overflow-x:auto;max-height:420px;overflow-y:auto}
+th,td{overflow-wrap:break-word}section.provenance td{overflow-wrap:anywhere}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+th{background:#f1f4f8}th[scope=row]{font-weight:normal;min-width:12em}
+.wide{max-width:100%;overflow-x:auto;max-height:420px;overflow-y:auto}section.results .wide{max-height:none}
+details summary{cursor:pointer;font-size:13px;margin:4px 0}p.window{margin:2px 0 8px}
 svg.topology{max-width:100%;height:auto;display:block}svg.topology text{font-size:11px;fill:#333}
 .linklabel{font-size:9px!important;fill:#666!important}.cross{font-size:15px!important;font-weight:bold;fill:#d62728!important}
 .legend,.keys{display:flex;flex-wrap:wrap;gap:4px 14px;font-size:12px;margin:4px 0}

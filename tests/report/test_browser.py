@@ -19,8 +19,8 @@ def pages(failover_run, scenario_runs, incast_report, tmp_path_factory) -> dict[
     from dataplane.cli_report import write_page
 
     out = {"run": failover_run[1], **{name: run["page"] for name, run in scenario_runs.items()}}
-    out["incast"] = tmp_path_factory.mktemp("report-pages") / "incast.html"
-    write_page(incast_report[0], out["incast"])
+    out["incast-api"] = tmp_path_factory.mktemp("report-pages") / "incast.html"
+    write_page(incast_report[0], out["incast-api"])
     return out
 
 
@@ -30,7 +30,7 @@ return Array.from(document.querySelectorAll("article.run")).map(a =>
 """
 
 
-@pytest.mark.parametrize("name", ["run", "allreduce", "pic", "vxlan", "incast", "pfc-deadlock"])
+@pytest.mark.parametrize("name", ["run", "allreduce", "pic", "vxlan", "incast", "incast-api", "pfc-deadlock"])
 def test_the_browser_shows_every_section_without_console_errors(browser, pages, name):
     browser.get(pages[name].resolve().as_uri())
     assert browser.execute_script("return document.readyState") == "complete"
@@ -78,3 +78,30 @@ def test_the_console_check_sees_a_script_error(browser, tmp_path):
     page.write_text("<!DOCTYPE html><html><body><script>undefinedFunction();</script></body></html>")
     browser.get(page.as_uri())
     assert any("undefinedFunction" in e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE")
+
+
+FITS = """
+document.querySelectorAll("details").forEach(function(d) { d.open = true; });
+var wide = [];
+document.querySelectorAll("table").forEach(function(t) {
+  var box = t.closest(".wide") || t.parentElement;
+  if (box.scrollWidth > box.clientWidth + 1)
+    wide.push([(t.closest("section") || {}).className, box.scrollWidth, box.clientWidth]);
+});
+return [document.documentElement.scrollWidth, document.documentElement.clientWidth, wide];
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 900])
+def test_every_table_fits_the_page_without_scrolling_sideways(browser, pages, width):
+    """Every table (the scenario's results, tens of measures over a few runs, and the ports
+    beyond the busiest 20 too) wraps to the page's width: neither the page nor a table's box
+    scrolls sideways, at a laptop's width or a narrow window's."""
+    browser.set_window_size(width, 1600)
+    try:
+        for name, page in pages.items():
+            browser.get(page.resolve().as_uri())
+            page_width, viewport, wide = browser.execute_script(FITS)
+            assert page_width <= viewport and wide == [], (name, page_width, viewport, wide)
+    finally:
+        browser.set_window_size(1280, 1600)

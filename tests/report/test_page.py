@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from html.parser import HTMLParser
 
 from dataplane.report.charts import cdf_chart, line_chart, nice_ticks, thin
@@ -74,7 +73,9 @@ def test_a_scenario_page_has_its_results_and_one_article_per_network(failover_ru
     data["runs"] = [data["runs"][0], {**data["runs"][0], "name": "second"}]
     page = _outline(html := render(data))
     assert len(page.runs) == 2 and "results" in page.ids
-    assert re.search(r"<th>mode</th><th>x</th>", html) and "<td>—</td>" in html
+    # turned: a row per measure, a column per result row, headed by what tells the rows apart
+    assert "<tr><th>measure</th><th>mode a</th><th>mode b</th></tr>" in html
+    assert "<tr><th scope=row>x</th><td class=num>1.5</td><td class=num>—</td></tr>" in html
     assert 'href="#run-2"' in html
 
 
@@ -114,3 +115,21 @@ def test_topology_rows_hosts_at_the_bottom_and_failed_links_marked(failover_run)
     assert svg.count('class="node switch"') == 2 and svg.count('class="node host"') == 2
     assert "1 Gb/s" in svg and "1 µs" in svg
     assert "No topology" in topology_svg({"nodes": [], "links": []})
+
+
+WRITTEN_ELSEWHERE = ("summary.json", "ports.csv", "hosts.csv", "queues.csv", "results.json", "report.json")
+
+
+def test_the_page_names_no_file_the_run_did_not_write_and_lists_every_port(scenario_runs, failover_run):
+    """A page refers to no data file its run did not leave (`--report` alone leaves none; a
+    scenario's --out holds its own files, not `run`'s summary.json and ports.csv): the ports
+    beyond the busiest are on the page itself."""
+    pages = [(run["page"], run["out"]) for run in scenario_runs.values()] + [(failover_run[1], failover_run[0])]
+    for page, out in pages:
+        text = page.read_text()
+        for name in WRITTEN_ELSEWHERE:
+            assert name not in text or (out is not None and (out / name).is_file()), (page.name, name)
+    incast = scenario_runs["incast"]
+    ports = json.loads((incast["out"] / "report.json").read_text())["runs"][0]["ports"]
+    text = incast["page"].read_text()
+    assert len(ports) > 20 and all(f"<tr><td>{name}</td>" in text for name in ports)
