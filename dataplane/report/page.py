@@ -127,10 +127,11 @@ def _table(head: list[str], rows: list[list[Any]], numeric_from: int = 1) -> str
 
 
 #: how the page states the rule of every port utilisation it shows (``dataplane.report.wire``)
-UTILISATION_RULE = ("the share of the time from the first to the last arrival of a port's frames at the far "
-                    "end of its link (its window) that the line was busy with the frames that arrived after the "
-                    "first, in wire bytes (frames with the link's Ethernet overhead; pause frames left out), so a "
-                    "port sending back to back reads 100 %; — where a port sent fewer than two frames.")
+UTILISATION_RULE = ("the share of a port's window, from its first frame's arrival at the far end of its link to "
+                    "its last's (each frame's end on the wire plus the link's latency), that the line spent sending "
+                    "the frames after the first, in wire bytes (frames with the link's Ethernet overhead; pause "
+                    "frames left out), so a port sending back to back reads 100 %; — where a port sent fewer than "
+                    "two frames.")
 
 
 def _ports(run: dict[str, Any]) -> str:
