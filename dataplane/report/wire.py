@@ -39,7 +39,7 @@ class PortLine:
     sending, after the port set ``free_at`` to the frame's end): counts the port's data frames."""
 
     __slots__ = ("port", "inner", "frames", "first_arrival_ns", "last_arrival_ns", "first_busy_ns", "busy_ns",
-                 "active_from_ns", "active_to_ns")
+                 "active_from_ns", "active_to_ns", "_extra", "_least", "_rate", "_latency")
 
     def __init__(self, port: Any) -> None:
         self.port = port
@@ -48,19 +48,24 @@ class PortLine:
         self.first_busy_ns = self.busy_ns = 0.0
         self.active_from_ns: int | None = None
         self.active_to_ns: int | None = None
+        # A link's rate, latency and overhead are fixed once built; a port without one never sends.
+        link = port.link
+        if link is not None:
+            self._extra, self._least, self._rate, self._latency = (link.wire_extra, link.wire_min, link.rate_bps,
+                                                                   link.latency_ns)
         port.capture = self
 
     def write(self, now: int, data: bytes) -> None:
         if self.inner is not None:
             self.inner.write(now, data)
-        link = self.port.link
-        arrival = self.port.free_at + link.latency_ns
+        arrival = self.port.free_at + self._latency
         if self.active_from_ns is None:
             self.active_from_ns = now
         self.active_to_ns = arrival
         if data[12:14] == _MAC_CONTROL:
             return
-        busy = link.wire_bytes(len(data)) * 8e9 / link.rate_bps
+        wire = len(data) + self._extra               # Link.wire_bytes
+        busy = (wire if wire > self._least else self._least) * 8e9 / self._rate
         if not self.frames:
             self.first_arrival_ns, self.first_busy_ns = arrival, busy
         self.frames += 1
