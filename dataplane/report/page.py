@@ -199,6 +199,8 @@ def _timeseries(n: int, run: dict[str, Any], markers: list) -> str:
 def _window_note(run: dict[str, Any]) -> str:
     """Which stretch of the simulated time the charts show, and why."""
     window, end = run.get("window_ns"), run.get("sim_time_ns", 0)
+    if "window_ns" not in run:      # report data from before the report kept the window
+        return f'<p class="window">The charts span the whole simulated time ({escape(format_ns(end))}).</p>'
     if not window:
         return (f'<p class="window">The charts span the whole simulated time ({escape(format_ns(end))}): '
                 'no frame was sent and nothing failed.</p>')

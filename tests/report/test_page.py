@@ -133,3 +133,16 @@ def test_the_page_names_no_file_the_run_did_not_write_and_lists_every_port(scena
     ports = json.loads((incast["out"] / "report.json").read_text())["runs"][0]["ports"]
     text = incast["page"].read_text()
     assert len(ports) > 20 and all(f"<tr><td>{name}</td>" in text for name in ports)
+
+
+def test_data_kept_before_the_windows_still_makes_a_page_that_claims_nothing(failover_run):
+    """A report.json written before the report kept the activity window and each port's
+    utilisation: the charts span the simulated time, said plainly, and the ports read —."""
+    data = copy.deepcopy(failover_run[2])
+    run = data["runs"][0]
+    del run["window_ns"], run["utilisation"], run["series"]["flows_what"]
+    html = render(data)
+    assert "The charts span the whole simulated time (1 ms).</p>" in html and "no frame was sent" not in html
+    assert "<tr><td>h1:eth0</td>" in html and "<td class=num>—</td>" in html
+    run["window_ns"] = None          # a run in which nothing was sent and nothing failed
+    assert "(1 ms): no frame was sent and nothing failed.</p>" in render(data)
