@@ -37,6 +37,7 @@ class FrontEndState:
     include_dirs: Sequence[Path] = ()
     defines: Mapping[str, str] | None = None
     text: str | None = None                       # source text, or None to read ``filename``
+    sandboxed: bool = False                       # read no file but the bundled includes (preprocess)
     sink: DiagnosticSink = field(default_factory=DiagnosticSink)
     timings: dict[str, float] = field(default_factory=dict)
     pre: PreprocessedSource | None = None         # after preprocess
@@ -56,9 +57,10 @@ class Pass:
 
 def _preprocess(st: FrontEndState) -> None:
     if st.text is None:
-        st.pre = preprocess(st.filename, include_dirs=st.include_dirs, defines=st.defines)
+        st.pre = preprocess(st.filename, include_dirs=st.include_dirs, defines=st.defines, sandboxed=st.sandboxed)
     else:
-        st.pre = preprocess(text=st.text, filename=st.filename, include_dirs=st.include_dirs, defines=st.defines)
+        st.pre = preprocess(text=st.text, filename=st.filename, include_dirs=st.include_dirs, defines=st.defines,
+                            sandboxed=st.sandboxed)
 
 
 # Each pass runs after the ones that fill in what it reads (the asserts say so to a type checker).
@@ -121,9 +123,11 @@ def compile_file(path: str | Path, *, include_dirs: Sequence[Path] = (),
 
 def compile_source(text: str, filename: str = "<input>", *, include_dirs: Sequence[Path] = (),
                    defines: Mapping[str, str] | None = None, warnings: WarningPolicy | None = None,
-                   stop_after: str | None = None) -> CompileResult:
-    """Compile P4 source text; quoted includes resolve relative to ``filename``'s directory."""
-    st = FrontEndState(filename, include_dirs, defines, text)
+                   stop_after: str | None = None, sandboxed: bool = False) -> CompileResult:
+    """Compile P4 source text; quoted includes resolve relative to ``filename``'s directory.
+    ``sandboxed``: text from someone else, which may include the bundled architecture files and
+    nothing else (``preprocess``)."""
+    st = FrontEndState(filename, include_dirs, defines, text, sandboxed=sandboxed)
     return _compile(st, warnings or WarningPolicy(), stop_after)
 
 

@@ -12,6 +12,7 @@ import bisect
 import os
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -95,13 +96,18 @@ def _not_utf8(name: str, exc: UnicodeDecodeError) -> Diagnostic:
 
 
 def preprocess(path: str | Path | None = None, *, text: str | None = None, filename: str | None = None,
-               include_dirs: Sequence[Path] = (), defines: Mapping[str, str] | None = None) -> PreprocessedSource:
+               include_dirs: Sequence[Path] = (), defines: Mapping[str, str] | None = None,
+               sandboxed: bool = False) -> PreprocessedSource:
     """Preprocess a P4 program given as a file ``path`` or as ``text`` (named ``filename`` in messages).
 
     ``#include <x>`` searches ``include_dirs`` then the bundled ``core.p4``/``v1model.p4``;
     ``#include "x"`` looks next to the including file first. ``defines`` adds or
     overrides macros (``__TARGET_BMV2__`` is predefined). Raises CompileError
     with every problem found.
+
+    ``sandboxed``: for text from someone else (a P4Runtime client's device config), read no
+    file but the bundled architecture includes: any other ``#include`` is an error that names
+    it and touches no file (so it cannot tell whether one exists); ``include_dirs`` are unused.
     """
     if (path is None) == (text is None):
         raise TypeError("preprocess() needs exactly one of path or text")
@@ -117,7 +123,8 @@ def preprocess(path: str | Path | None = None, *, text: str | None = None, filen
     else:
         name = filename or "<input>"
         real = Path(name)  # only its directory matters, for quoted includes
-    pp = _Preprocessor([Path(d) for d in include_dirs], {**PREDEFINED, **(defines or {})})
+    pp = _Preprocessor([] if sandboxed else [Path(d) for d in include_dirs], {**PREDEFINED, **(defines or {})},
+                       sandboxed)
     pp.run_file(text, name, real, 0)
     if pp.diagnostics:
         raise CompileError(pp.diagnostics)
@@ -158,9 +165,10 @@ _Include = tuple[str, str, Path, int]  # text, display name, real path, depth
 class _Preprocessor:
     """Runs one translation unit; macros and output are shared across the files it includes."""
 
-    def __init__(self, include_dirs: list[Path], macros: dict[str, Macro]):
+    def __init__(self, include_dirs: list[Path], macros: dict[str, Macro], sandboxed: bool = False):
         self.include_dirs = include_dirs
         self.macros = macros
+        self.sandboxed = sandboxed
         self.lines: list[str] = []
         self.line_map: list[tuple[str, int]] = []
         self.col_maps: dict[int, list[tuple[int, int]]] = {}
@@ -304,7 +312,12 @@ class _Preprocessor:
         if st.depth >= MAX_INCLUDE_DEPTH:
             self.error(f"#include nested too deeply (more than {MAX_INCLUDE_DEPTH} levels)", loc, code="pp-include")
             return None
-        found = self._find(target, quoted, st)
+        if self.sandboxed and target not in bundled_includes():
+            shown = f'"{target}"' if quoted else f"<{target}>"
+            self.error(f"#include {shown} is refused: a sandboxed compile reads no file but the bundled "
+                       f"architecture includes ({', '.join(sorted(bundled_includes()))})", loc, code="pp-include")
+            return None
+        found = self._find(target, quoted and not self.sandboxed, st)
         if found is None:
             self.error(f"cannot find include file '{target}'", loc, code="pp-include")
             return None
@@ -347,6 +360,13 @@ class _Preprocessor:
             return expand(text, self.macros)[0]
         except MacroError:
             return text
+
+
+@lru_cache(maxsize=1)
+def bundled_includes() -> frozenset[str]:
+    """The names ``#include`` reaches in the bundled p4include folder (``bmv2/psa.p4`` with its folder)."""
+    root = include_dir()
+    return frozenset(p.relative_to(root).as_posix() for p in root.rglob("*.p4"))
 
 
 def _splice(lines: list[str]) -> list[tuple[str, int, int]]:
