@@ -1,11 +1,14 @@
 """SetForwardingPipelineConfig and GetForwardingPipelineConfig (spec section 15).
 
 The device config is the preprocessed program (see ``dataplane.control.device_config`` for
-the format and why); the server compiles it when a controller sets the pipeline. A server
+the format and why); the server compiles it when a controller sets the pipeline, in a child
+process with limits and reading no file but the bundled architecture includes (``compiler``). A server
 started with a program also takes another target's device config (BMv2 JSON) with that
 program's P4Info, in place of its own (``foreign_config``; the check is ``Pipelines.own_config``).
 """
 from __future__ import annotations
+
+from typing import Callable
 
 import grpc
 from p4.config.v1 import p4info_pb2
@@ -14,28 +17,26 @@ from p4.v1 import p4runtime_pb2
 from dataplane.control.config_errors import ControlPlaneError
 from dataplane.control.device_config import HEADER, DeviceConfigError, parse_device_config
 from dataplane.control.p4runtime import foreign_config
+from dataplane.control.p4runtime.compiler import BoundedCompiler
 from dataplane.control.p4runtime.context import PipelineState
 from dataplane.control.p4runtime.status import P4RuntimeError, invalid
 from dataplane.control.switch import Switch
-from dataplane.errors import CompileError, DataplaneError
+from dataplane.errors import DataplaneError
 
 Req = p4runtime_pb2.SetForwardingPipelineConfigRequest
 GetReq = p4runtime_pb2.GetForwardingPipelineConfigRequest
 
 
-def load_switch(device_config: bytes, *, name: str = "s1") -> Switch:
-    """Compile a device config and load it as a switch; INVALID_ARGUMENT with the compiler's messages."""
-    from dataplane.lang.frontend import compile_source
-
+def load_switch(device_config: bytes, compiler: BoundedCompiler, *, name: str = "s1",
+                abandon: Callable[[], bool] = lambda: False) -> Switch:
+    """Compile a pushed device config with ``compiler`` and load it as a switch: INVALID_ARGUMENT
+    with the compiler's messages, RESOURCE_EXHAUSTED past the compiler's limits, CANCELLED
+    when ``abandon()`` turns true (``BoundedCompiler.compile``)."""
     try:
         fields, body = parse_device_config(device_config)
     except DeviceConfigError as err:
         raise invalid(str(err)) from None
-    source = f"<device config {fields.get('source', 'program')}>"
-    try:
-        program = compile_source(body, source).program
-    except CompileError as err:
-        raise invalid(f"the device config does not compile:\n{err.render()}") from None
+    program = compiler.compile(body, _source(fields), abandon=abandon)
     arch = getattr(program, "architecture", "v1model")
     if fields.get("arch") and fields["arch"] != arch:
         raise invalid(f"the device config says arch={fields['arch']} but its program is {arch}")
@@ -48,19 +49,27 @@ def load_switch(device_config: bytes, *, name: str = "s1") -> Switch:
                              f"({type(err).__name__}: {err})") from None
 
 
+def _source(fields: dict[str, str]) -> str:
+    return f"<device config {fields.get('source', 'program')}>"
+
+
 def verify(p4info: p4info_pb2.P4Info, device_config: bytes, cookie: int, name: str,
-           switch: Switch | None = None) -> PipelineState:
-    """A new pipeline from a config (or ``switch``, already loaded from it); INVALID_ARGUMENT if the
-    P4Info names what the program lacks."""
-    sw = switch if switch is not None else load_switch(device_config, name=name)
-    state = PipelineState(p4info, device_config, cookie, sw)
+           switch: Switch | None = None, *, compiler: BoundedCompiler | None = None,
+           abandon: Callable[[], bool] = lambda: False) -> PipelineState:
+    """A new pipeline from a config (compiled by ``compiler``, or ``switch``, already loaded from
+    it); INVALID_ARGUMENT if the P4Info names what the program lacks."""
+    if switch is None:
+        if compiler is None:
+            raise TypeError("verify() needs a switch or a compiler")
+        switch = load_switch(device_config, compiler, name=name, abandon=abandon)
+    state = PipelineState(p4info, device_config, cookie, switch)
     problems = []
     for t in p4info.tables:
-        problems += _try(sw.table, t.preamble.name)
+        problems += _try(switch.table, t.preamble.name)
     for kind, ext in (("counters", "counter"), ("direct_counters", "direct_counter"), ("meters", "meter"),
                       ("direct_meters", "direct_meter"), ("registers", "register"), ("value_sets", "value_set")):
         for o in getattr(p4info, kind):
-            problems += _try(sw._instance, o.preamble.name, ext)
+            problems += _try(switch._instance, o.preamble.name, ext)
     if problems:
         raise invalid("the P4Info does not match the device config's program: " + "; ".join(problems[:5]))
     return state
@@ -77,8 +86,9 @@ def _try(fn, *args) -> list[str]:
 class Pipelines:
     """The committed pipeline of one device and the one saved by VERIFY_AND_SAVE."""
 
-    def __init__(self, live):
+    def __init__(self, live, compiler: BoundedCompiler):
         self.live = live
+        self.compiler = compiler
         self.current: PipelineState | None = None
         self.saved: PipelineState | None = None
         # (P4Info, device config) of the program the server was started with: what a foreign
@@ -109,8 +119,22 @@ class Pipelines:
                           f"{'; '.join(problems[:5])}; {push}")
         return known_config
 
-    def set(self, req: p4runtime_pb2.SetForwardingPipelineConfigRequest, replay) -> None:
-        """Carry out ``req.action``; ``replay(old, new)`` copies forwarding state for RECONCILE_AND_COMMIT."""
+    def start_with(self, p4info: p4info_pb2.P4Info, device_config: bytes, switch: Switch) -> None:
+        """Commit the pipeline the server starts with: ``switch``, loaded from ``device_config``
+        (the program given on the command line); a foreign config pushed later stands for it."""
+        state = verify(p4info, device_config, 0, getattr(self.live, "name", "s1"), switch)
+        self._commit(state)
+        self.known = (p4info, device_config)
+        try:
+            fields, body = parse_device_config(device_config)
+        except DeviceConfigError:
+            return
+        self.compiler.remember(body, _source(fields), switch.program)
+
+    def set(self, req: p4runtime_pb2.SetForwardingPipelineConfigRequest, replay,
+            abandon: Callable[[], bool] = lambda: False) -> None:
+        """Carry out ``req.action``; ``replay(old, new)`` copies forwarding state for RECONCILE_AND_COMMIT;
+        a compile gives up when ``abandon()`` turns true (the client left, the server stops)."""
         action, config = req.action, req.config
         name = getattr(self.live, "name", "s1")
         if action == Req.COMMIT:
@@ -135,7 +159,8 @@ class Pipelines:
                 and self.current.device_config == device_config and self.current.p4info == config.p4info:
             self.current.cookie = cookie      # the same pipeline: nothing to reconcile
             return
-        state = verify(config.p4info, self.own_config(config.p4info, device_config), cookie, name)
+        state = verify(config.p4info, self.own_config(config.p4info, device_config), cookie, name,
+                       compiler=self.compiler, abandon=abandon)
         state.device_config = device_config     # GetForwardingPipelineConfig returns what was pushed
         if action == Req.VERIFY:
             return

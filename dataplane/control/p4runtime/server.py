@@ -4,6 +4,8 @@
 one the OS picks; ``server.port`` says which). One process may run several servers, one
 per device, each on its own port (``dataplane run --serve``). Every call into the switch
 holds ``live.lock``; streams get arbitration, packet-in and digests from a small poller.
+A pushed config compiles in a child process with limits on size, time and memory
+(``compiler``), so no compile runs on in the server after the client or the server has gone.
 """
 from __future__ import annotations
 
@@ -18,9 +20,10 @@ from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
 from dataplane.control.p4runtime import entities, idle
 from dataplane.control.p4runtime.arbitration import Arbiter, Stream
+from dataplane.control.p4runtime.compiler import DEFAULT_TIMEOUT, BoundedCompiler
 from dataplane.control.p4runtime.digests import DigestQueue
 from dataplane.control.p4runtime.packet_io import packet_in_message, packet_out_bytes
-from dataplane.control.p4runtime.pipeline import Pipelines, verify
+from dataplane.control.p4runtime.pipeline import Pipelines
 from dataplane.control.p4runtime.status import P4RuntimeError, abort, abort_write, invalid
 
 API_VERSION = "1.4.1"
@@ -30,10 +33,11 @@ _CLOSE = object()
 class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
     """The six RPCs of ``p4.v1.P4Runtime`` for one device (a ``LiveSwitch``)."""
 
-    def __init__(self, live: Any):
+    def __init__(self, live: Any, *, compiler: BoundedCompiler | None = None):
         self.live = live
         self.arbiter = Arbiter(live.device_id)
-        self.pipelines = Pipelines(live)
+        self.pipelines = Pipelines(live, compiler or BoundedCompiler())
+        self.stopping = threading.Event()
         self.digests = DigestQueue()
         self._queues: list[queue.Queue] = []
         self._qlock = threading.Lock()
@@ -78,7 +82,8 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
         try:
             self._check_device(request.device_id)
             self.arbiter.check_primary(request.role, request.election_id if request.HasField("election_id") else None)
-            self.pipelines.set(request, self._replay)
+            self.pipelines.set(request, self._replay,
+                               abandon=lambda: self.stopping.is_set() or not context.is_active())
             self.digests = DigestQueue()
         except P4RuntimeError as err:
             abort(context, err)
@@ -235,14 +240,21 @@ def _state_updates(state):
 
 
 class P4RuntimeServer:
-    """A gRPC server for one device; ``start()`` returns the port, ``stop()`` ends every stream."""
+    """A gRPC server for one device; ``start()`` returns the port, ``stop()`` ends every stream.
+
+    ``compile_timeout``: the wall-clock seconds a pushed config may take to compile, with
+    ``compiler`` (a ``BoundedCompiler``, shared by the servers of ``run --serve``) made for it
+    if not given."""
 
     def __init__(self, live: Any, address: str = "127.0.0.1:9559", *,
                  p4info: p4info_pb2.P4Info | None = None, device_config: bytes | None = None,
-                 poll_interval: float = 0.01):
+                 poll_interval: float = 0.01, compile_timeout: float = DEFAULT_TIMEOUT,
+                 compiler: BoundedCompiler | None = None):
         self.live = live
         self.address = address
-        self.service = P4RuntimeService(live)
+        self._own_compiler = compiler is None
+        self.compiler = compiler if compiler is not None else BoundedCompiler(timeout=compile_timeout)
+        self.service = P4RuntimeService(live, compiler=self.compiler)
         self.port: int | None = None
         self._server: grpc.Server | None = None
         self._stop = threading.Event()
@@ -252,9 +264,7 @@ class P4RuntimeServer:
         if p4info is not None and device_config is not None:
             # The pipeline a program given on the command line starts with; a switch already loaded
             # from it is kept (it may hold --entries), with the P4Info checked against it.
-            state = verify(p4info, device_config, 0, getattr(live, "name", "s1"), live.switch)
-            self.service.pipelines._commit(state)
-            self.service.pipelines.known = (p4info, device_config)
+            self.service.pipelines.start_with(p4info, device_config, live.switch)
 
     def start(self) -> int:
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=16, thread_name_prefix="p4rt"),
@@ -277,10 +287,14 @@ class P4RuntimeServer:
             self.service.poll()
 
     def stop(self, grace: float = 0.5) -> None:
-        """Stop serving: close every stream, end the poller and release the port."""
+        """Stop serving: stop the compiles under way, close every stream, end the poller and
+        release the port."""
         if self._server is None:
             return
         self._stop.set()
+        self.service.stopping.set()       # a compile under way gives up within 0.1 s
+        if self._own_compiler:
+            self.compiler.close()
         if self._unlisten is not None:
             self._unlisten()
         self.service.close_streams()

@@ -126,13 +126,27 @@ def rt_device_config() -> bytes:
     return _DEVICE_CONFIG[0]
 
 
+@pytest.fixture(scope="session")
+def compiler():
+    """One BoundedCompiler for the servers of the session: rt.p4 is compiled in a child once,
+    then remembered (a test of the compile limits starts its server with its own)."""
+    from dataplane.control.p4runtime.compiler import BoundedCompiler
+
+    c = BoundedCompiler()
+    yield c
+    c.close()
+
+
 @pytest.fixture
-def start_server():
-    """``start_server(live=None)`` -> a started P4RuntimeServer; all are stopped at the end."""
+def start_server(compiler):
+    """``start_server(live=None, **kwargs)`` -> a started P4RuntimeServer; all are stopped at the
+    end. The session's compiler unless ``kwargs`` set the compile timeout or the compiler."""
     servers = []
 
     def start(live=None, **kwargs):
         live = live or LiveSwitch(None, device_id=1, cpu_port=CPU_PORT)
+        if "compile_timeout" not in kwargs:
+            kwargs.setdefault("compiler", compiler)
         server = P4RuntimeServer(live, "127.0.0.1:0", **kwargs)
         server.start()
         servers.append(server)
