@@ -4,12 +4,28 @@
 one the OS picks; ``server.port`` says which). One process may run several servers, one
 per device, each on its own port (``dataplane run --serve``). Every call into the switch
 holds ``live.lock``; streams get arbitration, packet-in and digests from a small poller.
-A pushed config compiles in a child process with limits on size, time and memory
-(``compiler``), so no compile runs on in the server after the client or the server has gone.
+
+A server that outlasts its clients. gRPC's synchronous server gives every call a thread of
+its pool for as long as the call lasts, so a StreamChannel holds one until the client leaves:
+twenty idle streams once took all sixteen workers, and every Write waited. The streams now
+have threads of their own: the pool is ``max_streams`` threads larger than the ``WORKERS``
+kept for the unary calls, and a stream past ``max_streams`` is refused (RESOURCE_EXHAUSTED),
+so open streams can never take a unary call's thread. Why not grpc.aio, where an idle stream
+costs no thread at all: every call here ends in blocking work (the switch's lock, which the
+simulator of ``run --serve`` holds while it runs; the data plane itself on packet-out; a
+compile in a child process), which an event loop would hand to a thread pool anyway, and the
+arbitration, digest and packet-in paths are threads and locks that would each need a bridge
+into the loop. An idle stream costs two parked threads here (its call and the reader of its
+requests) and about 80 kB of resident memory (measured with 64 and 128 open streams);
+``max_streams`` bounds them.
+What waits for a client is bounded too (``streams``): an outbox per stream that drops
+packet-ins nobody reads, and packet-outs served a stream at a time in turn, so one client's
+flood cannot starve another's. A pushed config compiles in a child process with limits on
+size, time and memory (``compiler``), so no compile runs on in the server after the client
+or the server has gone.
 """
 from __future__ import annotations
 
-import queue
 import threading
 from concurrent import futures
 from typing import Any
@@ -25,21 +41,27 @@ from dataplane.control.p4runtime.digests import DigestQueue
 from dataplane.control.p4runtime.packet_io import packet_in_message, packet_out_bytes
 from dataplane.control.p4runtime.pipeline import Pipelines
 from dataplane.control.p4runtime.status import P4RuntimeError, abort, abort_write, invalid
+from dataplane.control.p4runtime.streams import Outbox, PacketOuts, Slots
 
 API_VERSION = "1.4.1"
-_CLOSE = object()
+WORKERS = 16                  # threads for the unary calls, whatever the streams do
+DEFAULT_MAX_STREAMS = 128     # StreamChannels open at once (--max-streams)
+MAX_MESSAGE = 64 << 20        # bytes of one gRPC message either way
 
 
 class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
     """The six RPCs of ``p4.v1.P4Runtime`` for one device (a ``LiveSwitch``)."""
 
-    def __init__(self, live: Any, *, compiler: BoundedCompiler | None = None):
+    def __init__(self, live: Any, *, compiler: BoundedCompiler | None = None,
+                 max_streams: int = DEFAULT_MAX_STREAMS):
         self.live = live
         self.arbiter = Arbiter(live.device_id)
         self.pipelines = Pipelines(live, compiler or BoundedCompiler())
-        self.stopping = threading.Event()
         self.digests = DigestQueue()
-        self._queues: list[queue.Queue] = []
+        self.slots = Slots(max_streams)
+        self.packet_outs = PacketOuts(self._packet_out)
+        self.stopping = threading.Event()
+        self._outboxes: set[Outbox] = set()
         self._qlock = threading.Lock()
 
     # ---- unary RPCs ----------------------------------------------------------------------------
@@ -110,38 +132,45 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
 
     # ---- the stream ----------------------------------------------------------------------------
     def StreamChannel(self, request_iterator, context):
-        out: queue.Queue = queue.Queue()
-        stream = Stream(out.put)
+        if not self.slots.take():
+            abort(context, P4RuntimeError(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                          f"this server has {self.slots.limit} streams open, its limit "
+                                          f"(--max-streams); close one or try later"))
+        outbox = Outbox()
+        stream = Stream(outbox.put)
+        self.packet_outs.open(stream)
         with self._qlock:
-            self._queues.append(out)
+            self._outboxes.add(outbox)
+
+        def ended() -> None:       # the client went away (or the call ended): free what waits for it
+            self.packet_outs.forget(stream)
+            outbox.close()
 
         def reader() -> None:
             try:
                 for req in request_iterator:
                     self._on_request(stream, req)
+                self.packet_outs.drain(stream)     # its packet-outs (and their errors) before the end
+                outbox.close()
             except P4RuntimeError as err:
-                out.put(err)
+                outbox.close(err)
             except grpc.RpcError:
-                pass
+                outbox.close()
             except Exception as err:   # a bug must not leave the client hanging
-                out.put(P4RuntimeError(grpc.StatusCode.INTERNAL, f"{type(err).__name__}: {err}"))
-            finally:
-                out.put(_CLOSE)
+                outbox.close(P4RuntimeError(grpc.StatusCode.INTERNAL, f"{type(err).__name__}: {err}"))
 
-        threading.Thread(target=reader, name="p4rt-stream", daemon=True).start()
         try:
-            while True:
-                msg = out.get()
-                if msg is _CLOSE:
-                    break
-                if isinstance(msg, P4RuntimeError):
-                    abort(context, msg)
-                yield msg
+            context.add_callback(ended)
+            threading.Thread(target=reader, name="p4rt-stream", daemon=True).start()
+            yield from outbox
+            if outbox.error is not None:
+                abort(context, outbox.error)
         finally:
+            self.packet_outs.forget(stream)
             self.arbiter.remove(stream)
             with self._qlock:
-                if out in self._queues:
-                    self._queues.remove(out)
+                self._outboxes.discard(outbox)
+            self.slots.give_back()
 
     def _on_request(self, stream: Stream, req: p4runtime_pb2.StreamMessageRequest) -> None:
         which = req.WhichOneof("update")
@@ -152,7 +181,7 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             raise P4RuntimeError(grpc.StatusCode.FAILED_PRECONDITION,
                                  "the first message of a stream must be a MasterArbitrationUpdate")
         if which == "packet":
-            self._packet_out(stream, req.packet)
+            self.packet_outs.submit(stream, req.packet)   # in turn with the other streams' packet-outs
         elif which == "digest_ack":
             self.digests.ack(req.digest_ack)
 
@@ -167,12 +196,11 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                 raise P4RuntimeError(grpc.StatusCode.FAILED_PRECONDITION,
                                      "the switch has no CPU port (start it with --cpu-port N)")
             data = packet_out_bytes(state, packet)
-            try:
-                self.live.inject(cpu, data)
-            except Exception as err:   # the data plane failed on this packet: the stream lives on
-                raise P4RuntimeError(grpc.StatusCode.INTERNAL, f"the packet-out failed in the data plane: "
-                                     f"{type(err).__name__}: {err}") from None
-        except P4RuntimeError as err:
+            self.live.inject(cpu, data)
+        except Exception as err:   # a bad packet or the data plane failing on it: the stream lives on
+            if not isinstance(err, P4RuntimeError):
+                err = P4RuntimeError(grpc.StatusCode.INTERNAL, f"the packet-out failed in the data plane: "
+                                     f"{type(err).__name__}: {err}")
             msg = p4runtime_pb2.StreamMessageResponse()
             msg.error.canonical_code = err.code.value[0]
             msg.error.message = err.message
@@ -207,9 +235,11 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
                 s.send(msg)
 
     def close_streams(self) -> None:
+        """End every stream (the server stops): the packet-out thread ends, the outboxes close."""
+        self.packet_outs.close()
         with self._qlock:
-            for q in self._queues:
-                q.put(_CLOSE)
+            for outbox in self._outboxes:
+                outbox.close()
 
 
 def _state_updates(state):
@@ -242,19 +272,23 @@ def _state_updates(state):
 class P4RuntimeServer:
     """A gRPC server for one device; ``start()`` returns the port, ``stop()`` ends every stream.
 
-    ``compile_timeout``: the wall-clock seconds a pushed config may take to compile, with
-    ``compiler`` (a ``BoundedCompiler``, shared by the servers of ``run --serve``) made for it
-    if not given."""
+    ``max_streams``: StreamChannels open at once (more are refused). ``compile_timeout``: the
+    wall-clock seconds a pushed config may take to compile, with ``compiler`` (a
+    ``BoundedCompiler``, shared by the servers of ``run --serve``) made for it if not given.
+    """
 
     def __init__(self, live: Any, address: str = "127.0.0.1:9559", *,
                  p4info: p4info_pb2.P4Info | None = None, device_config: bytes | None = None,
-                 poll_interval: float = 0.01, compile_timeout: float = DEFAULT_TIMEOUT,
-                 compiler: BoundedCompiler | None = None):
-        self.live = live
+                 poll_interval: float = 0.01, max_streams: int = DEFAULT_MAX_STREAMS,
+                 compile_timeout: float = DEFAULT_TIMEOUT, compiler: BoundedCompiler | None = None):
         self.address = address
+        if max_streams < 1:
+            raise ValueError(f"max_streams must be at least 1, not {max_streams}")
+        self.live = live
+        self.max_streams = max_streams
         self._own_compiler = compiler is None
         self.compiler = compiler if compiler is not None else BoundedCompiler(timeout=compile_timeout)
-        self.service = P4RuntimeService(live, compiler=self.compiler)
+        self.service = P4RuntimeService(live, compiler=self.compiler, max_streams=max_streams)
         self.port: int | None = None
         self._server: grpc.Server | None = None
         self._stop = threading.Event()
@@ -267,10 +301,13 @@ class P4RuntimeServer:
             self.service.pipelines.start_with(p4info, device_config, live.switch)
 
     def start(self) -> int:
-        server = grpc.server(futures.ThreadPoolExecutor(max_workers=16, thread_name_prefix="p4rt"),
-                             options=[("grpc.max_receive_message_length", 64 << 20),
-                                      ("grpc.max_send_message_length", 64 << 20),
-                                      ("grpc.so_reuseport", 0)])
+        """Listen and serve; OSError if the address cannot be listened on."""
+        # WORKERS for the unary calls plus a thread for every stream the limit lets in, and a few
+        # for the streams refused past it (each holds a thread only to be told so).
+        pool = futures.ThreadPoolExecutor(max_workers=WORKERS + self.max_streams + 4, thread_name_prefix="p4rt")
+        server = grpc.server(pool, options=[("grpc.max_receive_message_length", MAX_MESSAGE),
+                                            ("grpc.max_send_message_length", MAX_MESSAGE),
+                                            ("grpc.so_reuseport", 0)])
         p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(self.service, server)
         port = server.add_insecure_port(self.address)
         if port == 0:

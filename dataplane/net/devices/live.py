@@ -18,7 +18,11 @@ Each switch of the network is offered through ``LiveNode``, which has LiveSwitch
   to the wall-clock time elapsed since the start.
 
 One lock guards the whole simulator: a controller's call into one switch and the simulator's
-events never overlap. Packets the pipeline sends to the CPU port run through egress and are
+events never overlap. A packet-out waits for the simulator as an event; at most
+``MAX_WAITING_PACKETS`` wait per switch, and past that ``inject`` waits for room. So a client
+flooding packet-outs (before the start, when nothing runs, or faster than the switch) holds a
+bounded backlog, and since the P4Runtime server hands packet-outs to ``inject`` a stream at a
+time in turn, another client's packet waits behind at most that backlog, not the whole flood. Packets the pipeline sends to the CPU port run through egress and are
 handed to the listeners (the P4Runtime stream as packet-ins); packets to other ports go on
 the links, so listeners only hear the CPU port.
 """
@@ -31,6 +35,8 @@ from typing import Any, Callable
 from dataplane.control.live import Listener, Listeners
 from dataplane.control.switch import Switch
 from dataplane.net.core.pacing import WallClockPacer
+
+MAX_WAITING_PACKETS = 256     # injected packets a switch holds before the simulator takes them
 
 
 class CpuPort:
@@ -65,6 +71,8 @@ class LiveNode:
         self.writes = 0              # Write calls from controllers (note_write)
         self.last_write = 0.0
         self.drops = 0
+        self.waiting = 0             # injected packets the simulator has not taken in yet
+        self._room = threading.Condition(self.lock)
         self._listeners = Listeners(self.lock)
         if cpu_port is not None:
             if cpu_port in node.ports:
@@ -116,9 +124,19 @@ class LiveNode:
         return self._listeners.add(listener)
 
     def inject(self, port: int, data: bytes) -> None:
-        """A packet arriving on ``port`` (a packet-out arrives on the CPU port) at the network's now."""
-        with self.lock:
-            self.node.sim.schedule(0, self.node._ingress, port, bytes(data))
+        """A packet arriving on ``port`` (a packet-out arrives on the CPU port) at the network's now;
+        waits while MAX_WAITING_PACKETS are waiting for the simulator (not once the run is over)."""
+        with self._room:
+            while self.waiting >= MAX_WAITING_PACKETS and not self.network.over():
+                self._room.wait(0.1)
+            self.waiting += 1
+            self.node.sim.schedule(0, self._arrive, port, bytes(data))
+
+    def _arrive(self, port: int, data: bytes) -> None:
+        with self._room:      # the simulator's thread; it holds the lock already when paced
+            self.waiting -= 1
+            self._room.notify_all()
+        self.node._ingress(port, data)
 
     def deliver(self, port: int, data: bytes) -> None:
         # Called by the simulator's thread with the lock held; the listeners only queue the
@@ -144,6 +162,7 @@ class LiveNetwork:
                       for i, node in enumerate(net.switches.values())]
         self._start = threading.Event()
         self._stop = threading.Event()
+        self._over = threading.Event()
         self.started_at: float | None = None    # wall clock (monotonic) of simulated time 0
         self.pacer: WallClockPacer | None = None
 
@@ -154,6 +173,10 @@ class LiveNetwork:
     def stop(self) -> None:
         """End ``run`` early (thread-safe)."""
         self._stop.set()
+
+    def over(self) -> bool:
+        """Stopped, or the run has ended: nothing will take injected packets any more."""
+        return self._stop.is_set() or self._over.is_set()
 
     def ready(self) -> bool:
         """A controller has written to some switch, and no switch has been written (or had its
@@ -178,6 +201,12 @@ class LiveNetwork:
         """Wait for the start, then run simulated time up to ``until_ns`` paced to the wall clock
         (``dataplane.net.core.pacing``; ``self.pacer`` holds its lag figures). False if stopped
         before the end."""
+        try:
+            return self._run(until_ns, on_progress)
+        finally:
+            self._over.set()
+
+    def _run(self, until_ns: int, on_progress: Callable[[int], None] | None) -> bool:
         if not self.wait_for_start():
             return False
 
