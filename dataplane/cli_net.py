@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from dataplane.cli_errors import error_message, reported_errors
+from dataplane.cli_grpc import CPU_PORTS, PORTS, server_options, tls_files
 from dataplane.cli_programs import check_topology_programs, make_policy
 from dataplane.cli_types import Duration, OutputDir, OutputFile
 from dataplane.errors import DataplaneError
@@ -52,14 +53,16 @@ def _resolve_topology(name: str | None) -> Path:
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 @click.option("--serve", is_flag=True,
               help="Give every switch a P4Runtime server and run paced to the wall clock (see below).")
-@click.option("--grpc-base-port", type=click.IntRange(1, 65535), default=50051, show_default=True,
-              help="With --serve: the first switch's gRPC port; the next switches take the next ports.")
+@click.option("--grpc-base-port", type=PORTS, default=50051, show_default=True,
+              help="With --serve: the first switch's gRPC port; the next switches take the next ports "
+                   "(the last must be at most 65535).")
 @click.option("--grpc-host", default="127.0.0.1", show_default=True, help="With --serve: the address to listen on.")
-@click.option("--cpu-port", type=click.IntRange(min=0), default=None,
-              help="With --serve: the port whose packets become packet-ins (and packet-outs arrive on); "
-                   "default: each switch's cpu_port in the topology, if any.")
+@click.option("--cpu-port", type=CPU_PORTS, default=None,
+              help="With --serve: the port whose packets become packet-ins (and packet-outs arrive on), "
+                   "1..510 as simple_switch_grpc's; default: each switch's cpu_port in the topology, if any.")
 @click.option("--settle", type=Duration(allow_zero=True), default="1s", show_default=True,
               help="With --serve: how long no switch may be written before the traffic starts.")
+@server_options("With --serve: ")
 @click.option("--Werror", "werror", is_flag=True,
               help="Check the topology's programs first and stop if any has a warning (exit status 1).")
 @click.option("--ranks", type=click.IntRange(min=1), default=1, show_default=True,
@@ -76,7 +79,9 @@ def _resolve_topology(name: str | None) -> Path:
 def run_command(topology: str | None, program: Path | None, duration: int, traffic: str, events: Path | None,
                 seed: int, out: Path | None, report: Path | None, as_json: bool, serve: bool, grpc_base_port: int, grpc_host: str,
                 cpu_port: int | None, settle: int, werror: bool = False, ranks: int = 1, realtime: bool = False,
-                netns: bool = False, run_name: str | None = None, console: bool = False) -> None:
+                netns: bool = False, run_name: str | None = None, console: bool = False, max_streams: int = 128,
+                compile_timeout: float = 30.0, tls_cert: Path | None = None, tls_key: Path | None = None,
+                tls_ca: Path | None = None) -> None:
     """Run TOPOLOGY (YAML or tutorials topology.json; a built-in leaf-spine if omitted) in simulated time.
 
     \b
@@ -89,7 +94,8 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
     has been written or had its pipeline set for --settle; then the traffic starts and
     simulated time follows the wall clock for --duration. Send SIGUSR1 to start at once;
     SIGINT ends the run early. Packets sent to --cpu-port reach the controller as
-    packet-ins; packet-outs enter on it.
+    packet-ins; packet-outs enter on it. Without TLS (--tls-cert, --tls-key; --tls-ca for client
+    certificates) the servers ask no client who it is: keep --grpc-host on loopback.
 
     With --realtime, simulated time follows the wall clock and the summary adds how far behind
     it the emulator fell (max and p99 lag) and the packet rate through the switches; a warning
@@ -114,6 +120,9 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
     from dataplane.net.topology.load import load_topology
 
     realtime = realtime or netns
+    if not serve and (tls_cert or tls_key or tls_ca):
+        raise click.UsageError("--tls-cert, --tls-key and --tls-ca go with --serve")
+    tls = tls_files(tls_cert, tls_key, tls_ca) if serve else None
     with reported_errors():
         if (serve or realtime) and (ranks > 1 or parallel.mpi_world_size() > 1):
             raise click.BadParameter(f"--{'serve' if serve else 'realtime'} runs on one process", param_hint="'--ranks'")
@@ -160,7 +169,8 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
         started = time.perf_counter()
         line.stage(f"run {spec.name}", total=until, unit="ns")
         if serve:
-            _run_served(net, until, line.sim_tick, grpc_host, grpc_base_port, cpu_port, settle)
+            _run_served(net, until, line.sim_tick, grpc_host, grpc_base_port, cpu_port, settle,
+                        {"max_streams": max_streams, "tls": tls}, compile_timeout)
         elif realtime:
             from dataplane.cli_netns import run_realtime_cli
 
@@ -255,23 +265,33 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}es" if noun.endswith(("s", "sh", "ch", "x")) else f"{n} {noun}s"
 
 
-def _run_served(net, until: int, progress, host: str, base_port: int, cpu_port: int | None, settle_ns: int) -> None:
-    """``run --serve``: P4Runtime servers on every switch, then the paced run (see run's help)."""
+def _run_served(net, until: int, progress, host: str, base_port: int, cpu_port: int | None, settle_ns: int,
+                options: dict, compile_timeout: float) -> None:
+    """``run --serve``: P4Runtime servers on every switch, then the paced run (see run's help);
+    ``options`` go to every server (``P4RuntimeServer``), which share one compiler."""
     import signal
 
+    from dataplane.cli_grpc import warn_if_exposed
     from dataplane.net.devices.live import LiveNetwork, serve_network
     from dataplane.progress import echo as progress_echo
 
     try:
-        import dataplane.control.p4runtime.server  # noqa: F401  (grpcio and p4runtime, CPython only)
-    except ImportError as err:
+        from dataplane.control.p4runtime.compiler import BoundedCompiler
+    except ImportError as err:     # grpcio and p4runtime, CPython only
         raise click.UsageError(f"--serve needs grpcio and p4runtime ({err}); they have no PyPy builds, "
                                "run it under CPython") from None
+    switches = len(net.switches)
+    if base_port + switches - 1 > 65535:
+        raise click.BadParameter(f"{_count(switches, 'switch')} need ports {base_port}..{base_port + switches - 1}, "
+                                 f"past 65535", param_hint="'--grpc-base-port'")
+    compiler = BoundedCompiler(timeout=compile_timeout)
     try:
         live = LiveNetwork(net, cpu_port=cpu_port, settle_s=settle_ns / 1e9)
-        servers = serve_network(live, host, base_port)
+        servers = serve_network(live, host, base_port, compiler=compiler, **options)
     except (ValueError, OSError, RuntimeError) as err:
+        compiler.close()
         raise click.UsageError(f"--serve: {err}") from None
+    warn_if_exposed(host, options.get("tls"))
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGUSR1, signal.SIGINT, signal.SIGTERM)}
     signal.signal(signal.SIGUSR1, lambda *_: live.start())
     signal.signal(signal.SIGINT, lambda *_: live.stop())
@@ -284,8 +304,10 @@ def _run_served(net, until: int, progress, host: str, base_port: int, cpu_port: 
             return
         progress_echo("stopped before the end of --duration")
     finally:
+        live.stop()            # nothing waits for the simulator any more
         for server in servers:
             server.stop()
+        compiler.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 

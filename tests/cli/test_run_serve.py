@@ -233,6 +233,7 @@ def test_run_serve_a_bmv2_controller_configures_two_of_three_switches(tmp_path):
 
 
 def test_run_serve_on_a_port_in_use_is_a_usage_error():
+    """A port some other program listens on is an error naming the switch and the port."""
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
@@ -240,5 +241,107 @@ def test_run_serve_on_a_port_in_use_is_a_usage_error():
         r = subprocess.run(_dataplane("run", str(TOPO), "--program", str(PROGRAM), "--serve",
                                       "--grpc-base-port", str(port)),
                            capture_output=True, text=True, timeout=120)
-    assert r.returncode == 2 and f"--serve: Failed to bind to address 127.0.0.1:{port}" in r.stderr
+    assert r.returncode == 2 and f"--serve: switch s1: port {port} is already in use on 127.0.0.1" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_run_serve_next_to_a_dataplane_serve_on_its_port_is_refused():
+    """``dataplane serve`` listens on a port; ``run --serve`` whose second switch would take it
+    stops with an error naming it (and binds nothing: the first switch's port is free again)."""
+    import re
+    import sys
+
+    serve = subprocess.Popen([sys.executable, "-m", "dataplane", "serve", "--grpc-addr", "127.0.0.1:0"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = int(re.search(r"on 127\.0\.0\.1:(\d+)", serve.stdout.readline()).group(1))
+        r = subprocess.run(_dataplane("run", str(TOPO), "--program", str(PROGRAM), "--serve",
+                                      "--grpc-base-port", str(port - 1)),
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2, r.stderr
+        assert f"--serve: switch s2: port {port} is already in use on 127.0.0.1" in r.stderr
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", port - 1))       # s1's server was stopped again
+    finally:
+        stop_process(serve)
+
+
+@pytest.mark.parametrize("base, ok", [(65534, True), (65535, False)])
+def test_run_serve_ports_past_65535_are_refused(base, ok):
+    """Two switches take base and base + 1: 65534 is the last base that fits (gRPC would take
+    65536 as "any port" and 65537 as port 1); refused before any server starts. (CPU port 510,
+    the last simple_switch_grpc takes, passes.)"""
+    r = subprocess.run(_dataplane("run", str(TOPO), "--program", str(PROGRAM), "--serve", "--grpc-base-port",
+                                  str(base), "--cpu-port", "510", "--grpc-host", "192.0.2.1"),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    if ok:     # past the check: then the address (TEST-NET-1, not this machine's) is what fails
+        assert "192.0.2.1 is not an address of this machine" in r.stderr, r.stderr
+    else:
+        assert "Invalid value for '--grpc-base-port': 2 switches need ports 65535..65536, past 65535" in r.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--grpc-base-port", "0"], "'--grpc-base-port': 0 is not in the range 1<=x<=65535"),
+    (["--cpu-port", "0"], "'--cpu-port': 0 is not in the range 1<=x<=510"),
+    (["--cpu-port", "511"], "'--cpu-port': 511 is not in the range 1<=x<=510"),
+    (["--max-streams", "0"], "'--max-streams': 0 is not in the range"),
+    (["--compile-timeout", "0"], "'--compile-timeout': 0.0 is not in the range 0<x<=3600"),
+])
+def test_run_serve_options_are_range_checked(args, message):
+    """Each value one past its range is a click error (the host, TEST-NET-1, would fail any
+    value that got through, rather than serve)."""
+    from click.testing import CliRunner
+
+    from dataplane.cli import main
+
+    r = CliRunner().invoke(main, ["run", str(TOPO), "--program", str(PROGRAM), "--serve", "--grpc-host", "192.0.2.1",
+                                  *args])
+    assert r.exit_code == 2 and message in r.output, r.output
+
+
+def test_tls_options_without_serve_are_an_error(tmp_path):
+    from click.testing import CliRunner
+
+    from dataplane.cli import main
+
+    pem = tmp_path / "x.pem"
+    pem.write_text("x")
+    r = CliRunner().invoke(main, ["run", str(TOPO), "--program", str(PROGRAM), "--tls-cert", str(pem)])
+    assert r.exit_code == 2 and "go with --serve" in r.output
+
+
+def test_run_serve_over_mutual_tls(tmp_path):
+    """Every switch's server takes --tls-cert/--tls-key/--tls-ca: a controller with a certificate
+    the CA signed is served, one without is refused."""
+    pytest.importorskip("cryptography")
+    from dataplane.testing.certificates import make_pki
+
+    pki = make_pki(tmp_path / "pki")
+    base = _free_ports(2)
+    log = tmp_path / "run.log"
+    with open(log, "w") as err:
+        proc = subprocess.Popen(
+            _dataplane("run", str(TOPO), "--program", str(PROGRAM), "--serve", "--grpc-base-port", str(base),
+                       "--tls-cert", str(pki.server_cert), "--tls-key", str(pki.server_key), "--tls-ca", str(pki.ca)),
+            stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True)
+    try:
+        _wait_for_servers(proc, log)
+        good = grpc.ssl_channel_credentials(pki.ca.read_bytes(), pki.client_key.read_bytes(),
+                                            pki.client_cert.read_bytes())
+        for port, credentials, served in [(base, good, True), (base + 1, good, True),
+                                          (base, grpc.ssl_channel_credentials(pki.ca.read_bytes()), False)]:
+            channel = grpc.secure_channel(f"127.0.0.1:{port}", credentials)
+            try:
+                stub = p4runtime_pb2_grpc.P4RuntimeStub(channel)
+                if served:
+                    assert stub.Capabilities(p4runtime_pb2.CapabilitiesRequest(), timeout=10).p4runtime_api_version
+                else:
+                    with pytest.raises(grpc.RpcError) as refused:
+                        stub.Capabilities(p4runtime_pb2.CapabilitiesRequest(), timeout=10)
+                    assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+            finally:
+                channel.close()
+    finally:
+        stop_process(proc)
+    assert proc.returncode == 0, log.read_text()

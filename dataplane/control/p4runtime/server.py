@@ -35,6 +35,7 @@ from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
 from dataplane.control.p4runtime import entities, idle
+from dataplane.control.p4runtime.address import check_free, join_address, split_address
 from dataplane.control.p4runtime.arbitration import Arbiter, Stream
 from dataplane.control.p4runtime.compiler import DEFAULT_TIMEOUT, BoundedCompiler
 from dataplane.control.p4runtime.digests import DigestQueue
@@ -42,6 +43,7 @@ from dataplane.control.p4runtime.packet_io import packet_in_message, packet_out_
 from dataplane.control.p4runtime.pipeline import Pipelines
 from dataplane.control.p4runtime.status import P4RuntimeError, abort, abort_write, invalid
 from dataplane.control.p4runtime.streams import Outbox, PacketOuts, Slots
+from dataplane.control.p4runtime.tls import TlsFiles
 
 API_VERSION = "1.4.1"
 WORKERS = 16                  # threads for the unary calls, whatever the streams do
@@ -275,17 +277,21 @@ class P4RuntimeServer:
     ``max_streams``: StreamChannels open at once (more are refused). ``compile_timeout``: the
     wall-clock seconds a pushed config may take to compile, with ``compiler`` (a
     ``BoundedCompiler``, shared by the servers of ``run --serve``) made for it if not given.
-    """
+    ``tls``: serve over TLS with these files (mutual TLS with a CA); plaintext otherwise.
+    ValueError for an address whose port is not 0..65535."""
 
     def __init__(self, live: Any, address: str = "127.0.0.1:9559", *,
                  p4info: p4info_pb2.P4Info | None = None, device_config: bytes | None = None,
                  poll_interval: float = 0.01, max_streams: int = DEFAULT_MAX_STREAMS,
-                 compile_timeout: float = DEFAULT_TIMEOUT, compiler: BoundedCompiler | None = None):
-        self.address = address
+                 compile_timeout: float = DEFAULT_TIMEOUT, compiler: BoundedCompiler | None = None,
+                 tls: TlsFiles | None = None):
+        self.host, port = split_address(address)
+        self.address = join_address(self.host, port)
         if max_streams < 1:
             raise ValueError(f"max_streams must be at least 1, not {max_streams}")
         self.live = live
         self.max_streams = max_streams
+        self.tls = tls
         self._own_compiler = compiler is None
         self.compiler = compiler if compiler is not None else BoundedCompiler(timeout=compile_timeout)
         self.service = P4RuntimeService(live, compiler=self.compiler, max_streams=max_streams)
@@ -301,7 +307,9 @@ class P4RuntimeServer:
             self.service.pipelines.start_with(p4info, device_config, live.switch)
 
     def start(self) -> int:
-        """Listen and serve; OSError if the address cannot be listened on."""
+        """Listen and serve; OSError if the address cannot be listened on (a port in use is named)."""
+        credentials = self.tls.credentials() if self.tls is not None else None   # ValueError: a bad file
+        check_free(self.host, split_address(self.address)[1])
         # WORKERS for the unary calls plus a thread for every stream the limit lets in, and a few
         # for the streams refused past it (each holds a thread only to be told so).
         pool = futures.ThreadPoolExecutor(max_workers=WORKERS + self.max_streams + 4, thread_name_prefix="p4rt")
@@ -309,7 +317,13 @@ class P4RuntimeServer:
                                             ("grpc.max_send_message_length", MAX_MESSAGE),
                                             ("grpc.so_reuseport", 0)])
         p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(self.service, server)
-        port = server.add_insecure_port(self.address)
+        try:
+            if credentials is not None:
+                port = server.add_secure_port(self.address, credentials)
+            else:
+                port = server.add_insecure_port(self.address)
+        except RuntimeError:
+            port = 0
         if port == 0:
             raise OSError(f"cannot listen on {self.address}")
         server.start()

@@ -221,20 +221,30 @@ class LiveNetwork:
                               on_progress, max_wait_s=self.tick_s)
 
 
-def serve_network(live: LiveNetwork, host: str = "127.0.0.1", base_port: int = 50051) -> list[Any]:
+def serve_network(live: LiveNetwork, host: str = "127.0.0.1", base_port: int = 50051,
+                  **options: Any) -> list[Any]:
     """Start one P4Runtime server per switch: ``host:base_port`` for the first, then +1 each
-    (the P4 tutorials' 50051, 50052, ...). Returns the started servers; the caller stops them.
+    (the P4 tutorials' 50051, 50052, ...); ``options`` go to every ``P4RuntimeServer`` (give
+    them one ``compiler`` to share). Returns the started servers; the caller stops them.
     Each server's Write calls are noted on its switch, so the network can tell when the
-    controllers are done."""
+    controllers are done. ValueError past port 65535, OSError naming a port in use."""
+    from dataplane.control.p4runtime.address import join_address
     from dataplane.control.p4runtime.server import P4RuntimeServer
 
+    last = base_port + len(live.nodes) - 1
+    if not 1 <= base_port <= last <= 65535:
+        raise ValueError(f"{len(live.nodes)} switches need ports {base_port}..{last}, which is not within 1..65535")
     servers, cache = [], {}
     try:
         for i, node in enumerate(live.nodes):
             p4info, config = _pipeline(node, cache)
-            server = P4RuntimeServer(node, f"{host}:{base_port + i}", p4info=p4info, device_config=config)
+            server = P4RuntimeServer(node, join_address(host, base_port + i), p4info=p4info, device_config=config,
+                                     **options)
             _note_writes(server.service, node)
-            server.start()
+            try:
+                server.start()
+            except OSError as err:
+                raise OSError(f"switch {node.name}: {err}") from None
             servers.append(server)
     except BaseException:
         for server in servers:

@@ -81,7 +81,7 @@ def test_a_p4info_of_another_program_or_a_bad_address_is_a_clear_error():
                                       "--grpc-addr", "127.0.0.1:0"])
     assert wrong.exit_code == 2 and "does not fit" in wrong.output and "t_exact" in wrong.output
     bad = CliRunner().invoke(main, ["serve", "--grpc-addr", "not an address"])
-    assert bad.exit_code == 2 and "cannot serve on" in bad.output
+    assert bad.exit_code == 2 and "'--grpc-addr'" in bad.output and "is not HOST:PORT" in bad.output
     alone = CliRunner().invoke(main, ["serve", "--p4info", str(HERE / "rt.p4info.txtpb")])
     assert alone.exit_code == 2 and "go with a PROGRAM" in alone.output
 
