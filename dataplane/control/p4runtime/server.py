@@ -34,7 +34,7 @@ import grpc
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
-from dataplane.control.p4runtime import entities, idle
+from dataplane.control.p4runtime import entities, handlers, idle
 from dataplane.control.p4runtime.address import check_free, join_address, split_address
 from dataplane.control.p4runtime.arbitration import Arbiter, Stream
 from dataplane.control.p4runtime.compiler import DEFAULT_TIMEOUT, BoundedCompiler
@@ -316,7 +316,7 @@ class P4RuntimeServer:
         server = grpc.server(pool, options=[("grpc.max_receive_message_length", MAX_MESSAGE),
                                             ("grpc.max_send_message_length", MAX_MESSAGE),
                                             ("grpc.so_reuseport", 0)])
-        p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(self.service, server)
+        handlers.add_to_server(self.service, server)
         try:
             if credentials is not None:
                 port = server.add_secure_port(self.address, credentials)

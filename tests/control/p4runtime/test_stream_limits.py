@@ -213,3 +213,30 @@ def test_one_clients_packet_out_flood_cannot_starve_anothers(start_server, conne
     first, last = order.index(b"b"), len(order) - 1 - order[::-1].index(b"b")
     assert last - first < 60, (first, last)
     assert order[last + 1:].count(b"a") > 0 or len(order) < 620     # a's flood was still going on
+
+
+def test_bytes_that_are_no_message_are_invalid_argument_and_leave_nothing_behind(rt):
+    """300 Writes and a stream of bytes that do not parse: INVALID_ARGUMENT naming the message
+    expected, and the gRPC server keeps no state of those calls (grpcio's own parsing answered
+    INTERNAL and kept about 500 bytes of every such call)."""
+    import random
+
+    server, client = rt
+    rng = random.Random(1)
+    write = client.channel.unary_unary("/p4.v1.P4Runtime/Write")
+    for _ in range(300):
+        with pytest.raises(grpc.RpcError) as err:
+            write(b"\xff\xff" + rng.randbytes(100), timeout=5)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "is not a valid p4.v1.WriteRequest" in err.value.details()
+    stream = client.channel.stream_stream("/p4.v1.P4Runtime/StreamChannel")
+    with pytest.raises(grpc.RpcError) as err:
+        list(stream(iter([b"\xff\xff\xff"]), timeout=5))
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "is not a valid p4.v1.StreamMessageRequest" in err.value.details()
+    import gc
+
+    gc.collect()
+    states = [o for o in gc.get_objects() if type(o).__name__ == "_RPCState" and type(o).__module__ == "grpc._server"]
+    assert len(states) < 20, len(states)      # the open streams' (the primary's), not 300 dead calls'
+    client.write(exact_entry(1))                              # and the primary goes on
