@@ -11,9 +11,12 @@ about 0.5 s to start the child). The parent waits at most ``timeout`` seconds of
 and kills the child then, or as soon as ``abandon()`` says the client went away or the server is
 stopping (it asks every 0.1 s). A config larger than ``max_bytes`` is refused unread.
 
-The last few programs that compiled are kept by a hash of their text (``remember``), so a
-controller that pushes the same config again (p4runtime-shell on every connect, VERIFY_AND_SAVE
-then COMMIT, a server started with the program) does not pay for a child again.
+The last few answers are kept by a hash of the text: programs that compiled (``remember``), so
+a controller that pushes the same config again (p4runtime-shell on every connect,
+VERIFY_AND_SAVE then COMMIT, a server started with the program) does not pay for a child
+again, and compile errors, so a client that pushes the same bad config again does not either
+(the compiler's messages depend on the text alone; a limit reached is not kept, as it depends
+on the limits and the machine's load).
 """
 from __future__ import annotations
 
@@ -35,7 +38,7 @@ from dataplane.control.p4runtime.status import P4RuntimeError, invalid
 DEFAULT_TIMEOUT = 30.0          # seconds of wall clock for one compile (--compile-timeout)
 DEFAULT_MAX_BYTES = 8 << 20     # a device config's size; a large real program is well under 1 MiB
 DEFAULT_MEMORY = 2 << 30        # the child's address space
-_KEEP = 8                       # compiled programs remembered
+_KEEP = 16                      # answers remembered (a compile error's message is a few kB at most)
 _POLL = 0.1                     # how often a waiting compile asks whether to give up
 
 
@@ -58,7 +61,7 @@ class BoundedCompiler:
         self._lock = threading.Lock()
         self._running: set[subprocess.Popen] = set()
         self._closed = False
-        self._known: OrderedDict[str, bytes] = OrderedDict()
+        self._known: OrderedDict[str, tuple[str, bytes | str]] = OrderedDict()   # key -> ("ok", pickle) or ("error", message)
 
     def compile(self, text: str, source: str, *, abandon: Callable[[], bool] = lambda: False) -> Any:
         """The program of ``text`` (named ``source`` in messages). P4RuntimeError:
@@ -74,7 +77,10 @@ class BoundedCompiler:
             if known is not None:
                 self._known.move_to_end(key)
         if known is not None:
-            return pickle.loads(known)
+            kind, value = known
+            if kind == "ok":
+                return pickle.loads(value)
+            raise invalid(str(value))
         deadline = time.monotonic() + self.timeout
         while not self._slots.acquire(timeout=_POLL):
             self._check(abandon)
@@ -89,6 +95,8 @@ class BoundedCompiler:
         if kind == "ok":
             self.remember(text, source, value)
             return value
+        if kind == "error":
+            self._keep(key, ("error", value))
         if kind == "limit":
             raise exhausted(value)
         if kind == "internal":
@@ -101,9 +109,12 @@ class BoundedCompiler:
             data = pickle.dumps(program, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:      # not picklable: it is compiled again when pushed
             return
+        self._keep(_key(text, source), ("ok", data))
+
+    def _keep(self, key: str, answer: tuple[str, bytes | str]) -> None:
         with self._lock:
-            self._known[_key(text, source)] = data
-            self._known.move_to_end(_key(text, source))
+            self._known[key] = answer
+            self._known.move_to_end(key)
             while len(self._known) > _KEEP:
                 self._known.popitem(last=False)
 

@@ -41,9 +41,19 @@ def canonical(code: grpc.StatusCode) -> int:
     return code.value[0]
 
 
+# gRPC carries the message in a trailer, which clients refuse past 16 KiB ("Stream removed"), and
+# percent-encodes what is not printable ASCII: a compile error listing thousands of problems
+# would reach the client as RESOURCE_EXHAUSTED with none of them.
+MAX_DETAILS = 3000
+
+
 def abort(context: grpc.ServicerContext, err: P4RuntimeError):
-    """End the call with ``err`` (raises, as ``context.abort`` does)."""
-    context.abort(err.code, err.message)
+    """End the call with ``err`` (raises, as ``context.abort`` does); a message past
+    MAX_DETAILS characters is cut there, saying how much was left out."""
+    message = err.message
+    if len(message) > MAX_DETAILS:
+        message = f"{message[:MAX_DETAILS]}\n... ({len(message) - MAX_DETAILS} more characters left out)"
+    context.abort(err.code, message)
 
 
 def abort_write(context: grpc.ServicerContext, results: Sequence[P4RuntimeError | None]):

@@ -4,6 +4,7 @@ child process that is gone when the limit passes, the client gives up or the ser
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
@@ -183,3 +184,31 @@ def test_a_program_too_large_for_the_memory_limit_fails_in_the_child(start_serve
     err = _refusal(client, config(body))
     assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "memory limit of 512 MiB" in err.details()
     assert server.live.switch is None
+
+
+def test_thousands_of_compile_errors_reach_the_client_cut_short(primary):
+    """5,000 bad directives: the reply is INVALID_ARGUMENT with the first errors and a note of
+    how much was left out, not a trailer too large for the client (gRPC's "Stream removed")."""
+    _, client = primary()
+    err = _refusal(client, config("".join(f"#bogus{i}\n" for i in range(5000))))
+    assert err.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "unknown preprocessor directive '#bogus0'" in err.details()
+    assert re.search(r"\.\.\. \(\d+ more characters left out\)$", err.details())
+
+
+def test_the_same_bad_config_again_costs_no_second_compile(primary, monkeypatch):
+    """A compile error is remembered by the config's text: pushing it again is answered with
+    the same message without starting another child process."""
+    import subprocess
+
+    from dataplane.control.p4runtime import compiler as compiler_module
+
+    started = []
+    popen = subprocess.Popen
+    monkeypatch.setattr(compiler_module.subprocess, "Popen", lambda *a, **k: started.append(a) or popen(*a, **k))
+    _, client = primary(compile_timeout=30.0)
+    bad = config("control c() { apply { x = ; } }\n")
+    first = _refusal(client, bad).details()
+    second = _refusal(client, bad).details()
+    assert first == second and "does not compile" in first
+    assert len(started) == 1
