@@ -62,6 +62,20 @@ class DataplaneError(Exception):
     code = "error"
 
 
+def shown(value: object, limit: int = 40) -> str:
+    """``value`` quoted for a message: its ``repr``, cut to its first characters (and its length
+    said) when longer than ``limit``; an int of more than 128 bits is named by its width. A
+    400,000-digit number in a file then makes a one-line error, and never meets the interpreter's
+    refusal to print an int of more than 4,300 digits."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"a {value.bit_length()}-bit number"
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    length = len(value) if isinstance(value, (str, bytes)) else len(text)
+    return f"{text[:limit // 2]}... ({length} characters)"
+
+
 class CompileError(DataplaneError):
     """A program failed to preprocess, parse or type-check; holds every diagnostic found."""
 
