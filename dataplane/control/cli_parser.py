@@ -9,6 +9,7 @@ out of the operations and reported as warnings; unknown commands are errors.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -26,6 +27,14 @@ class CliCommands:
 
     ops: list[ops.Op] = field(default_factory=list)
     warnings: list[ConfigWarning] = field(default_factory=list)
+
+
+_MAX_BURST = 2**31 - 1
+
+
+def _cut(token: str) -> str:
+    """A token for a message, cut when long (the error says how long the value is)."""
+    return token if len(token) <= 24 else token[:20] + "..."
 
 
 class _Line:
@@ -52,10 +61,11 @@ class _Line:
         """A non-negative integer argument such as a handle, port or index."""
         try:
             value = parse_number(token)
-        except ValueSyntaxError:
-            raise self.error(f"bad {what} '{token}': expected a decimal or 0x number", token) from None
+        except ValueSyntaxError as e:
+            why = str(e) if "too large" in str(e) else "expected a decimal or 0x number"
+            raise self.error(f"bad {what} '{_cut(token)}': {why}", token) from None
         if value < 0:
-            raise self.error(f"bad {what} '{token}': must not be negative", token)
+            raise self.error(f"bad {what} '{_cut(token)}': must not be negative", token)
         return value
 
     def value(self, token: str, what: str) -> int:
@@ -63,19 +73,27 @@ class _Line:
         try:
             return parse_value(token)
         except ValueSyntaxError as e:
-            raise self.error(f"bad {what} '{token}': {e}", token) from None
+            raise self.error(f"bad {what} '{_cut(token)}': {e}", token) from None
 
     def rates(self, tokens: list[str]) -> list[tuple[float, int]]:
-        """``rate:burst`` pairs, rate a float (units per microsecond), burst an int."""
+        """``rate:burst`` pairs, rate a float (units per microsecond), burst an int. The rate must
+        be finite and not negative; the burst fits BMv2's ``burst_size`` (a 32-bit signed int)."""
         out = []
         for tok in tokens:
             rate, sep, burst = tok.partition(":")
             try:
-                if not sep:
+                if not sep or len(burst) > 20:
                     raise ValueError
-                out.append((float(rate), int(burst)))
+                pair = (float(rate), int(burst))
             except ValueError:
-                raise self.error(f"bad meter rate '{tok}': expected RATE:BURST, e.g. 0.5:10", tok) from None
+                raise self.error(f"bad meter rate '{_cut(tok)}': expected RATE:BURST, e.g. 0.5:10", tok) from None
+            if not math.isfinite(pair[0]) or pair[0] < 0:
+                raise self.error(f"bad meter rate '{_cut(tok)}': the rate must be a finite number of units per "
+                                 "microsecond, not negative", tok)
+            if not 0 <= pair[1] <= _MAX_BURST:
+                raise self.error(f"bad meter rate '{_cut(tok)}': the burst must be 0..{_MAX_BURST} "
+                                 "(BMv2 keeps it in a 32-bit signed int)", tok)
+            out.append(pair)
         return out
 
 
@@ -113,7 +131,7 @@ def _keys(ln: _Line, tokens: list[str]) -> list[KeySpec]:
         try:
             keys.append(parse_key(tok))
         except ValueSyntaxError as e:
-            raise ln.error(f"bad match key '{tok}': {e}", tok) from None
+            raise ln.error(f"bad match key '{_cut(tok)}': {e}", tok) from None
     return keys
 
 

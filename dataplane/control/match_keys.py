@@ -15,6 +15,7 @@ from dataplane.control.config_errors import ControlPlaneError
 from dataplane.control.keys import ExactKey, LpmKey, RangeKey, TernaryKey
 from dataplane.control.values import parse_value
 from dataplane.engine.table_runtime import RuntimeTable
+from dataplane.errors import shown
 from dataplane.ir import types as T
 
 __all__ = ["parse_number", "type_width", "match_key", "key_value", "action_args"]
@@ -29,7 +30,7 @@ def parse_number(text: Any, what: str) -> int:
     try:
         return parse_value(str(text).strip())
     except Exception:
-        raise ControlPlaneError(f"{what}: cannot read {text!r} as a number or address") from None
+        raise ControlPlaneError(f"{what}: cannot read {shown(text)} as a number or address") from None
 
 
 def type_width(t: T.Type) -> int:
@@ -64,7 +65,7 @@ def action_args(t: RuntimeTable, name: str, data: Sequence[Any], params: Any) ->
         what = f"table '{t.qualified_name}': action '{name}' parameter '{p.name}'"
         iv = parse_number(v, what)
         if not 0 <= iv < (1 << width):
-            raise ControlPlaneError(f"{what}: value {v!r} does not fit in {width} bits")
+            raise ControlPlaneError(f"{what}: value {shown(v)} does not fit in {width} bits")
         args.append(T.strip_newtype(p.type) == T.BOOL and bool(iv) or iv)
     return tuple(args)
 
@@ -117,13 +118,13 @@ def key_value(t: RuntimeTable, key, v: Any, width: int):
 
     if kind in ("exact", "selector"):
         if not isinstance(spec, ExactKey):
-            raise ControlPlaneError(f"{what} is exact; got {v!r}")
+            raise ControlPlaneError(f"{what} is exact; got {shown(v)}")
         return fit(spec.value)
     if kind == "lpm":
         if isinstance(spec, ExactKey):
             return (fit(spec.value), width)
         if not isinstance(spec, LpmKey):
-            raise ControlPlaneError(f"{what} is lpm; give value/prefix_len, got {v!r}")
+            raise ControlPlaneError(f"{what} is lpm; give value/prefix_len, got {shown(v)}")
         if not 0 <= spec.prefix_len <= width:
             raise ControlPlaneError(f"{what}: prefix length {spec.prefix_len} is out of range 0..{width}")
         return (fit(spec.value), spec.prefix_len)
@@ -133,13 +134,13 @@ def key_value(t: RuntimeTable, key, v: Any, width: int):
         if isinstance(spec, LpmKey):
             return (fit(spec.value), (top << (width - spec.prefix_len)) & top)
         if not isinstance(spec, TernaryKey):
-            raise ControlPlaneError(f"{what} is ternary; give value &&& mask, got {v!r}")
+            raise ControlPlaneError(f"{what} is ternary; give value &&& mask, got {shown(v)}")
         return (fit(spec.value), fit(spec.mask))
     if kind == "range":
         if isinstance(spec, ExactKey):
             return (fit(spec.value), fit(spec.value))
         if not isinstance(spec, RangeKey):
-            raise ControlPlaneError(f"{what} is range; give lo..hi, got {v!r}")
+            raise ControlPlaneError(f"{what} is range; give lo..hi, got {shown(v)}")
         if spec.low > spec.high:
             raise ControlPlaneError(f"{what}: range {spec.low}..{spec.high} is empty")
         return (fit(spec.low), fit(spec.high))
@@ -147,7 +148,7 @@ def key_value(t: RuntimeTable, key, v: Any, width: int):
         if isinstance(spec, TernaryKey) and spec.mask == 0:
             return None
         if not isinstance(spec, ExactKey):
-            raise ControlPlaneError(f"{what} is optional; give a value or '*', got {v!r}")
+            raise ControlPlaneError(f"{what} is optional; give a value or '*', got {shown(v)}")
         return fit(spec.value)
     raise ControlPlaneError(f"{what}: unsupported match kind {kind}")
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from dataplane.control.config_errors import ConfigError, ConfigWarning
 from dataplane.control.keys import ExactKey, KeySpec, LpmKey, RangeKey, TernaryKey
-from dataplane.control.values import ValueSyntaxError, parse_value
+from dataplane.control.values import LongNumber, ValueSyntaxError, json_int, parse_value
 from dataplane.records import record
 
 __all__ = ["RuntimeMatch", "RuntimeTableEntry", "Replica", "McGroupEntry", "CloneSessionEntry",
@@ -124,7 +124,7 @@ class _Obj(dict):
 def _load(text: str, filename: str) -> Any:
     """json.loads, but every object knows its line, so errors can point into the file."""
     newlines = [i for i, c in enumerate(text) if c == "\n"]
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(parse_int=json_int)
     plain = json.decoder.JSONObject
 
     def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo=None):
@@ -141,6 +141,17 @@ def _load(text: str, filename: str) -> Any:
         raise ConfigError(f"invalid JSON: {e.msg} (column {e.colno})", filename, e.lineno) from None
 
 
+def _dumped(value: Any) -> str:
+    """``value`` as JSON for a message, cut when long."""
+    if isinstance(value, LongNumber):
+        return repr(value)
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
+
+
 class _Reader:
     """Typed access to JSON objects with errors that name the file, line and key."""
 
@@ -153,7 +164,7 @@ class _Reader:
 
     def obj(self, value: Any, what: str, parent: Any) -> _Obj:
         if not isinstance(value, dict):
-            raise self.err(parent, f"{what} must be a JSON object, got {json.dumps(value)}")
+            raise self.err(parent, f"{what} must be a JSON object, got {_dumped(value)}")
         return value
 
     def items(self, obj: _Obj, key: str) -> list:
@@ -174,6 +185,8 @@ class _Reader:
         if key not in obj and not required:
             return default
         value = obj.get(key)
+        if isinstance(value, LongNumber):
+            raise self.err(obj, f"'{key}': {value.message()}", key)
         if type(value) is not int or value < 0:
             raise self.err(obj, f"'{key}' must be a non-negative integer" if key in obj else f"missing '{key}'", key)
         return value
@@ -184,14 +197,16 @@ class _Reader:
             value = value[0]
         if isinstance(value, bool):
             return int(value)
+        if isinstance(value, LongNumber):
+            raise self.err(obj, f"bad value for {what}: {value.message()}")
         if isinstance(value, int):
             return value
         if isinstance(value, str):
             try:
                 return parse_value(value)
             except ValueSyntaxError as e:
-                raise self.err(obj, f"bad value {json.dumps(value)} for {what}: {e}", value) from None
-        raise self.err(obj, f"bad value {json.dumps(value)} for {what}: expected an integer or a string")
+                raise self.err(obj, f"bad value {_dumped(value)} for {what}: {e}", value) from None
+        raise self.err(obj, f"bad value {_dumped(value)} for {what}: expected an integer or a string")
 
     def unknown_keys(self, obj: _Obj, known: set[str], what: str) -> None:
         for key in obj:
@@ -224,6 +239,8 @@ def _table_entry(r: _Reader, e: _Obj) -> RuntimeTableEntry:
     priority = None
     if "priority" in e:
         priority = e["priority"]
+        if isinstance(priority, LongNumber):
+            raise r.err(e, f"'priority': {priority.message()}", "priority")
         if type(priority) is not int:
             raise r.err(e, "'priority' must be an integer", "priority")
     return RuntimeTableEntry(table, action, match, params, priority, is_default, (r.file, e.line))

@@ -10,6 +10,7 @@ from typing import Any
 
 from dataplane.control.config_errors import ControlPlaneError
 from dataplane.control.match_keys import parse_number
+from dataplane.errors import shown
 
 
 class ValueSetApi:
@@ -44,7 +45,7 @@ def _join(vs, value: Any, what: str) -> int:
         for v, width in zip(value, vs.widths):
             n = parse_number(v, f"value_set '{vs.name}' {what}")
             if not 0 <= n < (1 << width):
-                raise ControlPlaneError(f"value_set '{vs.name}': {what} {v} does not fit in {width} bits")
+                raise ControlPlaneError(f"value_set '{vs.name}': {what} {v if isinstance(v, str) and len(v) <= 40 else shown(v)} does not fit in {width} bits")
             out = (out << width) | n
         return out
     return parse_number(value, f"value_set '{vs.name}' {what}")
