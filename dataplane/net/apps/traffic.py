@@ -24,10 +24,12 @@ from typing import Any
 
 import yaml
 
-from dataplane.control.config_errors import ConfigError, read_text_file, yaml_error
+from dataplane.control.config_errors import ConfigError, read_text_file
+from dataplane.errors import shown
 from dataplane.natural_order import natural_key, natural_sorted
 from dataplane.net.apps.basic import BulkReceiver, BulkTransfer, Ping, UdpFlow, UdpSink, incast
-from dataplane.net.core.units import UnitError, parse_queue, parse_rate, parse_time
+from dataplane.net.core.units import MAX_QUANTITY, UnitError, parse_queue, parse_rate, parse_time
+from dataplane.net.topology.reader import load_yaml_text
 
 PATTERNS = ("pingall", "incast", "all-to-all")
 
@@ -102,10 +104,7 @@ class Traffic:
 
     def load(self, path: Path) -> None:
         text = read_text_file(path, "traffic file")
-        try:
-            items = yaml.safe_load(text)
-        except yaml.YAMLError as err:
-            raise yaml_error(err, str(path), "cannot read traffic file", text) from None
+        items = load_yaml_text(text, str(path), "cannot read traffic file")
         if not isinstance(items, list):
             raise ConfigError("a traffic file is a list of apps", str(path), 1)
         lines = _entry_lines(text)
@@ -130,14 +129,15 @@ class Traffic:
         if isinstance(dscp, bool) or not isinstance(dscp, int) or not 0 <= dscp <= 63:
             raise ValueError(f"dscp must be a whole number 0..63, got {dscp!r}")
         if app == "ping":
-            self.ping(item["from"], item["to"], int(item.get("count", 3)), parse_time(item.get("interval", "100us")), start,
-                      dscp)
+            self.ping(item["from"], item["to"], _whole(item, "count", 3, 1, MAX_QUANTITY),
+                      parse_time(item.get("interval", "100us")), start, dscp)
         elif app == "udp":
-            self.udp(item["from"], item["to"], parse_rate(item.get("rate", "1Gbps")), int(item.get("size", 1000)),
+            self.udp(item["from"], item["to"], parse_rate(item.get("rate", "1Gbps")),
+                     _whole(item, "size", 1000, UDP_MIN_PAYLOAD, UDP_MAX_PAYLOAD),
                      start, parse_time(item.get("duration", "1ms")), dscp)
         elif app == "bulk":
-            self.bulk(item["from"], item["to"], parse_queue(item.get("bytes", "1MB"))[0], int(item.get("window", 16)),
-                      start, dscp)
+            self.bulk(item["from"], item["to"], parse_queue(item.get("bytes", "1MB"))[0],
+                      _whole(item, "window", 16, 1, MAX_QUANTITY), start, dscp)
         elif app == "incast":
             self.incast(list(item["senders"]), item["to"], parse_queue(item.get("bytes", "64KB"))[0], start, dscp)
         else:
@@ -211,6 +211,21 @@ APP_FIELDS = {
     "incast": {"senders", "to", "bytes"},
 }
 COMMON_FIELDS = {"app", "start", "dscp"}
+
+
+# A UDP flow's payload starts with its sequence number and send time (16 bytes) and fits in
+# one IPv4 datagram: 65535 bytes less the IPv4 (20) and UDP (8) headers.
+UDP_MIN_PAYLOAD, UDP_MAX_PAYLOAD = 16, 65507
+
+
+def _whole(item: dict, key: str, default: int, low: int, high: int) -> int:
+    """``item[key]`` (``default`` if absent): a whole number ``low``..``high``."""
+    value = item.get(key, default)
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 20:
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{key} must be a whole number {low}..{high}, got {shown(value)}")
+    return value
 
 
 def _check_keys(item: Any) -> None:

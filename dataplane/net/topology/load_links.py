@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from dataplane.net.core.units import parse_probability, parse_queue, parse_rate, parse_time
-from dataplane.net.topology.reader import MAX_PORT, PORT_RE, PortBook, Reader, known_nodes, show
+from dataplane.net.topology.reader import MAX_PORT, PORT_RE, PortBook, Reader, known_nodes, self_link, show
 from dataplane.net.topology.spec import LINK_OVERHEADS, LinkSpec, TopologySpec
 
 _HOST_IF_RE = re.compile(r"^(?:eth)?([0-9]+)$", re.IGNORECASE)
@@ -57,6 +57,8 @@ def yaml_link(r: Reader, dflt: Any, ports: PortBook, body: dict, field: str) -> 
         ends.append((node, port, text))
     if ends[0][:2] == ends[1][:2]:
         raise r.err(at("endpoints"), f"{field}.endpoints", f"both endpoints are '{eps[0]}'", eps[0])
+    if ends[0][0] == ends[1][0]:
+        raise r.err(at("endpoints"), f"{field}.endpoints", self_link(ends[0][0], eps[0], eps[1]), eps[0])
     for node, port, text in ends:
         ports.claim(node, port, at("endpoints"), f"{field}.endpoints", text)
 

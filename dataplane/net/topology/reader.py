@@ -21,11 +21,13 @@ from typing import Any
 import yaml
 
 from dataplane.control.config_errors import ConfigError, yaml_error
+from dataplane.control.values import MAX_DIGITS, LongNumber, json_int
+from dataplane.errors import shown
 from dataplane.net.core.units import UnitError
 from dataplane.net.topology.spec import TopologySpec
 
 __all__ = ["MAX_PORT", "PORT_RE", "YamlMap", "YamlSeq", "load_yaml_text", "JsonObject", "load_json_text", "Reader",
-           "PortBook", "suggest", "known_nodes", "show", "resolve_program_arg"]
+           "PortBook", "suggest", "known_nodes", "show", "self_link", "resolve_program_arg"]
 
 MAX_PORT = 510                    # BMv2 uses 511 as the drop port
 PORT_RE = re.compile(r"^(?:p|eth|port)?([0-9]+)$", re.IGNORECASE)   # how switch and DPU ports are written
@@ -86,6 +88,9 @@ def _construct_int(loader: _Loader, node: yaml.ScalarNode):
     text = loader.construct_scalar(node)
     if ":" in text:          # YAML 1.1 sexagesimal: 10:00:00:00:01:11 is a MAC, not an integer
         return text
+    digits = len(text.replace("_", "").lstrip("+-"))
+    if digits > MAX_DIGITS:  # no value in a topology is this large; int() would refuse it past 4,300
+        return LongNumber(digits)
     return yaml.SafeLoader.construct_yaml_int(loader, node)
 
 
@@ -103,16 +108,18 @@ _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 _Loader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 
-def load_yaml_text(text: str, filename: str) -> Any:
+def load_yaml_text(text: str, filename: str, what: str = "invalid YAML") -> Any:
+    """The YAML document in ``text``; an error is a ``ConfigError`` located in ``filename``,
+    its message starting with ``what``."""
     try:
         loader = _Loader(text)   # the reader refuses NUL and other control characters here
     except yaml.YAMLError as e:
-        raise yaml_error(e, filename, text=text) from None
+        raise yaml_error(e, filename, what, text=text) from None
     loader.filename = filename
     try:
         return loader.get_single_data()
     except yaml.YAMLError as e:
-        raise yaml_error(e, filename, text=text) from None
+        raise yaml_error(e, filename, what, text=text) from None
     finally:
         loader.dispose()
 
@@ -131,7 +138,7 @@ class _JList(list):
 def load_json_text(text: str, filename: str) -> Any:
     """json.loads where every object and array knows its line and duplicate keys are kept."""
     newlines = [i for i, c in enumerate(text) if c == "\n"]
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(parse_int=json_int)
 
     def line_of(index: int) -> int:
         return bisect.bisect_left(newlines, index) + 1
@@ -211,6 +218,8 @@ class Reader:
     def unit(self, parse, value: Any, line: int, field: str):
         if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
             raise self.err(line, field, f"cannot read {show(value)} as a quantity", value)
+        if isinstance(value, LongNumber):
+            raise self.err(line, field, f"{value!r} is too large")
         try:
             return parse(value)
         except UnitError as e:
@@ -315,6 +324,12 @@ def known_nodes(node: str, known: list[str]) -> str:
     return f" (nodes: {names})"
 
 
+def self_link(node: str, a: Any, b: Any) -> str:
+    """The message for a link whose two endpoints are on one node (a cable looped back into the
+    same device: no topology here means it, and a switch would forward to itself)."""
+    return f"a link from '{node}' to itself ({a} and {b}): a link joins two different nodes"
+
+
 def show(value: Any) -> str:
     if isinstance(value, dict):
         return "a mapping"
@@ -322,7 +337,7 @@ def show(value: Any) -> str:
         return "a list"
     if value is None:
         return "nothing"
-    return repr(value)
+    return shown(value)
 
 
 def _builtin(name: str) -> Path | None:

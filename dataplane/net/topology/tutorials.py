@@ -14,6 +14,7 @@ Every problem raises ``ConfigError`` naming the file, the line and the field.
 """
 from __future__ import annotations
 
+import math
 import re
 import shlex
 from pathlib import Path
@@ -37,6 +38,7 @@ from dataplane.net.topology.reader import (
     known_nodes,
     load_json_text,
     resolve_program_arg,
+    self_link,
     show,
     suggest,
 )
@@ -45,6 +47,7 @@ from dataplane.net.topology.spec import DEFAULT_BANDWIDTH_BPS, HostSpec, LinkSpe
 __all__ = ["load_tutorials_topology"]
 
 _GW_RE = [re.compile(r"^route\s+add\s+default\s+gw\s+(\S+)"), re.compile(r"^ip\s+route\s+add\s+default\s+via\s+(\S+)")]
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?")
 _TUT_SWITCH_FIELDS = {"runtime_json", "cli_input", "program", "cpu_port", "priority_queues"}
 _TUT_HOST_FIELDS = {"ip", "mac", "commands"}
 
@@ -152,7 +155,10 @@ def load_tutorials_topology(text: str, path: str | Path = "<topology.json>",
         line = getattr(item, "line", 0) or links.line
         if not isinstance(item, list) or not 2 <= len(item) <= 4:
             raise r.err(line, field, f"must be [node1, node2] or [node1, node2, latency, bandwidth], got {show(item)}")
-        parsed.append((field, line, [_tutorial_endpoint(r, spec, e, line, field) for e in item[:2]], item))
+        ends = [_tutorial_endpoint(r, spec, e, line, field) for e in item[:2]]
+        if ends[0][0] == ends[1][0]:
+            raise r.err(line, field, self_link(ends[0][0], item[0], item[1]), item[0])
+        parsed.append((field, line, ends, item))
     explicit = {(n, p) for _, _, ends, _ in parsed for n, p in ends if p is not None}
     for field, line, ends, item in parsed:
         resolved = []
@@ -175,27 +181,29 @@ def load_tutorials_topology(text: str, path: str | Path = "<topology.json>",
             bw = item[3]
             if isinstance(bw, bool) or not isinstance(bw, (int, float, str)):
                 raise r.err(line, f"{field}[3]", f"bandwidth must be a number of Mbit/s, got {show(bw)}", bw)
-            bandwidth = r.unit(parse_rate, f"{bw}Mbps" if isinstance(bw, (int, float)) or _is_number(bw) else bw,
-                               line, f"{field}[3]")
+            bandwidth = r.unit(parse_rate, _with_unit(bw, "Mbps"), line, f"{field}[3]")
         spec.links.append(LinkSpec(a=resolved[0], b=resolved[1], bandwidth_bps=bandwidth, latency_ns=latency,
                                    line=line))
     return spec
 
 
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return False
+def _with_unit(value: Any, unit: str) -> Any:
+    """A bare number (the tutorials write latencies in ms and bandwidths in Mbit/s) with its
+    ``unit`` added; anything else as it is, for the unit parser to read or refuse (an infinite
+    or NaN float is refused there, not turned into the text ``infms``)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{value}{unit}"
+    if isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
+        return f"{value.strip()}{unit}"
+    return value
 
 
 def _tutorial_latency(r: Reader, value: Any, line: int, field: str) -> int:
     if isinstance(value, bool):
         raise r.err(line, field, f"latency must be a number of ms or a time such as \"5ms\", got {value!r}")
-    if isinstance(value, (int, float)) or (isinstance(value, str) and _is_number(value.strip())):
-        return r.unit(parse_time, f"{float(value)}ms", line, field)
-    return r.unit(parse_time, value, line, field)
+    return r.unit(parse_time, _with_unit(value, "ms"), line, field)
 
 
 def _tutorial_endpoint(r: Reader, spec: TopologySpec, text: Any, line: int, field: str) -> tuple[str, int | None]:
