@@ -16,7 +16,7 @@ from dataplane import __version__
 from dataplane.cli_errors import error_message, report_internal, reported_errors
 from dataplane.cli_programs import load_switch as _load_switch
 from dataplane.cli_programs import make_policy, resolve_program, warning_options
-from dataplane.cli_types import OutputDir, OutputFile
+from dataplane.cli_types import SEED, OutputDir, OutputFile, Processes
 from dataplane.errors import CompileError, DataplaneError, InternalError
 from dataplane.progress import for_terminal
 
@@ -202,7 +202,7 @@ def run() -> None:
 @main.command("test")
 @click.argument("program")
 @click.argument("stf", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--seed", type=int, default=0, help="Seed of the switch's random source.")
+@click.option("--seed", type=SEED, default=0, help="Seed of the switch's random source (0..2^64-1).")
 @warning_options
 @click.option("--engine", type=click.Choice(["auto", "batch", "packet"]), default="auto", show_default=True,
               help="auto: the batch (numpy) engine when it accepts the program, else per packet; "
@@ -235,8 +235,8 @@ def test_command(program: str, stf: Path, seed: int, werror: bool, wno: tuple[st
 @click.option("--engine", type=click.Choice(["auto", "batch", "packet"]), default="auto", show_default=True,
               help="auto: the batch (numpy) engine when it accepts the program, else per packet; "
                    "batch: fail if it does not; packet: the per-packet engine.")
-@click.option("--jobs", type=click.IntRange(min=1), default=None,
-              help="Processes that replay a capture to pcaps, on either engine (default: up to 2, as the "
+@click.option("--jobs", type=Processes(), default=None,
+              help="Processes that replay a capture to pcaps, on either engine (at most the CPUs; default: up to 2, as the "
                    "CPUs allow); the pcaps and counters are the same with any number. A program with state "
                    "that depends on packet order (registers, meters, random, ...) runs on one; -v says why.")
 @click.option("-v", "--verbose", is_flag=True, help="Say which engine ran and why, and how many jobs.")

@@ -11,7 +11,7 @@ import click
 from dataplane.cli_errors import error_message, reported_errors
 from dataplane.cli_grpc import CPU_PORTS, PORTS, server_options, tls_files
 from dataplane.cli_programs import check_topology_programs, make_policy
-from dataplane.cli_types import Duration, OutputDir, OutputFile
+from dataplane.cli_types import SEED, Duration, OutputDir, OutputFile, Whole
 from dataplane.errors import DataplaneError
 from dataplane.progress import for_terminal
 
@@ -43,8 +43,9 @@ def _resolve_topology(name: str | None) -> Path:
               help="A traffic YAML file, or a built-in pattern: pingall, incast, all-to-all.")
 @click.option("--events", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A YAML list of link/node failures and recoveries.")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="Seed of the random sources (link loss, ECMP hashing, RED, switches' random externs); the same seed gives the same run.")
+@click.option("--seed", type=SEED, default=0, show_default=True,
+              help="Seed of the random sources (link loss, ECMP hashing, RED, switches' random externs), 0..2^64-1; "
+                   "the same seed gives the same run.")
 @click.option("--out", type=OutputDir(),
               help="Write pcaps (one per port), metrics (JSON, CSV), PNG plots and report.json "
                    "(for `dataplane report`) here.")
@@ -312,6 +313,7 @@ def _run_served(net, until: int, progress, host: str, base_port: int, cpu_port: 
             signal.signal(sig, handler)
 
 
+# The generators' own bounds (their address plans, 10.x.y.0/24), checked when the command line is read.
 @click.group("topo")
 def topo_group() -> None:
     """Generate topologies (YAML plus per-switch runtime JSON for programs/ecmp_router.p4)."""
@@ -328,10 +330,10 @@ def _write(make, out: Path) -> None:
 
 
 @topo_group.command("leaf-spine")
-@click.option("--leaves", type=click.IntRange(min=1), default=4, show_default=True, help="Leaf (top-of-rack) switches.")
-@click.option("--spines", type=click.IntRange(min=1), default=2, show_default=True,
+@click.option("--leaves", type=Whole(1, 255), default=4, show_default=True, help="Leaf (top-of-rack) switches.")
+@click.option("--spines", type=Whole(1, 255), default=2, show_default=True,
               help="Spine switches; every leaf links to every spine.")
-@click.option("--hosts-per-leaf", type=click.IntRange(min=1), default=4, show_default=True, help="Hosts under each leaf.")
+@click.option("--hosts-per-leaf", type=Whole(1, 253), default=4, show_default=True, help="Hosts under each leaf.")
 @click.option("--out", type=OutputDir(), default=Path("leaf-spine"), show_default=True,
               help="Directory to write the topology YAML and per-switch runtime JSON into.")
 def leaf_spine_cmd(leaves: int, spines: int, hosts_per_leaf: int, out: Path) -> None:
@@ -342,7 +344,7 @@ def leaf_spine_cmd(leaves: int, spines: int, hosts_per_leaf: int, out: Path) -> 
 
 
 @topo_group.command("fat-tree")
-@click.option("--k", type=click.IntRange(min=1), default=4, show_default=True, help="Switch radix k (even): k pods.")
+@click.option("--k", type=Whole(2, 254), default=4, show_default=True, help="Switch radix k (even): k pods.")
 @click.option("--out", type=OutputDir(), default=Path("fat-tree"), show_default=True,
               help="Directory to write the topology YAML and per-switch runtime JSON into.")
 def fat_tree_cmd(k: int, out: Path) -> None:
@@ -353,10 +355,10 @@ def fat_tree_cmd(k: int, out: Path) -> None:
 
 
 @topo_group.command("dragonfly")
-@click.option("--groups", type=click.IntRange(min=1), default=None, help="Number of groups (default: the most the global links allow).")
-@click.option("--routers-per-group", type=click.IntRange(min=1), default=4, show_default=True, help="Routers in each group.")
-@click.option("--hosts-per-router", type=click.IntRange(min=1), default=2, show_default=True, help="Hosts on each router.")
-@click.option("--global-links-per-router", type=click.IntRange(min=1), default=2, show_default=True,
+@click.option("--groups", type=Whole(1, 255), default=None, help="Number of groups (default: the most the global links allow).")
+@click.option("--routers-per-group", type=Whole(1, 255), default=4, show_default=True, help="Routers in each group.")
+@click.option("--hosts-per-router", type=Whole(1, 253), default=2, show_default=True, help="Hosts on each router.")
+@click.option("--global-links-per-router", type=Whole(1, 255), default=2, show_default=True,
               help="Links from each router to routers of other groups.")
 @click.option("--out", type=OutputDir(), default=Path("dragonfly"), show_default=True,
               help="Directory to write the topology YAML and per-switch runtime JSON into.")

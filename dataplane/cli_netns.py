@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from dataplane.cli_errors import reported_errors
+from dataplane.cli_types import FiniteFloat
 
 _RUN_OPTION = click.option("--run", "run_name", metavar="NAME",
                            help="The run's name (run --name; default: the only run that is up).")
@@ -51,8 +52,8 @@ def exec_command(run_name: str | None, state_file: Path | None, node: str, comma
 @click.command("console")
 @_RUN_OPTION
 @_STATE_OPTION
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
-              help="Seconds a foreground command may run before it is stopped.")
+@click.option("--timeout", type=FiniteFloat(0.1, 86400), default=60.0, show_default=True,
+              help="Seconds a foreground command may run before it is stopped (0.1 to a day).")
 def console_command(run_name: str | None, state_file: Path | None, timeout: float) -> None:
     """A console with Mininet's habits on a running real-time run: `h1 ping -c 3 h2`, `pingall`,
     `h2 iperf3 -s &`, `nodes`, `links`, `dump`, `exit`. Reads commands from stdin when it is not a terminal."""

@@ -1,16 +1,21 @@
-"""Option types shared by the ``dataplane`` commands: output paths checked before any work, durations with units.
+"""Option types shared by the ``dataplane`` commands: output paths checked before any work, durations
+with units, seeds, finite floats and process counts.
 
 A bad value is a usage error when the command line is read, so a long run never fails at
 its end because its output folder cannot be made (the folder itself is made when the command
-writes into it), and ``--duration 10`` is not 10 ns.
+writes into it), ``--duration 10`` is not 10 ns, ``--timeout nan`` is not a wait that never
+ends and ``--jobs 1000`` does not start a thousand processes.
 """
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Any
 
 import click
+
+from dataplane.errors import shown
 
 
 class OutputDir(click.Path):
@@ -73,3 +78,49 @@ class Duration(click.ParamType):
         if ns <= 0 and not (self.allow_zero and ns == 0):
             self.fail(f"{text!r}: must be more than zero", param, ctx)
         return ns
+
+
+class Whole(click.IntRange):
+    """click's ``IntRange``; a value too long to be in range is refused by its length, cut in the
+    message (click would print all 5,000 digits of it, or fail on Python's 4,300-digit limit)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and len(value.strip()) > 40:
+            self.fail(f"{shown(value.strip())} is not in the range {self._describe_range()}.", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+# A seed is an unsigned 64-bit number: Python's random takes any int but seeds -1 like 1 (its
+# absolute value), and numpy's generators refuse negative seeds.
+SEED = Whole(0, 2**64 - 1)
+
+
+class FiniteFloat(click.FloatRange):
+    """click's ``FloatRange`` that refuses ``nan`` and infinities: NaN compares false with any
+    bound, so ``FloatRange(0, 1)`` lets it through, and an infinite timeout never ends."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
+
+class Processes(click.IntRange):
+    """A number of worker processes, 1 up to the CPUs this process may run on (``resources.available_cpus``):
+    more only queue for the same cores, and each costs memory and start-up."""
+
+    name = "N"
+
+    def __init__(self) -> None:
+        super().__init__(min=1)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from dataplane.resources import available_cpus
+
+        n = Whole(min=1).convert(value, param, ctx)
+        cpus = available_cpus()
+        if n > cpus:
+            self.fail(f"{n} is more than the {cpus} CPU{'s' if cpus != 1 else ''} this process may run on.",
+                      param, ctx)
+        return n

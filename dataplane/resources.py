@@ -6,6 +6,7 @@ in a wheel the build hook in setup.py copies them under ``dataplane/_data``.
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -55,3 +56,10 @@ def self_command(*args: str) -> list[str]:
     root = str(_PACKAGE_DIR.parent)
     code = f"import sys; sys.path.insert(0, {root!r}); from dataplane.cli import run; run()"
     return [sys.executable, "-c", code, *args]
+
+
+def available_cpus() -> int:
+    """CPUs this process may run on (its affinity mask where the platform has one, else the machine's)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1

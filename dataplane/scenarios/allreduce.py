@@ -35,7 +35,7 @@ import click
 import numpy as np
 
 from dataplane import progress
-from dataplane.cli_types import OutputDir
+from dataplane.cli_types import SEED, FiniteFloat, OutputDir
 from dataplane.net.apps.allreduce import (
     InaWorker,
     RingWorker,
@@ -43,6 +43,7 @@ from dataplane.net.apps.allreduce import (
     quantisation_bound,
 )
 from dataplane.net.apps.allreduce_vectors import ArrayVectors, SeededVectors, Vectors, reference
+from dataplane.net.core.units import MAX_TIME_NS
 from dataplane.net.fabric.network import Network
 from dataplane.net.parallel.session import build_network as build_network_on_ranks
 from dataplane.net.parallel.session import gather_results
@@ -221,12 +222,12 @@ def _table(results: Sequence[AllreduceResult]) -> str:
 @click.option("--elements", default=1_000_000, show_default=True, type=click.IntRange(1, None),
               help="Length of each worker's vector (32-bit integers) to sum.")
 @click.option("--mode", "modes", default="ina,ring", show_default=True, help="comma list of ina, ring")
-@click.option("--loss", default=0.0, show_default=True, type=click.FloatRange(0.0, 0.5),
+@click.option("--loss", default=0.0, show_default=True, type=FiniteFloat(0.0, 0.5),
               help="random loss on every link (ina only; ring runs lossless)")
 @click.option("--window", default=128, show_default=True, type=click.IntRange(1, 2048), help="ina pool slots")
-@click.option("--timeout", "timeout_us", default=100.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
-              help="ina retransmit timeout, us (more than 0)")
-@click.option("--seed", default=1, show_default=True,
+@click.option("--timeout", "timeout_us", default=100.0, show_default=True, type=FiniteFloat(0.001, MAX_TIME_NS / 1000),
+              help="ina retransmit timeout, us (1 ns or more)")
+@click.option("--seed", type=SEED, default=1, show_default=True,
               help="Seed of the workers' data and of the link loss; the same seed gives the same run.")
 @click.option("--json", "as_json", is_flag=True, help="print the results as JSON")
 @click.option("--out", type=OutputDir(), help="write results.json (and a plot) here")

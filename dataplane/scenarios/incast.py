@@ -51,7 +51,7 @@ from typing import Any
 import click
 
 from dataplane import progress
-from dataplane.cli_types import OutputDir
+from dataplane.cli_types import SEED, FiniteFloat, OutputDir
 from dataplane.net.apps.dcqcn import DcqcnParams, DcqcnReceiver, DcqcnSender, data_frame_len
 from dataplane.net.apps.dcqcn_profiles import DEFAULT_PROFILE, PROFILES, get_profile
 from dataplane.net.devices.pfc import lossless_problems
@@ -380,10 +380,10 @@ def _steady_text(r: dict[str, Any]) -> str:
                    + "; ".join(f"{p.name}: {p.source}" for p in PROFILES.values()) + ". See docs/ecn.md.")
 @click.option("--kmin", default=None, help="RED Kmin (bytes); default: the profile's.")
 @click.option("--kmax", default=None, help="RED Kmax (bytes); default: the profile's.")
-@click.option("--pmax", type=click.FloatRange(0, 1), default=None, help="RED Pmax; default: the profile's.")
+@click.option("--pmax", type=FiniteFloat(0, 1), default=None, help="RED Pmax; default: the profile's.")
 @click.option("--xoff", default="1MB", show_default=True, help="PFC XOFF, bytes queued per ingress port.")
 @click.option("--xon", default="500KB", show_default=True, help="PFC XON, bytes queued per ingress port.")
-@click.option("--seed", type=int, default=1, show_default=True,
+@click.option("--seed", type=SEED, default=1, show_default=True,
               help="Seed of the random sources (link loss, ECMP hashing, RED, switches' random externs); the same seed gives the same run.")
 @click.option("--json", "as_json", is_flag=True, help="Print {\"results\": [...]} as JSON.")
 @click.option("--out", type=OutputDir(), default=None,

@@ -42,7 +42,7 @@ from typing import Any, Sequence
 import click
 
 from dataplane import progress
-from dataplane.cli_types import Duration, OutputDir
+from dataplane.cli_types import SEED, Duration, FiniteFloat, OutputDir
 from dataplane.errors import DataplaneError
 from dataplane.net.apps.basic import UdpFlow
 from dataplane.net.core.units import UnitError, parse_time
@@ -322,15 +322,15 @@ def _detection(text: str) -> int:
 @click.option("--modes", default=",".join(MODES), show_default=True, help="Comma-separated: flat, pic, dataplane.")
 @click.option("--detection", default="1ms", show_default=True,
               help="Failure detection delay: a time (1ms, 50us), 'bfd' (3 x 50 ms) or 'bfd:INTERVAL' (3 x INTERVAL).")
-@click.option("--write-rate", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_WRITE_RATE, show_default=True,
-              help="Control-plane table writes per second (one write costs 1/rate of simulated time).")
+@click.option("--write-rate", type=FiniteFloat(min=0.001), default=DEFAULT_WRITE_RATE, show_default=True,
+              help="Control-plane table writes per second (one write costs 1/rate of simulated time; at least 0.001).")
 @click.option("--paths", type=click.IntRange(1, 65536), default=4, show_default=True,
               help="Shared path ids the prefixes use (prefix i uses path i mod PATHS).")
 @click.option("--flows", type=click.IntRange(1, 4096), default=32, show_default=True,
               help="Probe flows, each to a distinct prefix.")
 @click.option("--probe-interval", type=Duration(), default="1ms", show_default=True, help="Packet interval of each probe flow.")
 @click.option("--fail-at", type=Duration(), default="5ms", show_default=True, help="When the primary link fails.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="Seed of the random sources (link loss, ECMP hashing, RED, switches' random externs); the same seed gives the same run.")
 @click.option("--json", "as_json", is_flag=True, help='Print {"results": [...]} and nothing else on stdout.')
 @click.option("--out", type=OutputDir(), default=None,

@@ -41,7 +41,7 @@ from typing import Any
 import click
 
 from dataplane import progress
-from dataplane.cli_types import Duration, OutputDir
+from dataplane.cli_types import SEED, Duration, OutputDir, Whole
 from dataplane.net.apps import vxlan as vx
 from dataplane.net.capture.pcap import PcapWriter
 from dataplane.resources import builtin_program
@@ -366,7 +366,8 @@ def _tenant_list(text: str) -> list[int]:
 @click.option("--rate", default="100Gbps", show_default=True, help="Offered load per VM (inner frames).")
 @click.option("--duration", type=Duration(), default="500us", show_default=True,
               help="How long the VMs send (simulated), with its unit: ns, us, ms or s.")
-@click.option("--size", type=int, default=1000, show_default=True, help="UDP payload bytes of inner packets.")
+@click.option("--size", type=Whole(vx.STAMP.size, 1472), default=1000, show_default=True,
+              help="UDP payload bytes of inner packets (a 1500-byte tenant MTU).")
 @click.option("--flows-per-pair", type=click.IntRange(1, 1000), default=4, show_default=True,
               help="UDP flows (distinct source ports) between each pair of VMs of a tenant.")
 @click.option("--leaves", type=click.IntRange(1, 64), default=2, show_default=True,
@@ -379,7 +380,7 @@ def _tenant_list(text: str) -> list[int]:
               help="Host CPU ns per frame exchanged with the DPU.")
 @click.option("--stray", "stray_packets", type=click.IntRange(0, None), default=8, show_default=True,
               help="VXLAN packets with an unconfigured VNI sent to the VTEPs.")
-@click.option("--seed", type=int, default=1, show_default=True,
+@click.option("--seed", type=SEED, default=1, show_default=True,
               help="Seed of the random sources (link loss, ECMP hashing, RED, switches' random externs); the same seed gives the same run.")
 @click.option("--json", "as_json", is_flag=True, help="Print {\"results\": [...]} as JSON.")
 @click.option("--out", type=OutputDir(), default=None,

@@ -31,15 +31,11 @@ import numpy as np
 
 from dataplane.errors import DataplaneError
 from dataplane.pcap.writer import lay_out, record_block
+from dataplane.resources import available_cpus
 
 _HEAD = struct.Struct("<Q")
 
 
-def available_cpus() -> int:
-    """CPUs this process may run on."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 def plan_jobs(dp: Any, asked: int | None, state: Callable[[Any], str] | None = None) -> tuple[int, str]:

@@ -15,7 +15,7 @@ from typing import Callable, Iterable
 from dataplane import progress
 from dataplane.control.switch import Switch
 from dataplane.engine.trace import Trace
-from dataplane.errors import DataplaneError
+from dataplane.errors import DataplaneError, shown
 from dataplane.pcap import PcapWriter, iter_packets
 
 
@@ -42,6 +42,10 @@ def run_packets(sw: Switch, port: int, *, packet_hex: str | None = None, pcap: P
     """
     from dataplane.engine.batch.select import choose
 
+    if not 0 <= port < sw.dp.port_limit:
+        # (the batch engine lays ports out in a fixed-width array: a wider one would be cut, not refused)
+        raise DataplaneError(f"--port {shown(port)} is out of range: this architecture's ports are "
+                             f"0..{sw.dp.port_limit - 1}")
     if trace and engine == "batch":
         raise DataplaneError("--trace follows packets through the per-packet engine; "
                              "use --engine auto or packet with it")

@@ -1,6 +1,7 @@
 """Values that used to hang or mean something else: each is refused with an error line, never a traceback."""
 from __future__ import annotations
 
+import click
 import pytest
 from click.testing import CliRunner
 from scapy.layers.inet import IP
@@ -54,7 +55,84 @@ def test_allreduce_timeout_must_be_positive(value):
                                   ("dragonfly", "--hosts-per-router", "0")])
 def test_topology_sizes_must_be_positive(args, tmp_path):
     r = invoke("topo", *args, "--out", str(tmp_path / "t"))
-    assert r.exit_code == 2 and "x>=1" in r.output
+    assert r.exit_code == 2 and "<=x<=" in r.output and not (tmp_path / "t").exists()
+
+
+@pytest.mark.parametrize("args,ok", [
+    (("leaf-spine", "--leaves", "1", "--spines", "1", "--hosts-per-leaf", "253"), True),
+    (("leaf-spine", "--leaves", "1", "--spines", "1", "--hosts-per-leaf", "254"), False),
+    (("leaf-spine", "--leaves", "256"), False), (("leaf-spine", "--spines", "256"), False),
+    (("fat-tree", "--k", "256"), False), (("dragonfly", "--groups", "256"), False),
+    (("dragonfly", "--routers-per-group", "256"), False), (("dragonfly", "--hosts-per-router", "254"), False),
+    (("dragonfly", "--global-links-per-router", "256"), False)])
+def test_topology_sizes_stop_where_the_address_plan_does(args, ok, tmp_path):
+    """Host n of leaf i is 10.0.i.(n+1)/24 with the gateway at .1: 253 hosts and 255 leaves fill
+    it; one more is refused when the command line is read (exit 2), nothing written."""
+    r = invoke("topo", *args, "--out", str(tmp_path / "t"))
+    assert r.exit_code == (0 if ok else 2), r.output
+    assert (tmp_path / "t").exists() == ok
+
+
+# ---- seeds, finite floats, process counts ---------------------------------------------------------
+
+@pytest.mark.parametrize("seed,ok", [("0", True), ("18446744073709551615", True), ("18446744073709551616", False),
+                                     ("-1", False), ("9" * 5000, False)], ids=lambda v: str(v)[:24])
+def test_run_seed_is_an_unsigned_64_bit_number(seed, ok):
+    """A negative seed used to run as its absolute value (Python's random), silently."""
+    r = invoke("run", "--duration", "1us", "--json", "--seed", seed)
+    assert r.exit_code == (0 if ok else 2), r.output
+    if not ok:
+        assert "--seed" in r.output and len(r.output) < 600
+
+
+@pytest.mark.parametrize("cmd", [("test", "ipv4_router", __file__), ("scenario", "vxlan"), ("scenario", "incast"),
+                                 ("scenario", "pic"), ("scenario", "allreduce")])
+def test_every_seed_option_refuses_a_negative_seed(cmd):
+    r = invoke(*cmd, "--seed", "-1")
+    assert r.exit_code == 2 and "Invalid value for '--seed'" in r.output
+
+
+@pytest.mark.parametrize("args", [("scenario", "allreduce", "--loss", "nan"), ("scenario", "allreduce", "--timeout", "inf"),
+                                  ("scenario", "allreduce", "--timeout", "nan"), ("scenario", "incast", "--pmax", "nan"),
+                                  ("scenario", "pic", "--write-rate", "nan"), ("scenario", "pic", "--write-rate", "1e-300"),
+                                  ("console", "--timeout", "nan"), ("console", "--timeout", "inf"),
+                                  ("scenario", "vxlan", "--size", "1473")])
+def test_floats_must_be_finite_and_sizes_in_range(args):
+    """NaN passes click's FloatRange (it compares false with both bounds); these used to run on it."""
+    r = invoke(*args)
+    assert r.exit_code == 2 and f"Invalid value for '{args[-2]}'" in r.output
+
+
+def test_finite_float_bounds():
+    from dataplane.cli_types import FiniteFloat
+
+    t = FiniteFloat(0.0, 0.5)
+    assert t.convert("0", None, None) == 0.0 and t.convert("0.5", None, None) == 0.5
+    for bad in ("-0.0001", "0.5001", "nan", "inf", "-inf", "1e309"):
+        with pytest.raises(click.BadParameter):
+            t.convert(bad, None, None)
+
+
+def test_jobs_stop_at_the_cpus_this_process_may_use():
+    """--jobs 1000 used to fork a thousand workers; the CPUs are the affinity mask's."""
+    import os
+
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    packet = "00" * 60
+    assert invoke("run-packet", "ipv4_router", "--packet", packet, "--jobs", str(cpus)).exit_code == 0
+    r = invoke("run-packet", "ipv4_router", "--packet", packet, "--jobs", str(cpus + 1))
+    assert r.exit_code == 2 and f"more than the {cpus} CPU" in r.output
+    assert invoke("run-packet", "ipv4_router", "--packet", packet, "--jobs", "1000").exit_code == 2
+
+
+@pytest.mark.parametrize("port,ok", [("511", True), ("512", False), ("1" + "0" * 30, False)])
+def test_run_packet_port_fits_the_architecture(port, ok):
+    """v1model's ports are 9 bits (0..511): 512 used to be cut to 0 by the batch engine, a
+    huge one stopped it with an OverflowError."""
+    r = invoke("run-packet", "ipv4_router", "--port", port, "--packet", "00" * 60)
+    assert r.exit_code == (0 if ok else 1), r.output
+    if not ok:
+        assert "error: --port" in r.output and "0..511" in r.output
 
 
 def test_run_packet_port_must_not_be_negative():
