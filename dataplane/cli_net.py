@@ -66,8 +66,10 @@ def _resolve_topology(name: str | None) -> Path:
 @server_options("With --serve: ")
 @click.option("--Werror", "werror", is_flag=True,
               help="Check the topology's programs first and stop if any has a warning (exit status 1).")
-@click.option("--ranks", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Simulate on N MPI ranks (runs mpiexec -n N; same results as one). Needs MPI and mpi4py.")
+@click.option("--ranks", type=Whole(min=1), default=1, show_default=True,
+              help="Simulate on N MPI ranks (runs mpiexec -n N; same results as one): at most the topology's "
+                   "switches and the CPUs this process may run on. Needs MPI and mpi4py.")
+@click.option("--oversubscribe", is_flag=True, help="Allow --ranks above the CPUs (the ranks take turns on them).")
 @click.option("--realtime", is_flag=True,
               help="Pace simulated time to the wall clock; report the lag behind it and the packet rate.")
 @click.option("--netns", is_flag=True,
@@ -82,7 +84,7 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
                 cpu_port: int | None, settle: int, werror: bool = False, ranks: int = 1, realtime: bool = False,
                 netns: bool = False, run_name: str | None = None, console: bool = False, max_streams: int = 128,
                 compile_timeout: float = 30.0, tls_cert: Path | None = None, tls_key: Path | None = None,
-                tls_ca: Path | None = None) -> None:
+                tls_ca: Path | None = None, oversubscribe: bool = False) -> None:
     """Run TOPOLOGY (YAML or tutorials topology.json; a built-in leaf-spine if omitted) in simulated time.
 
     \b
@@ -129,7 +131,9 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
             raise click.BadParameter(f"--{'serve' if serve else 'realtime'} runs on one process", param_hint="'--ranks'")
         if serve and realtime:
             raise click.BadParameter("--serve already runs in real time", param_hint="'--realtime'")
-        status = launch.relaunch(ranks)
+        if ranks > 1 and parallel.mpi_world_size() <= 1:
+            _check_ranks(ranks, oversubscribe, topology, program)
+        status = launch.relaunch(ranks, oversubscribe=oversubscribe)
     if status is not None:
         sys.exit(status)
     # No progress line when several ranks share the terminal.
@@ -220,6 +224,28 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
             click.echo(f"pcaps, metrics, plots{' and report.json' if recorder is not None else ''} written to {out}")
         if report is not None:
             click.echo(f"report written to {report}")
+
+
+def _check_ranks(ranks: int, oversubscribe: bool, topology: str | None, program: Path | None) -> None:
+    """Before mpiexec starts: no more ranks than the topology has switches (and DPUs) to share
+    out, a partition that exists, and no more than the CPUs unless ``--oversubscribe``."""
+    from dataplane.net.parallel import launch
+    from dataplane.net.parallel.partition import partition
+    from dataplane.net.parallel.runtime import ParallelError
+    from dataplane.net.topology.load import load_topology
+
+    path = _resolve_topology(topology)
+    spec = load_topology(path, program=program) if program is not None else load_topology(path)
+    nodes = len(spec.switches) + len(spec.dpus)
+    if ranks > nodes:
+        raise click.BadParameter(f"{ranks} ranks for {path.name}'s {nodes} switch{'es' if nodes != 1 else ''}"
+                                 f"{' and DPUs' if spec.dpus else ''}: every rank needs one; use at most {nodes}",
+                                 param_hint="'--ranks'")
+    try:
+        launch.check_ranks(ranks, oversubscribe)
+    except ParallelError as err:
+        raise click.BadParameter(str(err), param_hint="'--ranks'") from None
+    partition(spec, ranks)      # a topology that cannot be split so is refused here, not on every rank
 
 
 def _netns_host(sim, spec):

@@ -11,13 +11,20 @@ from typing import Any, Callable
 
 import click
 
-RANKS_HELP = ("Simulate on N MPI ranks (runs mpiexec -n N; the same results, byte for byte, as one). "
-              "Needs MPI and mpi4py.")
+RANKS_HELP = ("Simulate on N MPI ranks (runs mpiexec -n N; the same results, byte for byte, as one), at most "
+              "the CPUs this process may run on. Needs MPI and mpi4py.")
 
 
 def ranks_option(f: Callable[..., Any]) -> Callable[..., Any]:
-    """The ``--ranks N`` option (default 1)."""
+    """The ``--ranks N`` option (default 1), and ``--oversubscribe`` (kept in the context for
+    ``relaunch``, so the commands' signatures need not change)."""
+    f = click.option("--oversubscribe", is_flag=True, expose_value=False, callback=_keep_oversubscribe,
+                     help="Allow --ranks above the CPUs (the ranks take turns on them).")(f)
     return click.option("--ranks", type=click.IntRange(min=1), default=1, show_default=True, help=RANKS_HELP)(f)
+
+
+def _keep_oversubscribe(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    ctx.meta["dataplane.oversubscribe"] = value
 
 
 def relaunch(ranks: int) -> None:
@@ -26,8 +33,10 @@ def relaunch(ranks: int) -> None:
     from dataplane.net.parallel import launch
     from dataplane.net.parallel.runtime import ParallelError
 
+    ctx = click.get_current_context(silent=True)
+    oversubscribe = bool(ctx and ctx.meta.get("dataplane.oversubscribe"))
     try:
-        status = launch.relaunch(ranks)
+        status = launch.relaunch(ranks, oversubscribe=oversubscribe)
     except ParallelError as err:
         raise click.UsageError(str(err)) from None
     if status is not None:

@@ -1,0 +1,116 @@
+"""mpiexec and every rank end when the ``dataplane run --ranks 2`` that started them ends,
+however it ends: SIGTERM, SIGINT or SIGKILL of the parent, or SIGKILL of mpiexec itself (the
+ranks then end on their own parent-death signal). Real Open MPI (skipped without MPI): its
+mpiexec answers SIGTERM and SIGINT by ending its ranks, but a killed mpiexec leaves them running,
+and each rank has a process group of its own, so no group signal reaches them all.
+
+Each case starts a run long enough to be cut (60 simulated seconds of all-to-all traffic),
+waits until both ranks run, ends it, and waits at most 30 s for every process to be gone."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from functools import lru_cache
+
+import pytest
+
+from dataplane.net.parallel.launch import mpi_available
+from dataplane.testing.processes import dataplane_command
+
+
+@lru_cache(maxsize=1)
+def _mpi_works() -> bool:
+    if not mpi_available():
+        return False
+    import sys
+
+    return subprocess.run([sys.executable, "-c", "from mpi4py import MPI"], capture_output=True).returncode == 0
+
+
+pytestmark = [pytest.mark.no_pypy, pytest.mark.skipif(not _mpi_works(), reason="needs MPI (mpiexec) and mpi4py"),
+              pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads the process tree from /proc")]
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting for a reaper (a container's init may never reap it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def _start_run(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "DATAPLANE_MPIEXEC"}
+    log = open(tmp_path / "run.log", "w")
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    more = ["--oversubscribe"] if cpus < 2 else []
+    parent = subprocess.Popen(dataplane_command("run", "--ranks", "2", *more, "--duration", "60s",
+                                                "--traffic", "all-to-all", "--json"),
+                              stdout=log, stderr=subprocess.STDOUT, env=env)
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
+        launchers = _children(parent.pid)
+        ranks = [r for m in launchers for r in _children(m)]
+        if len(ranks) >= 2:
+            time.sleep(2)                  # past the ranks' start (imports, the die-with-parent call)
+            return parent, launchers, [r for m in launchers for r in _children(m)]
+        assert parent.poll() is None, (tmp_path / "run.log").read_text()
+        time.sleep(0.2)
+    parent.kill()
+    pytest.fail("the ranks did not start within 60 s")
+
+
+def _all_gone(pids: list[int], timeout: float = 30) -> list[int]:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        left = [p for p in pids if _alive(p)]
+        if not left:
+            return []
+        time.sleep(0.2)
+    return [p for p in pids if _alive(p)]
+
+
+@pytest.mark.parametrize("how,status", [("SIGTERM", 128 + signal.SIGTERM), ("SIGINT", 128 + signal.SIGINT),
+                                        ("SIGKILL", None)])
+def test_mpiexec_and_its_ranks_end_with_the_parent(tmp_path, how, status):
+    parent, launchers, ranks = _start_run(tmp_path)
+    try:
+        parent.send_signal(getattr(signal, how))
+        left = _all_gone(launchers + ranks)
+        assert not left, f"still running after the parent got {how}: {left}"
+        code = parent.wait(timeout=30)
+        assert code == (status if status is not None else -signal.SIGKILL)
+    finally:
+        for pid in [parent.pid, *launchers, *ranks]:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_the_ranks_end_when_mpiexec_is_killed(tmp_path):
+    parent, launchers, ranks = _start_run(tmp_path)
+    try:
+        for m in launchers:
+            os.kill(m, signal.SIGKILL)
+        assert not _all_gone(ranks), "ranks outlived their mpiexec"
+        assert parent.wait(timeout=30) == 128 + signal.SIGKILL
+    finally:
+        for pid in [parent.pid, *launchers, *ranks]:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
