@@ -56,7 +56,8 @@ def record(cls: type | None = None, /, **options: Any) -> Any:
 class _MethodCode:
     """Code objects of the methods dataclasses generates, by source, loaded from and saved to
     ``records-<python>.marshal`` in dataplane's cache folder (``DATAPLANE_CACHE_DIR``, else
-    ``$XDG_CACHE_HOME/dataplane`` or ``~/.cache/dataplane``; ``DATAPLANE_CACHE=off`` turns it off).
+    ``$XDG_CACHE_HOME/dataplane`` or ``~/.cache/dataplane``; ``DATAPLANE_CACHE=off`` turns it off;
+    loaded only when this user owns it and no one else may write it, ``cache_files``).
     ``exec`` runs a source string exactly as the builtin does (compiled as ``<string>`` with no
     ``__future__`` flags of this module), from its cached code. CPython only: marshal's format
     and code objects belong to one interpreter version."""
@@ -68,9 +69,9 @@ class _MethodCode:
         self.added = False
 
     def path(self) -> str:
-        folder = os.environ.get("DATAPLANE_CACHE_DIR") or os.path.join(
-            os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "dataplane")
-        return os.path.join(folder, f"records-{sys.implementation.cache_tag}-{sys.hexversion:x}.marshal")
+        from dataplane.cache_files import cache_root
+
+        return os.path.join(cache_root(), f"records-{sys.implementation.cache_tag}-{sys.hexversion:x}.marshal")
 
     def exec(self, source: Any, globals_: Any = None, locals_: Any = None) -> None:
         if not isinstance(source, str):
@@ -85,11 +86,15 @@ class _MethodCode:
         return builtins.exec(code, globals_, locals_)
 
     def _load(self) -> dict[str, Any]:
+        from pathlib import Path
+
+        from dataplane.cache_files import read_trusted
+
+        raw = read_trusted(Path(self.path()))
         try:
-            with open(self.path(), "rb") as f:
-                got = marshal.loads(f.read())   # marshal.load(f) reads in small pieces: 6x slower
+            got = marshal.loads(raw) if raw is not None else {}
             return got if isinstance(got, dict) else {}
-        except (OSError, EOFError, ValueError, TypeError):
+        except (EOFError, ValueError, TypeError):
             return {}
 
     def _save(self) -> None:
@@ -97,10 +102,14 @@ class _MethodCode:
         if not self.added or self.code is None:
             return
         import tempfile
+        from pathlib import Path
+
+        from dataplane.cache_files import private_folder
 
         path = self.path()
+        if not private_folder(Path(path).parent):
+            return
         try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".records-")
             with os.fdopen(fd, "wb") as f:
                 marshal.dump(self.code, f)

@@ -8,7 +8,8 @@ under ``code/``), keyed by a hash of the interpreter's version, the file name an
 written beside their name and renamed into place; a hit marks its entry used, and a store
 that finds more than ``KEEP`` removes the least recently used. CPython only (marshal's code format is
 one interpreter version's), off with ``DATAPLANE_CACHE=off``; a folder that cannot be written
-or an entry that does not load is a miss.
+or an entry that does not load is a miss, and so is an entry or folder another user owns or
+may write (``cache_files``).
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ KEEP = 512
 
 def compiled(text: str, filename: str) -> CodeType:
     """``compile(text, filename, "exec")``, through the cache (see the module's docstring)."""
+    from dataplane.cache_files import private_folder, read_trusted
     from dataplane.lang.compile_cache import cache_dir, enabled
 
     if not _ON or len(text) < _MIN_TEXT or not enabled():
@@ -32,16 +34,18 @@ def compiled(text: str, filename: str) -> CodeType:
     key = hashlib.sha256(f"{sys.version}\0{filename}\0".encode() + text.encode("utf-8", "surrogatepass")).hexdigest()
     folder = cache_dir() / "code"
     path = folder / f"{key}.marshal"
+    raw = read_trusted(path)
     try:
-        code = marshal.loads(path.read_bytes())
+        code = marshal.loads(raw) if raw is not None else None
         if isinstance(code, CodeType):
             os.utime(path)      # recently used: the last to go when the folder is pruned
             return code
     except (OSError, EOFError, ValueError, TypeError):
         pass
     code = compile(text, filename, "exec")
+    if not private_folder(folder):
+        return code
     try:
-        folder.mkdir(parents=True, exist_ok=True)
         import tempfile  # only on a miss
 
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")

@@ -11,7 +11,8 @@ entry, and an entry that does not load (truncated, from another version) counts 
 and is replaced.
 
 Where: ``$DATAPLANE_CACHE_DIR``, else ``$XDG_CACHE_HOME/dataplane``, else
-``~/.cache/dataplane``. ``DATAPLANE_CACHE=off`` (or ``0``/``no``) turns it off; a cache
+``~/.cache/dataplane`` (``cache_files``, which makes it private and loads only files this user
+owns and no one else may write). ``DATAPLANE_CACHE=off`` (or ``0``/``no``) turns it off; a cache
 directory that cannot be written is skipped silently (the program compiles as before).
 Only programs that compile without errors are stored, and at most ``KEEP`` of them: a hit
 marks its entry used (its modification time), and a store that finds more removes the least
@@ -43,11 +44,9 @@ def enabled() -> bool:
 
 def cache_dir() -> Path:
     """The folder entries live in (see the module's docstring)."""
-    explicit = os.environ.get("DATAPLANE_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "dataplane"
+    from dataplane.cache_files import cache_root
+
+    return cache_root()
 
 
 @lru_cache(maxsize=1)
@@ -127,11 +126,10 @@ def _key(text: str, source: str, files: list[str], policy: WarningPolicy) -> str
 
 
 def _load(entry: Path):
-    try:
-        raw = entry.read_bytes()
-    except OSError:
-        return None
-    if not raw.startswith(FORMAT + b"\n"):
+    from dataplane.cache_files import read_trusted
+
+    raw = read_trusted(entry)
+    if raw is None or not raw.startswith(FORMAT + b"\n"):
         return None
     try:
         return pickle.loads(raw[len(FORMAT) + 1:])
@@ -144,8 +142,11 @@ def _store(entry: Path, value) -> None:
         data = FORMAT + b"\n" + pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:     # something in this program's IR does not pickle: it is simply not cached
         return
+    from dataplane.cache_files import private_folder
+
+    if not private_folder(entry.parent):
+        return
     try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
         import tempfile  # only on a miss: a hit does not pay for its imports
 
         fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".pickle")
