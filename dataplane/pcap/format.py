@@ -22,6 +22,13 @@ PCAPNG_SPB = 3
 PCAPNG_EPB = 6
 
 LINKTYPE_ETHERNET = 1
+# What a capture fed to a switch may hold: its frames go to the P4 parser as they are, and the
+# programs (like BMv2's ports) take Ethernet frames. Names for the link types users meet most,
+# from tcpdump.org's LINKTYPE_ list, so the error says what the file holds.
+ETHERNET_ONLY = frozenset({LINKTYPE_ETHERNET})
+LINKTYPE_NAMES = {0: "NULL (BSD loopback)", 1: "ETHERNET", 101: "RAW (IP packets)", 105: "IEEE802_11 (Wi-Fi)",
+                  113: "LINUX_SLL (Linux cooked capture)", 127: "IEEE802_11_RADIOTAP", 228: "IPV4", 229: "IPV6",
+                  276: "LINUX_SLL2 (Linux cooked capture v2)"}
 RECORD_HEADER = 16
 # No real link layer captures more than this in one record; a larger length means the
 # bytes are not a record (a corrupt file), and reading on would only allocate garbage.
@@ -52,6 +59,14 @@ def truncated(path: object, index: int, got: int, want: int) -> PcapError:
 
 def not_a_capture(path: object, why: str) -> PcapError:
     return PcapError(f"{path}: cannot read as a pcap file ({why})")
+
+
+def unsupported_linktype(path: object, linktype: int, accepted: frozenset[int], where: str = "") -> PcapError:
+    """The error for a capture whose frames are not of a link type in ``accepted``."""
+    def named(n: int) -> str:
+        return f"{n} ({LINKTYPE_NAMES[n]})" if n in LINKTYPE_NAMES else str(n)
+    return PcapError(f"{path}: {where}link type {named(linktype)} is not supported: dataplane reads captures of "
+                     f"link type {', '.join(named(n) for n in sorted(accepted))}")
 
 
 def empty(path: object) -> PcapError:

@@ -16,6 +16,7 @@ from dataplane.pcap.format import (
     empty,
     not_a_capture,
     truncated,
+    unsupported_linktype,
 )
 from dataplane.pcap.stream import ChunkBuffer
 
@@ -61,11 +62,12 @@ def _interface(body: bytes, order: str) -> Interface:
 
 
 def iter_blocks(src: ChunkBuffer, path: object, interfaces: list[Interface],
-                counter: list[int]) -> Iterator[tuple[int, bytes]]:
+                counter: list[int], linktypes: frozenset[int] | None = None) -> Iterator[tuple[int, bytes]]:
     """``(time_ns, captured bytes)`` of each packet block from the start of a pcapng file.
 
     ``interfaces`` is filled as IDBs are read (a new section starts it afresh); ``counter[0]``
-    counts packets for messages; a file without packets is an error. Simple Packet Blocks carry no timestamp: they get 0.
+    counts packets for messages; a file without packets is an error, and so is an interface
+    whose link type is not in ``linktypes`` (None: any). Simple Packet Blocks carry no timestamp: they get 0.
     """
     order = "<"
     index = counter[0]
@@ -123,4 +125,7 @@ def iter_blocks(src: ChunkBuffer, path: object, interfaces: list[Interface],
             counter[0] = index
             yield 0, body[4:4 + caplen]
         elif btype == PCAPNG_IDB:
-            interfaces.append(_interface(body, order))
+            iface = _interface(body, order)
+            if linktypes is not None and iface.linktype not in linktypes:
+                raise unsupported_linktype(path, iface.linktype, linktypes, f"interface {len(interfaces)}: ")
+            interfaces.append(iface)

@@ -5,7 +5,14 @@ from pathlib import Path
 from typing import Iterator
 
 from dataplane.pcap.classic import iter_records
-from dataplane.pcap.format import PCAPNG_SHB, PcapError, classic_header, not_a_capture
+from dataplane.pcap.format import (
+    ETHERNET_ONLY,
+    PCAPNG_SHB,
+    PcapError,
+    classic_header,
+    not_a_capture,
+    unsupported_linktype,
+)
 from dataplane.pcap.pcapng import Interface, iter_blocks
 from dataplane.pcap.stream import ChunkBuffer
 
@@ -17,10 +24,12 @@ class CaptureReader:
     ``byte_order`` (``"<"``/``">"``) and ``ns_per_unit`` (1 or 1000) come from the file header;
     for pcapng, ``interfaces`` fills as the file is read and ``linktype`` is the first one's.
     ``count`` is the number of packets read (up to date at the end, and at each 1 MiB chunk). A file that holds no packets is an error
-    when iteration ends, so callers need not count.
+    when iteration ends, so callers need not count. A link type outside ``linktypes`` (default:
+    Ethernet only; None takes any) is an error that names it: at the file header of a classic
+    pcap, at the interface description of a pcapng.
     """
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, linktypes: frozenset[int] | None = ETHERNET_ONLY):
         self.path = Path(path)
         try:
             self._f = open(self.path, "rb")
@@ -30,6 +39,7 @@ class CaptureReader:
         self.interfaces: list[Interface] = []
         self._counter = [0]
         self.linktype_classic = None
+        self.linktypes = linktypes
         self.snaplen = 0
         found = classic_header(head)
         if found is not None:
@@ -41,6 +51,9 @@ class CaptureReader:
             endian = "little" if self.byte_order == "<" else "big"
             self.snaplen = int.from_bytes(head[16:20], endian)
             self.linktype_classic = int.from_bytes(head[20:24], endian)
+            if linktypes is not None and self.linktype_classic not in linktypes:
+                self.close()
+                raise unsupported_linktype(self.path, self.linktype_classic, linktypes)
             self._src = ChunkBuffer(self._f)
             self.header_size = 24
         elif len(head) >= 4 and int.from_bytes(head[:4], "little") == PCAPNG_SHB:
@@ -64,7 +77,7 @@ class CaptureReader:
     def __iter__(self) -> Iterator[tuple[int, bytes]]:
         if self.format == "pcap":
             return iter_records(self._src, self.path, self.byte_order, self.ns_per_unit, self._counter)
-        return iter_blocks(self._src, self.path, self.interfaces, self._counter)
+        return iter_blocks(self._src, self.path, self.interfaces, self._counter, self.linktypes)
 
     def close(self) -> None:
         self._f.close()
@@ -76,12 +89,14 @@ class CaptureReader:
         self.close()
 
 
-def open_capture(path: str | Path) -> CaptureReader:
-    """Open a classic pcap or pcapng file (a :class:`PcapError` if it is neither)."""
-    return CaptureReader(path)
+def open_capture(path: str | Path, linktypes: frozenset[int] | None = ETHERNET_ONLY) -> CaptureReader:
+    """Open a classic pcap or pcapng file (a :class:`PcapError` if it is neither, or holds
+    another link type than ``linktypes``)."""
+    return CaptureReader(path, linktypes)
 
 
-def iter_packets(path: str | Path) -> Iterator[tuple[int, bytes]]:
-    """``(time_ns, bytes)`` of every packet, streamed; truncated, empty or foreign files raise :class:`PcapError`."""
-    with CaptureReader(path) as reader:
+def iter_packets(path: str | Path, linktypes: frozenset[int] | None = ETHERNET_ONLY) -> Iterator[tuple[int, bytes]]:
+    """``(time_ns, bytes)`` of every packet, streamed; truncated, empty or foreign files, and
+    link types outside ``linktypes``, raise :class:`PcapError`."""
+    with CaptureReader(path, linktypes) as reader:
         yield from reader

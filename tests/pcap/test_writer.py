@@ -33,7 +33,7 @@ def test_nanosecond_file_round_trips_through_scapy(tmp_path):
     with RawPcapReader(str(path)) as r:
         assert r.linktype == 228
         assert [(meta.sec * 10**9 + meta.usec, d) for d, meta in r] == list(zip(TIMES_NS, PACKETS))
-    assert list(iter_packets(path)) == list(zip(TIMES_NS, PACKETS))
+    assert list(iter_packets(path, linktypes=None)) == list(zip(TIMES_NS, PACKETS))
 
 
 @pytest.mark.parametrize("packets", [PACKETS, [bytes(range(64))] * 40], ids=["mixed", "fixed"])
