@@ -16,7 +16,7 @@ from dataplane import __version__
 from dataplane.cli_errors import error_message, report_internal, reported_errors
 from dataplane.cli_programs import load_switch as _load_switch
 from dataplane.cli_programs import make_policy, resolve_program, warning_options
-from dataplane.cli_types import SEED, OutputDir, OutputFile, Processes
+from dataplane.cli_types import SEED, OutputDir, OutputFile, Processes, remove_unwritten
 from dataplane.errors import CompileError, DataplaneError, InternalError
 from dataplane.progress import for_terminal
 
@@ -49,6 +49,19 @@ class _Commands(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*self.commands, *_LAZY})
+
+    def invoke(self, ctx: click.Context):
+        """The command, and after a failure (an error, a usage error, an interrupt) its new
+        ``--out`` folders removed if nothing was written in them (``cli_types.remove_unwritten``)."""
+        try:
+            return super().invoke(ctx)
+        except SystemExit as exit_:
+            if exit_.code not in (None, 0):
+                remove_unwritten(ctx)
+            raise
+        except BaseException:
+            remove_unwritten(ctx)
+            raise
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in self.commands and name in _LAZY:

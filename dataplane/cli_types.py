@@ -17,11 +17,15 @@ import click
 
 from dataplane.errors import shown
 
+_NEW_DIRS = "dataplane.new_output_dirs"     # ctx.meta key: (folder, nearest existing folder above it)
+
 
 class OutputDir(click.Path):
     """A folder to write into: checked when the command line is read (it, or the nearest folder
     above it that exists, must be a writable folder), made only when the command writes into it,
-    so a command that fails on its other input leaves no empty folder behind."""
+    so a command that fails on its other input leaves no empty folder behind. A folder that did
+    not exist is noted (in the context's ``meta``): if the command then fails with nothing
+    written there, ``remove_unwritten`` removes it and the folders made above it."""
 
     def __init__(self) -> None:
         super().__init__(file_okay=False, path_type=Path)
@@ -31,11 +35,33 @@ class OutputDir(click.Path):
         existing = Path(path).absolute()
         while not existing.exists() and existing != existing.parent:
             existing = existing.parent
+        if ctx is not None and existing != Path(path).absolute():
+            ctx.meta.setdefault(_NEW_DIRS, []).append((Path(path).absolute(), existing))
         if not existing.is_dir():
             self.fail(f"{value}: cannot create or write to this folder: {existing} is not a folder", param, ctx)
         if not os.access(existing, os.W_OK | os.X_OK) or str(existing.resolve()).startswith(("/proc", "/sys")):
             self.fail(f"{value}: cannot create or write to this folder: {existing} is not writable", param, ctx)
         return path
+
+
+def remove_unwritten(ctx: click.Context) -> None:
+    """After a failed command: remove each ``OutputDir`` folder it was to make that holds no file
+    (only empty folders, if any), and the empty folders it made above it; a folder that existed
+    when the command line was read is never touched."""
+    import shutil
+
+    for folder, existing in ctx.meta.pop(_NEW_DIRS, []):
+        if not folder.is_dir() or folder.is_symlink() or any(not p.is_dir() or p.is_symlink()
+                                                            for p in folder.rglob("*")):
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        above = folder.parent
+        while above != existing and existing in above.parents:
+            try:
+                above.rmdir()       # only if empty: another command may have put something there
+            except OSError:
+                break
+            above = above.parent
 
 
 class OutputFile(click.Path):

@@ -69,5 +69,7 @@ def test_an_ethernet_pcapng_is_read(tmp_path):
 def test_run_packet_refuses_it_with_an_error_line(tmp_path, suffix):
     path = tmp_path / f"cooked.{suffix}"
     (_classic if suffix == "pcap" else lambda p, lt: _pcapng(p, [lt]))(path, 113)
-    r = CliRunner().invoke(main, ["run-packet", "ipv4_router", "--pcap", str(path)])
+    out = tmp_path / "out"
+    r = CliRunner().invoke(main, ["run-packet", "ipv4_router", "--pcap", str(path), "--out", str(out)])
     assert r.exit_code == 1 and "error: " in r.output and "link type 113" in r.output and "Traceback" not in r.output
+    assert not out.exists()
