@@ -35,7 +35,7 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Callable
+from typing import Callable, Mapping
 
 from dataplane.net.parallel.runtime import ParallelError
 from dataplane.net.parallel.session import mpi_world_size
@@ -50,6 +50,9 @@ LAUNCHER_VAR = "DATAPLANE_LAUNCHER_PID"
 GRACE = 10.0             # seconds mpiexec has to end its ranks after a forwarded signal
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _PR_SET_PDEATHSIG = 1    # linux/prctl.h
+# The variables an Open MPI singleton (MPI_Init without mpiexec) sets in its own environment.
+_SINGLETON_VARS = ("OMPI_MCA_ess", "OMPI_MCA_orte_", "OMPI_MCA_pmix", "OMPI_APP_CTX_", "ORTE_", "PMIX_",
+                   "HFI_NO_BACKTRACE", "IPATH_NO_BACKTRACE")
 
 
 def mpiexec_path() -> str | None:
@@ -102,8 +105,19 @@ def relaunch(ranks: int, argv: list[str] | None = None, *, oversubscribe: bool =
     except ImportError:
         raise ParallelError("--ranks needs mpi4py: pip install 'dataplane[mpi]'") from None
     args = sys.argv[1:] if argv is None else argv
-    env = {**_OPENMPI_ENV, **os.environ, LAUNCHER_VAR: str(os.getpid())}
+    env = {**_OPENMPI_ENV, **launcher_environ(os.environ), LAUNCHER_VAR: str(os.getpid())}
     return run_launcher([exe, "-n", str(ranks), *self_command(*args)], env)
+
+
+def launcher_environ(environ: Mapping[str, str]) -> dict[str, str]:
+    """``environ`` without what Open MPI's singleton start put there: ``from mpi4py import MPI``
+    in a process mpiexec did not start (a test, a notebook, a program using the API) makes it an
+    MPI job of one and adds ``OMPI_MCA_ess=singleton``, its PMIx server's address and kin.
+    Inherited, they make a new mpiexec take itself for part of that job, and Open MPI 4's then
+    exits with status 1 without a word, its ranks never started."""
+    if environ.get("OMPI_MCA_ess") != "singleton":
+        return dict(environ)
+    return {k: v for k, v in environ.items() if not k.startswith(_SINGLETON_VARS)}
 
 
 def run_launcher(cmd: list[str], env: dict[str, str], grace: float = GRACE) -> int:

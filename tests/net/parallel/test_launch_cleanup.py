@@ -5,7 +5,9 @@ mpiexec answers SIGTERM and SIGINT by ending its ranks, but a killed mpiexec lea
 and each rank has a process group of its own, so no group signal reaches them all.
 
 Each case starts a run long enough to be cut (60 simulated seconds of all-to-all traffic),
-waits until both ranks run, ends it, and waits at most 30 s for every process to be gone."""
+waits until both ranks run, ends it, and waits at most 30 s for every process to be gone.
+And the launcher starts from a process that is itself an MPI singleton (what Open MPI put in
+that process's environment is not passed on)."""
 from __future__ import annotations
 
 import os
@@ -114,3 +116,33 @@ def test_the_ranks_end_when_mpiexec_is_killed(tmp_path):
         for pid in [parent.pid, *launchers, *ranks]:
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_ranks_start_from_a_process_that_is_an_mpi_singleton(tmp_path):
+    """``from mpi4py import MPI`` outside mpiexec makes a process an MPI job of one, with
+    OMPI_MCA_ess=singleton and its PMIx server in the environment; a --ranks run started from it
+    (a test suite, a notebook) inherited them and Open MPI's mpiexec exited 1 without a word."""
+    import sys
+
+    # (Open MPI sets them with C's setenv: os.environ does not show them, the children inherit them)
+    code = ("from mpi4py import MPI; import subprocess, sys\n"
+            "assert 'singleton' in subprocess.run(['env'], capture_output=True, text=True).stdout\n"
+            f"sys.exit(subprocess.call({dataplane_command('run', '--ranks', '2', '--duration', '1us', '--json')!r}))")
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if cpus < 2:
+        code = code.replace("'--json'", "'--json', '--oversubscribe'")
+    env = {k: v for k, v in os.environ.items() if k != "DATAPLANE_MPIEXEC"}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert '"hosts"' in proc.stdout
+
+
+def test_only_a_singletons_variables_are_left_out():
+    from dataplane.net.parallel.launch import launcher_environ
+
+    mine = {"PATH": "/bin", "OMPI_MCA_btl": "self,vader", "PMIX_MCA_x": "1"}
+    assert launcher_environ(mine) == mine                       # not a singleton: all of it passes
+    singleton = {**mine, "OMPI_MCA_ess": "singleton", "OMPI_MCA_orte_launch": "1", "PMIX_RANK": "0",
+                 "PMIX_SERVER_URI4": "x;tcp4://127.0.0.1:1", "OMPI_APP_CTX_NUM_PROCS": "1",
+                 "ORTE_SCHIZO_DETECTION": "ORTE"}
+    assert launcher_environ(singleton) == {"PATH": "/bin", "OMPI_MCA_btl": "self,vader"}
