@@ -21,7 +21,7 @@ from dataplane.net.devices.link import wire_bytes
 from dataplane.net.hosts import packets as pk
 from dataplane.net.hosts.host import Host, Timer, _ip
 
-__all__ = ["DcqcnSender"]
+__all__ = ["DcqcnSender", "ReactionPoint"]
 
 
 class DcqcnSender:
@@ -69,10 +69,7 @@ class DcqcnSender:
         self._gen = 0
         self._due = float(start_ns)        # ideal time of the next packet
         self._last_due = float(start_ns)   # ideal time of the last one sent
-        self._alpha_timer: Timer | None = None
-        self._rate_timer: Timer | None = None
-        self._decrease_timer: Timer | None = None
-        self._alpha_flag = self._decrease_flag = False
+        self.rp = ReactionPoint(host, self.cc, self.params, self._rate_changed, lambda: self.done)
         self.done = False
         self.done_ns: int | None = None
         self.rate_log: list[tuple[int, float]] = [(start_ns, self.cc.rc)]
@@ -138,9 +135,7 @@ class DcqcnSender:
     def _finish(self) -> None:
         self.done = True
         self.done_ns = self.sim.now
-        for t in (self._alpha_timer, self._rate_timer, self._decrease_timer):
-            if t is not None:
-                t.cancel()
+        self.rp.cancel()
         if self.on_done is not None:
             self.on_done(self)
 
@@ -150,12 +145,39 @@ class DcqcnSender:
         if not self.cc_enabled or self.done:
             self.stats["ignored_cnps"] += 1
             return
+        self.rp.on_cnp()
+
+
+class ReactionPoint:
+    """The timers of DCQCN's reaction point for one flow on ``host``: what a CNP does to
+    ``cc`` (a ``DcqcnRateControl``) and the alpha and rate-increase timers that follow it.
+    ``on_rate_change()`` runs whenever RC may have changed; while ``done()`` the timers stop
+    (the next CNP starts them again).
+    Shared by ``DcqcnSender`` and the RDMA queue pairs (``dataplane.net.rdma``)."""
+
+    def __init__(self, host: Host, cc: DcqcnRateControl, params: DcqcnParams, on_rate_change: Callable[[], None],
+                 done: Callable[[], bool]):
+        self.host, self.cc, self.params = host, cc, params
+        self._rate_changed, self._done = on_rate_change, done
+        self._alpha_timer: Timer | None = None
+        self._rate_timer: Timer | None = None
+        self._decrease_timer: Timer | None = None
+        self._alpha_flag = self._decrease_flag = False
+
+    def on_cnp(self) -> None:
+        """A CNP for this flow (the caller has checked that congestion control is on)."""
         if self.params.rate_decrease_interval_ns is not None:
             self._cnp_flagged()
             return
         self.cc.on_cnp()
         self._restart_timers()
         self._rate_changed()
+
+    def cancel(self) -> None:
+        """Stop every timer (the flow is done)."""
+        for t in (self._alpha_timer, self._rate_timer, self._decrease_timer):
+            if t is not None:
+                t.cancel()
 
     # The NIC's periodic form (DcqcnParams.rate_decrease_interval_ns; HPCC rdma-hw.cc
     # cnp_received_mlx): a CNP sets two flags, read by an alpha tick and a decrease check that run
@@ -172,14 +194,16 @@ class DcqcnSender:
             self._decrease_timer = self.host.timer(interval + 1, self._on_decrease_check)
 
     def _on_alpha_tick(self) -> None:
-        if self.done:
+        if self._done():
+            self._alpha_timer = None
             return
         self.cc.on_alpha_tick(self._alpha_flag)
         self._alpha_flag = False
         self._alpha_timer = self.host.timer(self.params.alpha_timer_ns, self._on_alpha_tick)
 
     def _on_decrease_check(self) -> None:
-        if self.done:
+        if self._done():
+            self._decrease_timer = None     # a later CNP starts the ticks again
             return
         interval = self.params.rate_decrease_interval_ns
         assert interval is not None
@@ -202,13 +226,15 @@ class DcqcnSender:
         self._rate_timer = self.host.timer(p.rate_timer_ns, self._on_rate_timer)
 
     def _on_alpha_timer(self) -> None:
-        if self.done:
+        if self._done():
+            self._alpha_timer = None
             return
         self.cc.on_alpha_timer()
         self._alpha_timer = self.host.timer(self.params.alpha_timer_ns, self._on_alpha_timer)
 
     def _on_rate_timer(self) -> None:
-        if self.done:
+        if self._done():
+            self._rate_timer = None
             return
         before = self.cc.rc
         self.cc.on_rate_timer()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import struct
 import weakref
-from typing import Protocol
+from typing import Callable, Protocol
 
 from dataplane.net.hosts import packets as pk
 from dataplane.net.hosts.host import Host
@@ -78,6 +78,9 @@ class RoceEndpoint:
         self.host = host
         self.senders: dict[int, CnpHandler] = {}
         self.receivers: dict[int, DataHandler] = {}
+        # Asked for a QP that is not registered, before the packet is counted unknown: a queue pair
+        # made on its first packet (``dataplane.net.rdma``'s connections, numbered by rule).
+        self.factory: Callable[[int], DataHandler | None] | None = None
         self.stats = {"cnps_received": 0, "data_received": 0, "unknown_qp": 0, "malformed": 0}
         host.bind_udp(ROCE_PORT, self._on_packet)
 
@@ -96,6 +99,8 @@ class RoceEndpoint:
             s.on_cnp(time_ns)
             return
         r = self.receivers.get(qp)
+        if r is None and self.factory is not None:
+            r = self.factory(qp)
         if r is None:
             self.stats["unknown_qp"] += 1
             return

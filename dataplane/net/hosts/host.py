@@ -45,6 +45,7 @@ _IPV4 = pk._IPV4
 _UDP = pk._UDP
 _MIN_IP_PAYLOAD = pk.ETH_MIN_FRAME - pk.ETH_HEADER_LEN - pk.IPV4_HEADER_LEN   # shorter IP packets get padded
 _BCAST_BYTES = pk.BROADCAST_MAC.to_bytes(6, "big")
+PULL_AHEAD = 2     # frames a puller keeps queued: one on the wire's heels, one more behind it
 
 
 class Host(ArpResolver, Node):
@@ -82,6 +83,7 @@ class Host(ArpResolver, Node):
         self._classes = HostClasses(self, spec.queues, spec.trust) \
             if spec.queues is not None and spec.queues.multiple else None
         self._refill_scheduled = False
+        self._puller: Callable[[], bool] | None = None   # the NIC's own sender (set_tx_puller)
         self._ident = 0
         self._next_port = 49152                     # ephemeral ports handed out in order (deterministic)
         self._next_echo_id = 1
@@ -142,6 +144,23 @@ class Host(ArpResolver, Node):
         t = Timer(fn, args)
         self.sim.schedule(delay_ns, t._fire)
         return t
+
+    def set_tx_puller(self, pull: Callable[[], bool] | None) -> None:
+        """Let the NIC pull its frames: ``pull()`` sends one packet (``send_udp`` and the like) and
+        returns True, or returns False when it has nothing to send now. It is called whenever
+        fewer than ``PULL_AHEAD`` frames wait in the port's queue, so a sender that keeps work
+        there goes out back to back at line rate, stops while PFC pauses the port, and never
+        overflows the transmit queue (an RDMA NIC's queue pairs, which are read from host
+        memory when the wire can take a frame). ``kick_tx`` says new work is there."""
+        self._puller = pull
+        if pull is not None:
+            self.kick_tx()
+
+    def kick_tx(self) -> None:
+        """Work for the puller: pull in a fresh event (never inside the caller)."""
+        if self._puller is not None and not self._refill_scheduled:
+            self._refill_scheduled = True
+            self.sim.schedule(0, self._refill)
 
     def send_udp(self, dst_ip: int | str, src_port: int, dst_port: int, payload: bytes, tos: int = 0) -> bool:
         """Send one UDP datagram; False if it was dropped at once (no route, host down, queue full)."""
@@ -246,7 +265,8 @@ class Host(ArpResolver, Node):
     def dequeue(self, port: Port, item: Any, enq_time: int, enq_depth: int) -> bytes | None:
         # A slot just freed in the port queue. Refill from the backlog in a new event: enqueueing
         # here would re-enter the port while it is between dequeue and starting transmission.
-        if (self._backlog or self._classes is not None and self._classes.waiting) and not self._refill_scheduled:
+        if (self._backlog or self._puller is not None or self._classes is not None and self._classes.waiting) \
+                and not self._refill_scheduled:
             self._refill_scheduled = True
             self.sim.schedule(0, self._refill)
         return item
@@ -256,11 +276,18 @@ class Host(ArpResolver, Node):
         port = self.ports.get(0)
         if self._classes is not None and port is not None:
             self._classes.refill(port)
+            if self._puller is not None and port.up:
+                while not self._classes.waiting and len(port.queue) < PULL_AHEAD and self.up and self._puller():
+                    pass
             return
         backlog = self._backlog
         while port is not None and backlog and not _full(port, len(backlog[0])):
             frame = backlog.popleft()
             port.enqueue(frame, len(frame))
+        pull = self._puller
+        if pull is not None and port is not None and port.up:
+            while not backlog and len(port.queue) < PULL_AHEAD and self.up and pull():
+                pass
 
     # ------------------------------------------------------------------ receive path
 

@@ -1,0 +1,27 @@
+"""A reliable RDMA-style transport on the hosts: queue pairs that move messages.
+
+What an RDMA NIC's reliable connection (RC) does, on RoCEv2 packets (UDP port 4791, shared
+with the DCQCN apps through ``dataplane.net.apps.dcqcn_wire.RoceEndpoint``):
+
+* ``wire``: the packets: SEND First/Middle/Last/Only with a 24-bit PSN, ACK and NAK
+  (sequence error) with an AETH, and the CNP of DCQCN;
+* ``qp``: ``QueuePair``, one end of a connection: messages posted with ``post_send`` leave
+  segmented into path-MTU packets and complete when acknowledged; the responder accepts packets
+  in PSN order only, acknowledges them (coalesced), NAKs the first gap, and hands each whole
+  message to ``on_message``; the requester goes back to the NAKed PSN (go-back-N, as RoCE NICs
+  do) or to the oldest unacknowledged one after ``rto_ns`` without progress;
+* ``nic``: ``RdmaNic``, the NIC of one host: it owns the host's queue pairs and sends for
+  them when the wire can take a frame (``Host.set_tx_puller``), acknowledgements first, then
+  one packet per active queue pair in turn; paused by PFC, it simply stops;
+* ``cc``: DCQCN on a queue pair: the reaction point (rate cuts on CNPs, recovery by timer and
+  byte counter; ``dataplane.net.apps.dcqcn_rate``) paces its packets, and the responder is the
+  notification point that answers CE marks with CNPs.
+
+The collectives (``dataplane.net.collectives``) run over it.
+"""
+from __future__ import annotations
+
+from dataplane.net.rdma.nic import RdmaNic
+from dataplane.net.rdma.qp import QpStats, QueuePair, TransportConfig
+
+__all__ = ["RdmaNic", "QueuePair", "QpStats", "TransportConfig"]

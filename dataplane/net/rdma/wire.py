@@ -1,0 +1,63 @@
+"""RoCEv2 reliable-connection packets: the opcodes, the BTH with its AckReq bit, the AETH.
+
+Layouts (InfiniBand Architecture Specification, vol. 1, ch. 9; RoCEv2 annex A17): every packet
+is a UDP datagram to port 4791 holding a 12-byte BTH (opcode, flags, P_Key, 8 reserved bits and
+the 24-bit destination QP, the AckReq bit, 7 reserved bits and the 24-bit PSN), then for an
+ACK/NAK a 4-byte AETH (8-bit syndrome, 24-bit MSN), then the payload, then a 4-byte ICRC
+(zeros here: nothing checks it). Syndromes: 0b000 in the top three bits is an ACK (the low
+five bits a credit count; 0x1F, "invalid", means no end-to-end credits), 0b011 a NAK whose low
+five bits say why (0: PSN sequence error).
+"""
+from __future__ import annotations
+
+import struct
+
+from dataplane.net.apps.dcqcn_wire import BTH, ICRC, OP_CNP, QP_MASK, cnp_payload
+from dataplane.net.hosts import packets as pk
+
+__all__ = ["OP_SEND_FIRST", "OP_SEND_MIDDLE", "OP_SEND_LAST", "OP_SEND_ONLY", "OP_ACK", "OP_CNP", "AETH",
+           "SYNDROME_ACK", "SYNDROME_NAK_SEQ", "ACK_REQ", "PSN_MASK", "HEADER_BYTES", "ACK_PAYLOAD_BYTES",
+           "data_header", "ack_payload", "cnp_payload", "frame_bytes", "psn_delta"]
+
+OP_SEND_FIRST = 0x00
+OP_SEND_MIDDLE = 0x01
+OP_SEND_LAST = 0x02
+OP_SEND_ONLY = 0x04
+OP_ACK = 0x11                  # RC Acknowledge: BTH + AETH
+AETH = struct.Struct("!I")     # syndrome(8) MSN(24)
+SYNDROME_ACK = 0x1F            # ACK, no end-to-end credit count
+SYNDROME_NAK_SEQ = 0x60        # NAK, PSN sequence error
+ACK_REQ = 1 << 31              # the BTH's AckReq bit, above the PSN
+PSN_MASK = QP_MASK             # PSNs are 24 bits
+PSN_HALF = 1 << 23
+_PKEY = 0xFFFF
+
+#: What a data packet adds to its payload inside the UDP datagram (BTH and ICRC).
+HEADER_BYTES = BTH.size + len(ICRC)
+ACK_PAYLOAD_BYTES = BTH.size + AETH.size + len(ICRC)
+_ROCE_FRAME = pk.ETH_HEADER_LEN + pk.IPV4_HEADER_LEN + pk.UDP_HEADER_LEN + HEADER_BYTES
+
+
+def data_header(opcode: int, dest_qp: int, psn: int, ack_req: bool) -> bytes:
+    """The BTH of a SEND packet."""
+    return BTH.pack(opcode, 0, _PKEY, dest_qp & QP_MASK, (ACK_REQ if ack_req else 0) | (psn & PSN_MASK))
+
+
+def ack_payload(dest_qp: int, psn: int, syndrome: int) -> bytes:
+    """The UDP payload of an ACK (``syndrome`` ``SYNDROME_ACK``: every PSN up to ``psn`` arrived)
+    or a NAK (``SYNDROME_NAK_SEQ``: ``psn`` is the one expected)."""
+    return BTH.pack(OP_ACK, 0, _PKEY, dest_qp & QP_MASK, psn & PSN_MASK) + AETH.pack(syndrome << 24) + ICRC
+
+
+def frame_bytes(payload_bytes: int) -> int:
+    """Captured bytes of a data frame carrying ``payload_bytes`` of message (Ethernet to ICRC,
+    padded to Ethernet's minimum)."""
+    return max(pk.ETH_MIN_FRAME, _ROCE_FRAME + payload_bytes)
+
+
+def psn_delta(wire_psn: int, base: int) -> int:
+    """How far the 24-bit ``wire_psn`` is ahead of the full PSN ``base`` (negative: behind),
+    by serial-number arithmetic: within half the PSN space either way."""
+    d = (wire_psn - base) & PSN_MASK
+    return d - (1 << 24) if d >= PSN_HALF else d
+
