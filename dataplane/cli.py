@@ -39,7 +39,8 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 # The network commands, imported only when one runs (or ``--help`` lists them): run-packet and
 # compile do not pay for their modules' imports and option decorators.
 _LAZY = {"run": ("dataplane.cli_net", "run_command"), "topo": ("dataplane.cli_net", "topo_group"),
-         "scenario": ("dataplane.cli_scenarios", "scenario_group"), "serve": ("dataplane.cli_serve", "serve_command"),
+         "scenario": ("dataplane.cli_scenarios", "scenario_group"),
+         "collective": ("dataplane.cli_collective", "collective_command"), "serve": ("dataplane.cli_serve", "serve_command"),
          "report": ("dataplane.cli_report", "report_command"), "exec": ("dataplane.cli_netns", "exec_command"),
          "console": ("dataplane.cli_netns", "console_command"), "cleanup": ("dataplane.cli_netns", "cleanup_command")}
 

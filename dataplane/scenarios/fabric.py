@@ -1,0 +1,145 @@
+"""The AI fabric the collective command and the training scenario run on.
+
+``FabricConfig`` names a topology, either generated (``fat-tree`` with ``k``, ``leaf-spine``
+with ``leaves``/``spines``/``hosts_per_leaf``, ``dragonfly``) or a topology file (YAML or the
+P4 tutorials' JSON, switches with their own programs and entries). A generated fabric runs
+``programs/ecn.p4`` on every switch with the generator's routes (ECMP over all shortest paths),
+links of ``bandwidth`` (hosts) and ``fabric_bandwidth`` (between switches, leaf-spine), a byte
+buffer per egress port, PFC on every switch when ``pfc`` (XOFF/XON per ingress port: a
+lossless fabric, as RoCE runs), and RED/ECN marking from a DCQCN profile when ``ecn``.
+``build_fabric`` makes the network (this rank's part under mpiexec) and says which hosts share
+a rack (the switch their NIC is cabled to), for hierarchical algorithms and placement.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dataplane.net.topology.spec import HostSpec, LinkSpec, SwitchSpec, TopologySpec
+
+__all__ = ["FabricConfig", "Fabric", "build_fabric", "GENERATED"]
+
+GENERATED = ("fat-tree", "leaf-spine", "dragonfly")
+
+
+@dataclass
+class FabricConfig:
+    """What to build (module docstring). Sizes in bytes, rates and times as unit strings."""
+
+    topology: str = "fat-tree"
+    k: int = 4
+    leaves: int = 4
+    spines: int = 2
+    hosts_per_leaf: int = 4
+    bandwidth: str = "100Gbps"
+    fabric_bandwidth: str | None = None
+    latency: str = "1us"
+    mtu: int = 9000
+    buffer_bytes: int = 16_000_000
+    pfc: bool = True
+    pfc_xoff_bytes: int = 1_000_000
+    pfc_xon_bytes: int = 500_000
+    ecn: bool = False
+    ecn_profile: str = "dcqcn-paper"
+    seed: int = 1
+
+    def describe(self) -> str:
+        if self.topology == "fat-tree":
+            shape = f"fat-tree k={self.k}"
+        elif self.topology == "leaf-spine":
+            shape = f"leaf-spine {self.leaves}x{self.spines}, {self.hosts_per_leaf} hosts per leaf"
+        else:
+            shape = self.topology
+        return f"{shape}, {self.bandwidth} host links, {self.latency} per link"
+
+
+@dataclass
+class Fabric:
+    """A built fabric: the network, its hosts in order, each host's rack, its topology spec."""
+
+    net: Any
+    hosts: list[Any]
+    rack_of: dict[str, str]
+    spec: TopologySpec
+    config: FabricConfig
+    notes: list[str] = field(default_factory=list)
+
+    def racks(self, hosts: list[Any]) -> list[list[int]]:
+        """The indexes into ``hosts`` grouped by rack, racks in order of first appearance."""
+        groups: dict[str, list[int]] = {}
+        for i, h in enumerate(hosts):
+            groups.setdefault(self.rack_of.get(h.name, h.name), []).append(i)
+        return list(groups.values())
+
+
+def _generated(cfg: FabricConfig):
+    from dataplane.net.topology import generators
+
+    if cfg.topology == "fat-tree":
+        return generators.fat_tree(cfg.k, bandwidth=cfg.bandwidth, latency=cfg.latency)
+    if cfg.topology == "leaf-spine":
+        return generators.leaf_spine(cfg.leaves, cfg.spines, cfg.hosts_per_leaf, bandwidth=cfg.bandwidth,
+                                     latency=cfg.latency, fabric_bandwidth=cfg.fabric_bandwidth)
+    return generators.dragonfly(bandwidth=cfg.bandwidth, latency=cfg.latency)
+
+
+def build_fabric(cfg: FabricConfig) -> Fabric:
+    """Build the network ``cfg`` describes (module docstring)."""
+    from dataplane.net.parallel.session import build_network
+
+    if cfg.topology in GENERATED:
+        return _build_generated(cfg)
+    from dataplane.net.topology.load import load_topology
+    from dataplane.resources import builtin_topology
+
+    path = Path(cfg.topology)
+    if not path.exists():
+        path = builtin_topology(cfg.topology)
+    spec = load_topology(path)
+    net = build_network(spec, seed=cfg.seed)
+    rack_of = {}
+    for link in spec.links:
+        for (a, _), (b, _) in ((link.a, link.b), (link.b, link.a)):
+            if a in spec.hosts and b not in spec.hosts:
+                rack_of[a] = b
+    return Fabric(net, [net.host(h) for h in spec.hosts], rack_of, spec, cfg)
+
+
+def _build_generated(cfg: FabricConfig) -> Fabric:
+    from dataplane.control.loader import apply_runtime_config
+    from dataplane.control.runtime_json import parse_runtime_json
+    from dataplane.net.apps.dcqcn_profiles import get_profile
+    from dataplane.net.core.units import parse_rate, parse_time
+    from dataplane.net.devices.queue_bytes import attach_queue_bytes
+    from dataplane.net.parallel.session import build_network
+    from dataplane.net.topology.generators import runtime_json_text
+    from dataplane.resources import builtin_program
+
+    gen = _generated(cfg)
+    program = builtin_program("ecn")
+    spec = TopologySpec(gen.name)
+    params = {"pfc": {"xoff": cfg.pfc_xoff_bytes, "xon": cfg.pfc_xon_bytes}} if cfg.pfc else {}
+    for name in gen.switches:
+        spec.switches[name] = SwitchSpec(name, program, params=dict(params))
+    for name, gh in gen.hosts.items():
+        spec.hosts[name] = HostSpec(name, gh.mac, gh.ip, gh.prefix_len, gh.gateway, dict(gh.static_arp))
+    rate, latency = parse_rate(cfg.bandwidth), parse_time(cfg.latency)
+    for i, (a, b) in enumerate(gen.links):
+        extra = gen.link_params.get(i, {})
+        bw, lat = extra.get("bandwidth"), extra.get("latency")
+        spec.links.append(LinkSpec(a, b, parse_rate(bw) if bw else rate, parse_time(lat) if lat else latency,
+                                   (cfg.buffer_bytes, "bytes"), cfg.mtu))
+    net = build_network(spec, seed=cfg.seed)
+    profile = get_profile(cfg.ecn_profile).at_rate(rate) if cfg.ecn else None
+    for name, node in net.switches.items():
+        apply_runtime_config(node.api, parse_runtime_json(runtime_json_text(gen.entries[name]), f"<{name}>"))
+        if profile is not None:
+            node.api.table_set_default("MyEgress.ecn_profile", "MyEgress.ecn_red", {
+                "kmin": profile.kmin_bytes, "kmax": profile.kmax_bytes, "pmax": round(profile.pmax * 65536)})
+    for node in list(net.switches.values()) + list(net.hosts.values()):
+        for port in node.ports.values():
+            port.record_depth = False
+    attach_queue_bytes(net)
+    rack_of = {name: gh.switch for name, gh in gen.hosts.items()}
+    return Fabric(net, [net.host(h) for h in gen.hosts], rack_of, spec, cfg)

@@ -1,0 +1,33 @@
+"""``dataplane collective`` on 2 MPI ranks prints what one process prints (skipped without MPI)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from functools import lru_cache
+
+import pytest
+
+from dataplane.net.parallel.launch import mpi_available
+from dataplane.testing.processes import dataplane_command
+
+
+@lru_cache(maxsize=1)
+def _mpi_works() -> bool:
+    if not mpi_available():
+        return False
+    return subprocess.run([sys.executable, "-c", "from mpi4py import MPI"], capture_output=True).returncode == 0
+
+
+pytestmark = [pytest.mark.no_pypy, pytest.mark.skipif(not _mpi_works(), reason="needs MPI (mpiexec) and mpi4py")]
+
+
+@pytest.mark.parametrize("op, algo", [("allreduce", "ring"), ("alltoall", "direct")])
+def test_a_collective_is_identical_on_one_and_two_ranks(op, algo):
+    args = ["collective", op, "--algo", algo, "--topology", "fat-tree", "--k", "4", "--sizes", "4K:64K",
+            "--factor", "16", "--json"]
+    outs = []
+    for ranks in ("1", "2"):
+        proc = subprocess.run(dataplane_command(*args, "--ranks", ranks), capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        outs.append(proc.stdout)
+    assert outs[0] == outs[1] and '"wrong": 0' in outs[0]
