@@ -1,4 +1,4 @@
-"""Build hook: ship the top-level grammar/, programs/ and topologies/ inside the wheel.
+"""Build hook: ship the top-level grammar/, programs/, topologies/ and jobs/ inside the wheel.
 
 They live at the repository root so that users and editors find them there; a
 non-editable install copies them under ``dataplane/_data/`` where
@@ -10,7 +10,7 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
-SHIPPED_DIRS = ("grammar", "programs", "topologies")
+SHIPPED_DIRS = ("grammar", "programs", "topologies", "jobs")
 
 
 class BuildWithData(build_py):

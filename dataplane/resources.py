@@ -14,7 +14,7 @@ _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 def data_dir(name: str) -> Path:
-    """Return the directory ``name`` (``grammar``, ``programs`` or ``topologies``)."""
+    """Return the directory ``name`` (``grammar``, ``programs``, ``topologies`` or ``jobs``)."""
     installed = _PACKAGE_DIR / "_data" / name
     if installed.is_dir():
         return installed
@@ -37,6 +37,11 @@ def builtin_program(name: str) -> Path:
 def builtin_topology(name: str) -> Path:
     """Path of a built-in topology (``leaf-spine``, ``basic``, ``vxlan-dpu``), with or without ``.yaml``."""
     return _builtin("topologies", name, ".yaml", "topology")
+
+
+def builtin_job(name: str) -> Path:
+    """Path of a built-in training job (``jobs/``), with or without ``.yaml``."""
+    return _builtin("jobs", name, ".yaml", "training job")
 
 
 def _builtin(folder: str, name: str, suffix: str, what: str) -> Path:

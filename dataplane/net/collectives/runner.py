@@ -12,14 +12,11 @@ None: then messages carry zeros and only their sizes count.
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from dataplane.net.collectives.plan import Op
-
-if TYPE_CHECKING:
-    from dataplane.net.collectives.comm import CommRank
 
 __all__ = ["PlanRun"]
 
@@ -27,9 +24,9 @@ Key = tuple[int, int]          # (peer, channel)
 
 
 class PlanRun:
-    """The ops of one rank for one collective (module docstring)."""
+    """The ops of one rank for one collective (module docstring); ``crank`` is its ``CommRank``."""
 
-    def __init__(self, crank: "CommRank", ops: Sequence[Op], elem_bytes: int, buffers: list[Any] | None,
+    def __init__(self, crank: Any, ops: Sequence[Op], elem_bytes: int, buffers: list[Any] | None,
                  on_done: Callable[["PlanRun"], None], label: str = ""):
         self.crank, self.ops, self.elem_bytes = crank, ops, elem_bytes
         self.buffers, self.on_done, self.label = buffers, on_done, label

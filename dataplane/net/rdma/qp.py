@@ -21,16 +21,13 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from dataplane.net.apps.dcqcn_rate import DcqcnParams, DcqcnRateControl
 from dataplane.net.apps.dcqcn_rp import ReactionPoint
 from dataplane.net.apps.dcqcn_wire import CNP_TOS, ROCE_PORT
 from dataplane.net.hosts import packets as pk
 from dataplane.net.rdma import wire
-
-if TYPE_CHECKING:
-    from dataplane.net.rdma.nic import RdmaNic
 
 __all__ = ["TransportConfig", "QueuePair", "QpStats"]
 
@@ -102,10 +99,11 @@ class _Inbound:
 
 
 class QueuePair:
-    """One end of a reliable connection from ``nic``'s host (``qpn``) to ``remote_qpn`` at
-    ``remote_ip``. ``src_port`` is the UDP source port of its packets (the flow's ECMP entropy)."""
+    """One end of a reliable connection from ``nic``'s host (``qpn``; ``nic`` is its ``RdmaNic``)
+    to ``remote_qpn`` at ``remote_ip``. ``src_port`` is the UDP source port of its packets (the
+    flow's ECMP entropy)."""
 
-    def __init__(self, nic: "RdmaNic", qpn: int, remote_ip: int, remote_qpn: int, config: TransportConfig, *,
+    def __init__(self, nic: Any, qpn: int, remote_ip: int, remote_qpn: int, config: TransportConfig, *,
                  src_port: int, on_message: OnMessage | None = None, keep_data: bool = False):
         self.nic, self.host, self.sim = nic, nic.host, nic.host.sim
         self.qpn, self.remote_ip, self.remote_qpn = qpn, remote_ip, remote_qpn

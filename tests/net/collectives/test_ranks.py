@@ -31,3 +31,16 @@ def test_a_collective_is_identical_on_one_and_two_ranks(op, algo):
         assert proc.returncode == 0, proc.stderr
         outs.append(proc.stdout)
     assert outs[0] == outs[1] and '"wrong": 0' in outs[0]
+
+
+def test_a_training_job_is_identical_on_one_and_two_ranks(tmp_path):
+    job = tmp_path / "job.yaml"
+    job.write_text("gpus: 16\nsteps: 2\nbucket: 256KiB\nparallel: {tensor: 2}\n"
+                   "model: {parameters: 400K, layers: 4, tokens: 8K, flops: 100T}\n")
+    args = ["scenario", "training", str(job), "--what-if", "straggler,flap", "--flap-for", "200us", "--json"]
+    outs = []
+    for ranks in ("1", "2"):
+        proc = subprocess.run(dataplane_command(*args, "--ranks", ranks), capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        outs.append(proc.stdout)
+    assert outs[0] == outs[1] and '"fault": "flap"' in outs[0]
