@@ -37,6 +37,7 @@ class PipelineState:
     digest_configs: dict[int, Any] = field(default_factory=dict)          # digest id -> DigestConfig
     idle_timeouts: dict[tuple[int, int], int] = field(default_factory=dict)  # (table, handle) -> ns
     clock: Any = None      # the device clock in µs (LiveSwitch.now_us), set when committed
+    ageing: Any = None     # idle.Ageing: the idle-timeout sweeps, from the first poll of this pipeline
 
     def __post_init__(self):
         self.index = P4InfoIndex(self.p4info)

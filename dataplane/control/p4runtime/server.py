@@ -229,9 +229,9 @@ class P4RuntimeService(p4runtime_pb2_grpc.P4RuntimeServicer):
             for receiver, values in state.switch.digests():
                 self.digests.add(state, receiver, values)
             messages = [p4runtime_pb2.StreamMessageResponse(digest=d) for d in self.digests.due(state)]
-            if state.idle_timeouts:
-                messages += [p4runtime_pb2.StreamMessageResponse(idle_timeout_notification=n)
-                             for n in idle.expired(state, state.now_us())]
+            # Every poll, so the sweeps keep BMv2's phase: from the pipeline's start, not the first entry.
+            messages += [p4runtime_pb2.StreamMessageResponse(idle_timeout_notification=n)
+                         for n in idle.expired(state, state.now_us())]
         for msg in messages:
             for s in self.arbiter.primaries():
                 s.send(msg)

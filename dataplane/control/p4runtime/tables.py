@@ -65,6 +65,7 @@ def write_table_entry(state: PipelineState, kind: int, entry: p4runtime_pb2.Tabl
         state.refs.pop((info.preamble.id, handle), None)
         state.direct_meter_configs.pop((info.preamble.id, handle), None)
         state.idle_timeouts.pop((info.preamble.id, handle), None)
+        idle.removed(state, info.preamble.id, handle)
         return
     else:
         raise invalid(f"unknown update type {kind}")
