@@ -34,9 +34,10 @@ def _resolve_topology(name: str | None) -> Path:
 
 @click.command("run")
 @click.argument("topology", required=False)
-@click.option("--program", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="P4 program for the switches the topology leaves without one (every switch of a "
-                   "tutorials topology.json); an error if the topology names a program for all of them.")
+@click.option("--program", type=click.Path(exists=True, dir_okay=False, path_type=Path), multiple=True,
+              help="P4 program for the switches whose topology names the same program (firewall.p4 for "
+                   "build/firewall.json) and for those that name none (most switches of a tutorials "
+                   "topology.json). Repeat it for several programs; one that runs on no switch is an error.")
 @click.option("--duration", type=Duration(), default="10ms", show_default=True,
               help="Simulated time to run, with its unit: ns, us, ms or s (a bare number is an error).")
 @click.option("--traffic", default="pingall", show_default=True,
@@ -79,7 +80,7 @@ def _resolve_topology(name: str | None) -> Path:
 @click.option("--name", "run_name", help="With namespace hosts: the run's name (default: the topology's).")
 @click.option("--console", "console", is_flag=True,
               help="With namespace hosts: open `dataplane console` on this terminal; leaving it ends the run.")
-def run_command(topology: str | None, program: Path | None, duration: int, traffic: str, events: Path | None,
+def run_command(topology: str | None, program: tuple[Path, ...], duration: int, traffic: str, events: Path | None,
                 seed: int, out: Path | None, report: Path | None, as_json: bool, serve: bool, grpc_base_port: int, grpc_host: str,
                 cpu_port: int | None, settle: int, werror: bool = False, ranks: int = 1, realtime: bool = False,
                 netns: bool = False, run_name: str | None = None, console: bool = False, max_streams: int = 128,
@@ -141,7 +142,9 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
         path = _resolve_topology(topology)
         line.stage(f"run {path.name}: building the network")
         until = duration
-        spec = load_topology(path, program=program) if program is not None else load_topology(path)
+        spec = load_topology(path, program=program) if program else load_topology(path)
+        if not as_json and parallel.on_root():
+            _print_programs(spec)
         if werror:
             check_topology_programs(spec, make_policy(True, ()))
         realtime_data = None
@@ -189,6 +192,8 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
         data = metrics.summary(net, tr.host_results()) if root else None
         if realtime_data is not None:
             data["realtime"] = realtime_data
+        if data is not None:
+            data["programs"] = _programs_json(spec)
         net.close()
         if recorder is not None and root:
             report_data = _report_data(net, recorder, tr, data, spec.name, traffic, until, events, seed)
@@ -226,7 +231,7 @@ def run_command(topology: str | None, program: Path | None, duration: int, traff
             click.echo(f"report written to {report}")
 
 
-def _check_ranks(ranks: int, oversubscribe: bool, topology: str | None, program: Path | None) -> None:
+def _check_ranks(ranks: int, oversubscribe: bool, topology: str | None, program: tuple[Path, ...]) -> None:
     """Before mpiexec starts: no more ranks than the topology has switches (and DPUs) to share
     out, a partition that exists, and no more than the CPUs unless ``--oversubscribe``."""
     from dataplane.net.parallel import launch
@@ -235,7 +240,7 @@ def _check_ranks(ranks: int, oversubscribe: bool, topology: str | None, program:
     from dataplane.net.topology.load import load_topology
 
     path = _resolve_topology(topology)
-    spec = load_topology(path, program=program) if program is not None else load_topology(path)
+    spec = load_topology(path, program=program) if program else load_topology(path)
     nodes = len(spec.switches) + len(spec.dpus)
     if ranks > nodes:
         raise click.BadParameter(f"{ranks} ranks for {path.name}'s {nodes} switch{'es' if nodes != 1 else ''}"
@@ -246,6 +251,24 @@ def _check_ranks(ranks: int, oversubscribe: bool, topology: str | None, program:
     except ParallelError as err:
         raise click.BadParameter(str(err), param_hint="'--ranks'") from None
     partition(spec, ranks)      # a topology that cannot be split so is refused here, not on every rank
+
+
+def _print_programs(spec) -> None:
+    """Which program each switch runs, and why (dataplane.net.topology.programs), before the run."""
+    from dataplane.net.topology.programs import describe, reason
+    from dataplane.progress import echo
+
+    for group in describe(spec.switches):
+        echo(f"{', '.join(group['switches'])}: {group['program']} ({reason(group)})", err=False)
+
+
+def _programs_json(spec) -> dict:
+    """``--json``'s "programs": switch -> {"program", "named" (what the topology names, or null),
+    "given" (true: a --program)}."""
+    from dataplane.net.topology.programs import display_path
+
+    return {name: {"program": display_path(sw.program), "named": sw.named_program, "given": sw.program_given}
+            for name, sw in spec.switches.items()}
 
 
 def _netns_host(sim, spec):

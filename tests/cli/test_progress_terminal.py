@@ -61,7 +61,8 @@ def test_run_on_a_terminal_shows_simulated_time_and_clears_it(tmp_path):
     assert code == 0, out
     assert "run leaf-spine: " in out and " of 1.00 ms simulated" in out and "%" in out
     progress, _, summary = out.replace("\r\n", "\n").rpartition("\r")   # the last \r ends the cleared line
-    assert progress.count("\n") == 0                       # the line was redrawn in place, never scrolled
+    # the line was redrawn in place, never scrolled: the one line printed is the switches' program, whole
+    assert progress.count("\n") == 1 and "\rspine1, spine2, leaf1, leaf2: ecmp_router (" in progress
     assert summary.startswith("topology leaf-spine:") and "simulated" not in summary.split("\n")[0]
 
 

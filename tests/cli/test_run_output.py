@@ -75,7 +75,7 @@ def test_program_drops_in_the_summary():
 def test_one_switch_is_singular():
     res = CliRunner().invoke(main, ["run", "basic", "--duration", "1ms"])
     assert res.exit_code == 0, res.output
-    assert res.output.startswith("topology basic: 1 switch, 3 hosts, 3 links;"), res.output
+    assert res.output.splitlines()[1].startswith("topology basic: 1 switch, 3 hosts, 3 links;"), res.output
 
 
 def test_config_file_errors_have_one_error_prefix(tmp_path):

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from dataplane.control.config_errors import ConfigError, read_text_file
 from dataplane.net.core.units import parse_packet_rate, parse_probability, parse_queue, parse_rate, parse_time
@@ -69,13 +69,13 @@ from dataplane.net.topology.addresses import (
 )
 from dataplane.net.topology.load_hosts import yaml_hosts
 from dataplane.net.topology.load_links import read_overhead, yaml_link
+from dataplane.net.topology.programs import ProgramArgs, as_list
 from dataplane.net.topology.reader import (
     MAX_PORT,
     PortBook,
     Reader,
     YamlSeq,
     load_yaml_text,
-    resolve_program_arg,
     show,
 )
 from dataplane.net.topology.spec import (
@@ -116,11 +116,13 @@ _IGNORED_TOP_FIELDS = {"mgmt", "prefix"}
 
 # ---- entry point --------------------------------------------------------------------------------------
 
-def load_topology(path: str | Path, program: str | Path | None = None) -> TopologySpec:
+def load_topology(path: str | Path, program: str | Path | Sequence[str | Path] | None = None) -> TopologySpec:
     """Read a topology file: ``.json`` as the tutorials' topology.json, anything else as YAML.
 
-    ``program`` (a .p4 path or a built-in program name) is the program of every switch that
-    does not name its own; the tutorials' format never names one, so it needs ``program``.
+    ``program`` (a .p4 path or a built-in program name, or several: ``dataplane run --program``)
+    replaces the program of the same name where a switch names one, and is the program of the
+    switches that name none (``dataplane.net.topology.programs``); most tutorials' switches name
+    none, so they need it.
     """
     path = Path(path)
     text = read_text_file(path, "topology file")
@@ -132,7 +134,7 @@ def load_topology(path: str | Path, program: str | Path | None = None) -> Topolo
 # ---- YAML -----------------------------------------------------------------------------------------------
 
 def load_yaml_topology(text: str, path: str | Path = "<topology.yaml>",
-                       program: str | Path | None = None) -> TopologySpec:
+                       program: str | Path | Sequence[str | Path] | None = None) -> TopologySpec:
     """Parse containerlab-style YAML (see the module docstring); paths resolve next to ``path``."""
     path = Path(path)
     r = Reader(path)
@@ -161,7 +163,8 @@ def load_yaml_topology(text: str, path: str | Path = "<topology.yaml>",
             r.unknown(d, _DEFAULT_FIELDS, where)
             for k, v in d.items():
                 defaults[k] = (v, r.line_of(d, k), f"{where}.{k}")
-    dflt = _Defaults(r, defaults, program)
+    dflt = _Defaults(r, defaults)
+    programs = ProgramArgs(as_list(program), r)
 
     spec = TopologySpec(name=name, source=path)
     if "nodes" not in topo:
@@ -171,6 +174,7 @@ def load_yaml_topology(text: str, path: str | Path = "<topology.yaml>",
     if not nodes:
         raise r.err(r.line_of(topo, "nodes"), "topology.nodes", "no nodes defined")
     pending_hosts: list[tuple[str, dict, int]] = []
+    pending_switches: list[tuple[str, dict, int]] = []
     for node_name, body in nodes.items():
         field = f"topology.nodes.{node_name}"
         line = r.line_of(nodes, node_name)
@@ -190,7 +194,7 @@ def load_yaml_topology(text: str, path: str | Path = "<topology.yaml>",
             spec.ranks[node_name] = (rank, r.line_of(body, "rank"))
         if kind in _SWITCH_KINDS:
             r.unknown(body, _SWITCH_FIELDS, field, _IGNORED_NODE_FIELDS)
-            spec.switches[node_name] = _yaml_switch(r, dflt, node_name, body, line)
+            pending_switches.append((node_name, body, line))
         elif kind in _HOST_KINDS:
             r.unknown(body, _HOST_FIELDS, field, _IGNORED_NODE_FIELDS)
             pending_hosts.append((node_name, body, line))
@@ -199,9 +203,16 @@ def load_yaml_topology(text: str, path: str | Path = "<topology.yaml>",
             spec.dpus[node_name] = _yaml_dpu(r, node_name, body, line)
         else:
             raise r.err(kline, f"{field}.kind", f"unknown kind {show(kind)} {_KINDS}", kind)
+    if programs:
+        named = {sw: _named(body, dflt.program_text) for sw, body, _ in pending_switches}
+        if "program" in defaults:
+            value, where, field = defaults["program"]
+            programs.plan(named, where, f"{field} names {show(value)} for every switch without its own")
+        else:
+            programs.plan(named, r.line_of(pending_switches[0][1], "program") if pending_switches else 1)
+    for node_name, body, line in pending_switches:
+        spec.switches[node_name] = _yaml_switch(r, dflt, programs, node_name, body, line)
     yaml_hosts(r, spec, pending_hosts)
-    if program is not None:
-        _check_program_used(r, program, spec, nodes, defaults)
 
     links = topo.get("links", YamlSeq())
     lline = r.line_of(topo, "links")
@@ -226,33 +237,17 @@ def load_yaml_topology(text: str, path: str | Path = "<topology.yaml>",
     return spec
 
 
-def _check_program_used(r: Reader, program: str | Path, spec: TopologySpec, nodes: dict,
-                        defaults: dict[str, tuple[Any, int, str]]) -> None:
-    """``--program`` fills in the switches the file leaves without a program; one that would fill
-    in none is refused, not ignored (overriding the file's programs would keep entries written
-    for another program)."""
-    if "program" in defaults:
-        value, line, field = defaults["program"]
-        why = f"{field} names {show(value)} for every switch without its own"
-    elif not spec.switches:
-        line, why = 1, "the topology has no switches"
-    elif all("program" in nodes[n] for n in spec.switches):
-        first = next(iter(spec.switches))
-        line = r.line_of(nodes[first], "program")
-        named = ", ".join(f"{n}: {show(nodes[n]['program'])}" for n in list(spec.switches)[:3])
-        more = ", ..." if len(spec.switches) > 3 else ""
-        why = f"every switch names its own program ({named}{more})"
-    else:
-        return
-    raise ConfigError(f"--program {Path(str(program)).name} would run on no switch: {why}; --program only fills in "
-                      "switches the topology leaves without one: leave it out, or remove 'program:' from "
-                      "the switches it should run on", r.file, line)
+def _named(body: dict, default: Any = None) -> str | None:
+    """The program a switch names, itself or through ``defaults: {program: ...}`` (``default``);
+    None when neither names one."""
+    value = body.get("program", default)
+    return value.strip() if isinstance(value, str) and value.strip() else None
 
 
 class _Defaults:
     """Values from ``defaults:``, already checked, with the built-in fallbacks."""
 
-    def __init__(self, r: Reader, d: dict[str, tuple[Any, int, str]], program: str | Path | None):
+    def __init__(self, r: Reader, d: dict[str, tuple[Any, int, str]]):
         def get(k, parse, fallback):
             return r.unit(parse, *d[k]) if k in d else fallback
 
@@ -269,18 +264,21 @@ class _Defaults:
         self.kind = d["kind"][0] if "kind" in d else None
         if self.kind is not None and self.kind not in _SWITCH_KINDS | _HOST_KINDS | {"dpu"}:
             raise r.err(d["kind"][1], d["kind"][2], f"unknown kind {show(self.kind)} {_KINDS}")
-        self.program = r.program(*d["program"]) if "program" in d else resolve_program_arg(program, r)
+        self.program = r.program(*d["program"]) if "program" in d else None
+        self.program_text = d["program"][0] if "program" in d else None
         self.pfc = _pfc(r, *d["pfc"]) if "pfc" in d else None
         self.queues = _queues(r, *d["queues"]) if "queues" in d else None
 
 
-def _yaml_switch(r: Reader, dflt: _Defaults, name: str, body: dict, line: int) -> SwitchSpec:
+def _yaml_switch(r: Reader, dflt: _Defaults, programs: ProgramArgs, name: str, body: dict, line: int) -> SwitchSpec:
     field = f"topology.nodes.{name}"
 
     def at(k):
         return r.line_of(body, k)
 
-    program, entries = _program_entries(r, name, body, line, "switch", dflt.program)
+    named = _named(body, dflt.program_text)
+    given = programs.instead_of(named) if named else programs.fill
+    program, entries = _program_entries(r, name, body, line, "switch", dflt.program, given)
     controller = None
     if body.get("controller") is not None:
         controller = r.controller(body["controller"], at("controller"), f"{field}.controller")
@@ -305,14 +303,17 @@ def _yaml_switch(r: Reader, dflt: _Defaults, name: str, body: dict, line: int) -
                       processing_ns=t("processing_latency", dflt.processing),
                       detection_ns=t("detection_delay", dflt.detection),
                       write_latency_ns=t("write_latency", dflt.write_latency),
-                      params=params, line=line)
+                      params=params, line=line, named_program=named, program_given=given is not None)
 
 
 def _program_entries(r: Reader, name: str, body: dict, line: int, kind: str,
-                     fallback: Path | None) -> tuple[Path, Path | None]:
-    """A switch's or DPU's ``program`` (checked against its kind) and ``entries`` file."""
+                     fallback: Path | None, given: Path | None = None) -> tuple[Path, Path | None]:
+    """A switch's or DPU's ``program`` (checked against its kind; ``given``: a --program in its
+    place) and ``entries`` file."""
     field = f"topology.nodes.{name}"
-    if "program" in body:
+    if given is not None:
+        program, pline = given, (r.line_of(body, "program") if "program" in body else line)
+    elif "program" in body:
         pline = r.line_of(body, "program")
         program = r.program(body["program"], pline, f"{field}.program")
     elif fallback is not None:

@@ -56,6 +56,8 @@ class SwitchSpec:
     write_latency_ns: int = 0              # control-plane cost of one table write
     params: dict[str, Any] = field(default_factory=dict)   # free-form; "pfc" enables PFC (dataplane.net.devices.pfc)
     line: int = 0                          # where it was written, for messages
+    named_program: str | None = None       # the program the topology names, as written (None: none)
+    program_given: bool = False            # ``program`` is a --program (dataplane.net.topology.programs)
 
 
 @dataclass

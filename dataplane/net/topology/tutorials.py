@@ -5,9 +5,12 @@ entries from their ``commands`` (``route add default gw IP ...``, ``ip route add
 IP``, ``arp [-i eth0] -s IP MAC``); switches their ``runtime_json`` or ``cli_input``; links are
 ``[a, b]`` or ``[a, b, latency, bandwidth]`` with switch ports written ``s1-p3`` (latency: a
 number or a bare-number string is milliseconds, other strings are read as times; bandwidth is
-Mbit/s). The program comes from ``load_topology(path, program=...)`` unless a switch names its
-own. Relative file names are looked up next to the topology file, then in its parent directory
-(the exercise directory the tutorials run from), then in the working directory.
+Mbit/s). A switch runs the program it names (``build/firewall.json`` stands for the source
+``firewall.p4``, which is looked up) or a ``--program`` (``load_topology(path, program=...)``):
+the one of the same name, or one for the switches that name none
+(``dataplane.net.topology.programs``). Relative file names are looked up next to the topology
+file, then in its parent directory (the exercise directory the tutorials run from), then in the
+working directory.
 
 Every problem raises ``ConfigError`` naming the file, the line and the field.
 ``dataplane.net.topology.load.load_topology`` reads ``.json`` files with this module.
@@ -18,7 +21,7 @@ import math
 import re
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from dataplane.control.config_errors import ConfigError
 from dataplane.net.core.units import parse_rate, parse_time
@@ -30,6 +33,7 @@ from dataplane.net.topology.addresses import (
     parse_ipv4,
     parse_mac,
 )
+from dataplane.net.topology.programs import ProgramArgs, as_list
 from dataplane.net.topology.reader import (
     MAX_PORT,
     JsonObject,
@@ -37,7 +41,6 @@ from dataplane.net.topology.reader import (
     Reader,
     known_nodes,
     load_json_text,
-    resolve_program_arg,
     self_link,
     show,
     suggest,
@@ -53,7 +56,7 @@ _TUT_HOST_FIELDS = {"ip", "mac", "commands"}
 
 
 def load_tutorials_topology(text: str, path: str | Path = "<topology.json>",
-                            program: str | Path | None = None) -> TopologySpec:
+                            program: str | Path | Sequence[str | Path] | None = None) -> TopologySpec:
     """Parse the P4 tutorials' topology.json (see the module docstring)."""
     path = Path(path)
     r = Reader(path)
@@ -67,7 +70,7 @@ def load_tutorials_topology(text: str, path: str | Path = "<topology.json>",
         if key not in ("hosts", "switches", "links"):
             raise r.err(top.line, key, f"unknown key '{key}' (known: hosts, links, switches)"
                                        f"{suggest(key, ['hosts', 'switches', 'links'])}", key)
-    default_program = resolve_program_arg(program, r)
+    programs = ProgramArgs(as_list(program), r)
     spec = TopologySpec(name=path.parent.name or path.stem, source=path)
 
     def section(key):
@@ -92,12 +95,22 @@ def load_tutorials_topology(text: str, path: str | Path = "<topology.json>",
         return getattr(body, "line", 0) or parent.line
 
     for name, body in switches.items():
+        node(body, switches, f"switches.{name}", _TUT_SWITCH_FIELDS)
+    if programs:
+        programs.plan({name: _named(body) for name, body in switches.items()}, getattr(switches, "line", 0) or top.line)
+    for name, body in switches.items():
         field = f"switches.{name}"
-        line = node(body, switches, field, _TUT_SWITCH_FIELDS)
-        if body.get("program"):
+        line = getattr(body, "line", 0) or switches.line
+        named = _named(body)
+        given = programs.instead_of(named) if named else programs.fill
+        if given is not None:
+            prog = given
+        elif named or body.get("program"):
             prog = r.program(body["program"], line, f"{field}.program", extra)
-        elif default_program is not None:
-            prog = default_program
+        elif programs:
+            raise r.err(line, f"{field}.program", f"switch '{name}' has no program: topology.json names none, and "
+                                                  "each --program given replaces a program a switch names; give "
+                                                  "one more --program for the switches that name none", name)
         else:
             near = sorted({p.name for d in (path.parent, path.parent.parent) for p in d.glob("*.p4")})
             hint = f" (found {', '.join(near)} nearby)" if near else ""
@@ -114,7 +127,8 @@ def load_tutorials_topology(text: str, path: str | Path = "<topology.json>",
             params["cpu_port"] = r.positive_int(body["cpu_port"], line, f"{field}.cpu_port", 0, MAX_PORT)
         if "priority_queues" in body:
             params["priority_queues"] = r.positive_int(body["priority_queues"], line, f"{field}.priority_queues", 1)
-        spec.switches[name] = SwitchSpec(name=name, program=prog, entries=entries, params=params, line=line)
+        spec.switches[name] = SwitchSpec(name=name, program=prog, entries=entries, params=params, line=line,
+                                         named_program=named, program_given=given is not None)
 
     ips: dict[int, str] = {}
     macs: dict[int, str] = {}
@@ -185,6 +199,12 @@ def load_tutorials_topology(text: str, path: str | Path = "<topology.json>",
         spec.links.append(LinkSpec(a=resolved[0], b=resolved[1], bandwidth_bps=bandwidth, latency_ns=latency,
                                    line=line))
     return spec
+
+
+def _named(body: Any) -> str | None:
+    """The program a switch's object names (``"program": "build/firewall.json"``), or None."""
+    value = body.get("program")
+    return value.strip() if isinstance(value, str) and value.strip() else None
 
 
 def _with_unit(value: Any, unit: str) -> Any:
