@@ -41,7 +41,9 @@ def _resolve_topology(name: str | None) -> Path:
 @click.option("--duration", type=Duration(), default="10ms", show_default=True,
               help="Simulated time to run, with its unit: ns, us, ms or s (a bare number is an error).")
 @click.option("--traffic", default="pingall", show_default=True,
-              help="A traffic YAML file, or a built-in pattern: pingall, incast, all-to-all.")
+              help="A traffic YAML file, or a built-in pattern: pingall (one ping at a time, as Mininet's; "
+                   "the run lasts until it is done unless --duration is given), pingall-parallel (all at "
+                   "once), incast, all-to-all.")
 @click.option("--events", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="A YAML list of link/node failures and recoveries.")
 @click.option("--seed", type=SEED, default=0, show_default=True,
@@ -132,6 +134,8 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
             raise click.BadParameter(f"--{'serve' if serve else 'realtime'} runs on one process", param_hint="'--ranks'")
         if serve and realtime:
             raise click.BadParameter("--serve already runs in real time", param_hint="'--realtime'")
+        if traffic == "pingall" and (ranks > 1 or parallel.mpi_world_size() > 1):
+            traffic = _parallel_pingall()
         if ranks > 1 and parallel.mpi_world_size() <= 1:
             _check_ranks(ranks, oversubscribe, topology, program)
         status = launch.relaunch(ranks, oversubscribe=oversubscribe)
@@ -143,8 +147,6 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
         line.stage(f"run {path.name}: building the network")
         until = duration
         spec = load_topology(path, program=program) if program else load_topology(path)
-        if not as_json and parallel.on_root():
-            _print_programs(spec)
         if werror:
             check_topology_programs(spec, make_policy(True, ()))
         realtime_data = None
@@ -165,6 +167,9 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
                                      f"({', '.join(PATTERNS)})", param_hint="'--traffic'")
         else:
             tr.load(Path(traffic))
+        if part is not None and tr.pingall is not None:
+            raise click.BadParameter("an {app: pingall} waits for each ping before the next, which one process "
+                                     "does; on several ranks give pingall-parallel", param_hint="'--traffic'")
         if events is not None:
             load_events(net, events)
         if out is not None:
@@ -174,6 +179,8 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
             from dataplane.report.record import Recorder
 
             recorder = Recorder(net)   # counters over time and table hits, for the report
+        if not as_json and parallel.on_root():
+            _print_programs(spec)
         started = time.perf_counter()
         line.stage(f"run {spec.name}", total=until, unit="ns")
         if serve:
@@ -185,6 +192,10 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
             realtime_data = run_realtime_cli(net, spec, until, run_name, as_json, line.sim_tick, console)
         else:
             net.run(until)
+            if tr.pingall is not None and not tr.pingall.done and not _given("duration"):
+                tr.pingall.on_done = net.sim.stop      # Mininet's pingall returns when every ping has
+                net.run(None)
+                until = net.sim.now
         wall = time.perf_counter() - started
         if recorder is not None:
             recorder.stop()
@@ -194,6 +205,8 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
             data["realtime"] = realtime_data
         if data is not None:
             data["programs"] = _programs_json(spec)
+            if tr.pingall_json() is not None:
+                data["pingall"] = tr.pingall_json()
         net.close()
         if recorder is not None and root:
             report_data = _report_data(net, recorder, tr, data, spec.name, traffic, until, events, seed)
@@ -220,6 +233,8 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
         click.echo(f"topology {spec.name}: {_count(len(net.switches), 'switch')}, {dpus}"
                    f"{_count(len(net.hosts), 'host')}, {_count(len(net.links), 'link')}; traffic {traffic}; "
                    f"{wall:.2f} s wall clock")
+        for row in tr.pingall_lines():
+            click.echo(row)
         click.echo(metrics.format_table(data))
         if realtime_data is not None:
             from dataplane.cli_netns import format_realtime
@@ -253,6 +268,21 @@ def _check_ranks(ranks: int, oversubscribe: bool, topology: str | None, program:
     partition(spec, ranks)      # a topology that cannot be split so is refused here, not on every rank
 
 
+def _given(option: str) -> bool:
+    """Whether the command line gave ``option`` (not its default)."""
+    source = click.get_current_context().get_parameter_source(option)
+    return source is not None and source is not click.core.ParameterSource.DEFAULT
+
+
+def _parallel_pingall() -> str:
+    """``pingall`` on several ranks: the sequential one hands each turn to the next host, which one
+    process does, so the default traffic becomes pingall-parallel; asked for by name, it is an error."""
+    if _given("traffic"):
+        raise click.BadParameter("pingall waits for each ping before the next, which one process does; on "
+                                 "several ranks give --traffic pingall-parallel", param_hint="'--traffic'")
+    return "pingall-parallel"
+
+
 def _print_programs(spec) -> None:
     """Which program each switch runs, and why (dataplane.net.topology.programs), before the run."""
     from dataplane.net.topology.programs import describe, reason
@@ -284,9 +314,8 @@ def _realtime_defaults(spec, netns: bool, until: int, traffic: str) -> tuple[int
 
     if not prepare_realtime(spec, netns):
         return until, traffic
-    ctx = click.get_current_context()
-    explicit = ctx.get_parameter_source("duration") is not click.core.ParameterSource.DEFAULT
-    if ctx.get_parameter_source("traffic") is click.core.ParameterSource.DEFAULT:
+    explicit = _given("duration")
+    if not _given("traffic"):
         traffic = "none"
     elif traffic != "none":
         raise click.BadParameter("built-in traffic runs on simulated hosts; namespace hosts run your own "

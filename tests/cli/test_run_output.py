@@ -99,4 +99,4 @@ def test_error_message_prefixes_only_unlocated_errors():
 def test_unknown_traffic_lists_the_built_in_patterns():
     res = CliRunner().invoke(main, ["run", "--traffic", "pingal"])
     assert res.exit_code == 2
-    assert "'pingal' is neither a traffic file nor a built-in pattern (pingall, incast, all-to-all)" in res.output
+    assert "'pingal' is neither a traffic file nor a built-in pattern (pingall, pingall-parallel, incast, all-to-all)" in res.output

@@ -46,12 +46,8 @@ class Ping:
         seq = self._seq
         self._seq += 1
         now = self.sim.now
-        # Like Linux ping: a timestamp first (when it fits), then a byte pattern.
-        body = bytes(i & 0xFF for i in range(self.size))
-        if self.size >= 8:
-            body = now.to_bytes(8, "big") + body[8:]
         self.sent_at[seq & 0xFFFF] = now
-        self.host.send_echo_request(self.dst_ip, self.ident, seq, body, self.tos)
+        self.host.send_echo_request(self.dst_ip, self.ident, seq, echo_payload(now, self.size), self.tos)
         self.stats["sent"] += 1
         self.stats["lost"] = self.stats["sent"] - self.stats["received"]
         if self._seq < self.count:
@@ -74,6 +70,14 @@ class Ping:
         r = self.rtts
         return {**self.stats, "rtt_min_ns": min(r, default=None), "rtt_max_ns": max(r, default=None),
                 "rtt_avg_ns": (sum(r) / len(r)) if r else None}
+
+
+def echo_payload(now_ns: int, size: int = 56) -> bytes:
+    """An echo request's data as Linux ping sends it: a timestamp first (when it fits), then a byte pattern."""
+    body = bytes(i & 0xFF for i in range(size))
+    if size >= 8:
+        body = now_ns.to_bytes(8, "big") + body[8:]
+    return body
 
 
 class UdpFlow:

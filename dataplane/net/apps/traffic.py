@@ -10,8 +10,11 @@ A traffic file is a list of apps::
 Every app takes ``dscp`` (0..63, default 0): the DSCP its IPv4 packets carry (ECN bits 0),
 which picks their traffic class on switches that map it and on hosts with ``queues:``
 (``dataplane.net.hosts.host_classes``: priority = DSCP >> 3, so ``dscp: 24`` is priority 3).
-Built-in patterns: ``pingall`` (every host pings every other), ``incast`` (every host but
-the last sends to the last), ``all-to-all`` (a CBR flow between every ordered pair).
+Built-in patterns: ``pingall`` (every host pings every other, one ping at a time as Mininet's
+pingall, ``dataplane.net.apps.pingall``), ``pingall-parallel`` (the same pings all started at
+once, 1 us apart), ``incast`` (every host but the last sends to the last), ``all-to-all`` (a CBR
+flow between every ordered pair). ``{app: pingall, timeout: 1s}`` in a file is the first with
+another wait for each reply.
 Per-host results, in packets: ``sent`` counts what the host's apps sent as a source (ping
 requests, UDP and bulk packets), ``delivered`` how many of those reached their destination (for a
 ping: a reply came back), ``lost`` the rest; ``received`` counts the IP packets that arrived at the
@@ -28,10 +31,11 @@ from dataplane.control.config_errors import ConfigError, read_text_file
 from dataplane.errors import shown
 from dataplane.natural_order import natural_key, natural_sorted
 from dataplane.net.apps.basic import BulkReceiver, BulkTransfer, Ping, UdpFlow, UdpSink, incast
+from dataplane.net.apps.pingall import PINGALL_TIMEOUT_NS, PingAll, format_pingall
 from dataplane.net.core.units import MAX_QUANTITY, UnitError, parse_queue, parse_rate, parse_time
 from dataplane.net.topology.reader import load_yaml_text
 
-PATTERNS = ("pingall", "incast", "all-to-all")
+PATTERNS = ("pingall", "pingall-parallel", "incast", "all-to-all")
 
 
 class Traffic:
@@ -43,6 +47,8 @@ class Traffic:
         self.flows: list[tuple[str, UdpFlow, UdpSink, str]] = []
         self.bulks: list[tuple[str, BulkTransfer]] = []
         self.incasts: list[tuple[list[str], Any]] = []
+        self.pingall: PingAll | None = None                  # the sequential pingall, if any
+        self._pingall_pairs: list[tuple[str, str, Ping]] = []   # pingall-parallel's pings
         self._sinks: dict[tuple[str, int], UdpSink] = {}
         self._next_port = 6000
 
@@ -78,6 +84,39 @@ class Traffic:
         self.incasts.append((senders, inc))
         return inc
 
+    def pingall_sequential(self, timeout_ns: int = PINGALL_TIMEOUT_NS, start_ns: int = 0, dscp: int = 0) -> PingAll:
+        """Mininet's pingall: every host pings every other, one at a time (``PingAll``)."""
+        if self.pingall is not None or self._pingall_pairs:
+            raise ValueError("one pingall a run")
+        self.pingall = PingAll([self.net.host(h) for h in sorted(self.net.hosts, key=natural_key)],
+                               timeout_ns=timeout_ns, start_ns=start_ns, tos=dscp << 2)
+        return self.pingall
+
+    def pingall_lines(self) -> list[str]:
+        """Mininet's pingall report (rows of reached hosts, X for not, and the totals), or [] without one."""
+        hosts = natural_sorted(self.net.hosts)
+        if self.pingall is not None:
+            return format_pingall(self.pingall.results, hosts, len(self.pingall.pairs))
+        if self._pingall_pairs:
+            results = [(a, b, p.stats["received"] > 0) for a, b, p in self._pingall_pairs if p.stats["sent"]]
+            return format_pingall(results, hosts, len(self._pingall_pairs))
+        return []
+
+    def pingall_json(self) -> dict[str, Any] | None:
+        """``--json``'s "pingall": source -> destination -> answered, and the counts."""
+        if self.pingall is not None:
+            results, total = self.pingall.results, len(self.pingall.pairs)
+        elif self._pingall_pairs:
+            results = [(a, b, p.stats["received"] > 0) for a, b, p in self._pingall_pairs if p.stats["sent"]]
+            total = len(self._pingall_pairs)
+        else:
+            return None
+        reached: dict[str, dict[str, bool]] = {}
+        for a, b, ok in results:
+            reached.setdefault(a, {})[b] = ok
+        return {"sequential": self.pingall is not None, "reached": reached, "sent": len(results),
+                "received": sum(ok for _, _, ok in results), "pings": total}
+
     def _port(self) -> int:
         self._next_port += 1
         return self._next_port
@@ -86,10 +125,13 @@ class Traffic:
     def pattern(self, name: str, duration_ns: int) -> None:
         hosts = sorted(self.net.hosts, key=natural_key)
         if name == "pingall":
+            self.pingall_sequential()
+        elif name == "pingall-parallel":
             for i, a in enumerate(hosts):
                 for j, b in enumerate(hosts):
                     if a != b:
-                        self.ping(a, b, count=1, start_ns=(i * len(hosts) + j) * 1000)
+                        p = self.ping(a, b, count=1, start_ns=(i * len(hosts) + j) * 1000)
+                        self._pingall_pairs.append((a, b, p))
         elif name == "incast":
             if len(hosts) < 2:
                 raise ConfigError("the incast pattern needs at least two hosts", "<traffic>", 0)
@@ -140,8 +182,13 @@ class Traffic:
                       _whole(item, "window", 16, 1, MAX_QUANTITY), start, dscp)
         elif app == "incast":
             self.incast(list(item["senders"]), item["to"], parse_queue(item.get("bytes", "64KB"))[0], start, dscp)
+        elif app == "pingall":
+            timeout = parse_time(item.get("timeout", "1s"))
+            if timeout <= 0:
+                raise ValueError("timeout must be above 0")
+            self.pingall_sequential(timeout, start, dscp)
         else:
-            raise ConfigError(f"unknown app '{app}' (use ping, udp, bulk, incast)", "<traffic>", 0)
+            raise ConfigError(f"unknown app '{app}' (use ping, udp, bulk, incast, pingall)", "<traffic>", 0)
 
     # ---- results ------------------------------------------------------------------------------------
     def apps(self) -> list[Any]:
@@ -159,6 +206,9 @@ class Traffic:
                for name, host in natural_sorted(self.net.hosts.items())}
         for src, p in self.pings:
             self._count(out, src, p.stats["sent"], p.stats["received"])
+        if self.pingall is not None:
+            for src, st in self.pingall.stats.items():
+                self._count(out, src, st["sent"], st["received"])
         for src, flow, sink, _ in self.flows:
             got = sum(f.packets for f in sink.flows.values())
             self._count(out, src, flow.stats["sent"], got)
@@ -209,6 +259,7 @@ APP_FIELDS = {
     "udp": {"from", "to", "rate", "size", "duration"},
     "bulk": {"from", "to", "bytes", "window"},
     "incast": {"senders", "to", "bytes"},
+    "pingall": {"timeout"},
 }
 COMMON_FIELDS = {"app", "start", "dscp"}
 

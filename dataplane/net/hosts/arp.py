@@ -3,7 +3,7 @@ retried requests, and answers to requests for the host's address.
 
 Mixed into ``Host``, which supplies ``arp_table`` (static entries in ``_static`` are never
 overwritten), ``_pending``, ``arp_queue_len``, ``arp_retries``, ``arp_timeout_ns``, ``stats``,
-``_tx`` and ``_send_frame``.
+``_tx``, ``_send_frame`` and ``_unreachable`` (called with a next hop given up on).
 """
 from __future__ import annotations
 
@@ -41,6 +41,8 @@ class ArpResolver:
         if pend.tries >= self.arp_retries:
             del self._pending[hop]
             self.stats.dropped_no_arp += len(pend.packets)
+            for callback in list(self._unreachable):
+                callback(hop)                # Linux: EHOSTUNREACH to the sockets that waited (ping stops)
             return
         pend.tries += 1
         if self.up and self._tx(pk.arp_request(self.mac, self.ip, hop)):

@@ -78,6 +78,7 @@ class Host(ArpResolver, Node):
         self._udp: dict[int, UdpHandler] = {}
         self._echo: dict[int, EchoHandler] = {}
         self._raw: list[RawHandler] = []
+        self._unreachable: list[Callable[[int], None]] = []
         self._backlog: deque[bytes] = deque()
         # Traffic classes on the NIC (a queue and a backlog per priority), or None: one FIFO.
         self._classes = HostClasses(self, spec.queues, spec.trust) \
@@ -138,6 +139,18 @@ class Host(ArpResolver, Node):
         """Call ``callback(frame_bytes, time_ns)`` for every frame arriving at the port, before
         the stack; if it returns True the stack does not process the frame."""
         self._raw.append(callback)
+
+    def on_unreachable(self, callback: Callable[[int], None]) -> None:
+        """Call ``callback(next_hop_ip)`` when the host gives up resolving a next hop (no ARP
+        reply after ``arp_retries`` requests) and drops what waited for it."""
+        self._unreachable.append(callback)
+
+    def next_hop(self, dst_ip: int) -> int | None:
+        """The address a packet to ``dst_ip`` is sent to: itself when on-link, else the gateway
+        (None: no route)."""
+        if (dst_ip & self.netmask) == self.subnet:
+            return dst_ip
+        return self.gateway
 
     def timer(self, delay_ns: int, fn: Callable, *args: Any) -> Timer:
         """Run ``fn(*args)`` after ``delay_ns``; the returned handle can ``cancel()`` it."""

@@ -47,9 +47,9 @@ def same_tenant(a: str, b: str) -> bool:
 
 @pytest.fixture(scope="module")
 def cli_run(tmp_path_factory):
-    """`dataplane run topologies/vxlan-dpu.yaml --traffic pingall --out DIR --json`: (summary, DIR)."""
+    """`dataplane run topologies/vxlan-dpu.yaml --traffic pingall-parallel --out DIR --json`: (summary, DIR)."""
     out = tmp_path_factory.mktemp("vxlan-dpu")
-    res = CliRunner().invoke(main, ["run", str(TOPOLOGY), "--traffic", "pingall", "--out", str(out), "--json"])
+    res = CliRunner().invoke(main, ["run", str(TOPOLOGY), "--traffic", "pingall-parallel", "--out", str(out), "--json"])
     assert res.exit_code == 0, res.output
     return json.loads(res.output), out
 
@@ -69,7 +69,7 @@ def test_pingall_reaches_the_own_tenant_only():
     for h in HOSTS:
         net.host(h).on_receive(listen(h))
     tr = Traffic(net)
-    tr.pattern("pingall", DURATION_NS)
+    tr.pattern("pingall-parallel", DURATION_NS)
     net.run(DURATION_NS)
 
     assert len(tr.pings) == 12

@@ -85,7 +85,8 @@ def _same(tmp: Path, name: str, args: list[str]) -> dict:
 
 
 def test_leaf_spine_pingall_is_identical_on_two_ranks(tmp_path):
-    data = _same(tmp_path, "ls", ["--duration", "2ms", "--report", "report.html"])
+    # pingall-parallel: the sequential pingall hands each turn to the next host, which one process does
+    data = _same(tmp_path, "ls", ["--traffic", "pingall-parallel", "--duration", "2ms", "--report", "report.html"])
     assert sum(h["delivered"] for h in data["hosts"].values()) == 12      # every ping answered
 
 
@@ -156,8 +157,9 @@ def test_dpus_an_xdp_host_and_traffic_classes_are_identical_on_two_ranks(tmp_pat
     port's per-queue counters come from their own rank."""
     topology = str(Path(__file__).parents[1] / "data" / "dpu_xdp.yaml")
     # --json only: --out's files are made by the same code from the same counters (tests above)
-    one, _ = _run(tmp_path, "dx", [topology, "--duration", "200us"], 1, files=False)
-    two, _ = _run(tmp_path, "dx", [topology, "--duration", "200us"], 2, files=False)
+    args = [topology, "--traffic", "pingall-parallel", "--duration", "200us"]
+    one, _ = _run(tmp_path, "dx", args, 1, files=False)
+    two, _ = _run(tmp_path, "dx", args, 2, files=False)
     assert two == one
     data = json.loads(one)
     assert data["xdp"]["h2"]["processed"] > 0 and data["dpus"]["d2"]["busy_ns"] > 0
