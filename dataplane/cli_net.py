@@ -132,7 +132,7 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
     with reported_errors():
         if (serve or realtime) and (ranks > 1 or parallel.mpi_world_size() > 1):
             raise click.BadParameter(f"--{'serve' if serve else 'realtime'} runs on one process", param_hint="'--ranks'")
-        if serve and realtime:
+        if serve and realtime and not netns:
             raise click.BadParameter("--serve already runs in real time", param_hint="'--realtime'")
         if traffic == "pingall" and (ranks > 1 or parallel.mpi_world_size() > 1):
             traffic = _parallel_pingall()
@@ -150,11 +150,11 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
         if werror:
             check_topology_programs(spec, make_policy(True, ()))
         realtime_data = None
-        if realtime:
+        if realtime or serve:       # served switches run in real time too, and may have namespace hosts
             until, traffic = _realtime_defaults(spec, netns, until, traffic)
         part = parallel.Session.start(spec)       # None on one process
         net = Network.from_spec(spec, seed=seed, sim=part.simulator(seed) if part else None,
-                                netns_hosts=_netns_host if realtime else None)
+                                netns_hosts=_netns_host if realtime or serve else None)
         if part:
             part.attach(net)
         tr = Traffic(net)
@@ -184,8 +184,13 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
         started = time.perf_counter()
         line.stage(f"run {spec.name}", total=until, unit="ns")
         if serve:
-            _run_served(net, until, line.sim_tick, grpc_host, grpc_base_port, cpu_port, settle,
-                        {"max_streams": max_streams, "tls": tls}, compile_timeout)
+            from dataplane.cli_netns import served_namespaces
+
+            with served_namespaces(net, spec, until, run_name, as_json, console) as hosts:
+                _run_served(net, until, line.sim_tick, grpc_host, grpc_base_port, cpu_port, settle,
+                            {"max_streams": max_streams, "tls": tls}, compile_timeout,
+                            hosts.attach if hosts is not None else None)
+            realtime_data = hosts.data() if hosts is not None else None
         elif realtime:
             from dataplane.cli_netns import run_realtime_cli
 
@@ -344,10 +349,11 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}es" if noun.endswith(("s", "sh", "ch", "x")) else f"{n} {noun}s"
 
 
-def _run_served(net, until: int, progress, host: str, base_port: int, cpu_port: int | None, settle_ns: int,
-                options: dict, compile_timeout: float) -> None:
+def _run_served(net, until: int | None, progress, host: str, base_port: int, cpu_port: int | None, settle_ns: int,
+                options: dict, compile_timeout: float, attach=None) -> None:
     """``run --serve``: P4Runtime servers on every switch, then the paced run (see run's help);
-    ``options`` go to every server (``P4RuntimeServer``), which share one compiler."""
+    ``options`` go to every server (``P4RuntimeServer``), which share one compiler. ``attach(live)``
+    is called once the servers are up (namespace hosts: ``cli_netns.ServedNamespaces``)."""
     import signal
 
     from dataplane.cli_grpc import warn_if_exposed
@@ -378,8 +384,10 @@ def _run_served(net, until: int, progress, host: str, base_port: int, cpu_port: 
     try:
         for node, server in zip(live.nodes, servers):
             progress_echo(f"{node.name}: P4Runtime on {host}:{server.port}, device id {node.device_id}")
+        if attach is not None:
+            attach(live)
         progress_echo("waiting for the controllers to configure the switches (SIGUSR1 starts now)")
-        if live.run(until, on_progress=progress):
+        if live.run(until, on_progress=progress if until is not None else None) or until is None:
             return
         progress_echo("stopped before the end of --duration")
     finally:

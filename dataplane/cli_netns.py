@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import click
 
@@ -125,50 +126,55 @@ def prepare_realtime(spec: Any, netns: bool) -> bool:
     return has
 
 
-def run_realtime_cli(net: Any, spec: Any, until: int | None, run_name: str | None, as_json: bool,
-                     progress: Any, console: bool = False) -> dict[str, Any]:
-    """The paced run of ``dataplane run --realtime``; returns the figures for the summary."""
+def _announce(hosts: Any, name: str, until: int | None, served: bool = False) -> None:
+    """The namespace lines a real-time run prints once its hosts are up."""
+    from dataplane.progress import echo as progress_echo
+
+    if not hosts.hosts:
+        return
+    for h in hosts.hosts:
+        progress_echo(f"{h.name}: namespace {h.netns}, eth0 {hosts.state()['hosts'][h.name]['ip']}")
+    how = "Ctrl-C ends it" if until is None else f"for {until / 1e9:g} s, Ctrl-C ends it sooner"
+    start = ", from when the controllers have configured the switches" if served else ""
+    progress_echo(f"run {name} is up in real time{start} ({how}); on its hosts: dataplane exec HOST -- COMMAND, "
+                  "or dataplane console")
+
+
+def _console_thread(hosts: Any, stop: Any) -> None:
+    """``--console``: the console on this terminal; leaving it ends the run (``stop()``), as leaving
+    Mininet's CLI does."""
     import threading
 
     from dataplane.net.netns.console import Console
-    from dataplane.net.netns.host import NetnsHost
-    from dataplane.net.netns.namespaces import run_name as clean_name
-    from dataplane.net.netns.realtime import NamespaceHosts, run_realtime
-    from dataplane.progress import echo as progress_echo
 
+    if not hosts.hosts:
+        raise click.BadParameter("the console runs commands on namespace hosts; this run has none "
+                                 "(add --netns)", param_hint="'--console'")
+    state = hosts.state()
+    state["_path"] = str(hosts.path)
+
+    def console_loop() -> None:
+        try:
+            Console(state).cmdloop()
+        finally:
+            stop()
+
+    threading.Thread(target=console_loop, name="console", daemon=True).start()
+
+
+def _late(net: Any) -> Any:
     def late(lag_ns: int, sim_ns: int) -> None:
         counts = {name: node.packets_in for name, node in net.switches.items()}
         busiest = f" (busiest switch: {max(counts, key=counts.get)})" if counts and max(counts.values()) else ""
         click.echo(f"warning: real time: {lag_ns / 1e6:.1f} ms behind the wall clock at t={sim_ns / 1e9:.3f} s: "
                    f"the switches and links cannot keep up with this load{busiest}; delays and rates are off "
                    "by that much", err=True)
+    return late
 
-    name = clean_name(run_name or spec.name)
-    with NamespaceHosts(net, name, str(spec.source or spec.name)) as hosts:
-        if hosts.hosts and not as_json:
-            for h in hosts.hosts:
-                progress_echo(f"{h.name}: namespace {h.netns}, eth0 {hosts.state()['hosts'][h.name]['ip']}")
-            how = "Ctrl-C ends it" if until is None else f"for {until / 1e9:g} s, Ctrl-C ends it sooner"
-            progress_echo(f"run {name} is up in real time ({how}); on its hosts: dataplane exec HOST -- COMMAND, "
-                          "or dataplane console")
-        sys.stdout.flush()
-        stop = threading.Event()
-        if console:
-            if not hosts.hosts:
-                raise click.BadParameter("the console runs commands on namespace hosts; this run has none "
-                                         "(add --netns)", param_hint="'--console'")
-            state = hosts.state()
-            state["_path"] = str(hosts.path)
 
-            def console_loop() -> None:
-                try:
-                    Console(state).cmdloop()
-                finally:
-                    stop.set()          # leaving the console ends the run, as leaving Mininet's CLI does
+def _realtime_data(net: Any, report: Any, name: str, reached: bool) -> dict[str, Any]:
+    from dataplane.net.netns.host import NetnsHost
 
-            threading.Thread(target=console_loop, name="console", daemon=True).start()
-        reached, report = run_realtime(net, until, stop=stop, on_late=late,
-                                       on_progress=progress if until is not None and not console else None)
     if report.p99_lag_ns > 1_000_000:
         click.echo(f"warning: real time: the run fell behind the wall clock (p99 {report.p99_lag_ns / 1e6:.1f} ms, "
                    f"max {report.max_lag_ns / 1e6:.1f} ms) at {report.packet_rate:.0f} packets/s through the "
@@ -178,6 +184,79 @@ def run_realtime_cli(net: Any, spec: Any, until: int | None, run_name: str | Non
     data["reached_end"] = reached
     data["netns_hosts"] = {h.name: h.summary() for h in net.hosts.values() if isinstance(h, NetnsHost)}
     return data
+
+
+def run_realtime_cli(net: Any, spec: Any, until: int | None, run_name: str | None, as_json: bool,
+                     progress: Any, console: bool = False) -> dict[str, Any]:
+    """The paced run of ``dataplane run --realtime``; returns the figures for the summary."""
+    import threading
+
+    from dataplane.net.netns.namespaces import run_name as clean_name
+    from dataplane.net.netns.realtime import NamespaceHosts, run_realtime
+
+    name = clean_name(run_name or spec.name)
+    with NamespaceHosts(net, name, str(spec.source or spec.name)) as hosts:
+        if not as_json:
+            _announce(hosts, name, until)
+        sys.stdout.flush()
+        stop = threading.Event()
+        if console:
+            _console_thread(hosts, stop.set)
+        reached, report = run_realtime(net, until, stop=stop, on_late=_late(net),
+                                       on_progress=progress if until is not None and not console else None)
+    return _realtime_data(net, report, name, reached)
+
+
+class ServedNamespaces:
+    """The namespace hosts of ``run --serve --netns``: made before the servers start, their TAP
+    devices read by the served network's paced run, removed when the run ends (``served_namespaces``)."""
+
+    def __init__(self, net: Any, hosts: Any, name: str, until: int | None, as_json: bool, console: bool):
+        self.net, self.hosts, self.name = net, hosts, name
+        self.until, self.as_json, self.console = until, as_json, console
+        self.live: Any = None
+
+    def attach(self, live: Any) -> None:
+        """Give ``live`` (a LiveNetwork) the TAP reader; say the hosts are up; open the console."""
+        from dataplane.net.netns.realtime import TapReader
+
+        self.live = live
+        reader = TapReader(self.net, lambda: live.pacer.elapsed_ns() if live.pacer is not None else 0,
+                           lock=live.lock)
+        live.idle = reader.wait
+        if not self.as_json:
+            _announce(self.hosts, self.name, self.until, served=True)
+        sys.stdout.flush()
+        if self.console:
+            _console_thread(self.hosts, live.stop)
+
+    def data(self) -> dict[str, Any] | None:
+        """The real-time figures for the summary, once the run is over (None if it never started)."""
+        pacer = self.live.pacer if self.live is not None else None
+        if pacer is None:
+            return None
+        reached = self.until is not None and self.net.sim.now >= self.until
+        return _realtime_data(self.net, pacer.report(), self.name, reached)
+
+
+@contextmanager
+def served_namespaces(net: Any, spec: Any, until: int | None, run_name: str | None, as_json: bool,
+                      console: bool) -> Iterator[ServedNamespaces | None]:
+    """The namespace hosts of ``run --serve`` (``--netns`` or ``netns: true`` hosts), up for the
+    block; None when the run has none (then ``--console`` is an error)."""
+    from dataplane.net.netns.host import NetnsHost
+    from dataplane.net.netns.namespaces import run_name as clean_name
+    from dataplane.net.netns.realtime import NamespaceHosts
+
+    if not any(isinstance(h, NetnsHost) for h in net.hosts.values()):
+        if console:
+            raise click.BadParameter("the console runs commands on namespace hosts; this run has none "
+                                     "(add --netns)", param_hint="'--console'")
+        yield None
+        return
+    name = clean_name(run_name or spec.name)
+    with NamespaceHosts(net, name, str(spec.source or spec.name)) as hosts:
+        yield ServedNamespaces(net, hosts, name, until, as_json, console)
 
 
 def format_realtime(data: dict[str, Any]) -> str:

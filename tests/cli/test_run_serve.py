@@ -202,7 +202,8 @@ def test_run_serve_a_bmv2_controller_configures_two_of_three_switches(tmp_path):
     with open(log, "w") as err:
         proc = subprocess.Popen(
             _dataplane("run", str(SERVED / "triangle.json"), "--program", str(program), "--serve",
-                       "--grpc-base-port", str(base), "--duration", "2s", "--settle", "0.3s", "--json"),
+                       "--grpc-base-port", str(base), "--duration", "2s", "--settle", "0.3s", "--json",
+                       "--traffic", "pingall-parallel"),   # every ping within the 2 s, the unanswered too
             stdout=subprocess.PIPE, stderr=err, text=True, start_new_session=True)
     clients = []
     try:

@@ -165,6 +165,9 @@ class LiveNetwork:
         self._over = threading.Event()
         self.started_at: float | None = None    # wall clock (monotonic) of simulated time 0
         self.pacer: WallClockPacer | None = None
+        # The pacer's wait between steps (``wait(seconds)``); None: sleep a tick. Namespace hosts
+        # give their TAP reader (dataplane.net.netns.realtime.TapReader), which takes ``lock``.
+        self.idle: Callable[[float], None] | None = None
 
     def start(self) -> None:
         """Start the traffic now, configured or not (thread- and signal-safe)."""
@@ -197,16 +200,16 @@ class LiveNetwork:
             self._start.wait(poll_s)
         return not self._stop.is_set()
 
-    def run(self, until_ns: int, on_progress: Callable[[int], None] | None = None) -> bool:
-        """Wait for the start, then run simulated time up to ``until_ns`` paced to the wall clock
-        (``dataplane.net.core.pacing``; ``self.pacer`` holds its lag figures). False if stopped
-        before the end."""
+    def run(self, until_ns: int | None, on_progress: Callable[[int], None] | None = None) -> bool:
+        """Wait for the start, then run simulated time up to ``until_ns`` (None: until stopped)
+        paced to the wall clock (``dataplane.net.core.pacing``; ``self.pacer`` holds its lag
+        figures). False if stopped before the end."""
         try:
             return self._run(until_ns, on_progress)
         finally:
             self._over.set()
 
-    def _run(self, until_ns: int, on_progress: Callable[[int], None] | None) -> bool:
+    def _run(self, until_ns: int | None, on_progress: Callable[[int], None] | None) -> bool:
         if not self.wait_for_start():
             return False
 
@@ -217,8 +220,9 @@ class LiveNetwork:
         self.pacer = WallClockPacer(self.net, step)
         self.started_at = time.monotonic()
         # Controllers' packet-outs arrive on their own threads at any time: wake every tick.
-        return self.pacer.run(until_ns, lambda _: self._stop.wait(self.tick_s), self._stop.is_set,
-                              on_progress, max_wait_s=self.tick_s)
+        idle = self.idle
+        wait = (lambda _: idle(self.tick_s)) if idle is not None else (lambda _: self._stop.wait(self.tick_s))
+        return self.pacer.run(until_ns, wait, self._stop.is_set, on_progress, max_wait_s=self.tick_s)
 
 
 def serve_network(live: LiveNetwork, host: str = "127.0.0.1", base_port: int = 50051,

@@ -5,8 +5,8 @@ writes the state file (``state``) and starts the guard (``guard``) before anythi
 removes it all on the way out, whatever the way out is: the end of the run, Ctrl-C, SIGTERM,
 an exception; on SIGKILL the guard does it. ``run_realtime`` paces the simulator
 (``dataplane.net.core.pacing``) and, while it waits for the next event, waits on the TAP
-devices too: a frame from a namespace enters the network at the simulated time of the wall
-clock when it was read.
+devices too (``TapReader``, which ``run --serve`` gives its paced run as well): a frame from a
+namespace enters the network at the simulated time of the wall clock when it was read.
 
 Nothing touches the machine's own namespace: the TAP devices are made inside the hosts'
 namespaces, no address or route is added outside them, and no real interface is used.
@@ -106,6 +106,46 @@ class NamespaceHosts:
                 self._guard = None
 
 
+class TapReader:
+    """Frames from the namespace hosts' TAP devices into the network, read while the pacer waits.
+
+    ``wait(seconds)`` is the pacer's wait: it returns when a TAP device has frames or after
+    ``seconds``, and schedules each frame read for its host at the simulated time of the wall
+    clock then (``elapsed_ns()``: the pacer's). ``lock``: taken around the scheduling when other
+    threads share the simulator (``run --serve``: the controllers' calls)."""
+
+    def __init__(self, net: Any, elapsed_ns: Callable[[], int], lock: Any = None,
+                 stop: threading.Event | None = None):
+        self.sim = net.sim
+        self.hosts = {h.fd: h for h in net.hosts.values() if isinstance(h, NetnsHost) and h.fd is not None}
+        self.elapsed_ns = elapsed_ns
+        self.lock = lock
+        self.stop = stop or threading.Event()
+
+    def wait(self, seconds: float) -> None:
+        if not self.hosts:
+            self.stop.wait(seconds)
+            return
+        try:
+            ready, _, _ = select.select(list(self.hosts), [], [], seconds)
+        except InterruptedError:
+            return
+        if not ready:
+            return
+        frames = [(self.hosts[fd], frame) for fd in ready for frame in tap.read_frames(fd)]
+        if self.lock is not None:
+            with self.lock:
+                self._schedule(frames)
+        else:
+            self._schedule(frames)
+
+    def _schedule(self, frames: list) -> None:
+        sim = self.sim
+        when = max(sim.now, self.elapsed_ns())
+        for host, frame in frames:
+            sim.schedule_for(host.actor, when - sim.now, host.send, frame)
+
+
 def run_realtime(net: Any, until_ns: int | None, *, stop: threading.Event | None = None,
                  on_late: Callable[[int, int], None] | None = None, warn_lag_ns: int = 1_000_000,
                  on_progress: Callable[[int], None] | None = None) -> tuple[bool, PaceReport]:
@@ -113,26 +153,8 @@ def run_realtime(net: Any, until_ns: int | None, *, stop: threading.Event | None
     the frames of its namespace hosts (their TAP devices must be open). SIGINT and SIGTERM set
     ``stop``. Returns (reached the end, the pacer's report)."""
     stop = stop or threading.Event()
-    sim = net.sim
-    hosts = {h.fd: h for h in net.hosts.values() if isinstance(h, NetnsHost) and h.fd is not None}
-    fds = list(hosts)
     pacer = WallClockPacer(net, net.run, warn_lag_ns=warn_lag_ns, on_late=on_late)
-
-    def wait(seconds: float) -> None:
-        if not fds:
-            stop.wait(seconds)
-            return
-        try:
-            ready, _, _ = select.select(fds, [], [], seconds)
-        except InterruptedError:
-            return
-        if ready:
-            when = max(sim.now, pacer.elapsed_ns())
-            for fd in ready:
-                host = hosts[fd]
-                for frame in tap.read_frames(fd):
-                    sim.schedule_for(host.actor, when - sim.now, host.send, frame)
-
+    wait = TapReader(net, pacer.elapsed_ns, stop=stop).wait
     previous = {}
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
