@@ -54,10 +54,18 @@ def exec_command(run_name: str | None, state_file: Path | None, node: str, comma
 @_RUN_OPTION
 @_STATE_OPTION
 @click.option("--timeout", type=FiniteFloat(0.1, 86400), default=60.0, show_default=True,
-              help="Seconds a foreground command may run before it is stopped (0.1 to a day).")
+              help="Seconds a foreground command may run when the console reads a pipe or a file "
+                   "(0.1 to a day; on a terminal, Ctrl-C stops it).")
 def console_command(run_name: str | None, state_file: Path | None, timeout: float) -> None:
     """A console with Mininet's habits on a running real-time run: `h1 ping -c 3 h2`, `pingall`,
-    `h2 iperf3 -s &`, `nodes`, `links`, `dump`, `exit`. Reads commands from stdin when it is not a terminal."""
+    `h2 iperf3 -s &`, `jobs`, `log h2`, `nodes`, `links`, `dump`, `exit`.
+
+    \b
+    A command runs on a terminal of its own: its output shows as it comes and what you type
+    is its input (h1 python3 calc.py); Ctrl-C stops it. A background command's output goes
+    to a log file per host (RUN.logs/HOST.log beside the run's state file); it is shown
+    before that host's next command, as on Mininet, or with `log HOST`. Reads commands from
+    stdin when it is not a terminal (then commands get no input)."""
     from dataplane.net.netns.console import Console
     from dataplane.net.netns.namespaces import check_privileges
     from dataplane.net.netns.state import find_run
@@ -72,14 +80,15 @@ def console_command(run_name: str | None, state_file: Path | None, timeout: floa
 @click.option("--all", "stop_live", is_flag=True, help="Also stop runs that are up (SIGTERM) and remove theirs.")
 def cleanup_command(stop_live: bool) -> None:
     """Remove what real-time runs left behind (like `mn -c`): the namespaces of runs whose process
-    has ended, the processes in them, their state files, and any other namespace named dataplane-*
-    that no live run owns and whose TAP device is closed (a live run holds its open). TAP devices
-    go with their namespaces."""
+    has ended, the processes in them, their state files and the console's background output
+    (RUN.logs), and any other namespace named dataplane-* that no live run owns and whose TAP
+    device is closed (a live run holds its open). TAP devices go with their namespaces."""
+    import shutil
     import signal
     import time
 
     from dataplane.net.netns import namespaces
-    from dataplane.net.netns.state import is_live, remove_run, runs
+    from dataplane.net.netns.state import is_live, remove_run, runs, state_dir
 
     with reported_errors():
         namespaces.check_privileges()
@@ -97,6 +106,10 @@ def cleanup_command(stop_live: bool) -> None:
                     time.sleep(0.05)
             if Path(state["_path"]).exists():
                 removed += remove_run(state)
+        live_logs = {Path(s["_path"]).with_suffix(".logs") for s in runs() if is_live(s)}
+        for logs in state_dir().glob("*.logs"):
+            if logs.is_dir() and logs not in live_logs:    # the console's background output of ended runs
+                shutil.rmtree(logs, ignore_errors=True)
         for name in namespaces.leftovers():
             if name in owned:
                 continue

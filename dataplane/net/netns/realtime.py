@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -63,6 +64,8 @@ class NamespaceHosts:
                 raise NetnsError(f"a run named {self.run} is up already (process {old['pid']}); "
                                  "give this one another --name")
             remove_run(old)                       # a dead run's leftovers
+        # The console's background output of an earlier run of this name (kept after it ended)
+        shutil.rmtree(self.path.with_suffix(".logs"), ignore_errors=True)
         state = self.state()
         write_state(self.path, state)             # first: the guard and cleanup know what to remove
         self._guard = subprocess.Popen([sys.executable, "-m", "dataplane.net.netns.guard", str(self.path)],
