@@ -10,7 +10,10 @@ device_data = 3``, ``Extras`` holding ``map<string, string> kv = 1``) and, run a
     python -m dataplane.control.p4runtime.p4config CONTROLLER.py [ARGS...]
 
 registers it as ``p4.tmp.p4config_pb2`` (only if PI's is not importable) and runs the
-controller unchanged as ``__main__``.
+controller unchanged as ``__main__``. A controller that stops on a module the tutorials expect
+to be installed is told where it comes from (``MISSING``): p4runtime-shell from this package's
+``controllers`` extra (flowcache's controller imports ``p4runtime_sh``), ``p4runtime_lib`` from
+the tutorials' ``utils`` folder.
 """
 from __future__ import annotations
 
@@ -73,6 +76,15 @@ def install() -> None:
     sys.modules["p4.tmp.p4config_pb2"] = module
 
 
+# Top-level modules the tutorials' controllers import, and where a user gets them.
+MISSING = {
+    "p4runtime_sh": "p4runtime-shell, which the tutorials' flowcache controller uses: "
+                    "pip install 'dataplane[controllers]' (from a checkout: pip install '.[controllers]')",
+    "p4runtime_lib": "the P4 tutorials' own library: put their utils folder on the path "
+                     "(PYTHONPATH=TUTORIALS/utils)",
+}
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run a controller script with ``p4.tmp.p4config_pb2`` importable."""
     args = sys.argv[1:] if argv is None else argv
@@ -84,7 +96,13 @@ def main(argv: list[str] | None = None) -> None:
     install()
     sys.argv = list(args)
     sys.path.insert(0, os.path.dirname(os.path.abspath(args[0])))   # as "python SCRIPT" does
-    runpy.run_path(args[0], run_name="__main__")
+    try:
+        runpy.run_path(args[0], run_name="__main__")
+    except ModuleNotFoundError as err:
+        where = MISSING.get((err.name or "").split(".")[0])
+        if where is not None:        # the controller's own traceback follows
+            print(f"{args[0]}: no module {err.name!r}; it comes with {where}", file=sys.stderr)
+        raise
 
 
 if __name__ == "__main__":
