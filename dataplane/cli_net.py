@@ -182,7 +182,8 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
         if not as_json and parallel.on_root():
             _print_programs(spec)
         started = time.perf_counter()
-        line.stage(f"run {spec.name}", total=until, unit="ns")
+        open_ended = tr.pingall is not None and not _given("duration")    # runs until the pingall is done
+        line.stage(f"run {spec.name}", total=None if open_ended else until, unit="ns")
         if serve:
             from dataplane.cli_netns import served_namespaces
 
@@ -197,7 +198,7 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
             realtime_data = run_realtime_cli(net, spec, until, run_name, as_json, line.sim_tick, console)
         else:
             net.run(until)
-            if tr.pingall is not None and not tr.pingall.done and not _given("duration"):
+            if open_ended and not tr.pingall.done:
                 tr.pingall.on_done = net.sim.stop      # Mininet's pingall returns when every ping has
                 net.run(None)
                 until = net.sim.now
