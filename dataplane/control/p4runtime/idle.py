@@ -15,7 +15,9 @@ in ``match_units.cpp``), which is what simple_switch_grpc's controllers meet:
   or deleted: controllers such as the P4 tutorials' flowcache rely on that repeat (BMv2's own
   test ``NotifyAgain`` in ``targets/simple_switch_grpc/tests/test_idle_timeout.cpp`` pins it).
 
-Each sweep's entries of one table go out as one IdleTimeoutNotification.
+A sweep's entries go out as one IdleTimeoutNotification, tables in id order: BMv2 sends one
+message a table, and PI's ``IdleTimeoutBuffer`` (``proto/frontend/src/idle_timeout_buffer.cpp``)
+gathers what arrives within 100 ms into one notification.
 """
 from __future__ import annotations
 
@@ -88,7 +90,7 @@ def sweep(state: PipelineState, now_us: int) -> list[p4runtime_pb2.IdleTimeoutNo
         timeout_ms = timeout_ns // 1_000_000
         if timeout_ms > 0 and now_ms - (value.last_hit_us or 0) // 1000 >= timeout_ms:
             by_table.setdefault(tid, []).append((handle, timeout_ns, value))
-    out = []
+    msg = p4runtime_pb2.IdleTimeoutNotification(timestamp=now_us * 1000)
     for tid in sorted(set(by_table) | set(ageing.notified)):
         previous = ageing.notified.get(tid, set())
         fresh = [item for item in by_table.get(tid, []) if item[0] not in previous]
@@ -96,11 +98,9 @@ def sweep(state: PipelineState, now_us: int) -> list[p4runtime_pb2.IdleTimeoutNo
         if not fresh:
             continue
         info, t = lookup_table(state, tid)
-        msg = p4runtime_pb2.IdleTimeoutNotification(timestamp=now_us * 1000)
         for _, timeout_ns, value in fresh:
             e = msg.table_entry.add(table_id=tid, idle_timeout_ns=timeout_ns)
             match_fields(info, value.key, e.match)
             if t.match.uses_priority and value.priority is not None:
                 e.priority = value.priority
-        out.append(msg)
-    return out
+    return [msg] if msg.table_entry else []
