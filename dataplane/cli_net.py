@@ -10,7 +10,7 @@ import click
 
 from dataplane.cli_errors import error_message, reported_errors
 from dataplane.cli_grpc import CPU_PORTS, PORTS, server_options, tls_files
-from dataplane.cli_programs import check_topology_programs, make_policy
+from dataplane.cli_programs import check_topology_programs, make_policy, print_programs, programs_json
 from dataplane.cli_types import SEED, Duration, OutputDir, OutputFile, Whole
 from dataplane.errors import DataplaneError
 from dataplane.progress import for_terminal
@@ -180,7 +180,7 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
 
             recorder = Recorder(net)   # counters over time and table hits, for the report
         if not as_json and parallel.on_root():
-            _print_programs(spec)
+            print_programs(spec)
         started = time.perf_counter()
         open_ended = tr.pingall is not None and not _given("duration")    # runs until the pingall is done
         line.stage(f"run {spec.name}", total=None if open_ended else until, unit="ns")
@@ -210,7 +210,7 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
         if realtime_data is not None:
             data["realtime"] = realtime_data
         if data is not None:
-            data["programs"] = _programs_json(spec)
+            data["programs"] = programs_json(spec)
             if tr.pingall_json() is not None:
                 data["pingall"] = tr.pingall_json()
         net.close()
@@ -287,24 +287,6 @@ def _parallel_pingall() -> str:
         raise click.BadParameter("pingall waits for each ping before the next, which one process does; on "
                                  "several ranks give --traffic pingall-parallel", param_hint="'--traffic'")
     return "pingall-parallel"
-
-
-def _print_programs(spec) -> None:
-    """Which program each switch runs, and why (dataplane.net.topology.programs), before the run."""
-    from dataplane.net.topology.programs import describe, reason
-    from dataplane.progress import echo
-
-    for group in describe(spec.switches):
-        echo(f"{', '.join(group['switches'])}: {group['program']} ({reason(group)})", err=False)
-
-
-def _programs_json(spec) -> dict:
-    """``--json``'s "programs": switch -> {"program", "named" (what the topology names, or null),
-    "given" (true: a --program)}."""
-    from dataplane.net.topology.programs import display_path
-
-    return {name: {"program": display_path(sw.program), "named": sw.named_program, "given": sw.program_given}
-            for name, sw in spec.switches.items()}
 
 
 def _netns_host(sim, spec):

@@ -79,3 +79,21 @@ def load_switch(program: str, entries: Path | None, policy: WarningPolicy | None
     for w in warnings:
         click.echo(f"warning: {w}", err=True)
     return sw
+
+
+def print_programs(spec: Any) -> None:
+    """``dataplane run``: which program each switch runs, and why (dataplane.net.topology.programs), before the run."""
+    from dataplane.net.topology.programs import describe, reason
+    from dataplane.progress import echo
+
+    for group in describe(spec.switches):
+        echo(f"{', '.join(group['switches'])}: {group['program']} ({reason(group)})", err=False)
+
+
+def programs_json(spec: Any) -> dict:
+    """``--json``'s "programs": switch -> {"program", "named" (what the topology names, or null),
+    "given" (true: a --program)}."""
+    from dataplane.net.topology.programs import display_path
+
+    return {name: {"program": display_path(sw.program), "named": sw.named_program, "given": sw.program_given}
+            for name, sw in spec.switches.items()}
