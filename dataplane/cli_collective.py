@@ -130,10 +130,11 @@ def _command(operation: str, algorithm: str | None, topology: str, k: int, leave
     else:
         click.echo(format_table(cfg, rows, ranks_used))
     if out is not None:
-        from dataplane.scenarios._collective_plot import plot_busbw
+        from dataplane.scenarios._collective_plot import busbw_figure, plot_busbw
 
         out.mkdir(parents=True, exist_ok=True)
-        (out / "results.json").write_text(json.dumps({"results": rows, **payload}, indent=2) + "\n")
+        (out / "results.json").write_text(json.dumps({"results": rows, **payload, "figures": busbw_figure(cfg, rows)},
+                                                     indent=2) + "\n")
         plot_busbw(cfg, rows, out / "busbw.png")
 
 

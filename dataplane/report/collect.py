@@ -192,10 +192,14 @@ def provenance(argv: list[str] | None = None, **options: Any) -> dict[str, Any]:
 
 
 def report_data(kind: str, title: str, runs: list[dict[str, Any]], prov: dict[str, Any],
-                results: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The report's data: ``kind`` is ``run`` or ``scenario``; ``results`` the scenario's result rows."""
+                results: list[dict[str, Any]] | None = None,
+                figures: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The report's data: ``kind`` is ``run`` or ``scenario``; ``results`` the scenario's result
+    rows, ``figures`` its own charts (``report.figures``)."""
     data = {"format": FORMAT, "version": VERSION, "kind": kind, "title": title, "provenance": prov,
             "results": results, "runs": runs}
+    if figures:
+        data["figures"] = figures
     # Through JSON and back: the page made now is the page ``dataplane report`` makes from the file.
     return json.loads(json.dumps(data, sort_keys=True, default=_jsonable))
 

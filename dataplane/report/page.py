@@ -36,6 +36,10 @@ def render(data: dict[str, Any]) -> str:
     parts.append("</header>")
     if data.get("kind") == "scenario":
         parts.append(_results(data.get("results")))
+        if data.get("figures"):
+            from dataplane.report.figures import render_figures
+
+            parts.append(render_figures(data["figures"]))
     if not runs:
         parts.append('<p class="none">This report holds no runs.</p>')
     for i, run in enumerate(runs):

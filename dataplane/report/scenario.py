@@ -21,7 +21,7 @@ from dataplane.report.record import recording
 
 RESULT_FILES = ("results.json", "pic.json")
 #: result-row keys that tell a scenario's runs apart, in the order they are named by
-NAME_KEYS = ("mode", "senders", "workers", "tenants", "prefixes", "offload")
+NAME_KEYS = ("mode", "senders", "workers", "tenants", "prefixes", "offload", "fault", "size")
 
 
 def run_reported(name: str, callback: Callable[..., Any], kwargs: dict[str, Any],
@@ -54,10 +54,11 @@ def run_reported(name: str, callback: Callable[..., Any], kwargs: dict[str, Any]
         if not root:
             return value
         results = _results(Path(kwargs["out"]))
+        figures = _figures(Path(kwargs["out"]))
     _name_runs(runs, results)
     options = {k: (str(v) if isinstance(v, Path) else v) for k, v in kwargs.items() if k not in ("out", "as_json")}
     data = collect.report_data("scenario", f"dataplane scenario {name}", runs,
-                               collect.provenance(**options), results)
+                               collect.provenance(**options), results, figures)
     if out is not None:
         collect.write_data(out, data)
     if report is not None:
@@ -77,6 +78,18 @@ def _results(out: Path) -> list[dict[str, Any]] | None:
             rows = data.get("results") if isinstance(data, dict) else data
             return rows if isinstance(rows, list) else None
     return None
+
+
+def _figures(out: Path) -> list[dict[str, Any]] | None:
+    """The scenario's own figures (``results.json``'s ``figures``: line charts and timelines the
+    page draws under the results), or None."""
+    path = out / RESULT_FILES[0]
+    try:
+        data = json.loads(path.read_text()) if path.is_file() else None
+    except (OSError, ValueError):
+        return None
+    figures = data.get("figures") if isinstance(data, dict) else None
+    return figures if isinstance(figures, list) else None
 
 
 def _name_runs(runs: list[dict[str, Any]], results: list[dict[str, Any]] | None) -> None:

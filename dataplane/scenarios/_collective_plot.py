@@ -1,8 +1,22 @@
-"""The collective command's picture: busbw against size, with the topology's bound."""
+"""The collective command's picture: busbw against size, with the topology's bound (a PNG, and
+the same as a figure of the HTML report)."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
+
+
+def busbw_figure(cfg: Any, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The report's figure (``dataplane.report.figures``): busbw and bound against log2 of the size."""
+    x = [math.log2(r["size"]) if r["size"] else 0.0 for r in rows]
+    series = [{"name": f"busbw, {cfg.collective} {cfg.algorithm}", "x": x, "y": [r["busbw"] for r in rows]}]
+    bounded = [(xi, r["bound_busbw"]) for xi, r in zip(x, rows) if r["bound_busbw"] is not None]
+    if bounded:
+        series.append({"name": "bound", "x": [b[0] for b in bounded], "y": [b[1] for b in bounded]})
+    return [{"kind": "line", "title": f"busbw against size ({cfg.collective}, {cfg.algorithm})",
+             "x_label": "size, log2 of bytes", "y_label": "GB/s", "series": series,
+             "note": "busbw as nccl-tests defines it; bound: the busiest link at line rate"}]
 
 
 def plot_busbw(cfg: Any, rows: list[dict[str, Any]], path: Path) -> None:

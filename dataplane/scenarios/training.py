@@ -133,6 +133,10 @@ def command(job: str, topology: str, k: int | None, bandwidth: str, latency: str
         from dataplane.scenarios.training_plots import plot_timelines
 
         out.mkdir(parents=True, exist_ok=True)
-        (out / "results.json").write_text(json.dumps({**payload, "gpus_clean": results[0].per_gpu}, indent=2) + "\n")
+        figures = [{"kind": "timeline", "title": f"{r.fault.kind}: {r.description}",
+                    "rows": [{"name": f"GPU {g}", "spans": t} for g, t in enumerate(r.timelines[:16])]}
+                   for r in results]
+        (out / "results.json").write_text(json.dumps({**payload, "gpus_clean": results[0].per_gpu,
+                                                      "figures": figures}, indent=2) + "\n")
         plot_timelines(results, out / "timeline.png")
 

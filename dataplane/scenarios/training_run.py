@@ -68,6 +68,7 @@ class JobResult:
             "idle": round(_mean(s["mean_idle"] for s in steps), 4),
             "max_idle": round(max((s["max_idle"] for s in steps), default=0.0), 4),
             "retransmitted": self.retransmitted,
+            "steps_ms": [round(st["step_ns"] / 1e6, 4) for st in steps],
         }
 
 
@@ -224,9 +225,10 @@ def format_results(job: Job, fabric: FabricConfig, results: list[JobResult]) -> 
                      f"{s['mean_idle']:>7.1%} {s['max_idle']:>10.1%}")
     lines += ["", "(compute, comm, exposed and idle are the GPUs' means; idle = share of the step not computing)", "",
               f"{'run':<10} {'step ms':>9} {'vs clean':>9} {'exposed ms':>11} {'idle':>7} {'worst idle':>10} "
-              f"{'retx':>7}  what"]
+              f"{'retx':>7}  {'each step, ms':<24} what"]
     for r in results:
         s = r.summary()
+        each = "/".join(f"{x:.2f}" for x in s["steps_ms"])
         lines.append(f"{s['fault']:<10} {s['step_ms']:>9.3f} {s['inflation']:>+9.1%} {s['exposed_ms']:>11.3f} "
-                     f"{s['idle']:>7.1%} {s['max_idle']:>10.1%} {s['retransmitted']:>7}  {s['what']}")
+                     f"{s['idle']:>7.1%} {s['max_idle']:>10.1%} {s['retransmitted']:>7}  {each:<24} {s['what']}")
     return "\n".join(lines)
