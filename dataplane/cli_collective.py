@@ -58,7 +58,8 @@ def _positive_size(ctx: click.Context, param: click.Parameter, value: str) -> in
 @click.option("--root", default=0, show_default=True, type=click.IntRange(min=0), help="Broadcast's root rank.")
 @click.option("--check-max", default="1M", show_default=True, callback=_positive_size,
               help="Check the results against numpy at sizes up to this (data moved for real).")
-@click.option("--seed", default=1, show_default=True, type=click.IntRange(0, 2**32 - 1))
+@click.option("--seed", default=1, show_default=True, type=click.IntRange(0, 2**32 - 1),
+              help="Seed of the fabric's randomness (ECN marks, loss) and of the checked data.")
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
 @click.option("--out", type=OutputDir(), help="Write results.json and a busbw plot here.")
 @ranks_option

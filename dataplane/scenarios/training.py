@@ -67,7 +67,8 @@ def _load(job: str):
 @click.option("--tenant-rate", default="25Gbps", show_default=True, help="tenant: each flow's rate.")
 @click.option("--loss", default=0.001, show_default=True, type=click.FloatRange(0.0, 0.5, max_open=True),
               help="loss: the chance a frame is lost on each link.")
-@click.option("--seed", default=1, show_default=True, type=click.IntRange(0, 2**32 - 1))
+@click.option("--seed", default=1, show_default=True, type=click.IntRange(0, 2**32 - 1),
+              help="Seed of the fabric's randomness (ECN marks, loss) and of the checked data.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.option("--out", type=OutputDir(), help="Write results.json and the GPUs' timeline here.")
 @ranks_option
