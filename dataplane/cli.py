@@ -16,17 +16,14 @@ from dataplane import __version__
 from dataplane.cli_errors import error_message, report_internal, reported_errors
 from dataplane.cli_programs import load_switch as _load_switch
 from dataplane.cli_programs import make_policy, resolve_program, warning_options
-from dataplane.cli_types import SEED, OutputDir, OutputFile, Processes, remove_unwritten
+from dataplane.cli_types import SEED, MacroDefine, OutputDir, OutputFile, Processes, remove_unwritten
 from dataplane.errors import CompileError, DataplaneError, InternalError
 from dataplane.progress import for_terminal
 
 
-def _parse_defines(defines: tuple[str, ...]) -> dict[str, str]:
-    out = {}
-    for d in defines:
-        name, _, value = d.partition("=")
-        out[name] = value or "1"
-    return out
+def _parse_defines(defines: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """The macros of the ``-D`` options (``MacroDefine`` checked each), the last one of a name winning."""
+    return dict(defines)
 
 
 # The front end's passes (lang.frontend.PASSES), named here so that --help imports no compiler.
@@ -88,7 +85,8 @@ def main(ctx: click.Context) -> None:
 @click.option("--check", is_flag=True, help="Only check the program; print nothing on success.")
 @click.option("-I", "include_dirs", multiple=True, type=click.Path(file_okay=False, path_type=Path),
               help="Add a directory to the #include <...> search path.")
-@click.option("-D", "defines", multiple=True, metavar="NAME[=VALUE]", help="Define a preprocessor macro.")
+@click.option("-D", "defines", multiple=True, type=MacroDefine(),
+              help="Define a preprocessor macro (VALUE 1 if not given), as cpp's -D.")
 @click.option("--timings", is_flag=True, help="Print how long each front-end pass took.")
 @click.option("--pp", type=OutputFile(), help="Write the program printed back as P4_16 (its parse tree) here.")
 @click.option("--dump-after", type=click.Choice(_PASS_NAMES), metavar="PASS",
@@ -103,7 +101,7 @@ def main(ctx: click.Context) -> None:
               help="Write the generated Python pipeline module here, its lines commented with their P4 positions.")
 @warning_options
 def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[Path, ...],
-            defines: tuple[str, ...], timings: bool, p4info: Path | None, device_config: Path | None,
+            defines: tuple[tuple[str, str], ...], timings: bool, p4info: Path | None, device_config: Path | None,
             emit_python: Path | None, werror: bool, wno: tuple[str, ...], pp: Path | None = None,
             dump_after: str | None = None) -> None:
     """Compile PROGRAM (a .p4 file or a built-in program name) and summarise it."""

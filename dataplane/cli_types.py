@@ -150,3 +150,23 @@ class Processes(click.IntRange):
             self.fail(f"{n} is more than the {cpus} CPU{'s' if cpus != 1 else ''} this process may run on.",
                       param, ctx)
         return n
+
+
+class MacroDefine(click.ParamType):
+    """``-D NAME`` or ``-D NAME=VALUE``, as cpp takes it: ``(NAME, VALUE)``, VALUE ``1`` when not
+    given. A NAME that is not an identifier (``=1``, ``1X=2``, ``A B``) is refused here rather
+    than defining a macro no program can use."""
+
+    name = "NAME[=VALUE]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from dataplane.lang.macros import define_problem
+
+        if isinstance(value, tuple):
+            return value
+        name, eq, body = str(value).partition("=")
+        body = body if eq else "1"
+        problem = define_problem(name, body)
+        if problem is not None:
+            self.fail(f"{shown(str(value))}: {problem}", param, ctx)
+        return name, body

@@ -11,11 +11,13 @@ from __future__ import annotations
 import re
 from typing import Mapping, Union
 
+from dataplane.errors import shown
 from dataplane.records import record
 
 # A pp-number (``8w0xFF``) is one token so its letters are never taken for macro names.
 TOKEN = re.compile(r'(?P<str>"(?:\\.|[^"\\])*"?)|(?P<num>[0-9][A-Za-z0-9_]*)|(?P<id>[A-Za-z_][A-Za-z0-9_]*)')
 _NAME = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PARAMS = re.compile(r"\(\s*((?:[A-Za-z_][A-Za-z0-9_]*\s*,\s*)*(?:[A-Za-z_][A-Za-z0-9_]*|\.\.\.)?)\s*\)")
 _BODY_TOKEN = re.compile(r'##|#|"(?:\\.|[^"\\])*"?|[0-9][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*|\s+|.')
 
@@ -42,6 +44,21 @@ class MacroError(Exception):
 
 class Unterminated(MacroError):
     """A function-like macro's argument list does not close on this line: join the next one."""
+
+
+def define_problem(name: str, value: str) -> str | None:
+    """Why ``name``/``value`` cannot be a macro defined from outside the program (``-D NAME=VALUE``,
+    the ``defines`` of the API), or None: the name must be an identifier (cpp's rule; a
+    function-like macro cannot be given this way) and the value one line, as a ``#define`` is."""
+    if not name:
+        return "the macro name is missing"
+    if _IDENTIFIER.fullmatch(name) is None:
+        return f"{shown(name)} is not a macro name (a letter or '_', then letters, digits or '_')"
+    if name == "defined":
+        return "'defined' cannot be used as a macro name"
+    if "\n" in value or "\r" in value:
+        return f"the value of macro {shown(name)} runs over more than one line"
+    return None
 
 
 def parse_define(rest: str) -> tuple[str, Macro]:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from dataplane.errors import CompileError, Diagnostic, Span
-from dataplane.lang.macros import Macro, MacroError, Unterminated, expand, parse_define
+from dataplane.lang.macros import Macro, MacroError, Unterminated, define_problem, expand, parse_define
 from dataplane.lang.ppexpr import ExprError, evaluate_condition
 from dataplane.resources import include_dir
 
@@ -123,6 +123,9 @@ def preprocess(path: str | Path | None = None, *, text: str | None = None, filen
     else:
         name = filename or "<input>"
         real = Path(name)  # only its directory matters, for quoted includes
+    bad = [problem for n, v in (defines or {}).items() if (problem := define_problem(n, v)) is not None]
+    if bad:
+        raise CompileError([Diagnostic(f"cannot define a macro: {problem}", code="pp-macro") for problem in bad])
     pp = _Preprocessor([] if sandboxed else [Path(d) for d in include_dirs], {**PREDEFINED, **(defines or {})},
                        sandboxed)
     pp.run_file(text, name, real, 0)

@@ -99,6 +99,38 @@ def test_defines_reach_the_preprocessor(tmp_path):
     assert run("compile", str(prog), "--check", "-D", "WITH_X").returncode == 0
 
 
+@pytest.mark.parametrize("define, problem", [
+    ("=1", "the macro name is missing"),
+    ("1X=2", "'1X' is not a macro name"),
+    ("A B", "'A B' is not a macro name"),
+    ("A-B=1", "'A-B' is not a macro name"),
+])
+def test_defines_without_a_valid_name_are_usage_errors(define, problem):
+    """-D needs NAME or NAME=VALUE with NAME an identifier, as cpp: a bad one is a usage error
+    naming the value, before anything is compiled."""
+    from click.testing import CliRunner
+
+    from dataplane.cli import main
+
+    r = CliRunner().invoke(main, ["compile", "--check", "ipv4_router", "-D", define])
+    assert r.exit_code == 2, r.output
+    assert f"Invalid value for '-D': {define!r}: {problem}" in r.output
+
+
+def test_defines_take_a_value_or_default_to_one():
+    """-D A=x defines A as x, -D B as 1 and -D E= as nothing (cpp's rules), seen in the preprocessed text."""
+    from click.testing import CliRunner
+
+    from dataplane.cli import main
+
+    with CliRunner().isolated_filesystem():
+        Path("d.p4").write_text("A B E|\n")
+        r = CliRunner().invoke(main, ["compile", "d.p4", "--dump-after", "preprocess", "-D", "A=x", "-D", "B",
+                                      "-D", "E="])
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("x 1 |")
+
+
 def test_emit_python_writes_the_module_the_switch_runs(tmp_path):
     """--emit-python writes the generated pipeline module: importable, each statement's line
     commented with its P4 position, and the very source a switch running the program compiles."""

@@ -277,6 +277,26 @@ def test_target_bmv2_is_predefined_and_defines_override():
     assert lines(result)[0] == "9 e"
 
 
+@pytest.mark.parametrize("name, value, problem", [
+    ("", "1", "the macro name is missing"),
+    ("1X", "2", "'1X' is not a macro name"),
+    ("A B", "1", "'A B' is not a macro name"),
+    ("F(x)", "x", "'F(x)' is not a macro name"),
+    ("defined", "1", "'defined' cannot be used as a macro name"),
+    ("A", "1\n#define B 2", "the value of macro 'A' runs over more than one line"),
+])
+def test_defines_without_a_valid_name_are_refused(name, value, problem):
+    """A macro given through ``defines`` needs an identifier for a name and a one-line value, as
+    cpp's -D: anything else is a located error, not a macro no program can name."""
+    [diag] = errors_of("X\n", defines={name: value})
+    assert diag.code == "pp-macro" and problem in diag.message
+
+
+def test_defines_with_valid_names_are_taken_as_they_are():
+    """The names either side of the refused ones: '_', a digit after the first character, an empty value."""
+    assert lines(pp("_ A1 E|\n", defines={"_": "u", "A1": "a", "E": ""}))[0] == "u a |"
+
+
 # --- conditionals ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("expr, expected", [
