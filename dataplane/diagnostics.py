@@ -25,6 +25,7 @@ ERRORS: dict[str, str] = {
     "pp-expression": "an #if or #elif expression that cannot be evaluated",
     "pp-include": "an #include that is malformed, not found, unreadable or nested too deeply",
     "pp-error": "the program's own #error directive",
+    "limit": "a program past what one compile may use: its size, macro expansion, nesting depth or time",
     # parsing
     "syntax": "the text does not parse as P4_16",
     # names and declarations
