@@ -12,6 +12,7 @@ import re
 from typing import Mapping, Union
 
 from dataplane.errors import shown
+from dataplane.lang.limits import DEFAULT_LIMITS, CompileLimits, size_text
 from dataplane.records import record
 
 # A pp-number (``8w0xFF``) is one token so its letters are never taken for macro names.
@@ -44,6 +45,48 @@ class MacroError(Exception):
 
 class Unterminated(MacroError):
     """A function-like macro's argument list does not close on this line: join the next one."""
+
+
+class ExpansionLimit(MacroError):
+    """An expansion past its ``Budget``; ``whole_unit``: the program's, not only this line's."""
+
+    def __init__(self, message: str, col: int = 0, whole_unit: bool = False):
+        super().__init__(message, col)
+        self.whole_unit = whole_unit
+
+
+class Budget:
+    """What macro expansion may still make in one program (``CompileLimits``): bytes of text,
+    for the program and for the line being expanded, and how deep expansions may nest.
+    Every macro body put in place counts, its arguments substituted, at every level of a
+    nested expansion (what the expansion costs to make; what it makes is no longer).
+    ``new_line`` starts a line's count."""
+
+    def __init__(self, limits: CompileLimits = DEFAULT_LIMITS):
+        self.limits = limits
+        self.unit_left = limits.expansion_bytes
+        self.line_left = limits.line_expansion_bytes
+
+    def new_line(self) -> None:
+        self.line_left = self.limits.line_expansion_bytes
+
+    def spend(self, n: int) -> None:
+        """Count ``n`` bytes of expansion; ``ExpansionLimit`` past either bound."""
+        self.unit_left -= n
+        self.line_left -= n
+        if self.unit_left < 0:
+            raise ExpansionLimit(f"macro expansion made more than {size_text(self.limits.expansion_bytes)} of text "
+                                 "in this program (the limit of the compiler, lang/limits.py)", whole_unit=True)
+        if self.line_left < 0:
+            raise ExpansionLimit(f"the macros of this line expand to more than "
+                                 f"{size_text(self.limits.line_expansion_bytes)} of text "
+                                 "(the limit of the compiler, lang/limits.py)")
+
+    def enter(self, depth: int) -> None:
+        """``ExpansionLimit`` if an expansion ``depth`` levels deep is one too many."""
+        if depth > self.limits.macro_depth:
+            raise ExpansionLimit(f"macros expand inside one another more than {self.limits.macro_depth} levels deep "
+                                 "(the limit of the compiler, lang/limits.py)")
 
 
 def define_problem(name: str, value: str) -> str | None:
@@ -84,10 +127,15 @@ def parse_define(rest: str) -> tuple[str, Macro]:
     return name, FunctionMacro(tuple(params), after[p.end():].strip(), variadic)
 
 
-def expand(text: str, macros: Mapping[str, Macro], active: frozenset[str] = frozenset()
-           ) -> tuple[str, list[tuple[int, int]]]:
+def expand(text: str, macros: Mapping[str, Macro], active: frozenset[str] = frozenset(),
+           budget: Budget | None = None, depth: int = 0) -> tuple[str, list[tuple[int, int]]]:
     """``text`` with its macros expanded (not inside strings), and column breakpoints
-    (out_col, src_col) for mapping positions back, empty when no length changed."""
+    (out_col, src_col) for mapping positions back, empty when no length changed.
+
+    ``budget`` bounds the text made and the depth (``ExpansionLimit``, at the column of the
+    line's macro that crossed it); ``depth`` is how deep in another expansion this one is."""
+    if budget is None:
+        budget = Budget()
     parts: list[str] = []
     breaks: list[tuple[int, int]] = []
     pos = out_len = 0
@@ -99,15 +147,22 @@ def expand(text: str, macros: Mapping[str, Macro], active: frozenset[str] = froz
         if name is None or name in active or name not in macros:
             continue
         macro = macros[name]
-        if isinstance(macro, FunctionMacro):
-            call = _arguments(text, m.end(), name)
-            if call is None:
-                continue
-            args, end = call
-            body = _fill(name, macro, args, macros, active, m.start() + 1)
-        else:
-            body, end = macro, m.end()
-        body = expand(body, macros, active | {name})[0]
+        try:
+            budget.enter(depth + 1)
+            if isinstance(macro, FunctionMacro):
+                call = _arguments(text, m.end(), name)
+                if call is None:
+                    continue
+                args, end = call
+                body = _fill(name, macro, args, macros, active, m.start() + 1, budget, depth)
+            else:
+                body, end = macro, m.end()
+            budget.spend(len(body))
+            body = expand(body, macros, active | {name}, budget, depth + 1)[0]
+        except ExpansionLimit as err:
+            if depth == 0:      # where the line's own text invokes the macro that led to it
+                err.col = m.start() + 1
+            raise
         parts.append(text[pos:m.start()])
         out_len += m.start() - pos
         breaks.append((out_len + 1, m.start() + 1))
@@ -151,7 +206,7 @@ def _arguments(text: str, i: int, name: str) -> tuple[list[str], int] | None:
 
 
 def _fill(name: str, macro: FunctionMacro, args: list[str], macros: Mapping[str, Macro],
-          active: frozenset[str], col: int) -> str:
+          active: frozenset[str], col: int, budget: Budget, depth: int) -> str:
     """The body of ``macro`` with its parameters replaced by ``args``."""
     params = macro.params
     if args == [""] and not params:
@@ -180,7 +235,7 @@ def _fill(name: str, macro: FunctionMacro, args: list[str], macros: Mapping[str,
                 i += 1
         elif tok in raw:
             pasted = nxt is not None and tokens[nxt] == "##"
-            out.append(raw[tok] if pasted else expand(raw[tok], macros, active)[0])
+            out.append(raw[tok] if pasted else expand(raw[tok], macros, active, budget, depth + 1)[0])
             i += 1
         else:
             out.append(tok)

@@ -17,8 +17,19 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from dataplane.errors import CompileError, Diagnostic, Span
-from dataplane.lang.macros import Macro, MacroError, Unterminated, define_problem, expand, parse_define
-from dataplane.lang.ppexpr import ExprError, evaluate_condition
+from dataplane.lang.bounded import Deadline, deep_call
+from dataplane.lang.limits import DEFAULT_LIMITS, CompileLimits, LimitExceeded, size_text
+from dataplane.lang.macros import (
+    Budget,
+    ExpansionLimit,
+    Macro,
+    MacroError,
+    Unterminated,
+    define_problem,
+    expand,
+    parse_define,
+)
+from dataplane.lang.ppexpr import ExprError, ExprTooDeep, evaluate_condition
 from dataplane.resources import include_dir
 
 MAX_INCLUDE_DEPTH = 50
@@ -97,12 +108,14 @@ def _not_utf8(name: str, exc: UnicodeDecodeError) -> Diagnostic:
 
 def preprocess(path: str | Path | None = None, *, text: str | None = None, filename: str | None = None,
                include_dirs: Sequence[Path] = (), defines: Mapping[str, str] | None = None,
-               sandboxed: bool = False) -> PreprocessedSource:
+               sandboxed: bool = False, limits: CompileLimits = DEFAULT_LIMITS,
+               deadline: Deadline | None = None) -> PreprocessedSource:
     """Preprocess a P4 program given as a file ``path`` or as ``text`` (named ``filename`` in messages).
 
     ``#include <x>`` searches ``include_dirs`` then the bundled ``core.p4``/``v1model.p4``;
     ``#include "x"`` looks next to the including file first. ``defines`` adds or
-    overrides macros (``__TARGET_BMV2__`` is predefined). Raises CompileError
+    overrides macros (``__TARGET_BMV2__`` is predefined). ``limits`` bound the text read
+    and what macros make (``deadline``, if given, the time). Raises CompileError
     with every problem found.
 
     ``sandboxed``: for text from someone else (a P4Runtime client's device config), read no
@@ -111,24 +124,12 @@ def preprocess(path: str | Path | None = None, *, text: str | None = None, filen
     """
     if (path is None) == (text is None):
         raise TypeError("preprocess() needs exactly one of path or text")
-    if path is not None:
-        name = filename or str(path)
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise CompileError([Diagnostic(f"cannot read '{name}': {exc.strerror or exc}", code="io")]) from None
-        except UnicodeDecodeError as exc:
-            raise CompileError([_not_utf8(name, exc)]) from None
-        real = Path(path)
-    else:
-        name = filename or "<input>"
-        real = Path(name)  # only its directory matters, for quoted includes
     bad = [problem for n, v in (defines or {}).items() if (problem := define_problem(n, v)) is not None]
     if bad:
         raise CompileError([Diagnostic(f"cannot define a macro: {problem}", code="pp-macro") for problem in bad])
     pp = _Preprocessor([] if sandboxed else [Path(d) for d in include_dirs], {**PREDEFINED, **(defines or {})},
-                       sandboxed)
-    pp.run_file(text, name, real, 0)
+                       limits, deadline or Deadline(limits.seconds), sandboxed)
+    deep_call(lambda: pp.run(path, text, filename), limits.nesting)
     if pp.diagnostics:
         raise CompileError(pp.diagnostics)
     return PreprocessedSource("".join(line + "\n" for line in pp.lines), pp.line_map, pp.files, pp.col_maps,
@@ -168,10 +169,15 @@ _Include = tuple[str, str, Path, int]  # text, display name, real path, depth
 class _Preprocessor:
     """Runs one translation unit; macros and output are shared across the files it includes."""
 
-    def __init__(self, include_dirs: list[Path], macros: dict[str, Macro], sandboxed: bool = False):
+    def __init__(self, include_dirs: list[Path], macros: dict[str, Macro], limits: CompileLimits, deadline: Deadline,
+                 sandboxed: bool = False):
         self.include_dirs = include_dirs
         self.macros = macros
+        self.limits = limits
+        self.deadline = deadline
         self.sandboxed = sandboxed
+        self.budget = Budget(limits)
+        self.bytes_left = limits.source_bytes     # of source text, includes counted
         self.lines: list[str] = []
         self.line_map: list[tuple[str, int]] = []
         self.col_maps: dict[int, list[tuple[int, int]]] = {}
@@ -184,6 +190,55 @@ class _Preprocessor:
         file, line, col = loc
         source = _line_of(self.files, file, line, self._split)
         self.diagnostics.append(Diagnostic(message, Span(file, line, col), code=code, source_line=source))
+
+    def run(self, path: str | Path | None, text: str | None, filename: str | None) -> None:
+        """Preprocess the program at ``path`` or the ``text`` named ``filename``; a crossed limit
+        ends it with its diagnostic last."""
+        try:
+            if path is not None:
+                name = filename or str(path)
+                text = self._read_main(Path(path), name)
+                real = Path(path)
+            else:
+                assert text is not None
+                name = filename or "<input>"
+                real = Path(name)  # only its directory matters, for quoted includes
+                self._count(text, name, None)
+            self.run_file(text, name, real, 0)
+        except LimitExceeded as exc:
+            self.diagnostics.append(exc.diagnostic(_line_of(self.files, exc.span.file, exc.span.line, self._split)))
+        except _Stop:
+            pass
+
+    def _read_main(self, path: Path, name: str) -> str:
+        try:
+            with path.open("rb") as f:
+                data = f.read(self.bytes_left + 1)
+        except OSError as exc:
+            raise CompileError([Diagnostic(f"cannot read '{name}': {exc.strerror or exc}", code="io")]) from None
+        self._count(data, name, None)
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CompileError([_not_utf8(name, exc)]) from None
+
+    def _count(self, data: str | bytes, name: str, loc: tuple[str, int, int] | None) -> None:
+        """Count ``data`` (the text of file ``name``, included at ``loc``) against ``source_bytes``."""
+        size = len(data) if isinstance(data, bytes) or len(data) * 4 <= self.bytes_left else len(data.encode())
+        if size <= self.bytes_left:
+            self.bytes_left -= size
+            return
+        limit = size_text(self.limits.source_bytes)
+        message = f"the program's source text is more than {limit} (the limit of the compiler, lang/limits.py)"
+        if loc is not None:
+            raise LimitExceeded(f"{message} with '{name}' included here", Span(*loc))
+        raw = data if isinstance(data, bytes) else data.encode()
+        at = self.bytes_left            # the first byte over: say where it is
+        line = raw.count(b"\n", 0, at) + 1
+        start = raw.rfind(b"\n", 0, at) + 1
+        self.files.setdefault(name, raw.decode("utf-8", "replace"))
+        col = len(raw[start:at].decode("utf-8", "replace")) + 1
+        raise LimitExceeded(f"{message}: it is crossed here", Span(name, line, col))
 
     def run_file(self, text: str, name: str, real: Path, depth: int) -> None:
         """Append the preprocessed lines of one file (and, recursively, of what it includes)."""
@@ -202,6 +257,8 @@ class _Preprocessor:
         i = 0
         while i < len(rows):
             first, count, line = rows[i]
+            if not i % 64 and self.deadline.expired():
+                self.deadline.check(Span(state.line_name, first + 1 + state.delta, 1))
             while True:
                 try:
                     self._line(state, line, first, count)
@@ -227,10 +284,14 @@ class _Preprocessor:
             loc = (line_name, line_no, code.index("#") + 1)
             pending = self._directive(st, directive.group(1), code[directive.end():], loc, first + count)
         elif st.active:
+            self.budget.new_line()
             try:
-                text, breaks = expand(code.rstrip(), self.macros)
+                text, breaks = expand(code.rstrip(), self.macros, budget=self.budget)
             except Unterminated:
                 raise
+            except ExpansionLimit as err:
+                self._over_budget(err, (line_name, line_no, err.col or 1))
+                text, breaks = "", []
             except MacroError as err:
                 self.error(str(err), (line_name, line_no, err.col or 1), code="pp-macro")
                 text, breaks = "", []
@@ -292,11 +353,24 @@ class _Preprocessor:
                 self.error(f"#{kind} expects a macro name", loc, code="pp-directive")
                 return False
             return (m.group(1) in self.macros) == (kind == "ifdef")
+        self.budget.new_line()
         try:
-            return evaluate_condition(rest, self.macros)
+            return evaluate_condition(rest, self.macros, self.budget)
+        except ExprTooDeep as exc:
+            self.error(f"#if expression: {exc}", loc, code="limit")
+            return False
+        except ExpansionLimit as err:
+            self._over_budget(err, loc)
+            return False
         except ExprError as exc:
             self.error(f"invalid #if expression: {exc}", loc, code="pp-expression")
             return False
+
+    def _over_budget(self, err: ExpansionLimit, loc: tuple[str, int, int]) -> None:
+        """Report a macro expansion past its budget; past the program's, stop preprocessing."""
+        self.error(str(err), loc, code="limit")
+        if err.whole_unit:
+            raise _Stop
 
     def _define(self, rest: str, loc: tuple[str, int, int]) -> None:
         try:
@@ -307,7 +381,7 @@ class _Preprocessor:
         self.macros[name] = macro
 
     def _include(self, st: _FileState, rest: str, loc: tuple[str, int, int]) -> _Include | None:
-        m = _INCLUDE_ARG.match(rest) or _INCLUDE_ARG.match(self._expand_quietly(rest))
+        m = _INCLUDE_ARG.match(rest) or _INCLUDE_ARG.match(self._expand_quietly(rest, loc))
         if m is None:
             self.error('#include expects "FILE" or <FILE>', loc, code="pp-include")
             return None
@@ -326,7 +400,10 @@ class _Preprocessor:
             return None
         display, real = found
         try:
-            return real.read_text(encoding="utf-8"), display, real, st.depth + 1
+            with real.open("rb") as f:
+                data = f.read(self.bytes_left + 1)
+            self._count(data, target, loc)
+            return data.decode("utf-8"), display, real, st.depth + 1
         except OSError as exc:
             self.error(f"cannot read include file '{target}': {exc.strerror or exc}", loc, code="pp-include")
             return None
@@ -354,13 +431,20 @@ class _Preprocessor:
         if m is None:
             self.error('#line expects a line number and an optional "file"', loc, code="pp-directive")
             return
+        if len(m.group(1)) > 10 or int(m.group(1)) > 2147483647:     # cpp's bound: a line number is an int
+            self.error("#line number out of range", loc, code="pp-directive")
+            return
         st.delta = int(m.group(1)) - (next_line + 1)
         if m.group(2) is not None:
             st.line_name = m.group(2)
 
-    def _expand_quietly(self, text: str) -> str:
+    def _expand_quietly(self, text: str, loc: tuple[str, int, int]) -> str:
+        self.budget.new_line()
         try:
-            return expand(text, self.macros)[0]
+            return expand(text, self.macros, budget=self.budget)[0]
+        except ExpansionLimit as err:
+            self._over_budget(err, loc)
+            return text
         except MacroError:
             return text
 
@@ -370,6 +454,10 @@ def bundled_includes() -> frozenset[str]:
     """The names ``#include`` reaches in the bundled p4include folder (``bmv2/psa.p4`` with its folder)."""
     root = include_dir()
     return frozenset(p.relative_to(root).as_posix() for p in root.rglob("*.p4"))
+
+
+class _Stop(Exception):
+    """Preprocessing ends here: a limit was crossed and reported."""
 
 
 def _splice(lines: list[str]) -> list[tuple[str, int, int]]:
