@@ -46,14 +46,32 @@ class Diagnostic:
         return f"{self.severity} [{self.code}]" if self.code else self.severity
 
     def render(self) -> str:
-        head = f"{self.span}: {self.label}: {self.message}" if self.span.line else f"{self.label}: {self.message}"
+        message = self.message if len(self.message) <= MESSAGE_WIDTH else self.message[:MESSAGE_WIDTH] + "..."
+        head = f"{self.span}: {self.label}: {message}" if self.span.line else f"{self.label}: {message}"
         if self.source_line is None or not self.span.line:
             return head
-        line = self.source_line.rstrip("\n").expandtabs(1)
-        caret = " " * max(self.span.col - 1, 0) + "^"
+        line, col = source_window(self.source_line.rstrip("\n").expandtabs(1), self.span.col)
+        caret = " " * max(col - 1, 0) + "^"
         if self.span.end_line == self.span.line and self.span.end_col > self.span.col + 1:
-            caret += "~" * min(self.span.end_col - self.span.col - 1, max(len(line) - self.span.col, 0))
+            caret += "~" * min(self.span.end_col - self.span.col - 1, max(len(line) - col, 0))
         return f"{head}\n{line}\n{caret}"
+
+
+SOURCE_WIDTH = 200
+MESSAGE_WIDTH = 1000    # a message naming a type of thousands of fields shows its start
+MAX_SHOWN = 100         # diagnostics a CompileError shows (p4c stops at 20 errors)
+
+
+def source_window(line: str, col: int) -> tuple[str, int]:
+    """The part of source ``line`` a message shows, and where ``col`` is in it: all of a line of
+    up to ``SOURCE_WIDTH`` characters, else that many around the column between ``...``, so
+    that an error on a line of megabytes (generated or hostile text) is not megabytes long."""
+    if len(line) <= SOURCE_WIDTH:
+        return line, col
+    start = max(0, min(col - 1 - SOURCE_WIDTH // 2, len(line) - SOURCE_WIDTH))
+    before = "..." if start else ""
+    after = "..." if start + SOURCE_WIDTH < len(line) else ""
+    return before + line[start:start + SOURCE_WIDTH] + after, col - start + len(before)
 
 
 class DataplaneError(Exception):
@@ -86,7 +104,12 @@ class CompileError(DataplaneError):
         super().__init__(self.render())
 
     def render(self) -> str:
-        return "\n".join(d.render() for d in self.diagnostics)
+        """Each diagnostic, up to ``MAX_SHOWN`` of them: a program with 20,000 unclosed ``#if``
+        lines gets the first hundred errors and a count, not megabytes of messages."""
+        text = "\n".join(d.render() for d in self.diagnostics[:MAX_SHOWN])
+        if len(self.diagnostics) > MAX_SHOWN:
+            text += f"\n... and {len(self.diagnostics) - MAX_SHOWN} more not shown"
+        return text
 
     @property
     def first(self) -> Diagnostic:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from dataplane.diagnostics import ERRORS
-from dataplane.errors import CompileError, Diagnostic
+from dataplane.errors import CompileError, Diagnostic, source_window
 from dataplane.lang.frontend import compile_source
 
 FILE = "bad.p4"
@@ -33,7 +33,8 @@ def diagnostics(src: str) -> list[Diagnostic]:
     assert first.severity == "error" and first.code in ERRORS, first.code
     head, line, caret = str(err).split("\n")[:3]
     assert head == f"{FILE}:{first.span.line}:{first.span.col}: error [{first.code}]: {first.message}"
-    assert line == src.split("\n")[first.span.line - 1] and caret.index("^") == first.span.col - 1
+    shown, col = source_window(src.split("\n")[first.span.line - 1], first.span.col)
+    assert line == shown and caret.index("^") == col - 1
     return err.diagnostics
 
 
