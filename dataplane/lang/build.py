@@ -10,21 +10,13 @@ from dataplane.ir import decl as D
 from dataplane.ir import expr as E
 from dataplane.ir import stmt as S
 from dataplane.ir.node import Annotation
-from dataplane.lang.build_expr import BuildExprMixin, _Annots
+from dataplane.lang.build_expr import BuildError, BuildExprMixin, _Annots  # noqa: F401  (BuildError: parser's)
 from dataplane.lang.build_expr import split_annotations as _split
 from dataplane.lang.build_tables import BuildTablesMixin
 from dataplane.lang.build_types import BuildTypesMixin
 
 Locate = Callable[[int, int], Span]
 
-
-
-class BuildError(Exception):
-    """Text the grammar accepts but the IR cannot hold (a syntax error found while building)."""
-
-    def __init__(self, message: str, span: Span):
-        super().__init__(message)
-        self.span = span
 
 
 class _Dir(str):

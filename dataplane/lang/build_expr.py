@@ -3,13 +3,24 @@ from __future__ import annotations
 
 from lark import Token, v_args
 
+from dataplane.errors import Span
 from dataplane.ir import expr as E
 from dataplane.ir import stmt as S
 from dataplane.ir.types import Bits
-from dataplane.lang.literals import parse_integer
+from dataplane.lang.literals import LiteralTooLarge, parse_integer
 
 _BIN_OPS = {"||", "&&", "==", "!=", "<", ">", "<=", ">=", "|", "^", "&", "<<", ">>", "+", "-",
             "|+|", "|-|", "++", "*", "/", "%"}
+
+
+class BuildError(Exception):
+    """Text the grammar accepts but the IR cannot hold (a syntax error found while building,
+    or a literal past ``lang.limits``: ``code`` says which)."""
+
+    def __init__(self, message: str, span: Span, code: str = "syntax"):
+        super().__init__(message)
+        self.span = span
+        self.code = code
 
 
 class _Annots(tuple):
@@ -174,7 +185,10 @@ class BuildExprMixin:
         return self.int_lit_token(c[0])
 
     def int_lit_token(self, tok: Token) -> E.Constant:
-        value, width, signed, base = parse_integer(str(tok))
+        try:
+            value, width, signed, base = parse_integer(str(tok))
+        except LiteralTooLarge as exc:
+            raise BuildError(str(exc), self._tok_span(tok), code="too-wide") from None
         t = Bits(width, signed) if width is not None else None
         return E.Constant(value, base, type=t, span=self._tok_span(tok))
 

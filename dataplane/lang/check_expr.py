@@ -10,7 +10,7 @@ from dataplane.lang.check_access import AccessMixin, _const, _typed
 from dataplane.lang.check_compare import anonymous_struct
 from dataplane.lang.check_types import ERROR, UNKNOWN, is_unknown
 from dataplane.lang.consteval import cast_int, concat, fold_binary
-from dataplane.lang.limits import MAX_WIDTH, too_wide
+from dataplane.lang.limits import MAX_CONSTANT_BITS, MAX_WIDTH, too_big_constant, too_wide
 
 _ARITH = {"+", "-", "*", "|+|", "|-|"}
 _DIVISION = {"/", "%"}
@@ -199,8 +199,18 @@ class ExprMixin(AccessMixin):
             v = fold_binary(e.op, left.value, right.value, width, signed)
             if rt == T.BOOL:
                 return E.BoolLiteral(bool(v), type=T.BOOL, span=e.span)
+            if self._too_big(v, e):
+                return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
             return _const(v, rt, e.span)
         return E.Binary(e.op, left, right, type=rt, span=e.span)
+
+    def _too_big(self, value: int, e: E.Expr) -> bool:
+        """Report a folded ``int`` value needing more than ``MAX_CONSTANT_BITS`` bits (a chain of
+        squarings doubles its length at every step, and Python would go on computing it)."""
+        if abs(value).bit_length() <= MAX_CONSTANT_BITS:
+            return False
+        self.error(too_big_constant("the value of this expression", abs(value).bit_length()), e.span, code="too-wide")
+        return True
 
     def _type_initializers(self, e, left, right):
         """An initializer operand (``{#}``, ``{ f = x }``, ``{ x, y }``) takes the type of the other operand."""
@@ -266,6 +276,8 @@ class ExprMixin(AccessMixin):
                 return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
             width = lt.width if isinstance(lt, T.Bits) else None
             v = fold_binary(e.op, left.value, right.value, width, isinstance(lt, T.Bits) and lt.signed)
+            if self._too_big(v, e):
+                return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
             return _const(v, lt, e.span)
         return E.Binary(e.op, left, right, type=lt, span=e.span)
 

@@ -1,12 +1,20 @@
 """P4_16 integer literals: ``42``, ``0x2A``, ``0b101``, ``0o17``, ``0d9``, ``8w255``, ``8s-3``, with ``_`` separators."""
 from __future__ import annotations
 
+import math
 import re
 
-from dataplane.lang.limits import MAX_WIDTH
+from dataplane.lang.limits import MAX_CONSTANT_BITS, MAX_WIDTH, too_big_constant, too_wide
 
 _LITERAL = re.compile(r"^(?:(?P<width>[0-9]+)(?P<kind>[ws]))?(?P<neg>-)?(?P<body>0[xXbBoOdD][0-9a-fA-F_]+|[0-9][0-9_]*)$")
 _BASES = {"x": 16, "b": 2, "o": 8, "d": 10}
+# Digits past which a literal cannot fit MAX_CONSTANT_BITS, whatever they are (a d-digit number
+# has at least (d - 1) * log2(base) bits): longer ones are refused without converting them.
+_MAX_DIGITS = {base: int(MAX_CONSTANT_BITS / math.log2(base)) + 2 for base in (2, 8, 10, 16)}
+
+
+class LiteralTooLarge(ValueError):
+    """A literal whose value or width is past what the front end computes with (``lang.limits``)."""
 
 
 def parse_integer(text: str) -> tuple[int, int | None, bool, int]:
@@ -26,11 +34,21 @@ def parse_integer(text: str) -> tuple[int, int | None, bool, int]:
         digits = body[2:]
     else:
         digits = body
+    # Before converting: Python would take its time over a literal of a million digits (or refuse
+    # one of more than 4300 decimal digits), for a value no type holds.
+    significant = len(digits.lstrip("0"))
+    if significant > _MAX_DIGITS[base]:
+        raise LiteralTooLarge(f"this integer literal has {significant} digits: compile-time integers are limited "
+                              f"to {MAX_CONSTANT_BITS} bits")
     value = int(digits, base)
+    if value.bit_length() > MAX_CONSTANT_BITS:
+        raise LiteralTooLarge(too_big_constant("this integer literal", value.bit_length()))
     if m.group("neg"):
         value = -value
     if m.group("width") is None:
         return value, None, False, base
+    if len(m.group("width").lstrip("0")) > len(str(MAX_WIDTH)):
+        raise LiteralTooLarge(too_wide(f"the width {m.group('width')[:12]}... of this literal"))
     width = int(m.group("width"))
     signed = m.group("kind") == "s"
     if width > MAX_WIDTH:

@@ -95,7 +95,8 @@ def parse_text(text: str, locate: Callable[[int, int], Span], source_line: Calla
 def _build_failed(rule: str, exc: BaseException, source_line: Callable[[Span], str | None]) -> None:
     """Raise what a ``BuildIR`` failure means: a syntax error for a ``BuildError``, else a bug."""
     if isinstance(exc, BuildError):
-        raise CompileError([Diagnostic(f"syntax error: {exc}", exc.span, code="syntax",
+        message = f"syntax error: {exc}" if exc.code == "syntax" else str(exc)
+        raise CompileError([Diagnostic(message, exc.span, code="syntax" if exc.code == "syntax" else "too-wide",
                                        source_line=source_line(exc.span))]) from None
     # str(): under PyPy lark's rule names are Tokens, whose repr is not the plain name
     raise InternalError(f"building IR failed in rule '{str(rule)}': {exc!r}") from exc
