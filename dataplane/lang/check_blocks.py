@@ -35,6 +35,8 @@ class BlockMixin:
                 yield subblocks
             finally:
                 self.block_kind, self.block_scope, self.subblocks = outer
+        # How deep instances nest below d: the inliner recurses once (or more) per level.
+        self.block_depths[d.name] = 1 + max((self.block_depths.get(b.block, 1) for b in subblocks), default=0)
 
     def block_instance(self, d: D.Instantiation, t: T.Block, checked: E.Expr) -> P.BlockInstance | None:
         """The record of ``d``, an instance of parser or control ``t`` declared in a block."""
@@ -49,6 +51,8 @@ class BlockMixin:
         if t.type_params:
             self.error(f"unsupported: instance of generic {t.kind} '{t.name}'", d.span, code="unsupported")
             return None
+        if self.block_depths.get(t.name, 1) >= self.limits.nesting:
+            self.too_deep(d.span, f"{t.kind} instances nest in one another")
         args = self.ordered_args(t.constructor_params, getattr(checked, "args", ()), t.name, ctor=True)
         if args is None:
             return None

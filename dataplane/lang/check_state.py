@@ -7,13 +7,19 @@ every attribute the mixins share, so a reader (and a type checker) finds them in
 """
 from __future__ import annotations
 
+from typing import Any
+
 from dataplane.errors import DiagnosticSink, Span
 from dataplane.ir import decl as D
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
 from dataplane.ir.node import Visitor
+from dataplane.lang.bounded import Deadline
+from dataplane.lang.limits import DEFAULT_LIMITS, CompileLimits, LimitExceeded
 from dataplane.lang.scope import Scope
+
+_DEADLINE_EVERY = 4096      # visits between looks at the clock (a look costs about as much as a visit)
 
 
 class CheckerState(Visitor):
@@ -48,9 +54,23 @@ class CheckerState(Visitor):
     subblocks: list[P.BlockInstance]
     block_decls: dict[str, D.ParserDecl | D.ControlDecl]  # for default argument values
     listed_actions: list[tuple]               # (action, signature, declaration, table) tables list
+    # Bounds (lang.limits): statements, expressions and types being checked inside one another.
+    limits: CompileLimits
+    deadline: Deadline
+    depth: int
+    visits: int
+    block_depths: dict[str, int]              # parser/control -> how deep its sub-block instances nest
+    type_sizes: dict[int, tuple]              # id(type) -> (type, (levels, fields)): check_type_size
 
-    def __init__(self, sink: DiagnosticSink, source: str = "<input>"):
+    def __init__(self, sink: DiagnosticSink, source: str = "<input>", limits: CompileLimits = DEFAULT_LIMITS,
+                 deadline: Deadline | None = None):
         self.sink = sink
+        self.limits = limits
+        self.deadline = deadline or Deadline(limits.seconds)
+        self.depth = 0
+        self.visits = 0
+        self.block_depths = {}
+        self.type_sizes = {}
         self.program = P.Program(source=source, architecture="")
         self.types = {}
         self.type_vars = []
@@ -76,3 +96,27 @@ class CheckerState(Visitor):
         self.subblocks = []
         self.block_decls = {}
         self.listed_actions = []
+
+    def visit(self, node: Any, *args: Any) -> Any:
+        """``Visitor.visit``, counting how deep statements and expressions nest: one level over
+        ``limits.nesting`` is a ``limit`` error there, before the passes recurse deeper than
+        they have room for (``lang.bounded``). Every few thousand visits, the clock."""
+        depth = self.depth = self.depth + 1
+        try:
+            if depth > self.limits.nesting:
+                self.too_deep(node.span)
+            self.visits += 1
+            if not self.visits % _DEADLINE_EVERY:
+                self.deadline.check(node.span)
+            try:
+                method = self._tables["visit_"][type(node)]
+            except KeyError:
+                method = type(self).rule("visit_", type(node))
+            return method(self, node, *args)
+        finally:
+            self.depth = depth - 1
+
+    def too_deep(self, span: Span, what: str = "statements, expressions and types nest") -> None:
+        """Stop at ``span``: ``what`` more than ``limits.nesting`` levels deep."""
+        raise LimitExceeded(f"{what} more than {self.limits.nesting} levels deep here "
+                            "(the limit of the compiler, lang/limits.py)", span)

@@ -41,6 +41,15 @@ class TypeMixin:
     def resolve(self, ref: E.TypeRef | None) -> T.Type:
         if ref is None:
             return T.VOID
+        depth = self.depth = self.depth + 1     # counted with statements and expressions (CheckerState.visit)
+        try:
+            if depth > self.limits.nesting:
+                self.too_deep(ref.span)
+            return self._resolve(ref)
+        finally:
+            self.depth = depth - 1
+
+    def _resolve(self, ref: E.TypeRef) -> T.Type:
         if isinstance(ref, E.BitsRef):
             width = self.const_int(ref.width, "a width")
             if width is None:
@@ -77,12 +86,13 @@ class TypeMixin:
             if size <= 0:
                 self.error(f"header stack size must be positive, got {size}", ref.size.span, code="out-of-range")
                 return UNKNOWN
-            return T.Stack(elem, size)
+            return self.measured(T.Stack(elem, size), ref.span)
         if isinstance(ref, E.TupleRef):
             elements = tuple(self.resolve(r) for r in ref.elements)
-            return T.Tuple(elements) if self.check_tuple_elements(elements, ref.span) else UNKNOWN
+            return self.measured(T.Tuple(elements), ref.span) if self.check_tuple_elements(elements, ref.span) \
+                else UNKNOWN
         if isinstance(ref, E.ListRef):
-            return T.P4List(self.resolve(ref.element))
+            return self.measured(T.P4List(self.resolve(ref.element)), ref.span)
         if isinstance(ref, E.NamedTypeRef):
             return self.resolve_named(ref)
         raise AssertionError(ref)
@@ -185,7 +195,9 @@ class TypeMixin:
                 self.check_value_type(ft, f"field '{f.name}' of struct '{d.name}'", f.span)
             fields.append(T.StructField(f.name, ft, f.annotations))
         cls = {"header": T.Header, "struct": T.Struct, "header_union": T.HeaderUnion}[d.kind]
-        return cls(name, tuple(fields))
+        t = cls(name, tuple(fields))
+        self.measure_type(t, d.span)
+        return t
 
     def declare_enum(self, d: D.EnumDecl) -> None:
         if len(set(d.members)) != len(d.members):
@@ -211,7 +223,9 @@ class TypeMixin:
         if is_unknown(base) or (d.is_new and not self.check_newtype_base(d, base)):
             self.types[d.name] = UNKNOWN
             return
-        self.declare_type(d.name, T.NewType(d.name, base) if d.is_new else base, d.span)
+        t = T.NewType(d.name, base) if d.is_new else base
+        self.measure_type(t, d.span)
+        self.declare_type(d.name, t, d.span)
 
     def resolve_params(self, params: tuple[D.ParamDecl, ...], optional_ok: bool = False) -> tuple[T.Param, ...]:
         """Resolve parameter declarations; ``optional_ok``: ``@optional`` is allowed (p4c allows it

@@ -32,6 +32,7 @@ from dataplane.lang.check_state import CheckerState
 from dataplane.lang.check_stmt import StmtMixin
 from dataplane.lang.check_table import TableMixin
 from dataplane.lang.check_target import TargetRulesMixin
+from dataplane.lang.check_type_size import TypeSizeMixin
 from dataplane.lang.check_types import UNKNOWN, TypeMixin, is_unknown
 from dataplane.lang.check_value_set import ValueSetMixin
 from dataplane.lang.scope import Symbol
@@ -41,7 +42,7 @@ _BLOCK_CONTEXTS = ("parser", "control", "action", "function")
 
 class Checker(CheckerState, TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMixin, ValueSetMixin, InitializerMixin, BlockMixin,
               PackageMixin, EntriesMixin, ParamRulesMixin, CompareMixin, InferenceMixin, InstancesMixin,
-              TargetRulesMixin, NamesMixin, ParserGraphMixin, DeclRulesMixin):
+              TargetRulesMixin, NamesMixin, ParserGraphMixin, DeclRulesMixin, TypeSizeMixin):
     """Checks a parsed program and lowers it to ``ir.program.Program``; the state it shares
     with its mixins is declared in ``check_state.CheckerState``. Expressions and statements
     dispatch through ``visit`` (``visit_<Node>`` in the mixins), top-level declarations through

@@ -19,11 +19,16 @@ from dataplane.diagnostics import WarningPolicy
 from dataplane.errors import CompileError, Diagnostic, DiagnosticSink
 from dataplane.gc_pause import paused_gc
 from dataplane.ir.decl import P4Program
+from dataplane.ir.expr import Expr, TypeRef
+from dataplane.ir.node import Node, children
 from dataplane.ir.program import Program
+from dataplane.ir.stmt import BlockStmt, Stmt
+from dataplane.lang.bounded import Deadline, deep_call
 from dataplane.lang.checker import Checker
 from dataplane.lang.compile_result import CompileResult, printed_source  # noqa: F401  (re-exported: cli, testing)
 from dataplane.lang.cp_names import check_action_names
 from dataplane.lang.inline import inline_program
+from dataplane.lang.limits import DEFAULT_LIMITS, CompileLimits, LimitExceeded
 from dataplane.lang.lint import lint_program
 from dataplane.lang.parser import parse_text
 from dataplane.lang.preprocess import PreprocessedSource, preprocess
@@ -40,6 +45,8 @@ class FrontEndState:
     sandboxed: bool = False                       # read no file but the bundled includes (preprocess)
     sink: DiagnosticSink = field(default_factory=DiagnosticSink)
     timings: dict[str, float] = field(default_factory=dict)
+    limits: CompileLimits = DEFAULT_LIMITS
+    deadline: Deadline = field(default_factory=lambda: Deadline(None))   # set when the compile starts
     pre: PreprocessedSource | None = None         # after preprocess
     tree: P4Program | None = None                 # after parse
     program: Program | None = None                # after check (inline rewrites it)
@@ -57,33 +64,34 @@ class Pass:
 
 def _preprocess(st: FrontEndState) -> None:
     if st.text is None:
-        st.pre = preprocess(st.filename, include_dirs=st.include_dirs, defines=st.defines, sandboxed=st.sandboxed)
+        st.pre = preprocess(st.filename, include_dirs=st.include_dirs, defines=st.defines, sandboxed=st.sandboxed,
+                            limits=st.limits, deadline=st.deadline)
     else:
         st.pre = preprocess(text=st.text, filename=st.filename, include_dirs=st.include_dirs, defines=st.defines,
-                            sandboxed=st.sandboxed)
+                            sandboxed=st.sandboxed, limits=st.limits, deadline=st.deadline)
 
 
 # Each pass runs after the ones that fill in what it reads (the asserts say so to a type checker).
 def _parse(st: FrontEndState) -> None:
     pre = st.pre
     assert pre is not None
-    st.tree = parse_text(pre.text, pre.locate, pre.source_line, st.timings)
+    st.tree = parse_text(pre.text, pre.locate, pre.source_line, st.timings, st.deadline)
 
 
 def _check(st: FrontEndState) -> None:
     assert st.tree is not None
-    st.program = Checker(st.sink, st.filename).check_program(st.tree)
+    st.program = Checker(st.sink, st.filename, st.limits, st.deadline).check_program(st.tree)
 
 
 def _inline(st: FrontEndState) -> None:
     assert st.program is not None
-    st.program = inline_program(st.program, st.sink)
+    st.program = inline_program(st.program, st.sink, st.limits, st.deadline)
     check_action_names(st.program, st.sink)
 
 
 def _lint(st: FrontEndState) -> None:
     assert st.tree is not None and st.pre is not None
-    lint_program(st.tree, st.sink, st.pre.system_files)
+    lint_program(st.tree, st.sink, st.pre.system_files, st.deadline)
 
 
 PASSES: tuple[Pass, ...] = (
@@ -103,7 +111,12 @@ def run_passes(st: FrontEndState, passes: Sequence[Pass] = PASSES, stop_after: s
     for number, p in enumerate(passes, 1):
         progress.stage(f"compile {Path(st.filename).name}: {p.name} (pass {number} of {len(passes)})")
         t = time.perf_counter()
-        p.run(st)
+        try:
+            p.run(st)
+            if p.name == stop_after == "parse":    # the syntax tree leaves unchecked: bound it here
+                _check_syntax_depth(st)
+        except LimitExceeded as exc:    # reported like any error; going on would only cross it again
+            st.sink.diagnostics.append(exc.diagnostic())
         if p.name not in st.timings:     # the parse pass's parts are already there
             st.timings[p.name] = time.perf_counter() - t
         if st.sink.has_errors() or p.name == stop_after:
@@ -111,23 +124,45 @@ def run_passes(st: FrontEndState, passes: Sequence[Pass] = PASSES, stop_after: s
     return st
 
 
+def _check_syntax_depth(st: FrontEndState) -> None:
+    """``LimitExceeded`` at the first statement, expression or type nested more than
+    ``limits.nesting`` deep in the syntax tree, as the checker counts them; the tree goes
+    back to the caller (``--dump-after parse``) without the checker having seen it."""
+    assert st.tree is not None
+    stack: list[tuple[Node, int, Node | None]] = [(st.tree, 0, None)]
+    while stack:
+        node, depth, parent = stack.pop()
+        # As the checker counts: a statement inside another statement (a declaration's own
+        # body or locals are checked with it), a block only inside a block (the body of an
+        # if or a case is checked with its statement).
+        if isinstance(node, (Expr, TypeRef)) or (isinstance(node, Stmt) and isinstance(parent, Stmt) and
+                                                 (isinstance(parent, BlockStmt) or not isinstance(node, BlockStmt))):
+            depth += 1
+            if depth > st.limits.nesting:
+                raise LimitExceeded(f"statements, expressions and types nest more than {st.limits.nesting} levels "
+                                    "deep here (the limit of the compiler, lang/limits.py)", node.span)
+        stack.extend((child, depth, node) for child in reversed(list(children(node))))
+
+
 def compile_file(path: str | Path, *, include_dirs: Sequence[Path] = (),
                  defines: Mapping[str, str] | None = None, warnings: WarningPolicy | None = None,
-                 stop_after: str | None = None) -> CompileResult:
+                 stop_after: str | None = None, limits: CompileLimits | None = None) -> CompileResult:
     """Compile the P4 program at ``path``; raise ``CompileError`` with every diagnostic on failure.
     ``warnings`` disables warning codes or makes warnings errors (``--Wno``, ``--Werror``);
-    ``stop_after`` names the last pass to run (the result's ``program`` is None before ``check``)."""
-    st = FrontEndState(str(path), include_dirs, defines)
+    ``stop_after`` names the last pass to run (the result's ``program`` is None before ``check``);
+    ``limits`` bound what the compile may use (``lang.limits``: size, nesting, time)."""
+    st = FrontEndState(str(path), include_dirs, defines, limits=limits or DEFAULT_LIMITS)
     return _compile(st, warnings or WarningPolicy(), stop_after)
 
 
 def compile_source(text: str, filename: str = "<input>", *, include_dirs: Sequence[Path] = (),
                    defines: Mapping[str, str] | None = None, warnings: WarningPolicy | None = None,
-                   stop_after: str | None = None, sandboxed: bool = False) -> CompileResult:
+                   stop_after: str | None = None, sandboxed: bool = False,
+                   limits: CompileLimits | None = None) -> CompileResult:
     """Compile P4 source text; quoted includes resolve relative to ``filename``'s directory.
     ``sandboxed``: text from someone else, which may include the bundled architecture files and
-    nothing else (``preprocess``)."""
-    st = FrontEndState(filename, include_dirs, defines, text, sandboxed=sandboxed)
+    nothing else (``preprocess``); ``limits`` as for ``compile_file``."""
+    st = FrontEndState(filename, include_dirs, defines, text, sandboxed=sandboxed, limits=limits or DEFAULT_LIMITS)
     return _compile(st, warnings or WarningPolicy(), stop_after)
 
 
@@ -139,10 +174,10 @@ def compile_program(path_or_text: str | Path, **kwargs: Any) -> Program:
 
 
 def compile_preprocessed(pre: PreprocessedSource, filename: str, *, warnings: WarningPolicy | None = None,
-                         start: float | None = None) -> CompileResult:
+                         start: float | None = None, limits: CompileLimits | None = None) -> CompileResult:
     """The passes after ``preprocess`` on a program already preprocessed (the compile cache's
     miss); ``start`` is when preprocessing began (``time.perf_counter()``), for the timings."""
-    st = FrontEndState(filename, pre=pre)
+    st = FrontEndState(filename, pre=pre, limits=limits or DEFAULT_LIMITS)
     if start is not None:
         st.timings["preprocess"] = time.perf_counter() - start
     return _compile(st, warnings or WarningPolicy(), None, PASSES[1:], start)
@@ -154,8 +189,9 @@ def _compile(st: FrontEndState, policy: WarningPolicy, stop_after: str | None,
         raise ValueError(f"no front-end pass named {stop_after!r} (passes: {', '.join(PASS_NAMES)})")
     if start is None:
         start = time.perf_counter()
+    st.deadline = Deadline(st.limits.seconds)
     with paused_gc():
-        run_passes(st, passes, stop_after)
+        deep_call(lambda: run_passes(st, passes, stop_after), st.limits.nesting)
     pre, sink = st.pre, st.sink
     assert pre is not None   # preprocess raises rather than leave it unset
     for d in sink.diagnostics:

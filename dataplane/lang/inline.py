@@ -30,12 +30,16 @@ import dataclasses
 
 from dataplane.errors import DiagnosticSink
 from dataplane.ir import program as P
-from dataplane.lang.inline_flatten import Flattener
+from dataplane.lang.bounded import Deadline
+from dataplane.lang.inline_flatten import CopyBudget, Flattener
 from dataplane.lang.inline_parser import flatten_parser
+from dataplane.lang.limits import DEFAULT_LIMITS, CompileLimits
 
 
-def inline_program(program: P.Program, sink: DiagnosticSink) -> P.Program:
-    """``program`` with every sub-block instance inlined (the same object when there is none)."""
+def inline_program(program: P.Program, sink: DiagnosticSink, limits: CompileLimits = DEFAULT_LIMITS,
+                   deadline: Deadline | None = None) -> P.Program:
+    """``program`` with every sub-block instance inlined (the same object when there is none);
+    ``limits.inline_nodes`` bounds what it copies, ``deadline`` is looked at per block."""
     blocks = list(program.parsers.values()) + list(program.controls.values())
     pkg = program.package
     args = {name: a for (_, name), a in zip(pkg.blocks, pkg.block_args)} if pkg is not None else {}
@@ -45,8 +49,11 @@ def inline_program(program: P.Program, sink: DiagnosticSink) -> P.Program:
     sub = {i.block for b in blocks for i in b.subblocks}
     roots = [b for b in blocks if b.name in used or b.name not in sub]
     out = dataclasses.replace(program, parsers={}, controls={})
+    copies = CopyBudget(limits)
     for b in roots:
-        fl = Flattener(program, sink, b)
+        if deadline is not None:
+            deadline.check(b.span)
+        fl = Flattener(program, sink, b, copies)
         if isinstance(b, P.Parser):
             out.parsers[b.name] = flatten_parser(fl, args.get(b.name, ()))
         else:

@@ -22,15 +22,42 @@ from dataplane.lang.inline_support import (
     remove_returns,
     same,
 )
+from dataplane.lang.limits import DEFAULT_LIMITS, CompileLimits, LimitExceeded
+
+
+class CopyBudget:
+    """The IR nodes inlining may still copy (``CompileLimits.inline_nodes``): every call of a
+    sub-block copies its body, so a control applying an instance twice, whose type does the
+    same, and so on 40 times, would copy its innermost body 2**40 times."""
+
+    def __init__(self, limits: CompileLimits = DEFAULT_LIMITS):
+        self.limit = limits.inline_nodes
+        self.left = self.limit
+        self.sizes: dict[str, int] = {}
+
+    def spend(self, decl: P.Parser | P.Control, span: Span) -> None:
+        """Count a copy of ``decl`` (its body or states and its actions) inlined at ``span``."""
+        size = self.sizes.get(decl.name)
+        if size is None:
+            roots: list = [decl.body] if isinstance(decl, P.Control) else \
+                [s for st in decl.states.values() for s in st.stmts]
+            roots += [a.body for a in getattr(decl, "actions", {}).values()]
+            size = self.sizes[decl.name] = 1 + sum(1 for root in roots for _ in walk(root))
+        self.left -= size
+        if self.left < 0:
+            raise LimitExceeded(f"inlining sub-parsers and sub-controls copies more than {self.limit} nodes of the "
+                                "program (the limit of the compiler, lang/limits.py); it was at this call", span)
 
 
 class Flattener:
     """Flattens one top-level parser or control: collects the locals its instances bring in."""
 
-    def __init__(self, program: P.Program, sink: DiagnosticSink, top: P.Parser | P.Control):
+    def __init__(self, program: P.Program, sink: DiagnosticSink, top: P.Parser | P.Control,
+                 copies: CopyBudget | None = None):
         self.program = program
         self.sink = sink
         self.top = top
+        self.copies = copies or CopyBudget()
         self.decls: dict[str, P.Parser | P.Control] = {**program.parsers, **program.controls}
         self.variables: list[P.Variable] = []
         self.instances: list[P.ExternInstance] = []
@@ -236,6 +263,7 @@ class Flattener:
             self.error("unsupported: a sub-parser call inside a conditional or block of a state", call.span,
                        code="unsupported")
             return []
+        self.copies.spend(inst.decl, call.span)
         args = self.bind_call(rw, inst, call)
         stmts = self.copy_in(inst, args, call.span)
         self.stack.append(inst.decl.name)

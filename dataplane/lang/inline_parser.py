@@ -57,6 +57,7 @@ def inline_states(fl: Flattener, decl: P.Parser, env: Env, names: dict[str, str]
             inst = fl.callee(rw, s.call)
             if inst is None:
                 continue
+            fl.copies.spend(inst.decl, s.span)
             args = fl.bind_call(rw, inst, s.call)
             current += fl.copy_in(inst, args, s.span)
             after = fl.fresh(name)

@@ -22,11 +22,14 @@ from dataplane.ir import decl as D
 from dataplane.ir import expr as E
 from dataplane.ir import stmt as S
 from dataplane.ir.node import Node, children, walk
+from dataplane.lang.bounded import Deadline
 
 
-def lint_program(prog: D.P4Program, sink: DiagnosticSink, system_files: frozenset[str] = frozenset()) -> None:
-    """Add the warnings of ``prog`` to ``sink``; nothing in ``system_files`` is reported."""
-    Lint(sink, system_files).program(prog)
+def lint_program(prog: D.P4Program, sink: DiagnosticSink, system_files: frozenset[str] = frozenset(),
+                 deadline: Deadline | None = None) -> None:
+    """Add the warnings of ``prog`` to ``sink``; nothing in ``system_files`` is reported;
+    ``deadline`` is looked at per top-level declaration."""
+    Lint(sink, system_files, deadline).program(prog)
 
 
 class _Names:
@@ -73,9 +76,10 @@ _SCALAR = (E.BitsRef, E.BaseTypeRef)
 class Lint:
     """One pass over a program; ``scopes`` holds the names declared by the enclosing scopes."""
 
-    def __init__(self, sink: DiagnosticSink, system_files: frozenset[str]):
+    def __init__(self, sink: DiagnosticSink, system_files: frozenset[str], deadline: Deadline | None = None):
         self.sink = sink
         self.system_files = system_files
+        self.deadline = deadline or Deadline(None)
         self.scopes: list[set[str]] = []
         self.dead = False   # in a parser or control nothing instantiates: p4c drops it before def-use
 
@@ -104,6 +108,7 @@ class Lint:
         types_used = self.names.types            # parsers and controls instantiated, or applied directly
         self.enter()                 # the top level, in declaration order: a name is visible after it
         for d in prog.decls:
+            self.deadline.check(d.span)
             if isinstance(d, D.ActionDecl):
                 if d.name not in used:
                     self.warn(d, "unused", f"action '{d.name}' is unused")

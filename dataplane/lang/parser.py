@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import time
 from functools import lru_cache
-from typing import Callable
+from itertools import islice
+from typing import Callable, Iterator
 
 from lark import Lark, Token, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.exceptions import VisitError
@@ -16,6 +17,7 @@ from lark.lexer import BasicLexer, LexerThread
 
 from dataplane.errors import CompileError, Diagnostic, InternalError, Span
 from dataplane.ir.decl import P4Program
+from dataplane.lang.bounded import Deadline
 from dataplane.lang.build import BuildError, BuildIR
 from dataplane.lang.postlex import UNSUPPORTED_KEYWORDS, P4PostLex
 from dataplane.resources import data_dir
@@ -46,36 +48,43 @@ def _lexer() -> BasicLexer:
 
 
 def parse_text(text: str, locate: Callable[[int, int], Span], source_line: Callable[[Span], str | None],
-               timings: dict[str, float] | None = None) -> P4Program:
+               timings: dict[str, float] | None = None, deadline: Deadline | None = None) -> P4Program:
     """Parse ``text``; ``locate`` maps 1-based (line, col) of ``text`` to original spans.
 
     ``timings``, if given, receives the seconds spent in lark's lexer (``lex``), the token
     pass (``tokens``), the LALR parser (``parse``, which builds the IR as it reduces) and what
-    is left of building the IR after it (``build``).
+    is left of building the IR after it (``build``). ``deadline``, if given, is looked at
+    every ``_CHUNK`` tokens (``LimitExceeded`` at the token it had reached).
     """
     if timings is None:
         timings = {}
+    if deadline is None:
+        deadline = Deadline(None)
     diagnostics: list[Diagnostic] = []
 
     def report(err: UnexpectedInput) -> None:
         span = locate(getattr(err, "line", 0) or 0, getattr(err, "column", 0) or 0)
         diagnostics.append(Diagnostic(_describe(err), span, source_line=source_line(span), code="syntax"))
 
+    def clock(tok: Token | None) -> None:
+        if deadline.expired():
+            deadline.check(locate(tok.line, tok.column) if tok is not None else Span("<input>", 0, 0))
+
     parser = _lark()
     t = time.perf_counter()
     try:
-        raw = list(LexerThread.from_text(_lexer(), text).lex(None))
+        raw = _chunked(LexerThread.from_text(_lexer(), text).lex(None), clock)
     except UnexpectedCharacters as err:
         report(err)
         raise CompileError(diagnostics) from None
     t = _lap(timings, "lex", t)
-    tokens = list(parser.options.postlex.process(raw))
+    tokens = _chunked(parser.options.postlex.process(raw), clock)
     del raw  # the parse lets go of each token once fed (see _feed): hold no other list of them
     t = _lap(timings, "tokens", t)
     builder = BuildIR(locate)
     reducer = _reducer(parser, builder)
     ip = reducer.interactive(parser, _lexer(), text) if reducer else parser.parse_interactive(text)
-    tree = _feed(ip, tokens, report, lambda: len(diagnostics))
+    tree = _feed(ip, tokens, report, lambda: len(diagnostics), clock)
     t = _lap(timings, "parse", t)
     if diagnostics:
         raise CompileError(diagnostics)
@@ -118,11 +127,26 @@ def _lap(timings: dict[str, float], name: str, since: float) -> float:
     return now
 
 
-def _feed(ip, tokens: list[Token], report, count: Callable[[], int]):
+_CHUNK = 4096  # tokens between looks at the clock
+
+
+def _chunked(tokens: Iterator[Token], clock: Callable[[Token | None], None]) -> list[Token]:
+    """The list of ``tokens``, taken ``_CHUNK`` at a time with a look at the clock after each."""
+    out: list[Token] = []
+    while True:
+        n = len(out)
+        out.extend(islice(tokens, _CHUNK))
+        if len(out) - n < _CHUNK:
+            return out
+        clock(out[-1])
+
+
+def _feed(ip, tokens: list[Token], report, count: Callable[[], int], clock: Callable[[Token | None], None]):
     """Drive the interactive LALR parser ``ip`` token by token, recovering in panic mode at ';' and '}'.
 
     Fed tokens are cleared from ``tokens`` (recovery only looks ahead), so that a big program's
-    tokens are freed as its IR is built rather than all held to the end.
+    tokens are freed as its IR is built rather than all held to the end. ``clock`` is called
+    every ``_CHUNK`` tokens.
     """
     i = 0
     quiet_until = -1  # after a recovery, errors within the next few tokens are its echoes
@@ -132,9 +156,13 @@ def _feed(ip, tokens: list[Token], report, count: Callable[[], int]):
     while i < len(tokens):
         try:
             while i < len(tokens):
-                feed(tokens[i])
-                tokens[i] = None
-                i += 1
+                end = min(i + _CHUNK, len(tokens))
+                while i < end:
+                    feed(tokens[i])
+                    tokens[i] = None
+                    i += 1
+                if i < len(tokens):
+                    clock(tokens[i])
             continue
         except UnexpectedToken as err:
             if i >= quiet_until:

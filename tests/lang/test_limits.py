@@ -1,5 +1,9 @@
-"""Widths and constants the front end refuses (dataplane/lang/limits.py): located errors instead of
-exhausting memory."""
+"""What the front end refuses to compute with (dataplane/lang/limits.py): located errors instead of
+exhausting memory, recursing past Python's stack or running without end.
+
+The ``CompileLimits`` tests put a program exactly on a limit (it compiles) and one step over
+(a ``limit`` error at the first place past it), with small limits so the programs stay small;
+the last ones use the defaults on the inputs that used to hang or crash."""
 from __future__ import annotations
 
 import time
@@ -7,8 +11,9 @@ import time
 import pytest
 
 from dataplane.errors import CompileError
+from dataplane.ir.node import walk
 from dataplane.lang.frontend import compile_source
-from dataplane.lang.limits import MAX_CONSTANT_BITS
+from dataplane.lang.limits import MAX_CONSTANT_BITS, CompileLimits
 from dataplane.testing.diagnostics import FILE, assert_error, where
 from dataplane.testing.skeleton import v1model_program as v1model
 
@@ -96,3 +101,167 @@ def test_folding_stops_at_the_widest_constant():
     assert_error(src, "the value of this expression needs 4097 bits", at="(1 << 2048) *", code="too-wide")
     squares = "const int c0 = 1 << 2000;\n" + "".join(f"const int c{i} = c{i - 1} * c{i - 1};\n" for i in range(1, 40))
     assert_error(v1model(decls=squares), "needs 8001 bits", at="c1 * c1", code="too-wide")
+
+
+# ---- CompileLimits ------------------------------------------------------------------------------
+
+def limit_error(src: str, **limits):
+    """The first diagnostic of compiling ``src`` under ``limits``, which must be a ``limit`` error."""
+    with pytest.raises(CompileError) as info:
+        compile_source(src, FILE, limits=CompileLimits(**limits))
+    d = info.value.first
+    assert d.code == "limit", info.value.render()
+    return d
+
+
+def at(src: str, needle: str, d) -> None:
+    assert (d.span.line, d.span.col) == where(src, needle), (d.span, needle)
+
+
+@pytest.mark.parametrize("field, value", [("nesting", 0), ("source_bytes", -1), ("seconds", 0), ("macro_depth", 1.5)])
+def test_limits_are_positive(field, value):
+    with pytest.raises(ValueError, match=field):
+        CompileLimits(**{field: value})
+
+
+def nested_ifs(k: int) -> str:
+    return v1model(ingress="".join(f"if (meta.x == {i}) {{\n" for i in range(k)) + "meta.y = 1;" + "}\n" * k)
+
+
+def test_statements_nested_to_the_limit_compile_and_one_deeper_do_not():
+    """k nested ifs around ``meta.y = 1`` nest k + 3 deep (the innermost condition: the
+    comparison, its member, its name); the error is at the first name past the limit."""
+    compile_source(nested_ifs(5), FILE, limits=CompileLimits(nesting=8))
+    d = limit_error(nested_ifs(5), nesting=7)
+    assert "statements, expressions and types nest more than 7 levels deep" in d.message
+    at(nested_ifs(5), "meta.x == 4", d)
+
+
+@pytest.mark.parametrize("body, col", [
+    ("meta.x = " + "meta.y + " * 5 + "1;", 10),                     # a + b + c: deep on the left, at the first meta
+    ("meta.x = " + "(meta.y + " * 5 + "1" + ")" * 5 + ";", 51),     # deep on the right, at the innermost meta
+    ("meta.x = " + "-" * 5 + "meta.y;", 15),                       # unary
+    ("{" * 5 + "meta.y = 1;" + "}" * 5, 6),                         # blocks in blocks
+], ids=["left", "right", "unary", "blocks"])
+def test_expressions_and_blocks_nested_to_the_limit_compile_and_one_deeper_do_not(body, col):
+    """Each of these nests 8 deep, whichever way it nests (the assignment 1, the operators or
+    blocks 5, a member and its name 2), and goes past a limit of 7 at its innermost name."""
+    src = v1model(ingress=body)
+    compile_source(src, FILE, limits=CompileLimits(nesting=8))
+    d = limit_error(src, nesting=7)
+    assert (d.span.line, d.span.col) == (where(src, body)[0], col)
+
+
+def test_types_written_inside_types_count_as_nesting():
+    """``tuple<tuple<bit<8>>>`` in a local declaration: two tuples, the bit type and its width, 4 deep."""
+    src = v1model(ingress_locals="tuple<tuple<bit<8>>> t;")
+    compile_source(src, FILE, limits=CompileLimits(nesting=4))
+    at(src, "8>>>", limit_error(src, nesting=3))
+
+
+def test_struct_types_nested_through_their_names_are_bounded():
+    """s0 { bit<8> } nests 1 deep, s1 { s0 } 2, ...: 5 struct types nest 5 deep; the refusal is at
+    the declaration that goes past the limit (every walk of a value goes as deep)."""
+    decls = "struct s0 { bit<8> f; }\n" + "".join(f"struct s{i} {{ s{i - 1} f; }}\n" for i in range(1, 5))
+    src = v1model(decls=decls, ingress_locals="s4 v;", ingress="v.f.f.f.f.f = 1;")
+    compile_source(src, FILE, limits=CompileLimits(nesting=8))
+    d = limit_error(src.replace("v.f.f.f.f.f = 1;", ""), nesting=4)
+    assert "types nest in one another more than 4 levels deep" in d.message
+    at(src, "struct s4", d)
+
+
+def test_types_that_hold_too_many_fields_are_refused_where_written():
+    """``tuple<t, t>`` of ``tuple<t, t>`` ... doubles at each step: t4 holds 32 fields, the limit
+    is 32; a stack of 6 headers of 3 fields holds 18, one stack more than a limit of 17. (The
+    biggest type of v1model.p4 holds 16.)"""
+    decls = "typedef tuple<bit<8>, bit<8>> t0;\n" + "".join(f"typedef tuple<t{i - 1}, t{i - 1}> t{i};\n"
+                                                             for i in range(1, 5))
+    src = v1model(decls=decls, ingress_locals="t4 v;")
+    compile_source(src, FILE, limits=CompileLimits(type_fields=32))
+    d = limit_error(src, type_fields=31)
+    assert "holds 32 fields" in d.message
+    at(src, "tuple<t3, t3> t4", d)
+    stack = v1model(headers="h_t[6] hs;")
+    compile_source(stack, FILE, limits=CompileLimits(type_fields=18))
+    at(stack, "h_t[6]", limit_error(stack, type_fields=17))
+
+
+def chain(kind: str, k: int) -> str:
+    """``k`` controls (or parsers) each instantiating the one before, the last instantiated in the pipeline."""
+    if kind == "control":
+        decls = "control C0(inout bit<8> m) { apply { m = 1; } }\n" + "".join(
+            f"control C{i}(inout bit<8> m) {{ C{i - 1}() c; apply {{ c.apply(m); }} }}\n" for i in range(1, k))
+        return v1model(decls=decls, ingress_locals=f"C{k - 1}() top;", ingress="top.apply(meta.x);")
+    decls = "parser Q0(packet_in p, inout bit<8> m) { state start { transition accept; } }\n" + "".join(
+        f"parser Q{i}(packet_in p, inout bit<8> m) {{ Q{i - 1}() q; state start {{ q.apply(p, m); "
+        "transition accept; } }\n" for i in range(1, k))
+    return v1model(decls=decls, parser_locals=f"Q{k - 1}() top;",
+                   parser="state start { top.apply(pkt, meta.x); transition accept; }")
+
+
+@pytest.mark.parametrize("kind", ["control", "parser"])
+def test_instances_nested_to_the_limit_inline_and_one_deeper_do_not(kind):
+    """Each instance of a block holding instances is a level for the inliner: 4 blocks in a chain
+    under the pipeline's own nest 5 deep; the refusal is at the instantiation that goes past."""
+    compile_source(chain(kind, 4), FILE, limits=CompileLimits(nesting=5))
+    d = limit_error(chain(kind, 4), nesting=4)
+    assert f"{kind} instances nest in one another more than 4 levels deep" in d.message
+    at(chain(kind, 4), "C3() top;" if kind == "control" else "Q3() top;", d)
+
+
+def test_what_inlining_copies_is_bounded():
+    """Every call of a sub-control copies its body: n calls of one whose body is s nodes copy n * s,
+    at the limit fine, one node under it refused at the call that crossed it."""
+    one = v1model(decls="control C(inout bit<8> m) { apply { m = m + 1; } }", ingress_locals="C() c;",
+                  ingress="c.apply(meta.x);")
+    body = compile_source(one, FILE, stop_after="check").program.controls["C"].body
+    size = 1 + sum(1 for _ in walk(body))
+    src = one.replace("c.apply(meta.x);", "c.apply(meta.x);\n" * 3)
+    compile_source(src, FILE, limits=CompileLimits(inline_nodes=3 * size))
+    d = limit_error(src, inline_nodes=3 * size - 1)
+    assert "inlining sub-parsers and sub-controls copies more than" in d.message
+    assert d.span.line == where(src, "c.apply(meta.x);\n" * 3)[0] + 2     # the third call
+
+
+def test_a_syntax_tree_shown_before_the_checker_is_bounded_too():
+    """``stop_after="parse"`` hands the syntax tree out unchecked (``--dump-after parse``): the same
+    count bounds it there, at the same place the checker would stop."""
+    compile_source(nested_ifs(5), FILE, stop_after="parse", limits=CompileLimits(nesting=8))
+    with pytest.raises(CompileError) as info:
+        compile_source(nested_ifs(5), FILE, stop_after="parse", limits=CompileLimits(nesting=7))
+    at(nested_ifs(5), "meta.x == 4", info.value.first)
+
+
+# ---- the defaults, on the inputs that used to crash or hang --------------------------------------------
+
+@pytest.mark.parametrize("body", [
+    "if (meta.x == 1) {\n" * 20_000 + "meta.y = 1;" + "}\n" * 20_000,
+    "meta.x = " + "(" * 10_000 + "meta.y" + ")" * 10_000 + " + " + "meta.y + " * 10_000 + "1;",
+    "meta.x = " + "-" * 10_000 + "meta.y;",
+], ids=["ifs", "parentheses-and-sum", "unary"])
+def test_deep_programs_get_a_limit_error_not_a_recursion_error(body):
+    """20,000 nested ifs (a RecursionError, exit 3, before) stop at the 257th level."""
+    with pytest.raises(CompileError) as info:
+        compile_source(v1model(ingress=body), FILE)
+    d = info.value.first
+    assert d.code == "limit" and "more than 256 levels deep" in d.message
+
+
+def test_an_inlining_bomb_stops_at_the_default_limit():
+    """40 controls each applying the one before twice would copy the first 2**40 times."""
+    decls = "control C0(inout bit<8> m) { apply { m = m + 1; } }\n" + "".join(
+        f"control C{i}(inout bit<8> m) {{ C{i - 1}() a; apply {{ a.apply(m); a.apply(m); }} }}\n" for i in range(1, 40))
+    start = time.monotonic()
+    with pytest.raises(CompileError) as info:
+        compile_source(v1model(decls=decls, ingress_locals="C39() top;", ingress="top.apply(meta.x);"), FILE)
+    assert info.value.first.code == "limit" and time.monotonic() - start < 30
+
+
+def test_a_type_bomb_stops_at_the_default_limit():
+    """``tuple<t, t>`` 40 times over would hold 2**41 fields; refused at the first over 262,144."""
+    decls = "typedef tuple<bit<8>, bit<8>> t0;\n" + "".join(f"typedef tuple<t{i - 1}, t{i - 1}> t{i};\n"
+                                                             for i in range(1, 40))
+    src = v1model(decls=decls)
+    with pytest.raises(CompileError) as info:
+        compile_source(src, FILE)
+    at(src, "tuple<t17, t17> t18", info.value.first)
