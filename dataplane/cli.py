@@ -99,32 +99,49 @@ def main(ctx: click.Context) -> None:
               help="Write the P4Runtime device config (the preprocessed program) here.")
 @click.option("--emit-python", type=OutputFile(),
               help="Write the generated Python pipeline module here, its lines commented with their P4 positions.")
+@click.option("--max-compile-time", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Stop with an error if the front end takes longer than this (default: no limit; "
+                   "size, macro expansion and nesting are bounded regardless).")
 @warning_options
 def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[Path, ...],
             defines: tuple[tuple[str, str], ...], timings: bool, p4info: Path | None, device_config: Path | None,
             emit_python: Path | None, werror: bool, wno: tuple[str, ...], pp: Path | None = None,
-            dump_after: str | None = None) -> None:
+            dump_after: str | None = None, max_compile_time: float | None = None) -> None:
     """Compile PROGRAM (a .p4 file or a built-in program name) and summarise it."""
-    from dataplane.ir.serialize import program_to_json
-    from dataplane.ir.summary import summarize
-    from dataplane.lang.frontend import compile_file, format_timings, printed_source
+    from dataplane.lang.bounded import deep_call
+    from dataplane.lang.frontend import compile_file
+    from dataplane.lang.limits import CompileLimits
 
     path = resolve_program(program)
+    limits = CompileLimits(seconds=max_compile_time)
     try:
         with for_terminal():
             result = compile_file(path, include_dirs=include_dirs, defines=_parse_defines(defines),
-                                  warnings=make_policy(werror, wno), stop_after=dump_after)
+                                  warnings=make_policy(werror, wno), stop_after=dump_after, limits=limits)
     except CompileError as err:
         click.echo(err.render(), err=True)
         n = len([d for d in err.diagnostics if d.severity == "error"])
         click.echo(f"{n} error{'s' if n != 1 else ''}", err=True)
         sys.exit(1)
+    # What the outputs walk nests as deep as the front end let it: give them the same room.
+    deep_call(lambda: _outputs(result, path, include_dirs, _parse_defines(defines), output, check, timings, p4info,
+                               device_config, emit_python, pp, dump_after), limits.nesting)
+
+
+def _outputs(result, path: Path, include_dirs: tuple[Path, ...], defines: dict[str, str], output: Path | None,
+             check: bool, timings: bool, p4info: Path | None, device_config: Path | None, emit_python: Path | None,
+             pp: Path | None, dump_after: str | None) -> None:
+    """What ``compile`` prints and writes once the program compiled."""
+    from dataplane.ir.serialize import program_to_json
+    from dataplane.ir.summary import summarize
+    from dataplane.lang.frontend import format_timings, printed_source
+
     for w in result.warnings:
         click.echo(w.render(), err=True)
     if pp is not None and result.syntax is not None:
-        pp.write_text(printed_source(result, _parse_defines(defines)))
+        pp.write_text(printed_source(result, defines))
     if dump_after is not None:
-        _dump(result, dump_after, _parse_defines(defines))
+        _dump(result, dump_after, defines)
         if timings:
             click.echo(format_timings(result.timings), err=True)
         return
@@ -136,8 +153,7 @@ def compile(program: str, output: Path | None, check: bool, include_dirs: tuple[
         if device_config is not None:
             from dataplane.control.device_config import make_device_config
 
-            device_config.write_bytes(make_device_config(path, include_dirs=include_dirs,
-                                                         defines=_parse_defines(defines),
+            device_config.write_bytes(make_device_config(path, include_dirs=include_dirs, defines=defines,
                                                          arch=getattr(result.program, "architecture", "v1model")))
         if emit_python is not None:
             from dataplane.cli_emit import write_python

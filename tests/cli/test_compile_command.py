@@ -131,6 +131,22 @@ def test_defines_take_a_value_or_default_to_one():
     assert r.output.startswith("x 1 |")
 
 
+def test_max_compile_time_bounds_the_front_end():
+    """--max-compile-time SECONDS: a budget the front end cannot meet is an error located where it
+    stopped (exit 1); one it meets compiles; zero or less is a usage error."""
+    from click.testing import CliRunner
+
+    from dataplane.cli import main
+
+    r = CliRunner().invoke(main, ["compile", "--check", "ipv4_router", "--max-compile-time", "1e-9"])
+    assert r.exit_code == 1
+    assert "ipv4_router.p4:1:1: error [limit]: the compile took longer than its limit of 1e-09 s" in r.output
+    assert CliRunner().invoke(main, ["compile", "--check", "ipv4_router", "--max-compile-time", "600"]).exit_code == 0
+    for bad in ("0", "-1"):
+        r = CliRunner().invoke(main, ["compile", "--check", "ipv4_router", "--max-compile-time", bad])
+        assert r.exit_code == 2 and "Invalid value for '--max-compile-time'" in r.output
+
+
 def test_emit_python_writes_the_module_the_switch_runs(tmp_path):
     """--emit-python writes the generated pipeline module: importable, each statement's line
     commented with its P4 position, and the very source a switch running the program compiles."""
