@@ -4,7 +4,8 @@ The public API is importable from here; each name loads its module on first use,
 ``import dataplane`` (and the ``dataplane`` command's start-up) stays fast:
 
 - compiling: ``compile_file``, ``compile_source``, ``CompileResult``, ``CompileError``,
-  ``to_p4`` (a parse tree printed back as P4), ``builtin_program``;
+  ``CompileLimits`` (what one compile may use), ``to_p4`` (a parse tree printed back as P4),
+  ``builtin_program``;
 - one switch: ``Switch`` (``Switch.from_file(path or built-in name)``; tables, registers,
   counters, packets in and out);
 - networks: ``load_topology`` (YAML or the P4 tutorials' ``topology.json``),
@@ -32,6 +33,7 @@ _EXPORTS = {
     "compile_file": "dataplane.lang.frontend",
     "compile_source": "dataplane.lang.frontend",
     "CompileResult": "dataplane.lang.frontend",
+    "CompileLimits": "dataplane.lang.limits",
     "to_p4": "dataplane.ir.printer",
     "builtin_program": "dataplane.resources",
     "builtin_topology": "dataplane.resources",
@@ -62,6 +64,7 @@ if TYPE_CHECKING:   # what a type checker and an IDE see; at run time __getattr_
     from dataplane.errors import CompileError, DataplaneError
     from dataplane.ir.printer import to_p4
     from dataplane.lang.frontend import CompileResult, compile_file, compile_source
+    from dataplane.lang.limits import CompileLimits
     from dataplane.net.apps.traffic import Traffic
     from dataplane.net.fabric.network import Network
     from dataplane.net.topology.generators import dragonfly, fat_tree, leaf_spine
