@@ -99,6 +99,8 @@ def _start(run: Callable[[], None], stack: int) -> threading.Thread | None:
         try:
             worker = threading.Thread(target=run, name="dataplane-compile", daemon=True)
             worker.start()
+        except RuntimeError:    # no thread to be had (a process at its limit of address space or threads)
+            return None
         finally:
             threading.stack_size(old)
     return worker

@@ -107,6 +107,18 @@ def test_a_deep_call_passes_errors_through_and_nests_in_place():
     assert outer[0] is outer[1] and outer[0] is not threading.current_thread()
 
 
+def test_without_a_thread_to_be_had_the_call_runs_in_place(monkeypatch):
+    """A process at its limit of threads or address space cannot start the deep thread: the call
+    runs where it is, and a recursion past Python's limit still ends as a LimitExceeded."""
+    def refuse(self):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    assert deep_call(threading.current_thread, levels=4) is threading.current_thread()
+    with pytest.raises(LimitExceeded):
+        deep_call(lambda: recurse(10 ** 6), levels=4)
+
+
 def test_compiles_in_threads_at_once_share_the_raised_limit_and_restore_it():
     """Two compiles at once (a server's clients): each has its room while it runs, and the
     process's recursion limit is back to what it was when both have ended."""
