@@ -117,12 +117,13 @@ class LimitExceeded(Exception):
     """A program crossed one of its ``CompileLimits``; ``span`` is where. The front end turns it
     into a ``limit`` diagnostic and stops: going on would only cross it again."""
 
-    def __init__(self, message: str, span: Span = NO_SPAN):
+    def __init__(self, message: str, span: Span = NO_SPAN, source_line: str | None = None):
         super().__init__(message)
         self.span = span
+        self.source_line = source_line      # when the text of span.line is known nowhere else
 
     def diagnostic(self, source_line: str | None = None) -> Diagnostic:
-        return Diagnostic(str(self), self.span, code="limit", source_line=source_line)
+        return Diagnostic(str(self), self.span, code="limit", source_line=source_line or self.source_line)
 
 
 def size_text(n: int) -> str:

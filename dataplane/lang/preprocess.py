@@ -18,7 +18,7 @@ from typing import Mapping, Sequence
 
 from dataplane.errors import CompileError, Diagnostic, Span
 from dataplane.lang.bounded import Deadline, deep_call
-from dataplane.lang.limits import DEFAULT_LIMITS, CompileLimits, LimitExceeded, size_text
+from dataplane.lang.limits import DEFAULT_LIMITS, CompileLimits, LimitExceeded
 from dataplane.lang.macros import (
     Budget,
     ExpansionLimit,
@@ -30,6 +30,7 @@ from dataplane.lang.macros import (
     parse_define,
 )
 from dataplane.lang.ppexpr import ExprError, ExprTooDeep, evaluate_condition
+from dataplane.lang.source_budget import SourceBudget
 from dataplane.resources import include_dir
 
 MAX_INCLUDE_DEPTH = 50
@@ -177,7 +178,7 @@ class _Preprocessor:
         self.deadline = deadline
         self.sandboxed = sandboxed
         self.budget = Budget(limits)
-        self.bytes_left = limits.source_bytes     # of source text, includes counted
+        self.source = SourceBudget(limits)
         self.lines: list[str] = []
         self.line_map: list[tuple[str, int]] = []
         self.col_maps: dict[int, list[tuple[int, int]]] = {}
@@ -203,7 +204,7 @@ class _Preprocessor:
                 assert text is not None
                 name = filename or "<input>"
                 real = Path(name)  # only its directory matters, for quoted includes
-                self._count(text, name, None)
+                self.source.spend(text, name)
             self.run_file(text, name, real, 0)
         except LimitExceeded as exc:
             self.diagnostics.append(exc.diagnostic(_line_of(self.files, exc.span.file, exc.span.line, self._split)))
@@ -212,33 +213,14 @@ class _Preprocessor:
 
     def _read_main(self, path: Path, name: str) -> str:
         try:
-            with path.open("rb") as f:
-                data = f.read(self.bytes_left + 1)
+            data = self.source.read(path)
         except OSError as exc:
             raise CompileError([Diagnostic(f"cannot read '{name}': {exc.strerror or exc}", code="io")]) from None
-        self._count(data, name, None)
+        self.source.spend(data, name)
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise CompileError([_not_utf8(name, exc)]) from None
-
-    def _count(self, data: str | bytes, name: str, loc: tuple[str, int, int] | None) -> None:
-        """Count ``data`` (the text of file ``name``, included at ``loc``) against ``source_bytes``."""
-        size = len(data) if isinstance(data, bytes) or len(data) * 4 <= self.bytes_left else len(data.encode())
-        if size <= self.bytes_left:
-            self.bytes_left -= size
-            return
-        limit = size_text(self.limits.source_bytes)
-        message = f"the program's source text is more than {limit} (the limit of the compiler, lang/limits.py)"
-        if loc is not None:
-            raise LimitExceeded(f"{message} with '{name}' included here", Span(*loc))
-        raw = data if isinstance(data, bytes) else data.encode()
-        at = self.bytes_left            # the first byte over: say where it is
-        line = raw.count(b"\n", 0, at) + 1
-        start = raw.rfind(b"\n", 0, at) + 1
-        self.files.setdefault(name, raw.decode("utf-8", "replace"))
-        col = len(raw[start:at].decode("utf-8", "replace")) + 1
-        raise LimitExceeded(f"{message}: it is crossed here", Span(name, line, col))
 
     def run_file(self, text: str, name: str, real: Path, depth: int) -> None:
         """Append the preprocessed lines of one file (and, recursively, of what it includes)."""
@@ -400,9 +382,8 @@ class _Preprocessor:
             return None
         display, real = found
         try:
-            with real.open("rb") as f:
-                data = f.read(self.bytes_left + 1)
-            self._count(data, target, loc)
+            data = self.source.read(real)
+            self.source.spend(data, target, loc)
             return data.decode("utf-8"), display, real, st.depth + 1
         except OSError as exc:
             self.error(f"cannot read include file '{target}': {exc.strerror or exc}", loc, code="pp-include")
