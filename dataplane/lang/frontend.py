@@ -191,7 +191,10 @@ def _compile(st: FrontEndState, policy: WarningPolicy, stop_after: str | None,
         start = time.perf_counter()
     st.deadline = Deadline(st.limits.seconds)
     with paused_gc():
-        deep_call(lambda: run_passes(st, passes, stop_after), st.limits.nesting)
+        try:
+            deep_call(lambda: run_passes(st, passes, stop_after), st.limits.nesting)
+        except LimitExceeded as exc:    # a recursion past the room deep_call gives (its backstop)
+            st.sink.diagnostics.append(exc.diagnostic())
     pre, sink = st.pre, st.sink
     assert pre is not None   # preprocess raises rather than leave it unset
     for d in sink.diagnostics:

@@ -130,7 +130,10 @@ def preprocess(path: str | Path | None = None, *, text: str | None = None, filen
         raise CompileError([Diagnostic(f"cannot define a macro: {problem}", code="pp-macro") for problem in bad])
     pp = _Preprocessor([] if sandboxed else [Path(d) for d in include_dirs], {**PREDEFINED, **(defines or {})},
                        limits, deadline or Deadline(limits.seconds), sandboxed)
-    deep_call(lambda: pp.run(path, text, filename), limits.nesting)
+    try:
+        deep_call(lambda: pp.run(path, text, filename), limits.nesting)
+    except LimitExceeded as exc:    # a recursion past the room deep_call gives (its backstop)
+        pp.diagnostics.append(exc.diagnostic())
     if pp.diagnostics:
         raise CompileError(pp.diagnostics)
     return PreprocessedSource("".join(line + "\n" for line in pp.lines), pp.line_map, pp.files, pp.col_maps,

@@ -99,6 +99,25 @@ def test_a_recursion_past_the_room_is_a_limit_error_at_the_innermost_source_posi
     assert info.value.span.file == FILE and info.value.span.line > 1000
 
 
+def test_a_pass_that_recurses_without_end_is_a_compile_error_not_a_crash(monkeypatch):
+    """Should a pass recurse where nothing counts (a bug), the compile still ends in a CompileError
+    with a ``limit`` diagnostic, from the passes as from the preprocessor."""
+    from dataplane.lang import frontend
+    from dataplane.lang import preprocess as pp
+
+    def endless(*args):
+        return endless(*args)
+
+    monkeypatch.setattr(frontend, "lint_program", endless)
+    with pytest.raises(CompileError) as info:
+        compile_source(v1model(), FILE)
+    assert info.value.first.code == "limit"
+    monkeypatch.setattr(pp, "evaluate_condition", endless)
+    with pytest.raises(CompileError) as info:
+        preprocess(text="#if 1\n#endif\n", filename=FILE)
+    assert info.value.first.code == "limit"
+
+
 def test_a_deep_call_passes_errors_through_and_nests_in_place():
     """An error of the call reaches the caller as it is; a deep call inside one runs in the same thread."""
     with pytest.raises(KeyError):
