@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Mapping
 
 from dataplane.errors import Diagnostic
 from dataplane.ir.program import Program
+from dataplane.lang.bounded import deep_call
+from dataplane.lang.limits import DEFAULT_LIMITS
 
 if TYPE_CHECKING:   # the parse tree's classes: a program from the cache has no parse tree (14 ms of imports)
     from dataplane.ir.decl import P4Program
@@ -47,7 +49,9 @@ def printed_source(result: CompileResult, defines: Mapping[str, str] | None = No
     user_texts = [text for name, text in pre.files.items() if name not in system]
     if defines or any(_defines_before_include(text) for text in user_texts):
         system = frozenset()
-    return to_p4(result.syntax, system)
+    # The printer recurses as deep as the tree nests, which the front end let go to its limit.
+    syntax = result.syntax
+    return deep_call(lambda: to_p4(syntax, system), DEFAULT_LIMITS.nesting)
 
 
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define\b", re.M)

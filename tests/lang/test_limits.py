@@ -232,6 +232,18 @@ def test_a_syntax_tree_shown_before_the_checker_is_bounded_too():
     at(nested_ifs(5), "meta.x == 4", info.value.first)
 
 
+def test_a_program_at_the_nesting_limit_prints_back_from_a_deep_caller():
+    """``to_p4`` recurses as deep as the tree nests: at the default limit (254 tuple types in one
+    another, 256 levels with the bit type and its width) it still prints, called from 300 frames down."""
+    src = v1model(ingress_locals="tuple<" * 254 + "bit<8>" + ">" * 254 + " t;")
+    result = compile_source(src, FILE)
+
+    def down(n: int) -> str:
+        return result.to_p4() if n == 0 else down(n - 1)
+
+    assert "tuple<" * 254 + "bit<8>" in down(300)
+
+
 # ---- the defaults, on the inputs that used to crash or hang --------------------------------------------
 
 @pytest.mark.parametrize("body", [
