@@ -16,7 +16,7 @@ from dataplane import __version__
 from dataplane.cli_errors import error_message, report_internal, reported_errors
 from dataplane.cli_programs import load_switch as _load_switch
 from dataplane.cli_programs import make_policy, resolve_program, warning_options
-from dataplane.cli_types import SEED, MacroDefine, OutputDir, OutputFile, Processes, remove_unwritten
+from dataplane.cli_types import SEED, FiniteFloat, MacroDefine, OutputDir, OutputFile, Processes, remove_unwritten
 from dataplane.errors import CompileError, DataplaneError, InternalError
 from dataplane.progress import for_terminal
 
@@ -99,7 +99,7 @@ def main(ctx: click.Context) -> None:
               help="Write the P4Runtime device config (the preprocessed program) here.")
 @click.option("--emit-python", type=OutputFile(),
               help="Write the generated Python pipeline module here, its lines commented with their P4 positions.")
-@click.option("--max-compile-time", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+@click.option("--max-compile-time", type=FiniteFloat(min=0, min_open=True), metavar="SECONDS",
               help="Stop with an error if the front end takes longer than this (default: no limit; "
                    "size, macro expansion and nesting are bounded regardless).")
 @warning_options

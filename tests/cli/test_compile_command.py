@@ -133,7 +133,7 @@ def test_defines_take_a_value_or_default_to_one():
 
 def test_max_compile_time_bounds_the_front_end():
     """--max-compile-time SECONDS: a budget the front end cannot meet is an error located where it
-    stopped (exit 1); one it meets compiles; zero or less is a usage error."""
+    stopped (exit 1); one it meets compiles; zero or less, or no finite number, is a usage error."""
     from click.testing import CliRunner
 
     from dataplane.cli import main
@@ -142,7 +142,7 @@ def test_max_compile_time_bounds_the_front_end():
     assert r.exit_code == 1
     assert "ipv4_router.p4:1:1: error [limit]: the compile took longer than its limit of 1e-09 s" in r.output
     assert CliRunner().invoke(main, ["compile", "--check", "ipv4_router", "--max-compile-time", "600"]).exit_code == 0
-    for bad in ("0", "-1"):
+    for bad in ("0", "-1", "nan", "inf"):
         r = CliRunner().invoke(main, ["compile", "--check", "ipv4_router", "--max-compile-time", bad])
         assert r.exit_code == 2 and "Invalid value for '--max-compile-time'" in r.output
 
