@@ -24,10 +24,12 @@ def config(body: str, source: str = "x.p4") -> bytes:
     return f"{HEADER}format=p4-preprocessed version=1 arch=v1model source={source}\n{body}".encode()
 
 
-def macro_bomb(doublings: int = 40) -> str:
-    """``A40`` expands to 2^40 tokens."""
-    lines = ["#define A0 x"] + [f"#define A{i} A{i - 1} A{i - 1}" for i in range(1, doublings + 1)]
-    return "\n".join(lines) + f"\nconst bit<8> c = A{doublings};\n"
+def macro_bomb(doublings: int = 15, lines: int = 45) -> str:
+    """A compile that runs for a minute or more: ``A15`` expands to 2^15 terms of ``1 + 1 + ...``
+    on each of 45 lines, each line within the front end's macro limits (``lang/limits.py``, which
+    refuse ``A40`` at once), 6 MB of tokens for the parser in all."""
+    defs = ["#define A0 1"] + [f"#define A{i} A{i - 1} + A{i - 1}" for i in range(1, doublings + 1)]
+    return "\n".join(defs) + "\n" + "".join(f"const bit<8> c{k} = A{doublings};\n" for k in range(lines))
 
 
 def compile_children(parent: int | None = None) -> list[int]:
@@ -112,7 +114,7 @@ def test_bmv2_json_naming_a_file_reads_nothing(primary, tmp_path):
 
 
 def test_a_macro_bomb_is_stopped_at_the_compile_limit_and_its_process_is_gone(primary, connect):
-    """A config whose macros double forty times: RESOURCE_EXHAUSTED once --compile-timeout (2 s
+    """A config of macros that takes a minute to compile: RESOURCE_EXHAUSTED once --compile-timeout (2 s
     here) has passed, not before, and the child compiling it is killed; meanwhile the server
     answers other clients."""
     server, client = primary(compile_timeout=2.0)
