@@ -222,11 +222,11 @@ MUTATIONS: tuple[Mutation, ...] = (
        "if len(data) < ETH_MIN_FRAME:", "if len(data) < ETH_MIN_FRAME - 1:",
        TAP + "test_short_frames_are_padded_to_60_bytes"),
     _m("TAP: a frame is timestamped when it was read", "dataplane/net/netns/realtime.py",
-       "when = max(sim.now, pacer.elapsed_ns())", "when = sim.now",
+       "when = max(sim.now, self.elapsed_ns())", "when = sim.now",
        TAP + "test_a_frame_from_the_tap_enters_at_the_time_it_was_read"),
     # ---- validation ---------------------------------------------------------------------------------------
     _m("units: a fractional queue size is refused", "dataplane/net/core/units.py",
-       "if amount <= 0 or amount != int(amount):", "if amount <= 0:",
+       "if amount <= 0 or amount.denominator != 1:", "if amount <= 0:",
        UNITS + "test_fractional_queue_sizes_are_refused", UNITS + "test_a_fractional_queue_in_a_topology_is_a_located_error"),
     _m("units: Kbps is 1,000 bit/s", "dataplane/net/core/units.py",
        '"kbps": 10**3,', '"kbps": 1024,',
