@@ -60,15 +60,16 @@ def report_internal(err: BaseException) -> None:
     say so, name the innermost frame of dataplane's own code, and say how to report it. The
     whole traceback is printed when the environment sets ``DATAPLANE_TRACEBACK=1``."""
     from dataplane import __version__
+    from dataplane.resources import package_path
 
     frames = traceback.extract_tb(err.__traceback__)
-    ours = [f for f in frames if f"{os.sep}dataplane{os.sep}" in f.filename] or frames
+    ours = [(where, f) for f in frames if (where := package_path(f.filename))] \
+        or [(f.filename, f) for f in frames]
     what = str(err) if isinstance(err, InternalError) else f"{type(err).__name__}: {err}"
     lines = [f"internal error [internal]: {what}"]
     if ours:
-        f = ours[-1]
-        where = f.filename.split(f"{os.sep}dataplane{os.sep}", 1)[-1]
-        lines.append(f"  in dataplane/{where}:{f.lineno}, {f.name}()")
+        where, f = ours[-1]
+        lines.append(f"  in {where}:{f.lineno}, {f.name}()")
     from dataplane.engine.source_map import p4_location
 
     span = p4_location(err.__traceback__)   # it failed inside a pipeline: the P4 line it ran

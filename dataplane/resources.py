@@ -1,5 +1,6 @@
-"""Locate the data that ships with the package (grammar, built-in programs, topologies), and
-the package itself for a child process (``self_command``).
+"""Locate the data that ships with the package (grammar, built-in programs, topologies), the
+package itself for a child process (``self_command``), and its own source files among a
+traceback's (``package_path``).
 
 In a source checkout (or an editable install) they sit at the repository root;
 in a wheel the build hook in setup.py copies them under ``dataplane/_data``.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Optional
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -68,3 +70,17 @@ def available_cpus() -> int:
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1
+
+
+def package_path(filename: str) -> Optional[str]:
+    """``dataplane/SUB/MODULE.py`` when ``filename`` (a traceback frame's) is a file of this very
+    package, else None. Told by where the package is, never by a folder's name: a checkout is
+    usually cloned into a folder called ``dataplane`` too, and its tests and tools (and a venv
+    inside it) would otherwise pass for the package's own code."""
+    if filename.startswith("<"):   # generated code's pseudo-files (<p4:...>, <string>)
+        return None
+    try:
+        relative = Path(filename).resolve().relative_to(_PACKAGE_DIR)
+    except ValueError:
+        return None
+    return "/".join(("dataplane", *relative.parts))

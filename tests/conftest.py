@@ -8,6 +8,7 @@ the wall clock and so run after it, on a quiet machine.
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import platform
 import subprocess
@@ -80,3 +81,21 @@ class OneRankComm:
 def one_rank_comm() -> OneRankComm:
     """A communicator for a ``ParallelSimulator`` run in the test's process, as one rank."""
     return OneRankComm()
+
+
+@pytest.fixture
+def raiser_beside_dataplane(tmp_path: Path):
+    """``make(name, raised)``: a function ``name`` that raises ``raised``, defined in
+    ``tmp_path/dataplane/tests/NAME.py``: a frame whose path holds ``/dataplane/`` but that is no
+    part of the package, as every test's and tool's frame is in a clone folder named ``dataplane``
+    (the name most users give it)."""
+    def make(name: str, raised: str):
+        folder = tmp_path / "dataplane" / "tests"
+        folder.mkdir(parents=True, exist_ok=True)
+        source = folder / f"{name}.py"
+        source.write_text(f"def {name}(*args, **kwargs):\n    raise {raised}\n")
+        spec = importlib.util.spec_from_file_location(f"beside_dataplane_{name}", source)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return getattr(module, name)
+    return make

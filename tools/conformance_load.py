@@ -54,8 +54,10 @@ def run_load(path: str, out: dict, category: Callable[[str], str]) -> dict:
 
 def _dataplane_frame(err: BaseException) -> str:
     """``module.py:function`` of the innermost frame in dataplane's own code (else the innermost)."""
+    from dataplane.resources import package_path
+
     frames = traceback.extract_tb(err.__traceback__)
-    ours = [f for f in frames if "/dataplane/" in f.filename.replace("\\", "/")]
+    ours = [f for f in frames if package_path(f.filename)]
     f = (ours or frames)[-1]
     return f"{Path(f.filename).name}:{f.name}"
 

@@ -34,6 +34,18 @@ def test_an_internal_error_is_reported_as_a_bug_with_exit_status_3(monkeypatch, 
     assert "This is a bug in dataplane" in how and "report it" in how and "Traceback" not in err
 
 
+def test_the_frame_named_is_the_package_s_whatever_the_clone_folder_is_called(monkeypatch, capsys,
+                                                                             raiser_beside_dataplane):
+    """A frame from a file under another folder called ``dataplane`` (a clone's tests, a venv in
+    it) is not dataplane's code: the report names the package's innermost frame, by its path
+    inside the package."""
+    broken = raiser_beside_dataplane("broken", "KeyError('frob')")
+    monkeypatch.setattr(frontend, "compile_file", broken)
+    code, err = _run(monkeypatch, capsys, "compile", str(builtin_program("ipv4_router")))
+    where = err.splitlines()[1]
+    assert code == EXIT_INTERNAL and where.startswith("  in dataplane/cli.py:") and where.endswith("compile()")
+
+
 def test_an_unexpected_exception_is_a_bug_too_and_the_traceback_is_on_request(monkeypatch, capsys):
     def key_error(*_a, **_k):
         return {}["missing"]

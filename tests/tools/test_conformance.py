@@ -90,6 +90,19 @@ def test_load_suite_tells_loaded_from_skipped_and_failed(conformance, tmp_path, 
     assert out["status"] == "fail" and out["category"] == "KeyError at switch.py:__init__"   # innermost in dataplane
 
 
+def test_load_suite_names_dataplane_s_frame_whatever_the_clone_folder_is_called(conformance, tmp_path, monkeypatch,
+                                                                               raiser_beside_dataplane):
+    """The frame a failure is grouped by is the package's innermost, not a frame of a file that
+    merely sits under a folder called ``dataplane`` (a clone's tests and tools)."""
+    ok = tmp_path / "ok.p4"
+    ok.write_text(_V1MODEL)
+    from dataplane.arch import v1model
+
+    monkeypatch.setattr(v1model.V1ModelSwitch, "__init__", raiser_beside_dataplane("broken", "KeyError('p')"))
+    out = conformance.run_job(("load", str(ok)))
+    assert out["status"] == "fail" and out["category"] == "KeyError at switch.py:__init__"
+
+
 def test_load_suite_counts_a_clear_refusal(conformance, tmp_path, monkeypatch):
     """A DataplaneError while loading is a refusal with its message, not a failure."""
     from dataplane.arch import v1model
