@@ -33,6 +33,18 @@ def time_weighted_depths(samples: list[tuple[int, int]], end_ns: int) -> list[in
     return out
 
 
+def line_utilisation(stats: Any, rate_bps: int, end_ns: int) -> float:
+    """The share of the run, 0 to ``end_ns``, a port's line spent sending (``PortStats``: its wire
+    bytes), to 4 places. A frame is counted when it starts; the part of the last one still on the
+    wire at ``end_ns`` lies outside the run and is left out, so a line busy to the end reads 1.0,
+    never more (the frame times are whole ns, rounded down, so what is left can exceed the run
+    by less than 1 ns: that is cut too)."""
+    if not rate_bps or end_ns <= 0:
+        return 0.0
+    busy_ns = stats.tx_wire_bytes * 8 * 1e9 / rate_bps - max(0, stats.tx_end_ns - end_ns)
+    return round(min(busy_ns, end_ns) / end_ns, 4)
+
+
 def port_metrics(net: Any) -> dict[str, dict[str, Any]]:
     end = max(net.sim.now, 1)
     out = {}
@@ -49,7 +61,7 @@ def port_metrics(net: Any) -> dict[str, dict[str, Any]]:
                 # The share of the run the line was busy: wire bytes (frames plus the link's
                 # Ethernet overhead), so a port sending back to back reads 1.0 at any frame size.
                 "tx_wire_bytes": st.tx_wire_bytes,
-                "utilisation": round(st.tx_wire_bytes * 8 * 1e9 / (rate * end), 4) if rate else 0.0,
+                "utilisation": line_utilisation(st, rate, end),
             }
             if hasattr(port, "queue_metrics"):      # traffic classes: per-queue counters
                 out[port.name]["queues"] = port.queue_metrics()

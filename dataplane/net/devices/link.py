@@ -59,6 +59,7 @@ class PortStats:
     tx_packets: int = 0
     tx_bytes: int = 0         # frames as captured (no FCS, preamble or gap)
     tx_wire_bytes: int = 0    # line time of those frames, in bytes (with the link's overhead)
+    tx_end_ns: int = 0        # when the line finishes the last of those frames (it may lie past the run's end)
     rx_packets: int = 0
     rx_bytes: int = 0
     drops: int = 0            # tail drops at the queue
@@ -207,7 +208,7 @@ class Port:
         bits_ns = wire * 8_000_000_000 + (self._frac if self.free_at == now else 0)
         serialize = bits_ns // rate
         self._frac = bits_ns - serialize * rate
-        self.free_at = now + serialize
+        self.free_at = end = now + serialize
         if self.queue or self.hold:
             self.sim.schedule(serialize, self._done)
         else:
@@ -216,6 +217,7 @@ class Port:
         stats.tx_packets += 1
         stats.tx_bytes += size
         stats.tx_wire_bytes += wire
+        stats.tx_end_ns = end
         if self.capture is not None:
             self.capture.write(now, data)
         if link.loss or link.corruption or size > link.mtu + 14:
