@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -135,25 +136,55 @@ def test_console_speaks_mininet(realtime_run):
     assert "*** Unknown command: nosuch thing" in out
 
 
-def test_iperf3_tcp_goodput_matches_the_10mbps_link(realtime_run):
-    """Over the 10 Mb/s s1-s2 link a TCP flow carries 1448-byte segments in 1514-byte frames
-    (TCP with timestamps 32, IPv4 20, Ethernet 14 bytes of headers): goodput within 10% of that."""
-    needs("iperf3")
-    server = realtime_run.popen("h2", "iperf3", "-s", "-1", "-p", "5301")
+def _iperf3_goodput(run: RealtimeRun, port: int) -> float:
+    """Bits/s iperf3 received in a 2 s TCP flow from h1 to h2 (the first 0.5 s left out). The client
+    starts once the server says it listens (``dataplane exec`` starts a Python first: a fixed wait
+    was too short on a loaded machine, and the client found nothing listening)."""
+    server = run.popen("h2", "iperf3", "-s", "-1", "--forceflush", "-p", str(port))
     try:
-        time.sleep(0.3)
-        r = realtime_run.exec("h1", "iperf3", "-c", "10.0.2.2", "-p", "5301", "-t", "2", "-O", "0.5", "-J",
-                              timeout=30)
+        said, deadline = b"", time.monotonic() + 20
+        while b"Server listening" not in said:
+            # os.read, not readline: the pipe's buffered reader would hold lines select cannot see
+            ready, _, _ = select.select([server.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(server.stdout.fileno(), 4096) if ready else b""
+            if not chunk:
+                pytest.fail(f"the iperf3 server did not listen within 20 s: {said.decode(errors='replace')}")
+            said += chunk
+        r = run.exec("h1", "iperf3", "-c", "10.0.2.2", "-p", str(port), "-t", "2", "-O", "0.5", "-J", timeout=30)
         assert r.returncode == 0, r.stdout + r.stderr
-        received = json.loads(r.stdout)["end"]["sum_received"]["bits_per_second"]
+        return json.loads(r.stdout)["end"]["sum_received"]["bits_per_second"]
     finally:
         try:
             server.wait(timeout=5)
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+IPERF3_ATTEMPTS = 3
+
+
+def test_iperf3_tcp_goodput_matches_the_10mbps_link(realtime_run):
+    """Over the 10 Mb/s s1-s2 link a TCP flow carries 1448-byte segments in 1514-byte frames
+    (TCP with timestamps 32, IPv4 20, Ethernet 14 bytes of headers): goodput within 10% of that.
+
+    The emulator paces simulated time to the wall clock; on a loaded machine it falls behind and
+    TCP gets less than the link gives, never more. So every flow must stay under the bound (the
+    link's rate is enforced), and one of up to three must reach within 10% of it (the rate is the
+    link's, once the machine let the emulator keep up)."""
+    needs("iperf3")
     expected = 10e6 * 1448 / 1514
-    assert abs(received - expected) <= 0.1 * expected, f"{received / 1e6:.2f} Mb/s, expected {expected / 1e6:.2f}"
+    rates = []
+    for attempt in range(IPERF3_ATTEMPTS):
+        received = _iperf3_goodput(realtime_run, 5301 + attempt)
+        rates.append(received)
+        assert received <= 1.1 * expected, f"{received / 1e6:.2f} Mb/s over a link that carries {expected / 1e6:.2f}"
+        if received >= 0.9 * expected:
+            break
+    seen = ", ".join(f"{r / 1e6:.2f}" for r in rates)
+    assert abs(rates[-1] - expected) <= 0.1 * expected, \
+        f"{seen} Mb/s in {len(rates)} flows, expected {expected / 1e6:.2f}; the run's log:\n" \
+        f"{realtime_run.log.read_text()[-2000:]}"
 
 
 def _readme_script(name: str) -> str:
