@@ -10,11 +10,16 @@
 For each: delivered/sent, cross-tenant leaks, unknown-VNI drops against injected, spine
 share, host cores (total and per server) in both modes, DPU utilisation, wall-clock time.
 
-    python tools/bench_vxlan.py [--plot docs/vxlan.png] [--quick]
+    python tools/bench_vxlan.py [--plot docs/vxlan.png] [--quick] [--json]
+
+``--json`` prints the three parts' result rows (each with its ``modes``) as one JSON object,
+``{"full": row, "sweep": [row, ...], "three_spines": row}``, instead of the tables
+(tools/readme_figures.py reads it).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -34,40 +39,44 @@ def check(row: dict) -> None:
         if m["dropped_unknown_vni"] != m["injected_unknown_vni"]:
             problems.append(f"unknown VNI {m['dropped_unknown_vni']} dropped of {m['injected_unknown_vni']}")
         if problems:
-            print(f"  ! {mode}: {'; '.join(problems)}")
+            print(f"  ! {mode}: {'; '.join(problems)}", file=sys.stderr)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--plot", type=Path, help="write the figure (rate sweep + full-size spine spread) here")
     ap.add_argument("--quick", action="store_true", help="a tenth of the simulated time (smoke run)")
+    ap.add_argument("--json", action="store_true", help="print the result rows as JSON instead of tables")
     args = ap.parse_args()
+    show = (lambda *a, **k: None) if args.json else print
     scale = 10 if args.quick else 1
     t0 = time.perf_counter()
 
     full = run_vxlan(VxlanConfig(hosts=32, tenants=4, leaves=4, spines=4, duration_ns=200_000 // scale))
-    print(format_rows([full]))
+    show(format_rows([full]))
     check(full)
-    print()
+    show()
     sweep = []
     for gbps in (25, 50, 100, 150, 200):
         sweep.append(run_vxlan(VxlanConfig(rate_bps=gbps * 10**9, duration_ns=100_000 // scale)))
         check(sweep[-1])
-    print(format_rows(sweep))
+    show(format_rows(sweep))
     for r in sweep:
-        print(f"  {r['rate_bps'] / 1e9:5g} Gbps/VM: software {r['host_cores_software'] / r['hosts']:6.2f} cores "
-              f"per server, DPU utilisation {r['dpu_utilisation_mean'] * 100:5.1f}% (load "
-              f"{r['dpu_load_mean'] * 100:5.1f}%), DPU pipeline drops {r['dpu_drops']}, mean one-way delay "
-              f"offload {r['modes']['offload']['mean_delay_ns'] / 1000:.2f} us / software "
-              f"{r['modes']['software']['mean_delay_ns'] / 1000:.2f} us")
-    print()
+        show(f"  {r['rate_bps'] / 1e9:5g} Gbps/VM: software {r['host_cores_software'] / r['hosts']:6.2f} cores "
+             f"per server, DPU utilisation {r['dpu_utilisation_mean'] * 100:5.1f}% (load "
+             f"{r['dpu_load_mean'] * 100:5.1f}%), DPU pipeline drops {r['dpu_drops']}, mean one-way delay "
+             f"offload {r['modes']['offload']['mean_delay_ns'] / 1000:.2f} us / software "
+             f"{r['modes']['software']['mean_delay_ns'] / 1000:.2f} us")
+    show()
     three = run_vxlan(VxlanConfig(spines=3, duration_ns=500_000 // scale))
-    print(format_rows([three]))
+    show(format_rows([three]))
     check(three)
     if args.plot is not None:
         plot_vxlan(sweep, args.plot, spread=full)
-        print(f"wrote {args.plot}")
-    print(f"total {time.perf_counter() - t0:.1f} s wall clock")
+        show(f"wrote {args.plot}")
+    if args.json:
+        print(json.dumps({"full": full, "sweep": sweep, "three_spines": three}))
+    show(f"total {time.perf_counter() - t0:.1f} s wall clock")
     return 0
 
 
