@@ -1,15 +1,25 @@
-"""README's examples work as written, from any folder."""
+"""README's examples work as written, from any folder; its `sh` blocks run as printed from a
+clone (a copy of this one), in order, with the few overrides and omissions listed here."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
+import shutil
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+from dataplane.resources import self_command
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
 
 
 def test_python_example_runs_from_another_folder(tmp_path):
@@ -21,16 +31,21 @@ def test_python_example_runs_from_another_folder(tmp_path):
     assert r.returncode == 0, r.stderr
 
 
-def test_traffic_and_events_examples_run(tmp_path):
-    """The YAML examples under Run are real files: `dataplane run` on the built-in leaf-spine takes them."""
+def test_traffic_and_events_examples_are_the_files_in_examples():
+    """The YAML examples under Run are examples/traffic.yaml and examples/failures.yaml, to the byte
+    (the sh block that follows them runs `dataplane run` with those files)."""
     blocks = re.findall(r"```yaml\n(.*?)```", README.read_text(), re.S)
     traffic = next(b for b in blocks if "app: ping" in b and "app: incast" in b)
     events = next(b for b in blocks if "state: down" in b and "node:" in b)
-    (tmp_path / "traffic.yaml").write_text(traffic)
-    (tmp_path / "events.yaml").write_text(events)
-    r = subprocess.run([sys.executable, "-c", "from dataplane.cli import run; run()", "run", "--traffic",
-                        str(tmp_path / "traffic.yaml"), "--events", str(tmp_path / "events.yaml"),
-                        "--duration", "5ms", "--json"], capture_output=True, text=True, timeout=300)
+    assert traffic == (ROOT / "examples" / "traffic.yaml").read_text()
+    assert events == (ROOT / "examples" / "failures.yaml").read_text()
+
+
+def test_traffic_and_events_examples_run():
+    """`dataplane run` on the built-in leaf-spine takes the example files and does what they say."""
+    r = subprocess.run(self_command("run", "--traffic", str(ROOT / "examples" / "traffic.yaml"),
+                                    "--events", str(ROOT / "examples" / "failures.yaml"), "--duration", "5ms", "--json"),
+                       capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     assert {"1000000 ns: link leaf1:p3<->spine1:p1 down", "2000000 ns: node spine2 down",
@@ -50,3 +65,315 @@ def test_python_api_example_runs():
     assert lines[1].startswith("['#include <core.p4>', '#include <v1model.p4>'")
     assert lines[2].startswith("{'sent': 3, 'received': 3, 'lost': 0")
     assert lines[3].startswith("pic ")
+
+
+# ---- Install and Test: what CI runs -------------------------------------------------------------------------
+
+def _without_comment(line: str) -> str:
+    """``line`` up to a ``#`` that starts a shell comment (outside quotes, after white space)."""
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i].rstrip()
+    return line.rstrip()
+
+
+def _sh_blocks() -> list[tuple[int, list[str]]]:
+    """Every ```sh block of README: (its first line's number, its commands). A command is a line
+    with its backslash continuations joined and its comment left out; blank lines and comment
+    lines are not commands."""
+    text = README.read_text()
+    blocks = []
+    for m in re.finditer(r"```sh\n(.*?)```", text, re.S):
+        joined = re.sub(r"\\\n\s*", " ", m.group(1))
+        commands = [c for c in (_without_comment(line.strip()) for line in joined.splitlines()) if c]
+        blocks.append((text[:m.start()].count("\n") + 2, commands))
+    return blocks
+
+
+def _section_block(title: str) -> list[str]:
+    text = README.read_text()
+    start = text.index(f"\n## {title}\n")
+    first = next(line for line, _ in _sh_blocks() if line > text[:start].count("\n"))
+    return dict(_sh_blocks())[first]
+
+
+def test_install_is_two_commands_and_ci_runs_them():
+    """Install gives two commands from a clone: one installs everything the tests need, one runs
+    them; .ci/run installs the same extra and runs exactly the command README's Test section gives."""
+    install, test = _section_block("Install"), _section_block("Test")
+    assert install == ["pip install '.[test]'", "pytest"]
+    assert test == ["pytest"]
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
+          if line.strip() and not line.strip().startswith("#")]
+    assert "python -m pip install --quiet '.[test]'" in ci
+    assert ci[-1] == test[0]     # the last thing CI does is README's test command
+
+
+# ---- every sh block, as printed ------------------------------------------------------------------------------
+
+#: Commands not run, by their start, and why.
+NOT_RUN = {
+    "pip install": "installs software (CI's own install is .ci/run's)",
+    "sudo apt install": "installs system packages",
+    "pytest": "the test suite itself",
+    "ruff check": ".ci/run runs ruff before the tests (and --fix rewrites files)",
+    "mypy": ".ci/run runs mypy before the tests",
+    "python tools/roundtrip.py": "40 s; tests/ir/test_printer.py runs the same round trip",
+    "pypy3 -m venv": "makes a PyPy environment; tests/test_pypy.py runs the suite under PyPy",
+    ".venv-pypy/": "the PyPy environment above",
+    "T=~/tutorials": "the rest of its block needs a checkout of p4lang/tutorials, which is not part of this repository",
+    "mpiexec -n 64 --hostfile hosts": "a cluster of 64 ranks named in a hostfile",
+}
+#: Blocks whose every command is left out with the first's reason (the tutorials' controller session).
+NOT_RUN_BLOCKS = ("T=~/tutorials",)
+
+#: Commands run with a change, and why: each one is long as printed (the full-size runs are
+#: tools/readme_figures.py's, which re-measures their figures) or is one of a suite tested elsewhere.
+OVERRIDES = {
+    "dataplane scenario pic --prefixes 1000,10000,100000,500000":
+        ("dataplane scenario pic --prefixes 1000", "the 500,000-prefix sweep takes 15 s of CPU"),
+    "dataplane scenario incast --senders 16 --mode all":
+        ("dataplane scenario incast --senders 2 --mode all --transfer 1MB", "16 x 8 MB in four modes: 10 s of CPU"),
+    "dataplane scenario allreduce --workers 8 --elements 1000000":
+        ("dataplane scenario allreduce --workers 8 --elements 3200", "10^6 elements: 25 s of CPU"),
+    "dataplane scenario vxlan":
+        ("dataplane scenario vxlan --duration 20us", "500 us of traffic: 8 s of CPU"),
+    # On ranks, every rank builds the whole 80-switch fabric: 2 ranks, not 4 (8 s of CPU a line).
+    "dataplane run fat-tree/fat-tree-k8.yaml --traffic all-to-all --ranks 4 --out run":
+        ("dataplane run fat-tree/fat-tree-k8.yaml --traffic all-to-all --ranks 2 --out run --duration 2us",
+         "5 ms of 16,256 UDP flows: minutes"),
+    "mpiexec -n 4 dataplane run fat-tree/fat-tree-k8.yaml --traffic all-to-all --out run":
+        ("mpiexec -n 2 dataplane run fat-tree/fat-tree-k8.yaml --traffic all-to-all --out run --duration 2us",
+         "the same run"),
+    "dataplane scenario incast --senders 16 --ranks 2 --json":
+        ("dataplane scenario incast --senders 2 --ranks 2 --json --transfer 1MB", "16 x 8 MB in four modes"),
+    "dataplane scenario allreduce --topology fat-tree --k 8 --elements 100000 --ranks 4":
+        ("dataplane scenario allreduce --topology fat-tree --k 8 --elements 32 --ranks 2", "128 workers x 10^5"),
+}
+#: A command naming one of these programs is skipped when it is not installed (the test extra's
+#: ptf and Debian's Open MPI, which CI installs).
+NEEDS = {"ptf": "ptf", "mpiexec": "mpiexec", "--ranks": "mpiexec"}
+#: One test of the PTF suite (tests/ptf runs all 17 against the same server).
+PTF_TEST = "router_test.ForwardTest"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _clone(tmp: Path) -> Path:
+    """A folder that reads as a fresh clone: the repository's top-level entries, linked."""
+    clone = tmp / "clone"
+    clone.mkdir()
+    for entry in ROOT.iterdir():
+        if not entry.name.startswith(".") and entry.name not in ("build", "out", "run", "replay") \
+                and not entry.name.endswith(".egg-info"):
+            (clone / entry.name).symlink_to(entry)
+    return clone
+
+
+def _shims(tmp: Path) -> Path:
+    """``dataplane`` and ``python`` on PATH as this interpreter and this very package."""
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir()
+    for name, argv in (("dataplane", self_command()), ("python", [sys.executable])):
+        (bin_dir / name).write_text("#!/bin/sh\nexec " + " ".join(shlex.quote(a) for a in argv) + ' "$@"\n')
+        (bin_dir / name).chmod(0o755)
+    return bin_dir
+
+
+def _localised(command: str, tmp: Path, port: int) -> str:
+    """Servers on a free port and their sockets and files in ``tmp``, not /tmp and 9559, which
+    other tests (and the PyPy run beside this one) may hold; a served switch is named its port."""
+    command = command.replace("/tmp/", f"{tmp}/").replace("127.0.0.1:9559", f"127.0.0.1:{port}")
+    if command.startswith("dataplane serve") and "--grpc-addr" not in command:
+        command = command.replace("dataplane serve", f"dataplane serve --grpc-addr 127.0.0.1:{port}", 1)
+    if command.startswith("ptf "):
+        command += f" {PTF_TEST}"
+    return command
+
+
+def _start_server(command: str, cwd: Path, env: dict) -> tuple[subprocess.Popen | None, str]:
+    """Start a `dataplane serve` line and wait for it to say it serves; (process, its output so far)."""
+    proc = subprocess.Popen(["bash", "-c", f"exec {command.rstrip('&').strip()}"], cwd=cwd, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    said = ""
+    deadline = time.monotonic() + 60
+    while "serving" not in said and time.monotonic() < deadline and proc.poll() is None:
+        said += proc.stdout.readline()
+    if "serving" not in said:
+        _stop(proc)
+        return None, said + (proc.stdout.read() or "")
+    return proc, said
+
+
+#: Runs plain `dataplane` commands for the test, each in a fork of one process that has imported
+#: what they all import, so that 40 commands do not pay 40 starts of Python, numpy and the package.
+#: It reads one JSON job a line ({argv, cwd, log, timeout}) and answers the exit status (null:
+#: killed at the timeout, with its process group).
+DRIVER = r"""
+import io, json, os, signal, sys, time
+import numpy, dataplane.cli, dataplane.cli_net, dataplane.cli_scenarios, dataplane.control.switch
+for line in sys.stdin:
+    job = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        os.chdir(job["cwd"])
+        fd = os.open(job["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), line_buffering=True)
+        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), line_buffering=True)
+        sys.argv = ["dataplane", *job["argv"]]
+        code = 0
+        try:
+            dataplane.cli.run()
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 0 if e.code is None else (print(e.code, file=sys.stderr) or 1)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    deadline = time.monotonic() + job["timeout"]
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            code = os.waitstatus_to_exitcode(status)
+            break
+        if time.monotonic() > deadline:
+            os.killpg(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            code = None
+            break
+        time.sleep(0.01)
+    print(json.dumps(code), flush=True)
+"""
+
+
+class _Forks:
+    """The DRIVER process: ``run(argv, cwd)`` runs ``dataplane ARGV`` in a fork of it."""
+
+    def __init__(self, env: dict, logs: Path):
+        root = str(Path(sys.modules["dataplane"].__file__).resolve().parents[1])
+        self.proc = subprocess.Popen([sys.executable, "-c", f"import sys; sys.path.insert(0, {root!r})\n{DRIVER}"],
+                                     env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.logs, self.count = logs, 0
+
+    def run(self, argv: list[str], cwd: Path, timeout: float = 120) -> tuple[int | None, str]:
+        self.count += 1
+        log = self.logs / f"{self.count}.log"
+        self.proc.stdin.write(json.dumps({"argv": argv, "cwd": str(cwd), "log": str(log), "timeout": timeout}) + "\n")
+        self.proc.stdin.flush()
+        code = json.loads(self.proc.stdout.readline())
+        out = log.read_text() if log.exists() else ""
+        return code, out if code is not None else f"{out}\n(killed after {timeout} s)"
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+#: Shell syntax that needs bash: such a command runs under it, as a process of its own.
+SHELL = set("$|&;<>()`*~\\")
+
+
+def _run(command: str, cwd: Path, env: dict, timeout: float = 120) -> tuple[int | None, str]:
+    """(exit status, output) of ``command`` under bash; on timeout its whole process group (an
+    mpiexec and its ranks) is killed and the status is None."""
+    proc = subprocess.Popen(["bash", "-c", command], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+        return proc.returncode, out
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        return None, f"{out}\n(killed after {timeout} s)"
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+@pytest.mark.no_pypy   # the commands are the same under PyPy; once is enough (and ptf/grpc are CPython's)
+def test_every_sh_example_runs_as_printed(tmp_path):
+    """Each command of each ```sh block exits 0, run in order from a clone with `dataplane` and
+    `python` as this package and interpreter; a server line runs until it serves (and, with `&`,
+    to the end of its block). Left out or changed: NOT_RUN, OVERRIDES, NEEDS (skipped without the
+    program), and the servers' port and /tmp files (``_localised``)."""
+    clone, bin_dir = _clone(tmp_path), _shims(tmp_path)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "DATAPLANE_PROGRESS": "0",
+           # what `dataplane run --ranks` sets for Open MPI's mpiexec, for the line that calls it by hand
+           # (README: "by hand add --allow-run-as-root --oversubscribe")
+           "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+    failures: list[str] = []
+    skipped: list[tuple[int, str]] = []
+    (tmp_path / "logs").mkdir()
+    forks = _Forks(env, tmp_path / "logs")
+    try:
+        _run_blocks(clone, env, tmp_path, forks, failures, skipped)
+    finally:
+        forks.close()
+    ran = sum(len(block) for _, block in _sh_blocks()) - len(skipped)
+    assert not failures, "\n\n".join(failures)
+    assert ran >= 40, f"only {ran} commands ran; skipped: {skipped}"
+
+
+def _run_blocks(clone: Path, env: dict, tmp_path: Path, forks: _Forks, failures: list, skipped: list) -> None:
+    """Run README's sh blocks in order (see test_every_sh_example_runs_as_printed)."""
+    for line, commands in _sh_blocks():
+        if commands and commands[0].startswith(NOT_RUN_BLOCKS):
+            skipped += [(line, c) for c in commands]
+            continue
+        port, servers = _free_port(), []
+        try:
+            for command in commands:
+                if command.startswith(tuple(NOT_RUN)):
+                    skipped.append((line, command))
+                    continue
+                command = OVERRIDES.get(command, (command, ""))[0]
+                missing = [p for word, p in NEEDS.items() if word in command.split() and shutil.which(p) is None]
+                if missing:
+                    skipped.append((line, command))
+                    continue
+                command = _localised(command, tmp_path, port)
+                if command.startswith("dataplane serve"):
+                    proc, said = _start_server(command, clone, env)
+                    if proc is None:
+                        failures.append(f"README line {line}: {command}\n{said[-2000:]}")
+                    elif command.endswith("&"):
+                        servers.append(proc)
+                    else:
+                        _stop(proc)     # serves until stopped
+                    continue
+                words = shlex.split(command)
+                if words[0] == "dataplane" and "--ranks" not in words and not SHELL & set(command):
+                    code, out = forks.run(words[1:], clone)
+                else:
+                    code, out = _run(command, clone, env)
+                if code != 0:
+                    failures.append(f"README line {line}: {command}\nexit {code}\n{out[-3000:]}")
+        finally:
+            for proc in servers:
+                _stop(proc)
+
+
+def test_every_override_and_omission_still_names_a_readme_command():
+    """An entry left behind after README changed would hide nothing: each must match a command."""
+    commands = [c for _, block in _sh_blocks() for c in block]
+    assert [c for c in OVERRIDES if c not in commands] == []
+    assert [p for p in NOT_RUN if not any(c.startswith(p) for c in commands)] == []
