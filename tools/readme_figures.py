@@ -2,8 +2,9 @@
 
     python tools/readme_figures.py                   # run every measurement; print each figure and its command
     python tools/readme_figures.py --check           # ... and compare with the text; exit 1 on a difference
-    python tools/readme_figures.py --only allreduce,pfc-deadlock     # some measurements (names: --list)
+    python tools/readme_figures.py --only allreduce,incast     # some (a name takes those named after it too)
     python tools/readme_figures.py --list            # the measurements and figures, nothing run
+    python tools/readme_figures.py --check --update  # ... and write the measured values into the text
 
 Each figure is found in its document by a pattern (over the text with its runs of white space
 made one space), whose groups are the quoted values, and the measurement formats its own values
@@ -51,6 +52,7 @@ class Result:
     data: Any
     wall_s: float
     cpu_s: float     # user + system time of the command and the processes it waited for
+    command: str = ""   # as run (a saved result is used again only for the same command)
 
 
 # ---- running ----------------------------------------------------------------------------------------------
@@ -81,13 +83,27 @@ def run(m: Measurement) -> Result:
                 data = json.loads(proc.stdout.strip().splitlines()[-1])
         else:
             data = json.loads((out / m.reads).read_text())
-    return Result(data, wall, cpu)
+    return Result(data, wall, cpu, m.shown())
 
 
 def quoted(fig: Figure) -> Optional[list[str]]:
     """The values ``fig`` finds in its document, or None where its pattern no longer matches."""
     m = re.search(fig.pattern, normalised((ROOT / fig.doc).read_text()))
     return list(m.groups()) if m else None
+
+
+def update(fig: Figure, measured: list[str]) -> bool:
+    """Write ``measured`` in place of the values ``fig`` quotes, in its document (the pattern's
+    spaces match any run of white space there, line breaks included); False if not found."""
+    path = ROOT / fig.doc
+    text = path.read_text()
+    m = re.search(fig.pattern.replace(" ", r"\s+"), text)
+    if m is None or len(measured) != len(m.groups()):
+        return False
+    for i in range(len(measured), 0, -1):    # from the last, so the earlier spans stay put
+        text = text[:m.start(i)] + measured[i - 1] + text[m.end(i):]
+    path.write_text(text)
+    return True
 
 
 def compare(fig: Figure, results: dict[str, Result]) -> tuple[list[str], Optional[list[str]], bool]:
@@ -109,7 +125,7 @@ def measure(needed: set[str], saved: dict[str, Result]) -> dict[str, Result]:
     for m in MEASUREMENTS:
         if m.name not in needed:
             continue
-        if m.name in saved:
+        if m.name in saved and saved[m.name].command == m.shown():
             results[m.name] = saved[m.name]
             continue
         missing = [p for p in m.needs if shutil.which(p) is None]
@@ -130,11 +146,16 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--save", type=Path, help="write the measurements' results here (JSON)")
     ap.add_argument("--load", type=Path, help="take results from a --save file instead of running them again "
                                                "(to check edited text without measuring again)")
+    ap.add_argument("--update", action="store_true", help="with --check: write each differing simulated figure's "
+                                                          "measured values into its document")
     args = ap.parse_args(argv)
-    chosen = {n.strip() for n in args.only.split(",") if n.strip()}
+    asked = {n.strip() for n in args.only.split(",") if n.strip()}
     known = {m.name for m in MEASUREMENTS}
-    if chosen - known:
-        ap.error(f"unknown measurement(s): {', '.join(sorted(chosen - known))} (known: {', '.join(sorted(known))})")
+    # a name picks its measurement and those named after it ("incast" its seeds and profiles too)
+    chosen = {k for k in known for n in asked if k == n or k.startswith(f"{n}-")}
+    unknown = {n for n in asked if not any(k == n or k.startswith(f"{n}-") for k in known)}
+    if unknown:
+        ap.error(f"unknown measurement(s): {', '.join(sorted(unknown))} (known: {', '.join(sorted(known))})")
     figs = figures()
     if args.list:
         for m in MEASUREMENTS:
@@ -166,6 +187,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                 kind = f"CPU time, within {TIME_SPREAD:g}x" if fig.cpu else "exact"
                 print(f"DIFF  {fig.doc}: {fig.what} ({kind})\n      measured: {' | '.join(measured)}\n"
                       f"      quoted:   {where}")
+                if args.update and not fig.cpu and text is not None:
+                    print(f"      {'updated' if update(fig, measured) else 'NOT updated: not found as written'}")
     if args.check:
         print(f"{failed} figure(s) differ" if failed else "every figure checked agrees")
     return 1 if failed else 0

@@ -124,8 +124,13 @@ MEASUREMENTS = [
                   tool=True) for s in (2, 3)],
     # tests/scenarios/test_incast.py's size: 4 senders x 16 MB into an 8.2 MB buffer
     *[Measurement(f"incast-4-seed{s}", ("tools/bench_incast.py", "--senders", "4", "--transfer", "16MB", "--buffer",
-                                        "8200KB", "--modes", "ecn", "--seed", str(s), "--json"), tool=True)
+                                        "8200KB", "--modes", "droptail,ecn" if s == 1 else "ecn", "--seed", str(s),
+                                        "--json"), tool=True)
       for s in (1, 2, 3)],
+    # docs/ecn.md's profiles side by side (htsim, the default, is the seeds above)
+    *[Measurement(f"incast-{p}-seed{s}", ("tools/bench_incast.py", "--modes", "ecn", "--profile", p, "--seed", str(s),
+                                          "--json"), tool=True)
+      for p in ("dcqcn-paper", "ns3-rdma", "hpcc-dcqcn-paper", "hpcc-dcqcn") for s in (1, 2, 3)],
     Measurement("pfc-deadlock", ("scenario", "pfc-deadlock", "--json")),
     Measurement("pfc-deadlock-forward", ("scenario", "pfc-deadlock", "--action", "forward", "--json")),
     Measurement("bench-parallel", ("tools/bench_parallel.py", "--json"), tool=True, needs=("mpiexec",)),
@@ -166,6 +171,31 @@ def _seeds(results: dict[str, Any], names: list[str], mode: str) -> list[dict]:
 
 SEEDS_16 = ("incast", "incast-seed2", "incast-seed3")
 SEEDS_4 = ("incast-4-seed1", "incast-4-seed2", "incast-4-seed3")
+
+
+def _profile_seeds(profile: str) -> tuple[str, ...]:
+    return SEEDS_16 if profile == "htsim" else tuple(f"incast-{profile}-seed{s}" for s in (1, 2, 3))
+
+
+def _queue_span(values: list[float]) -> str:
+    """docs/ecn.md's queue p50 over seeds: KB while every seed is under 1 MB, else MB to 2 places."""
+    if max(values) < 1e6:
+        return f"{span(values, lambda v: fixed(v / 1000, 0))} KB"
+    return f"{span(values, lambda v: fixed(v / 1e6, 2))} MB"
+
+
+def _profile_row(profile: str, r: Any) -> list[str]:
+    """docs/ecn.md's profile row over seeds 1-3: util, after 2 ms, queue in band, queue p50, completion."""
+    xs = _seeds(r, list(_profile_seeds(profile)), "ecn")
+    if all(x["completion_ns"] is not None for x in xs):
+        done = f"{span([x['completion_ns'] / 1e6 for x in xs], lambda v: fixed(v, 2))} ms"
+    elif all(x["completion_ns"] is None for x in xs):
+        done = f"never ({span([x['drops'] for x in xs], thousands)} drops)"
+    else:
+        done = "some seeds never"
+    return [span([x["utilisation"] for x in xs], pct), span([x["utilisation_steady"] for x in xs], pct),
+            span([x["queue_in_band_fraction"] for x in xs], lambda v: pct(v, 0)),
+            _queue_span([x["qdepth_p50_bytes"] for x in xs]), done]
 
 
 def _pfc(r: Any, mode: str) -> dict:
@@ -334,6 +364,23 @@ def figures() -> list[Figure]:
                    span([x["utilisation"] for x in p], pct), span([x["utilisation_steady"] for x in p], pct),
                    span([x["queue_in_band_fraction"] for x in p], lambda v: pct(v, 0))])(
                    _seeds(r, SEEDS_16, "ecn"), _seeds(r, SEEDS_16, "ecn+pfc")), uses=SEEDS_16[1:]),
+        Figure("docs/ecn.md", "incast at the tests' 4 senders over seeds 1-3: ecn; drop-tail's drops",
+               r"the default profile gives (\S+)% utilisation \((\S+)% after 2 ms, queue in band (\S+)% of it\), p99 "
+               r"(\S+) MB, completion (\S+) ms over seeds 1-3; drop-tail drops ([\d,]+) packets \(seed 1\)",
+               SEEDS_4[0], lambda r: (lambda xs: [
+                   span([x["utilisation"] for x in xs], pct), span([x["utilisation_steady"] for x in xs], pct),
+                   span([x["queue_in_band_fraction"] for x in xs], lambda v: pct(v, 0)),
+                   span([x["qdepth_p99_bytes"] / 1e6 for x in xs], lambda v: fixed(v, 2)),
+                   span([x["completion_ns"] / 1e6 for x in xs], lambda v: fixed(v, 2)),
+                   thousands(_incast(r[SEEDS_4[0]], "droptail")["drops"])])(_seeds(r, SEEDS_4, "ecn")),
+               uses=SEEDS_4[1:]),
+        Figure("docs/ecn.md", "incast: pfc keeps the bottleneck busy", r"PFC alone is lossless and keeps the "
+               r"bottleneck (\S+)% busy \(the transfer ends at (\S+) ms", "incast",
+               lambda r: [pct(_incast(r, "pfc")["utilisation"]), fixed(_incast(r, "pfc")["completion_ns"] / 1e6, 2)]),
+        *[Figure("docs/ecn.md", f"incast profiles over seeds 1-3: {profile}",
+                 rf"\| `{profile}` \| [^|]+ \| (\S+)% \| (\S+)% \| (\S+)% \| ([^|]+?) \| ([^|]+?) \|",
+                 _profile_seeds(profile)[0], partial(_profile_row, profile), uses=_profile_seeds(profile)[1:])
+          for profile in ("dcqcn-paper", "ns3-rdma", "hpcc-dcqcn-paper", "hpcc-dcqcn", "htsim")],
         # ---- PFC deadlock and the watchdog ------------------------------------------------------------
         Figure("README.md", "pfc-deadlock: delivered without the watchdog, probes, storm time, stall",
                r"deadlocks \((\d+) KB of (\S+) MB delivered, every ring port paused for good, the later probes (\d+) of "

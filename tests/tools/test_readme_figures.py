@@ -64,6 +64,15 @@ def test_a_simulated_figure_must_agree_exactly(rf, tmp_path, monkeypatch):
     assert rf.compare(gone, {"m": rf.Result(0, 1.0, 1.0)}) == (["5.152"], None, False)
 
 
+def test_update_writes_the_measured_values_where_the_text_quotes_them(rf, tmp_path, monkeypatch):
+    """--update replaces only the quoted values, also where the sentence breaks across lines."""
+    fig = _figure(rf, tmp_path, monkeypatch, "Before.\nIt took\n4.552 ms, then more.\n",
+                  values=lambda r: [f"{r / 1e6:.3f}"])
+    assert rf.update(fig, ["5.152"]) is True
+    assert (tmp_path / "doc.md").read_text() == "Before.\nIt took\n5.152 ms, then more.\n"
+    assert rf.compare(fig, {"m": rf.Result(5_152_164, 1.0, 1.0)})[2] is True
+
+
 @pytest.mark.parametrize("cpu_s, agrees", [(4.0, True), (3.99, False), (16.0, True), (16.01, False), (8.0, True)])
 def test_a_cpu_time_must_be_within_the_spread_either_way(rf, tmp_path, monkeypatch, cpu_s, agrees):
     """"about 8 s" holds from 8 / TIME_SPREAD to 8 x TIME_SPREAD seconds of CPU, and not beyond."""
