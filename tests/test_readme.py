@@ -128,6 +128,8 @@ NOT_RUN = {
     ".venv-pypy/": "the PyPy environment above",
     "T=~/tutorials": "the rest of its block needs a checkout of p4lang/tutorials, which is not part of this repository",
     "mpiexec -n 64 --hostfile hosts": "a cluster of 64 ranks named in a hostfile",
+    "dataplane serve programs/ipv4_router.p4 --grpc-addr 0.0.0.0:9559 --tls-cert":
+        "needs a TLS certificate, key and CA of your own (tests/control/p4runtime/test_tls.py makes some)",
 }
 #: Blocks whose every command is left out with the first's reason (the tutorials' controller session).
 NOT_RUN_BLOCKS = ("T=~/tutorials",)
