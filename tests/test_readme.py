@@ -145,6 +145,11 @@ OVERRIDES = {
         ("dataplane scenario allreduce --workers 8 --elements 3200", "10^6 elements: 25 s of CPU"),
     "dataplane scenario vxlan":
         ("dataplane scenario vxlan --duration 20us", "500 us of traffic: 8 s of CPU"),
+    "dataplane collective allreduce --sizes 1K:1M --factor 4":
+        ("dataplane collective allreduce --sizes 1K:64K --factor 4", "up to 1 MB: 4 s of CPU"),
+    "dataplane scenario training dp16 --what-if straggler":
+        ("dataplane scenario training {tmp}/dp16-small.yaml --what-if straggler",
+         "dp16's three steps of an 8M-parameter model: 50 s of CPU; here one step of 1M (SMALL_JOB)"),
     # On ranks, every rank builds the whole 80-switch fabric: 2 ranks, not 4 (8 s of CPU a line).
     "dataplane run fat-tree/fat-tree-k8.yaml --traffic all-to-all --ranks 4 --out run":
         ("dataplane run fat-tree/fat-tree-k8.yaml --traffic all-to-all --ranks 2 --out run --duration 2us",
@@ -162,6 +167,16 @@ OVERRIDES = {
 NEEDS = {"ptf": "ptf", "mpiexec": "mpiexec", "--ranks": "mpiexec"}
 #: One test of the PTF suite (tests/ptf runs all 17 against the same server).
 PTF_TEST = "router_test.ForwardTest"
+#: jobs/dp16.yaml cut to one step of a 1M-parameter model, as {tmp}/dp16-small.yaml
+SMALL_JOB = {"steps: 3": "steps: 1", "parameters: 8M": "parameters: 1M"}
+
+
+def _small_job(tmp: Path) -> None:
+    text = (ROOT / "jobs" / "dp16.yaml").read_text()
+    for old, new in SMALL_JOB.items():
+        assert old in text, f"jobs/dp16.yaml no longer has {old!r}: update SMALL_JOB"
+        text = text.replace(old, new)
+    (tmp / "dp16-small.yaml").write_text(text)
 
 
 def _free_port() -> int:
@@ -195,6 +210,7 @@ def _localised(command: str, tmp: Path, port: int) -> str:
     """Servers on a free port and their sockets and files in ``tmp``, not /tmp and 9559, which
     other tests (and the PyPy run beside this one) may hold; a served switch is named its port."""
     command = command.replace("/tmp/", f"{tmp}/").replace("127.0.0.1:9559", f"127.0.0.1:{port}")
+    command = command.replace("{tmp}", str(tmp))
     if command.startswith("dataplane serve") and "--grpc-addr" not in command:
         command = command.replace("dataplane serve", f"dataplane serve --grpc-addr 127.0.0.1:{port}", 1)
     if command.startswith("ptf "):
@@ -325,6 +341,7 @@ def test_every_sh_example_runs_as_printed(tmp_path):
     failures: list[str] = []
     skipped: list[tuple[int, str]] = []
     (tmp_path / "logs").mkdir()
+    _small_job(tmp_path)
     forks = _Forks(env, tmp_path / "logs")
     try:
         _run_blocks(clone, env, tmp_path, forks, failures, skipped)
