@@ -8,13 +8,17 @@ egress timestamps) come from the simulated queue and clock. What travels through
 is the pipeline's ``EgressWork`` (``dataplane.arch.work``): this module reads its ``port``,
 ``ctx.packet_length`` and (v1model) ``sm``; PFC reads ``sm.ingress_port``.
 
-Two registers, if the program declares them (any control, indexed by port), are kept by
+Three registers, if the program declares them (any control, indexed by port), are kept by
 the emulator, because v1model has no field for what they carry:
 
 * ``port_status``: 1 for ports whose link is up, 0 for ports the switch has detected down
   (after its detection delay), for data-plane failover;
 * ``queue_bytes``: written just before egress runs, the bytes still waiting in that
-  packet's egress queue (not counting the packet), for byte-based ECN/RED marking.
+  packet's egress queue (not counting the packet), for byte-based ECN/RED marking;
+* ``port_backlog``: written just before ingress runs, for every port, the bytes not yet on
+  its wire (its queue, plus what is left of the frame being serialised, at the link's rate),
+  for load balancing that compares its ports' loads (``programs/lb_least_loaded.p4h``): an
+  ingress pipeline cannot otherwise see any port's queue.
 
 Traffic classes (``params["queues"]``, e.g. ``{"count": 4, "scheduler": "dwrr"}``; one queue
 by default) give every port of the switch up to 8 queues chosen by v1model's ``priority`` or
@@ -76,6 +80,7 @@ class SwitchNode(Node):
         self._queue_metadata = self.dp.architecture == "v1model"
         self.port_status = self._find_register("port_status")
         self._queue_bytes_register = self._find_register("queue_bytes")
+        self._backlog_register = self._find_register("port_backlog")
         # BMv2 writes queueing_metadata.qid into a field that aliases it, if the program has one.
         self._qid_path = alias_path(self.dp, "queueing_metadata.qid") if self._queue_metadata else None
 
@@ -119,6 +124,8 @@ class SwitchNode(Node):
             return
         dp = self.dp
         dp.now_us = self.sim.now // 1000
+        if self._backlog_register is not None:
+            self._write_backlog(self._backlog_register)
         result = PacketResult()
         work = dp.run_work(IngressWork(port_number, data), result, self.trace)
         if work:
@@ -137,6 +144,18 @@ class SwitchNode(Node):
                 self._drop(reason)
         if dp.digests:
             self._deliver_digests()
+
+    def _write_backlog(self, reg) -> None:
+        """``port_backlog[p]``: the bytes port p has not yet put on its wire (module docstring)."""
+        now = self.sim.now
+        values, size, limit = reg.values, reg.size, (1 << reg.width) - 1
+        for number, port in self.ports.items():
+            if number < size:
+                backlog = port.queue_bytes
+                link = port.link
+                if port.free_at > now and link is not None:
+                    backlog += (port.free_at - now) * link.rate_bps // 8_000_000_000
+                values[number] = backlog if backlog < limit else limit
 
     def _deliver_digests(self) -> None:
         dp = self.dp
