@@ -15,6 +15,11 @@ until the expected PSN comes; a duplicate is acknowledged again if it asks. When
 packet of a message is accepted, ``on_message(qp, data, nbytes)`` runs (``data`` None unless
 ``keep_data``).
 
+With ``TransportConfig(receiver="sack")`` both roles use selective repeat instead
+(``dataplane.net.rdma.sack``): the responder holds packets that arrive out of order in a window and
+acknowledges with a bitmap of them, the requester resends only the holes. The choice is per queue
+pair, so per flow; both ends of a connection must make the same one.
+
 PSNs are counted in full inside and cut to 24 bits on the wire (``wire.psn_delta`` compares).
 """
 from __future__ import annotations
@@ -28,10 +33,12 @@ from dataplane.net.apps.dcqcn_rp import ReactionPoint
 from dataplane.net.apps.dcqcn_wire import CNP_TOS, ROCE_PORT
 from dataplane.net.hosts import packets as pk
 from dataplane.net.rdma import wire
+from dataplane.net.rdma.sack import SackReceiver, SackSender
 
-__all__ = ["TransportConfig", "QueuePair", "QpStats"]
+__all__ = ["TransportConfig", "QueuePair", "QpStats", "RECEIVERS"]
 
 OnMessage = Callable[["QueuePair", Any, int], None]        # (qp, data or None, nbytes)
+RECEIVERS = ("gbn", "sack")
 
 
 @dataclass(frozen=True)
@@ -39,7 +46,10 @@ class TransportConfig:
     """How queue pairs behave. ``mtu`` is the path MTU of the payload (RoCE's 256..4096);
     ``dcqcn`` turns on DCQCN (ECT packets, CNPs, paced rate) with these parameters;
     ``window`` bounds the packets in flight per queue pair (None: no bound, as RoCE NICs);
-    ``dscp`` is the traffic class of data and acknowledgements."""
+    ``dscp`` is the traffic class of data and acknowledgements; ``receiver`` is ``gbn``
+    (go-back-N, in-order only, as RoCE NICs) or ``sack`` (selective repeat, ``rdma.sack``), which
+    holds up to ``reorder_window`` packets past a missing one and resends a hole once it is
+    ``reorder_ns`` old."""
 
     mtu: int = 4096
     ack_every: int = 16
@@ -47,6 +57,9 @@ class TransportConfig:
     window: int | None = None
     dcqcn: DcqcnParams | None = None
     dscp: int = 0
+    receiver: str = "gbn"
+    reorder_window: int = 1024
+    reorder_ns: int = 250_000
 
     def __post_init__(self) -> None:
         if not 1 <= self.mtu <= 9000:
@@ -59,6 +72,12 @@ class TransportConfig:
             raise ValueError(f"window must be at least 1 packet, got {self.window}")
         if not 0 <= self.dscp <= 63:
             raise ValueError(f"dscp must be in 0..63, got {self.dscp}")
+        if self.receiver not in RECEIVERS:
+            raise ValueError(f"receiver must be one of {', '.join(RECEIVERS)}, got {self.receiver!r}")
+        if not 2 <= self.reorder_window <= 65536:
+            raise ValueError(f"reorder_window must be in 2..65536 packets, got {self.reorder_window}")
+        if self.reorder_ns < 1:
+            raise ValueError(f"reorder_ns must be positive, got {self.reorder_ns}")
 
 
 @dataclass
@@ -74,8 +93,10 @@ class QpStats:
     packets_received: int = 0        # accepted in order
     bytes_received: int = 0
     messages_received: int = 0
-    out_of_sequence: int = 0         # dropped past a gap
-    duplicates: int = 0
+    out_of_sequence: int = 0         # dropped past a gap (go-back-N)
+    reordered: int = 0               # held past a gap, accepted later (sack)
+    out_of_window: int = 0           # dropped past the reorder window (sack)
+    duplicates: int = 0              # arrived again (a resend of what had arrived: spurious in a lossless fabric)
     acks_sent: int = 0
     naks_sent: int = 0
     cnps_sent: int = 0
@@ -132,6 +153,10 @@ class QueuePair:
         self._inbound = _Inbound()
         self._last_cnp = -1              # DCQCN notification point: when the last CNP left
         self._cnp_pending = False
+        # selective repeat (rdma.sack): None with go-back-N
+        sack = config.receiver == "sack"
+        self._sack_rx = SackReceiver(self, config.reorder_window) if sack else None
+        self._sack_tx = SackSender(self, config.reorder_ns) if sack else None
         # congestion control
         self.cc: DcqcnRateControl | None = None
         self.rp: ReactionPoint | None = None
@@ -160,12 +185,27 @@ class QueuePair:
         return len(self._msgs) - self._head
 
     def has_work(self) -> bool:
+        if self._sack_tx is not None and self._sack_tx.resend:
+            return True
         window = self.config.window
         return self._next < self._end and (window is None or self._next - self._una < window)
 
     def send_one(self) -> None:
-        """Send the packet at ``_next`` (the NIC calls this when the wire can take it)."""
+        """Send the next packet (the NIC calls this when the wire can take it): a hole to resend
+        (selective repeat), else the packet at ``_next``."""
+        tx = self._sack_tx
+        if tx is not None and tx.resend:
+            psn = tx.next_resend()
+            if psn is not None:
+                self._send_psn(psn)
+                return
+            if not self._next < self._end:
+                return
         psn = self._next
+        self._send_psn(psn)
+        self._next = psn + 1
+
+    def _send_psn(self, psn: int) -> None:
         msgs = self._msgs
         i = max(self._cursor, self._head)
         m = msgs[i]
@@ -197,10 +237,11 @@ class QueuePair:
             st.retransmitted += 1
         else:
             self._high = psn + 1
-        self._next = psn + 1
         if last and i + 1 < len(msgs):
             self._cursor = i + 1
         now = self.sim.now
+        if self._sack_tx is not None:
+            self._sack_tx.sent(psn, now)
         if self._una == psn:
             self._progress_ns = now          # the timer runs from the oldest outstanding packet
         if not self._rto_armed:
@@ -238,9 +279,13 @@ class QueuePair:
         if self.has_work():
             self.nic.activate(self)
 
-    def _on_ack(self, wire_psn: int, syndrome: int) -> None:
+    def _on_ack(self, wire_psn: int, syndrome: int, payload: bytes) -> None:
         base = self._una - 1
         psn = base + wire.psn_delta(wire_psn, base)
+        if self._sack_tx is not None:
+            if syndrome >> 5 != wire.SYNDROME_NAK_SEQ >> 5:
+                self._sack_tx.on_ack(psn, wire.sack_bitmap(payload))
+            return
         if syndrome >> 5 == wire.SYNDROME_NAK_SEQ >> 5:
             self.stats.naks_received += 1
             if not self._una <= psn <= self._high:
@@ -261,7 +306,10 @@ class QueuePair:
             self.sim.schedule(due - now, self._on_rto)
             return
         self.stats.timeouts += 1
-        self._next = self._una
+        if self._sack_tx is not None:
+            self._sack_tx.on_timeout()
+        else:
+            self._next = self._una
         self._progress_ns = now
         self.sim.schedule(self.config.rto_ns, self._on_rto)
         self.nic.activate(self)
@@ -294,7 +342,7 @@ class QueuePair:
         op = payload[0]
         if op == wire.OP_ACK:
             if len(payload) >= wire.ACK_PAYLOAD_BYTES:
-                self._on_ack(psn, payload[wire.BTH.size])
+                self._on_ack(psn, payload[wire.BTH.size], payload)
             return
         if op > wire.OP_SEND_ONLY or op == 0x03:
             return                             # not a SEND this transport speaks
@@ -303,6 +351,9 @@ class QueuePair:
         if tos & 3 == pk.ECN_CE:
             st.ce_marked += 1
             self._notify_congestion()
+        if self._sack_rx is not None:
+            self._sack_rx.on_data(psn, op, payload, bool(ack_req))
+            return
         d = wire.psn_delta(psn, self._epsn)
         if d:
             if d > 0:
@@ -316,18 +367,24 @@ class QueuePair:
                 if ack_req:
                     self._send_ack(self._epsn - 1, wire.SYNDROME_ACK)
             return
-        self._epsn += 1
         self._nak_sent = False
         body = len(payload) - wire.HEADER_BYTES
+        self._unacked += 1
+        if ack_req or self._unacked >= self.config.ack_every:
+            self._send_ack(self._epsn, wire.SYNDROME_ACK)
+        self._accept(op, body, payload[wire.BTH.size:wire.BTH.size + body] if self.keep_data else None)
+
+    def _accept(self, op: int, body: int, part: Any) -> None:
+        """The packet with the expected PSN (``body`` bytes of message, ``part`` them or None):
+        count it, add it to the message, and hand a finished message to ``on_message``."""
+        self._epsn += 1
+        st = self.stats
         st.packets_received += 1
         st.bytes_received += body
         inbound = self._inbound
         inbound.nbytes += body
-        if self.keep_data:
-            inbound.parts.append(payload[wire.BTH.size:wire.BTH.size + body])
-        self._unacked += 1
-        if ack_req or self._unacked >= self.config.ack_every:
-            self._send_ack(self._epsn - 1, wire.SYNDROME_ACK)
+        if part is not None:
+            inbound.parts.append(part)
         if op == wire.OP_SEND_LAST or op == wire.OP_SEND_ONLY:
             self._inbound = _Inbound()
             st.messages_received += 1

@@ -7,6 +7,15 @@ ACK/NAK a 4-byte AETH (8-bit syndrome, 24-bit MSN), then the payload, then a 4-b
 (zeros here: nothing checks it). Syndromes: 0b000 in the top three bits is an ACK (the low
 five bits a credit count; 0x1F, "invalid", means no end-to-end credits), 0b011 a NAK whose low
 five bits say why (0: PSN sequence error).
+
+Selective acknowledgement (the ``sack`` receiver, ``dataplane.net.rdma.sack``): RoCE has none,
+so this follows the idea of IRN (Mittal et al., SIGCOMM'18) and of Ultra Ethernet's transport,
+whose acknowledgements carry a bitmap of what arrived past the cumulative point. Its ACK is an
+ordinary ACK (BTH + AETH, PSN = the last PSN received in order) with an extension between the
+AETH and the ICRC: a 16-bit length L, then L bytes of bitmap; bit i (byte i // 8, bit i % 8,
+least significant first) says PSN (ACK PSN + 1 + i) arrived. Bit 0 is the first missing PSN,
+so it is always 0; L is as short as the highest bit set allows. A plain ACK is one with no
+extension (a go-back-N requester reads only the AETH, so it understands both).
 """
 from __future__ import annotations
 
@@ -17,7 +26,7 @@ from dataplane.net.hosts import packets as pk
 
 __all__ = ["OP_SEND_FIRST", "OP_SEND_MIDDLE", "OP_SEND_LAST", "OP_SEND_ONLY", "OP_ACK", "OP_CNP", "AETH",
            "SYNDROME_ACK", "SYNDROME_NAK_SEQ", "ACK_REQ", "PSN_MASK", "HEADER_BYTES", "ACK_PAYLOAD_BYTES",
-           "data_header", "ack_payload", "cnp_payload", "frame_bytes", "psn_delta"]
+           "data_header", "ack_payload", "sack_payload", "sack_bitmap", "cnp_payload", "frame_bytes", "psn_delta"]
 
 OP_SEND_FIRST = 0x00
 OP_SEND_MIDDLE = 0x01
@@ -35,6 +44,7 @@ _PKEY = 0xFFFF
 #: What a data packet adds to its payload inside the UDP datagram (BTH and ICRC).
 HEADER_BYTES = BTH.size + len(ICRC)
 ACK_PAYLOAD_BYTES = BTH.size + AETH.size + len(ICRC)
+SACK_LENGTH = struct.Struct("!H")
 _ROCE_FRAME = pk.ETH_HEADER_LEN + pk.IPV4_HEADER_LEN + pk.UDP_HEADER_LEN + HEADER_BYTES
 
 
@@ -47,6 +57,26 @@ def ack_payload(dest_qp: int, psn: int, syndrome: int) -> bytes:
     """The UDP payload of an ACK (``syndrome`` ``SYNDROME_ACK``: every PSN up to ``psn`` arrived)
     or a NAK (``SYNDROME_NAK_SEQ``: ``psn`` is the one expected)."""
     return BTH.pack(OP_ACK, 0, _PKEY, dest_qp & QP_MASK, psn & PSN_MASK) + AETH.pack(syndrome << 24) + ICRC
+
+
+def sack_payload(dest_qp: int, psn: int, bitmap: int) -> bytes:
+    """An ACK of every PSN up to ``psn`` whose extension says which PSNs after it arrived too:
+    bit i of ``bitmap`` (an int) is PSN psn + 1 + i (module docstring)."""
+    nbytes = (bitmap.bit_length() + 7) // 8
+    return (BTH.pack(OP_ACK, 0, _PKEY, dest_qp & QP_MASK, psn & PSN_MASK) + AETH.pack(SYNDROME_ACK << 24)
+            + SACK_LENGTH.pack(nbytes) + bitmap.to_bytes(nbytes, "little") + ICRC)
+
+
+def sack_bitmap(payload: bytes) -> int:
+    """The bitmap of an ACK's SACK extension (0 for a plain ACK or one cut short)."""
+    at = BTH.size + AETH.size
+    if len(payload) < at + SACK_LENGTH.size + len(ICRC):
+        return 0
+    (nbytes,) = SACK_LENGTH.unpack_from(payload, at)
+    start = at + SACK_LENGTH.size
+    if len(payload) < start + nbytes + len(ICRC):
+        return 0
+    return int.from_bytes(payload[start:start + nbytes], "little")
 
 
 def frame_bytes(payload_bytes: int) -> int:
