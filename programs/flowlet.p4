@@ -7,8 +7,8 @@
  * difference in path delay, so the new flowlet cannot overtake the old one), it starts a
  * new flowlet on a member chosen afresh:
  *   random (mode 0, the default): uniformly at random, as LetFlow (NSDI'17) does;
- *   least loaded (mode 1): the member whose port has the fewest bytes waiting
- *     (LeastLoaded, lb_least_loaded.p4h), a CONGA-like choice by load but from this
+ *   least loaded (mode 1): the member whose port has the fewest bytes waiting, in units of
+ *     2^shift bytes (LeastLoaded, lb_least_loaded.p4h), a CONGA-like choice by load but from this
  *     switch's own queues only: CONGA (SIGCOMM'14) also carries the path's congestion from
  *     leaf to leaf in an overlay header, which this fabric has no room for. A group without
  *     an ecmp_members entry falls back to random.
@@ -21,8 +21,8 @@
  * count, another group's, also starts a flowlet). Counter flowlets[0] counts the flowlets
  * started.
  *
- * flowlet_config (no key; set its default action): set_flowlet(timeout_us, mode); the
- * default is set_flowlet(50, 0).
+ * flowlet_config (no key; set its default action): set_flowlet(timeout_us, mode, shift); the
+ * default is set_flowlet(50, 0, 14).
  *
  * Routes, headers, egress (smac, ECN marking): lb_routes.p4h and lb_common.p4h.
  */
@@ -46,17 +46,19 @@ control MyIngress(inout headers hdr,
 
     bit<32> timeout_us = 50;
     bit<8> flowlet_mode = FLOWLET_RANDOM;
+    bit<8> load_shift = 14;
 
-    action set_flowlet(bit<32> timeout, bit<8> mode) {
+    action set_flowlet(bit<32> timeout, bit<8> mode, bit<8> shift) {
         timeout_us = timeout;
         flowlet_mode = mode;
+        load_shift = shift;
     }
 
     table flowlet_config {
         actions = {
             set_flowlet;
         }
-        default_action = set_flowlet(50, FLOWLET_RANDOM);
+        default_action = set_flowlet(50, FLOWLET_RANDOM, 14);
     }
 
     apply {
@@ -80,7 +82,7 @@ control MyIngress(inout headers hdr,
                 if (member == 0 || member > meta.ecmp_count || now - last >= timeout_us) {
                     bit<1> chosen = 0;
                     if (flowlet_mode == FLOWLET_LEAST_LOADED) {
-                        least_loaded.apply(meta, chosen);
+                        least_loaded.apply(meta, slot % TURN_SLOTS, load_shift, chosen);
                     }
                     if (chosen == 0) {
                         random(meta.ecmp_select, 16w0, meta.ecmp_count - 1);

@@ -2,15 +2,18 @@
 /*
  * spray.p4 -- per-packet spraying over the members of an ECMP group (v1model).
  *
- * Rule: every packet is a decision of its own, whatever flow it belongs to:
- *   round robin (the default): the group's members in turn, select 0, 1, ... count - 1, 0, ...
- *     across all the packets that take the group on this switch;
+ * Rule: every packet is a decision of its own:
+ *   round robin (the default): each flow's packets take the group's members in turn, select
+ *     0, 1, ... count - 1, 0, ... (per flow: one turn shared by all the flows of a group would
+ *     alias, two flows interleaved packet by packet each getting every other member, so each
+ *     would keep to one path);
  *   random: a member drawn uniformly (v1model random()) for each packet.
  * A flow's packets take every path, so they spread evenly whatever the flows are, and arrive
  * out of order whenever the paths' queues differ: the receivers must place them (the
  * transport's sack receiver, dataplane.net.rdma).
- * State: register rr_next[group] (bit<16>), the select the group's next packet takes in
- * round robin (reset to 0 once it reaches count).
+ * State: register rr_next[slot] (bit<16>), the select the flow's next packet takes in round
+ * robin (reset to 0 once it reaches count), per slot of RR_SLOTS indexed by crc32 of the
+ * 5-tuple (two flows may share a slot, and then share a turn).
  *
  * spray_config (no key; set its default action): set_spray(mode), mode 0 round robin (the
  * default), 1 random.
@@ -19,6 +22,7 @@
  */
 #include "lb_common.p4h"
 
+const bit<32> RR_SLOTS = 8192;
 const bit<8> SPRAY_ROUND_ROBIN = 0;
 const bit<8> SPRAY_RANDOM = 1;
 
@@ -28,8 +32,8 @@ control MyIngress(inout headers hdr,
 
 #include "lb_routes.p4h"
 
-    /* The next select of each group, in round robin (indexed by group). */
-    register<bit<16>>(1024) rr_next;
+    /* The next select of each flow slot, in round robin. */
+    register<bit<16>>(RR_SLOTS) rr_next;
 
     bit<8> spray_mode = SPRAY_ROUND_ROBIN;
 
@@ -56,13 +60,17 @@ control MyIngress(inout headers hdr,
                 if (spray_mode == SPRAY_RANDOM) {
                     random(meta.ecmp_select, 16w0, meta.ecmp_count - 1);
                 } else {
+                    bit<32> slot;
+                    hash(slot, HashAlgorithm.crc32, 32w0,
+                         { hdr.ipv4.srcAddr, hdr.ipv4.dstAddr, hdr.ipv4.protocol, meta.l4_src, meta.l4_dst },
+                         RR_SLOTS);
                     bit<16> next;
-                    rr_next.read(next, (bit<32>)meta.ecmp_group);
+                    rr_next.read(next, slot);
                     if (next >= meta.ecmp_count) {
                         next = 0;
                     }
                     meta.ecmp_select = next;
-                    rr_next.write((bit<32>)meta.ecmp_group, next + 1);
+                    rr_next.write(slot, next + 1);
                 }
                 ecmp_nhop.apply();
             }

@@ -9,6 +9,13 @@ buffer per egress port, PFC on every switch when ``pfc`` (XOFF/XON per ingress p
 lossless fabric, as RoCE runs), and RED/ECN marking from a DCQCN profile when ``ecn``.
 ``build_fabric`` makes the network (this rank's part under mpiexec) and says which hosts share
 a rack (the switch their NIC is cabled to), for hierarchical algorithms and placement.
+
+``lb`` (a ``dataplane.net.loadbalance.schemes.LbConfig``) runs a load-balancing program instead
+(``programs/ecmp.p4``, ``flowlet.p4``, ``spray.p4`` or ``adaptive.p4``: the same routes, ECN
+marking and PFC, another way to pick a member of an ECMP group), each switch's random draws
+seeded by ``seed`` and its name. ``down_links`` (pairs of switches of a generated fabric) are
+down from the start and the routes are computed without them, as after a failure the control
+plane has converged on (``loadbalance.routes``).
 """
 from __future__ import annotations
 
@@ -43,6 +50,8 @@ class FabricConfig:
     ecn: bool = False
     ecn_profile: str = "dcqcn-paper"
     seed: int = 1
+    lb: Any = None                                 # a loadbalance.schemes.LbConfig; None: ecn.p4
+    down_links: tuple[tuple[str, str], ...] = ()
 
     def describe(self) -> str:
         if self.topology == "fat-tree":
@@ -51,7 +60,9 @@ class FabricConfig:
             shape = f"leaf-spine {self.leaves}x{self.spines}, {self.hosts_per_leaf} hosts per leaf"
         else:
             shape = self.topology
-        return f"{shape}, {self.bandwidth} host links, {self.latency} per link"
+        lb = f", {self.lb.describe()}" if self.lb is not None else ""
+        down = "".join(f", {a}-{b} down" for a, b in self.down_links)
+        return f"{shape}, {self.bandwidth} host links, {self.latency} per link{lb}{down}"
 
 
 @dataclass
@@ -64,6 +75,7 @@ class Fabric:
     spec: TopologySpec
     config: FabricConfig
     notes: list[str] = field(default_factory=list)
+    uplinks: list[tuple[str, int]] = field(default_factory=list)     # (switch, port) one tier up, failed ones too
 
     def racks(self, hosts: list[Any]) -> list[list[int]]:
         """The indexes into ``hosts`` grouped by rack, racks in order of first appearance."""
@@ -90,6 +102,9 @@ def build_fabric(cfg: FabricConfig) -> Fabric:
 
     if cfg.topology in GENERATED:
         return _build_generated(cfg)
+    if cfg.lb is not None or cfg.down_links:
+        raise ValueError("a load-balancing program and failed links need a generated fabric "
+                         f"({', '.join(GENERATED)}), not {cfg.topology!r}")
     from dataplane.net.topology.load import load_topology
     from dataplane.resources import builtin_topology
 
@@ -112,12 +127,17 @@ def _build_generated(cfg: FabricConfig) -> Fabric:
     from dataplane.net.apps.dcqcn_profiles import get_profile
     from dataplane.net.core.units import parse_rate, parse_time
     from dataplane.net.devices.queue_bytes import attach_queue_bytes
+    from dataplane.net.loadbalance.routes import reroute, uplinks
+    from dataplane.net.loadbalance.schemes import configure, member_entries
     from dataplane.net.parallel.session import build_network
     from dataplane.net.topology.generators import runtime_json_text
     from dataplane.resources import builtin_program
 
     gen = _generated(cfg)
-    program = builtin_program("ecn")
+    lb = cfg.lb
+    ups = uplinks(gen)          # before the failed links leave the port maps: every uplink built
+    reroute(gen, hash_stride=lb is None or lb.scheme == "ecmp", down=tuple(cfg.down_links))
+    program = builtin_program(lb.program if lb is not None else "ecn")
     spec = TopologySpec(gen.name)
     params = {"pfc": {"xoff": cfg.pfc_xoff_bytes, "xon": cfg.pfc_xon_bytes}} if cfg.pfc else {}
     for name in gen.switches:
@@ -133,7 +153,13 @@ def _build_generated(cfg: FabricConfig) -> Fabric:
     net = build_network(spec, seed=cfg.seed)
     profile = get_profile(cfg.ecn_profile).at_rate(rate) if cfg.ecn else None
     for name, node in net.switches.items():
-        apply_runtime_config(node.api, parse_runtime_json(runtime_json_text(gen.entries[name]), f"<{name}>"))
+        entries = gen.entries[name]
+        if lb is not None and lb.compares_loads:
+            entries = {**entries, "table_entries": entries["table_entries"] + member_entries(entries["table_entries"], name)}
+        apply_runtime_config(node.api, parse_runtime_json(runtime_json_text(entries), f"<{name}>"))
+        if lb is not None:
+            configure(node.api, lb)
+            node.dp.rng.seed(f"{cfg.seed}/{name}")
         if profile is not None:
             node.api.table_set_default("MyEgress.ecn_profile", "MyEgress.ecn_red", {
                 "kmin": profile.kmin_bytes, "kmax": profile.kmax_bytes, "pmax": round(profile.pmax * 65536)})
@@ -141,5 +167,7 @@ def _build_generated(cfg: FabricConfig) -> Fabric:
         for port in node.ports.values():
             port.record_depth = False
     attach_queue_bytes(net)
+    for a, b in cfg.down_links:
+        net.set_link(a, b, up=False, at_ns=0)
     rack_of = {name: gh.switch for name, gh in gen.hosts.items()}
-    return Fabric(net, [net.host(h) for h in gen.hosts], rack_of, spec, cfg)
+    return Fabric(net, [net.host(h) for h in gen.hosts], rack_of, spec, cfg, uplinks=ups)

@@ -1,0 +1,127 @@
+"""The load-balancing schemes: their programs and settings (``LbConfig``), and setting up a switch.
+
+Every scheme is a built-in program (``programs/<scheme>.p4``) with the routes of
+``ecmp_router.p4`` and a configuration table of its own whose default action the control plane
+sets (``configure``):
+
+* ``ecmp``: ``hash_config`` = set_hash(seed, fields) (``hash_seed``, ``hash_fields``);
+* ``flowlet``: ``flowlet_config`` = set_flowlet(timeout_us, mode, shift) (``flowlet_us``,
+  ``flowlet_choice``: random, LetFlow's, or least-loaded; ``load_shift``);
+* ``spray``: ``spray_config`` = set_spray(mode) (``spray_order``: round-robin or random);
+* ``adaptive``: ``adaptive_config`` = set_adaptive(shift) (``load_shift``: loads are compared
+  in units of 2^shift bytes, ``programs/lb_least_loaded.p4h``).
+
+Schemes that compare their ports' loads (adaptive; flowlet with least-loaded) also get
+``ecmp_members`` entries, the ports of each ECMP group in select order, made from the same
+routes (``member_entries``). Only ``ecmp`` hashes, so only it keeps the generator's hash stride
+(``routes``); the others get groups of one select per member.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["SCHEMES", "FLOWLET_CHOICES", "SPRAY_ORDERS", "HASH_FIELDS", "MAX_MEMBERS", "LbConfig",
+           "member_entries", "configure"]
+
+SCHEMES = ("ecmp", "flowlet", "spray", "adaptive")
+FLOWLET_CHOICES = ("random", "least-loaded")
+SPRAY_ORDERS = ("round-robin", "random")
+#: hash_config's field bits, in the order the 5-tuple is hashed
+HASH_FIELDS = {"src": 1, "dst": 2, "proto": 4, "sport": 8, "dport": 16}
+#: the members LeastLoaded compares (set_members' ports)
+MAX_MEMBERS = 8
+ECMP_TABLE = "MyIngress.ecmp_nhop"
+MEMBERS_TABLE = "MyIngress.least_loaded.ecmp_members"
+MEMBERS_ACTION = "MyIngress.least_loaded.set_members"
+
+
+@dataclass(frozen=True)
+class LbConfig:
+    """A scheme and its settings (module docstring)."""
+
+    scheme: str = "ecmp"
+    hash_seed: int = 0
+    hash_fields: tuple[str, ...] = tuple(HASH_FIELDS)
+    flowlet_us: int = 50
+    flowlet_choice: str = "random"
+    spray_order: str = "round-robin"
+    load_shift: int = 14
+
+    def __post_init__(self) -> None:
+        if self.scheme not in SCHEMES:
+            raise ValueError(f"unknown load-balancing scheme {self.scheme!r} (one of {', '.join(SCHEMES)})")
+        if not 0 <= self.hash_seed < 2**32:
+            raise ValueError(f"the hash seed must be in 0..2^32-1, got {self.hash_seed}")
+        unknown = [f for f in self.hash_fields if f not in HASH_FIELDS]
+        if unknown or not self.hash_fields:
+            raise ValueError(f"hash fields are some of {', '.join(HASH_FIELDS)}, got {', '.join(self.hash_fields) or 'none'}")
+        if not 1 <= self.flowlet_us < 2**31:
+            raise ValueError(f"the flowlet timeout must be a positive number of microseconds, got {self.flowlet_us}")
+        if self.flowlet_choice not in FLOWLET_CHOICES:
+            raise ValueError(f"flowlet choice is one of {', '.join(FLOWLET_CHOICES)}, got {self.flowlet_choice!r}")
+        if not 0 <= self.load_shift <= 31:
+            raise ValueError(f"the load quantum is 2^shift bytes with shift in 0..31, got {self.load_shift}")
+        if self.spray_order not in SPRAY_ORDERS:
+            raise ValueError(f"spray order is one of {', '.join(SPRAY_ORDERS)}, got {self.spray_order!r}")
+
+    @property
+    def program(self) -> str:
+        """The built-in program's name."""
+        return self.scheme
+
+    @property
+    def compares_loads(self) -> bool:
+        return self.scheme == "adaptive" or (self.scheme == "flowlet" and self.flowlet_choice == "least-loaded")
+
+    @property
+    def field_mask(self) -> int:
+        return sum(HASH_FIELDS[f] for f in set(self.hash_fields))
+
+    def describe(self) -> str:
+        if self.scheme == "ecmp":
+            fields = "5-tuple" if self.field_mask == 31 else "+".join(f for f in HASH_FIELDS if f in self.hash_fields)
+            return f"ecmp (hash seed {self.hash_seed}, {fields})"
+        quantum = f"{1 << self.load_shift} B quantum"
+        if self.scheme == "flowlet":
+            choice = self.flowlet_choice + (f", {quantum}" if self.flowlet_choice == "least-loaded" else "")
+            return f"flowlet ({self.flowlet_us} us gap, {choice})"
+        if self.scheme == "spray":
+            return f"spray ({self.spray_order})"
+        return f"adaptive (least-loaded port, {quantum})"
+
+
+def member_entries(entries: list[dict[str, Any]], switch: str = "") -> list[dict[str, Any]]:
+    """``ecmp_members`` entries from a switch's ``ecmp_nhop`` entries: each group's ports in
+    select order (unused slots port 0). A group of more than MAX_MEMBERS selects is refused."""
+    groups: dict[int, dict[int, int]] = {}
+    for e in entries:
+        if e.get("table") == ECMP_TABLE:
+            m = e["match"]
+            groups.setdefault(int(m["meta.ecmp_group"]), {})[int(m["meta.ecmp_select"])] = int(e["action_params"]["port"])
+    out = []
+    for gid in sorted(groups):
+        selects = groups[gid]
+        if len(selects) > MAX_MEMBERS:
+            raise ValueError(f"{switch}: ECMP group {gid} has {len(selects)} members; the programs that compare "
+                             f"loads look at {MAX_MEMBERS} at most")
+        ports = [selects.get(s, 0) for s in range(MAX_MEMBERS)]
+        out.append({"table": MEMBERS_TABLE, "match": {"meta.ecmp_group": gid}, "action_name": MEMBERS_ACTION,
+                    "action_params": {f"port{i}": p for i, p in enumerate(ports)}})
+    return out
+
+
+def configure(api: Any, cfg: LbConfig) -> None:
+    """Set the scheme's configuration table on a switch running its program."""
+    if cfg.scheme == "ecmp":
+        api.table_set_default("MyIngress.hash_config", "MyIngress.set_hash",
+                              {"seed": cfg.hash_seed, "fields": cfg.field_mask})
+    elif cfg.scheme == "flowlet":
+        api.table_set_default("MyIngress.flowlet_config", "MyIngress.set_flowlet",
+                              {"timeout": cfg.flowlet_us, "mode": FLOWLET_CHOICES.index(cfg.flowlet_choice),
+                               "shift": cfg.load_shift})
+    elif cfg.scheme == "spray":
+        api.table_set_default("MyIngress.spray_config", "MyIngress.set_spray",
+                              {"mode": SPRAY_ORDERS.index(cfg.spray_order)})
+    else:
+        api.table_set_default("MyIngress.adaptive_config", "MyIngress.set_adaptive", {"shift": cfg.load_shift})

@@ -1,0 +1,177 @@
+"""``dataplane scenario loadbalance``: ECMP, flowlets, packet spraying and adaptive routing on
+collective-like traffic, with an uplink failed or slow.
+
+Every run builds a fresh generated fabric (``scenarios.fabric``: fat-tree or leaf-spine, PFC,
+100G) whose switches all run one load-balancing program (``--lb``: ``programs/ecmp.p4``,
+``flowlet.p4``, ``spray.p4``, ``adaptive.p4``), starts the workload at t = 0 on every host and
+runs it to the end:
+
+* ``permutation``: every host sends one flow of ``--size`` to a host in another rack;
+* ``all-to-all``: every host sends ``--size`` split evenly over all the others;
+* ``allreduce``, ``allgather``, ``reducescatter``, ``alltoall``: the collective of ``--size``
+  (nccl-tests' size) over every host, NCCL's default algorithm (``dataplane collective``'s).
+
+Flows are RDMA reliable connections (``dataplane.net.rdma``) whose receiver is ``--receiver``:
+``gbn`` (go-back-N: in order only, as RoCE NICs) or ``sack`` (places out-of-order packets and
+resends only holes); several give one run each. Each ``--event`` is a run too: ``none``,
+``down`` (``--event-link`` failed from the start, the routes converged without it) and
+``slow`` (it runs at ``--slow-rate`` of its rate, the routes unaware).
+
+Reported per run (``dataplane.net.loadbalance.metrics``): aggregate goodput (flows: the sum of
+each flow's bytes over its completion time; collectives: busbw) and its fraction of the
+bisection (the same for a perfect balancer on the fabric as built; collectives: of the
+ideal-ECMP bound), the ideal fraction left under the event, completion times (the last, mean
+and p99 over flows or ranks), packets that arrived out of order, retransmissions and the
+spurious ones (duplicates at the receiver), uplink utilisation (busiest, and busiest over
+mean) and PFC pause frames; in ``--json``, ``--out`` (results.json) and ``--report``.
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+
+from dataplane.cli_types import OutputDir
+from dataplane.scenarios._ranks import on_root, ranks_option, relaunch
+
+SCHEME_NAMES = ("ecmp", "flowlet", "spray", "adaptive")
+
+
+def _choices(text: str, allowed: tuple[str, ...], option: str) -> list[str]:
+    chosen = [w.strip() for w in text.split(",") if w.strip()]
+    bad = [w for w in chosen if w not in allowed]
+    if bad or not chosen:
+        raise click.BadParameter(f"{', '.join(bad) or 'nothing'}: choose from {', '.join(allowed)}", param_hint=option)
+    return list(dict.fromkeys(chosen))
+
+
+def _default_link(topology: str) -> tuple[str, str]:
+    return ("leaf1", "spine1") if topology == "leaf-spine" else ("edge1_1", "agg1_1")
+
+
+@click.command("loadbalance")
+@click.option("--topology", type=click.Choice(["fat-tree", "leaf-spine"]), default="fat-tree", show_default=True,
+              help="The generated fabric.")
+@click.option("--k", default=4, show_default=True, type=click.IntRange(2, 16), help="The fat-tree's k (even).")
+@click.option("--leaves", default=4, show_default=True, type=click.IntRange(2, 64), help="Leaf-spine: leaves.")
+@click.option("--spines", default=2, show_default=True, type=click.IntRange(1, 8), help="Leaf-spine: spines.")
+@click.option("--hosts-per-leaf", default=4, show_default=True, type=click.IntRange(1, 64),
+              help="Leaf-spine: hosts per leaf.")
+@click.option("--bandwidth", default="100Gbps", show_default=True, help="Every link's rate (host links with "
+              "--fabric-bandwidth).")
+@click.option("--fabric-bandwidth", default=None, help="Leaf-spine: the leaf-spine links' rate.")
+@click.option("--latency", default="1us", show_default=True, help="Every link's latency.")
+@click.option("--workload", default="permutation", show_default=True,
+              help="Comma-separated: permutation, all-to-all, allreduce, allgather, reducescatter, alltoall.")
+@click.option("--size", "size_text", default="2MiB", show_default=True,
+              help="Bytes each host sends (permutation, all-to-all) or the collective's size; K/M/G are 1024-based.")
+@click.option("--lb", "lb_text", default=",".join(SCHEME_NAMES), show_default=True,
+              help="Comma-separated schemes: ecmp, flowlet, spray, adaptive.")
+@click.option("--receiver", "receiver_text", default="sack", show_default=True,
+              help="Comma-separated receivers: gbn (go-back-N), sack (selective repeat).")
+@click.option("--event", "event_text", default="none,down,slow", show_default=True,
+              help="Comma-separated: none, down (--event-link failed), slow (--event-link at --slow-rate).")
+@click.option("--event-link", default=None, metavar="A,B",
+              help="The uplink that fails or slows, by its two switches (default: edge1_1,agg1_1; leaf1,spine1).")
+@click.option("--slow-rate", default=0.5, show_default=True, type=click.FloatRange(0.01, 1.0),
+              help="slow: the link's share of its rate.")
+@click.option("--hash-seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1),
+              help="ecmp: the hash seed (0: the crc32 of today's router).")
+@click.option("--hash-fields", default="src,dst,proto,sport,dport", show_default=True,
+              help="ecmp: the fields hashed.")
+@click.option("--flowlet-us", default=50, show_default=True, type=click.IntRange(1, 10**6),
+              help="flowlet: the gap, in us, after which a flow may move.")
+@click.option("--flowlet-choice", type=click.Choice(["random", "least-loaded"]), default="random",
+              show_default=True, help="flowlet: how a new flowlet's member is chosen.")
+@click.option("--spray", "spray_order", type=click.Choice(["round-robin", "random"]), default="round-robin",
+              show_default=True, help="spray: each flow's members in turn, or a random one per packet.")
+@click.option("--quantum", "quantum_text", default="16KiB", show_default=True,
+              help="adaptive, flowlet least-loaded: loads are compared in units of this many bytes (a power of two).")
+@click.option("--mtu", default=4096, show_default=True, type=click.IntRange(256, 8192), help="The path MTU of the "
+              "transport's payload.")
+@click.option("--pfc/--no-pfc", default=True, show_default=True, help="PFC on every switch (a lossless fabric).")
+@click.option("--seed", default=1, show_default=True, type=click.IntRange(0, 2**32 - 1),
+              help="Seed of the permutation and of the switches' random draws.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.option("--out", type=OutputDir(), help="Write results.json here.")
+@ranks_option
+def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int, bandwidth: str,
+            fabric_bandwidth: str | None, latency: str, workload: str, size_text: str, lb_text: str,
+            receiver_text: str, event_text: str, event_link: str | None, slow_rate: float, hash_seed: int,
+            hash_fields: str, flowlet_us: int, flowlet_choice: str, spray_order: str, quantum_text: str, mtu: int,
+            pfc: bool, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
+    """Compare load-balancing schemes (ECMP, flowlets, packet spraying, adaptive routing) on a fabric
+    under a permutation, all-to-all or a collective, clean and with one uplink failed or slow."""
+    from dataplane import progress
+    from dataplane.net.core.units import UnitError, parse_rate, parse_time
+    from dataplane.net.loadbalance.schemes import HASH_FIELDS, LbConfig
+    from dataplane.scenarios._collective import parse_size
+    from dataplane.scenarios._loadbalance_run import EVENTS, WORKLOADS, LbRun, format_table, run_one
+    from dataplane.scenarios.fabric import FabricConfig
+
+    workloads = _choices(workload, WORKLOADS, "--workload")
+    schemes = _choices(lb_text, SCHEME_NAMES, "--lb")
+    receivers = _choices(receiver_text, ("gbn", "sack"), "--receiver")
+    events = _choices(event_text, EVENTS, "--event")
+    fields = tuple(_choices(hash_fields, tuple(HASH_FIELDS), "--hash-fields"))
+    try:
+        size = parse_size(size_text)
+        quantum = parse_size(quantum_text)
+        parse_rate(bandwidth)
+        parse_time(latency)
+        if fabric_bandwidth is not None:
+            parse_rate(fabric_bandwidth)
+    except (ValueError, UnitError) as err:
+        raise click.UsageError(str(err)) from None
+    if size < 1:
+        raise click.BadParameter("must be at least 1 byte", param_hint="--size")
+    if quantum < 1 or quantum & (quantum - 1) or quantum > 2**31:
+        raise click.BadParameter(f"{quantum_text}: a power of two from 1 B to 2 GiB", param_hint="--quantum")
+    if topology == "fat-tree" and k % 2:
+        raise click.BadParameter(f"k must be even, got {k}", param_hint="--k")
+    link = _default_link(topology)
+    if event_link is not None:
+        parts = tuple(x.strip() for x in event_link.split(","))
+        if len(parts) != 2 or not all(parts):
+            raise click.BadParameter("name a link by its two switches, e.g. edge1_1,agg1_1", param_hint="--event-link")
+        link = (parts[0], parts[1])
+    base = FabricConfig(topology=topology, k=k, leaves=leaves, spines=spines, hosts_per_leaf=hosts_per_leaf,
+                        bandwidth=bandwidth, fabric_bandwidth=fabric_bandwidth, latency=latency, pfc=pfc, seed=seed)
+    lbs = [LbConfig(s, hash_seed=hash_seed, hash_fields=fields, flowlet_us=flowlet_us, flowlet_choice=flowlet_choice,
+                    spray_order=spray_order, load_shift=quantum.bit_length() - 1) for s in schemes]
+    runs = [LbRun(w, size, FabricConfig(**{**base.__dict__, "lb": lb}), receiver, event, link, slow_rate, mtu, seed)
+            for w in workloads for event in events for lb in lbs for receiver in receivers]
+    relaunch(ranks)
+    from dataplane.cli_errors import reported_errors
+
+    wall = time.perf_counter()
+    rows = []
+    for i, run in enumerate(runs, 1):
+        progress.stage(f"loadbalance: {run.workload}, {run.event}, {run.fabric.lb.scheme}, {run.receiver} "
+                       f"({i} of {len(runs)})")
+        with reported_errors():
+            try:
+                row = run_one(run)
+            except ValueError as err:
+                raise click.UsageError(str(err)) from None
+        if row is not None:
+            rows.append(row)
+    if not on_root():
+        return
+    payload = {"fabric": base.describe(), "size": size, "mtu": mtu, "seed": seed, "event_link": list(link),
+               "slow_rate": slow_rate, "results": rows}
+    if as_json:
+        click.echo(json.dumps(payload))
+    else:
+        click.echo(f"loadbalance: {base.describe()}; {size} B per host; path MTU {mtu} B; "
+                   f"{'PFC' if pfc else 'no PFC'}; seed {seed}; event link {link[0]}-{link[1]}"
+                   + (f" (slow: {slow_rate:.0%})" if "slow" in events else ""))
+        click.echo(format_table(rows))
+        click.echo("goodput in Gb/s (collectives: busbw); of bis.: of the bisection a perfect balancer gets; "
+                   "ideal: what is left of it under the event")
+        click.echo(f"wall clock: {time.perf_counter() - wall:.1f} s")
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "results.json").write_text(json.dumps(payload, indent=2) + "\n")
