@@ -49,7 +49,7 @@ class TransportConfig:
     ``dscp`` is the traffic class of data and acknowledgements; ``receiver`` is ``gbn``
     (go-back-N, in-order only, as RoCE NICs) or ``sack`` (selective repeat, ``rdma.sack``), which
     holds up to ``reorder_window`` packets past a missing one and resends a hole once it is
-    ``reorder_ns`` old."""
+    ``reorder_ns`` old (doubled, up to ``rto_ns``, each time a resend proves spurious)."""
 
     mtu: int = 4096
     ack_every: int = 16
@@ -284,7 +284,7 @@ class QueuePair:
         psn = base + wire.psn_delta(wire_psn, base)
         if self._sack_tx is not None:
             if syndrome >> 5 != wire.SYNDROME_NAK_SEQ >> 5:
-                self._sack_tx.on_ack(psn, wire.sack_bitmap(payload))
+                self._sack_tx.on_ack(psn, *wire.sack_bitmap(payload))
             return
         if syndrome >> 5 == wire.SYNDROME_NAK_SEQ >> 5:
             self.stats.naks_received += 1

@@ -13,14 +13,17 @@ Ethernet's transport, which places packets where they belong and acknowledges se
   duplicate. Messages reach the application whole and in order, as with go-back-N. Every
   ``ack_every`` new packets, in order or not, and for every packet that asks (AckReq, now or
   once it is accepted in order), it sends an ACK whose SACK bitmap (``wire.sack_payload``)
-  names the packets it holds. It never sends a NAK.
+  names the packets it holds, flagged when a duplicate arrived since the last one (D-SACK). It
+  never sends a NAK.
 * ``SackSender`` (the requester): the cumulative PSN of an ACK completes messages as before;
   its bitmap marks the PSNs after it as arrived. A PSN not marked, below one that is, is a hole:
   it is resent once its last transmission is ``reorder_ns`` old (a time rule, as TCP's RACK,
   so that packets merely overtaken on another path are not resent; a PSN distance rule would
   resend them under spraying); a timer looks again when the oldest unresolved hole comes of
-  age. After ``rto_ns`` without progress every PSN not acknowledged either way is resent,
-  never what arrived. Resends go before new packets.
+  age. An ACK flagged with a duplicate means a resend was spurious, the reordering deeper than
+  the sender allowed: it doubles its ``reorder_ns``, up to ``rto_ns``, at most once per
+  ``reorder_ns`` (RACK widens its reordering window on D-SACKs the same way, RFC 8985). After ``rto_ns`` without progress every
+  PSN not acknowledged either way is resent, never what arrived. Resends go before new packets.
 """
 from __future__ import annotations
 
@@ -40,6 +43,7 @@ class SackReceiver:
         self.window = window
         self.mask = 0                                       # bit i: PSN epsn + i is held
         self.held: dict[int, tuple[int, int, Any, bool]] = {}   # PSN -> (op, body bytes, part, AckReq)
+        self.duplicate = False                              # one arrived since the last ACK
 
     def on_data(self, wire_psn: int, op: int, payload: bytes, ack_req: bool) -> None:
         qp = self.qp
@@ -48,6 +52,7 @@ class SackReceiver:
         d = wire.psn_delta(wire_psn, epsn)
         if d < 0 or (d and self.mask >> d & 1):
             st.duplicates += 1
+            self.duplicate = True
             if ack_req:
                 self.acknowledge()
             return
@@ -77,8 +82,9 @@ class SackReceiver:
         qp = self.qp
         qp._unacked = 0
         qp.stats.acks_sent += 1
-        qp.nic.control(qp.remote_ip, qp.src_port, wire.sack_payload(qp.remote_qpn, qp._epsn - 1, self.mask),
-                       qp._ack_tos)
+        qp.nic.control(qp.remote_ip, qp.src_port,
+                       wire.sack_payload(qp.remote_qpn, qp._epsn - 1, self.mask, self.duplicate), qp._ack_tos)
+        self.duplicate = False
 
 
 class SackSender:
@@ -92,6 +98,7 @@ class SackSender:
         self.resend: deque[int] = deque()     # holes to send again, in the order they were found
         self.queued: set[int] = set()
         self._timer_at: int | None = None
+        self._widened_at: int | None = None   # when reorder_ns last doubled
 
     def sent(self, psn: int, now: int) -> None:
         self.sent_at[psn] = now
@@ -116,11 +123,19 @@ class SackSender:
         for psn in range(una, upto):
             pop(psn, None)
 
-    def on_ack(self, psn: int, bitmap: int) -> None:
-        """An ACK of every PSN up to ``psn`` whose bitmap bit i says PSN psn + 1 + i arrived."""
+    def on_ack(self, psn: int, bitmap: int, duplicate: bool = False) -> None:
+        """An ACK of every PSN up to ``psn`` whose bitmap bit i says PSN psn + 1 + i arrived;
+        ``duplicate``: its D-SACK flag."""
         qp = self.qp
         if psn >= qp._high:
             return                              # acknowledges what was never sent
+        if duplicate:
+            now = qp.sim.now
+            # once per window: the resends already on their way when the first D-SACK comes
+            # back prove nothing new
+            if self._widened_at is None or now >= self._widened_at + self.reorder_ns:
+                self.reorder_ns = min(qp.config.rto_ns, self.reorder_ns * 2)
+                self._widened_at = now
         upto = psn + 1
         if upto > qp._una:
             self.advance(upto)

@@ -12,10 +12,12 @@ Selective acknowledgement (the ``sack`` receiver, ``dataplane.net.rdma.sack``): 
 so this follows the idea of IRN (Mittal et al., SIGCOMM'18) and of Ultra Ethernet's transport,
 whose acknowledgements carry a bitmap of what arrived past the cumulative point. Its ACK is an
 ordinary ACK (BTH + AETH, PSN = the last PSN received in order) with an extension between the
-AETH and the ICRC: a 16-bit length L, then L bytes of bitmap; bit i (byte i // 8, bit i % 8,
-least significant first) says PSN (ACK PSN + 1 + i) arrived. Bit 0 is the first missing PSN,
-so it is always 0; L is as short as the highest bit set allows. A plain ACK is one with no
-extension (a go-back-N requester reads only the AETH, so it understands both).
+AETH and the ICRC: a 16-bit word, its top bit D and its 15 low bits a length L, then L bytes of
+bitmap; bit i (byte i // 8, bit i % 8, least significant first) says PSN (ACK PSN + 1 + i)
+arrived. Bit 0 is the first missing PSN, so it is always 0; L is as short as the highest bit set
+allows. D says a packet arrived twice since the last ACK (a duplicate, TCP's D-SACK), which
+tells the sender it resent something that was only late. A plain ACK is one with no extension
+(a go-back-N requester reads only the AETH, so it understands both).
 """
 from __future__ import annotations
 
@@ -44,7 +46,9 @@ _PKEY = 0xFFFF
 #: What a data packet adds to its payload inside the UDP datagram (BTH and ICRC).
 HEADER_BYTES = BTH.size + len(ICRC)
 ACK_PAYLOAD_BYTES = BTH.size + AETH.size + len(ICRC)
-SACK_LENGTH = struct.Struct("!H")
+SACK_LENGTH = struct.Struct("!H")     # D(1) L(15)
+SACK_DUPLICATE = 0x8000
+SACK_MAX_BYTES = 0x7FFF
 _ROCE_FRAME = pk.ETH_HEADER_LEN + pk.IPV4_HEADER_LEN + pk.UDP_HEADER_LEN + HEADER_BYTES
 
 
@@ -59,24 +63,29 @@ def ack_payload(dest_qp: int, psn: int, syndrome: int) -> bytes:
     return BTH.pack(OP_ACK, 0, _PKEY, dest_qp & QP_MASK, psn & PSN_MASK) + AETH.pack(syndrome << 24) + ICRC
 
 
-def sack_payload(dest_qp: int, psn: int, bitmap: int) -> bytes:
-    """An ACK of every PSN up to ``psn`` whose extension says which PSNs after it arrived too:
-    bit i of ``bitmap`` (an int) is PSN psn + 1 + i (module docstring)."""
+def sack_payload(dest_qp: int, psn: int, bitmap: int, duplicate: bool = False) -> bytes:
+    """An ACK of every PSN up to ``psn`` whose extension says which PSNs after it arrived too
+    (bit i of ``bitmap``, an int, is PSN psn + 1 + i) and whether a duplicate arrived (module
+    docstring)."""
     nbytes = (bitmap.bit_length() + 7) // 8
+    if nbytes > SACK_MAX_BYTES:
+        raise ValueError(f"a SACK bitmap holds at most {SACK_MAX_BYTES * 8} PSNs")
     return (BTH.pack(OP_ACK, 0, _PKEY, dest_qp & QP_MASK, psn & PSN_MASK) + AETH.pack(SYNDROME_ACK << 24)
-            + SACK_LENGTH.pack(nbytes) + bitmap.to_bytes(nbytes, "little") + ICRC)
+            + SACK_LENGTH.pack(nbytes | (SACK_DUPLICATE if duplicate else 0)) + bitmap.to_bytes(nbytes, "little")
+            + ICRC)
 
 
-def sack_bitmap(payload: bytes) -> int:
-    """The bitmap of an ACK's SACK extension (0 for a plain ACK or one cut short)."""
+def sack_bitmap(payload: bytes) -> tuple[int, bool]:
+    """(bitmap, duplicate flag) of an ACK's SACK extension ((0, False) for a plain ACK or one cut short)."""
     at = BTH.size + AETH.size
     if len(payload) < at + SACK_LENGTH.size + len(ICRC):
-        return 0
-    (nbytes,) = SACK_LENGTH.unpack_from(payload, at)
+        return 0, False
+    (word,) = SACK_LENGTH.unpack_from(payload, at)
+    nbytes = word & SACK_MAX_BYTES
     start = at + SACK_LENGTH.size
     if len(payload) < start + nbytes + len(ICRC):
-        return 0
-    return int.from_bytes(payload[start:start + nbytes], "little")
+        return 0, False
+    return int.from_bytes(payload[start:start + nbytes], "little"), bool(word & SACK_DUPLICATE)
 
 
 def frame_bytes(payload_bytes: int) -> int:

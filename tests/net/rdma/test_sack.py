@@ -159,14 +159,35 @@ def test_holes_younger_than_reorder_ns_are_not_resent(reorder_ns, spurious):
     assert (a.stats.retransmitted > 0) is spurious
 
 
+def test_a_spurious_resend_doubles_the_reordering_allowed_until_resends_stop():
+    """reorder_ns 2 us against packets overtaken by 8 us: the duplicates the receiver reports
+    (D-SACK) double it to 4, 8, then 16 us, past the reordering, and then no packet is resent;
+    never beyond rto_ns. Without the doubling every overtaken packet would be resent (one in 7
+    of some 1,100)."""
+    cfg = TransportConfig(receiver="sack", reorder_ns=2_000)
+    sim, a, b, got = network(cfg, every=7, delay_ns=8_000)
+    send_all(a)
+    sim.run()
+    assert [d for _, d, _ in got] == MESSAGES
+    assert a._sack_tx.reorder_ns == 16_000
+    assert 0 < a.stats.retransmitted < 20
+    cfg = TransportConfig(receiver="sack", reorder_ns=2_000, rto_ns=12_000)
+    sim, a, b, got = network(cfg, every=7, delay_ns=8_000)
+    send_all(a)
+    sim.run()
+    assert [d for _, d, _ in got] == MESSAGES and a._sack_tx.reorder_ns == 12_000
+
+
 def test_a_plain_ack_and_a_sack_bitmap_round_trip_on_the_wire():
-    """The extension is 16-bit length + bitmap, least significant bit first; a plain ACK has none."""
+    """The extension is D(1) + length(15) + bitmap, least significant bit first; a plain ACK has none."""
     p = wire.sack_payload(7, 99, 0b1010_0000_0110)
     assert len(p) == wire.ACK_PAYLOAD_BYTES + 2 + 2
     assert p[16:18] == b"\x00\x02" and p[18:20] == bytes([0b0000_0110, 0b1010])
-    assert wire.sack_bitmap(p) == 0b1010_0000_0110
-    assert wire.sack_bitmap(wire.ack_payload(7, 99, wire.SYNDROME_ACK)) == 0
-    assert wire.sack_bitmap(p[:19] + wire.ICRC) == 0      # cut short: no bitmap
+    assert wire.sack_bitmap(p) == (0b1010_0000_0110, False)
+    d = wire.sack_payload(7, 99, 0b110, duplicate=True)
+    assert d[16:18] == b"\x80\x01" and wire.sack_bitmap(d) == (0b110, True)
+    assert wire.sack_bitmap(wire.ack_payload(7, 99, wire.SYNDROME_ACK)) == (0, False)
+    assert wire.sack_bitmap(p[:19] + wire.ICRC) == (0, False)      # cut short: no bitmap
 
 
 def test_transport_config_refuses_an_unknown_receiver_and_bad_windows():
