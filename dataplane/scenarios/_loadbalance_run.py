@@ -41,6 +41,7 @@ class LbRun:
     slow_rate: float = 0.5
     mtu: int = 4096
     seed: int = 1
+    dcqcn: Any = None                      # DcqcnParams: DCQCN on the hosts (the fabric then marks ECN)
 
 
 def run_one(run: LbRun) -> dict[str, Any] | None:
@@ -57,7 +58,7 @@ def run_one(run: LbRun) -> dict[str, Any] | None:
         except Exception:
             raise ValueError(f"--event-link {','.join(run.event_link)}: the fabric has no such link") from None
         link.rate_bps = max(1, int(link.rate_bps * run.slow_rate))
-    transport = TransportConfig(mtu=run.mtu, receiver=run.receiver)
+    transport = TransportConfig(mtu=run.mtu, receiver=run.receiver, dcqcn=run.dcqcn)
     if run.workload in FLOW_WORKLOADS:
         row = _flows(run, fabric, transport)
     else:

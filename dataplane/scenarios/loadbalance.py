@@ -92,6 +92,8 @@ def _default_link(topology: str) -> tuple[str, str]:
 @click.option("--mtu", default=4096, show_default=True, type=click.IntRange(256, 8192), help="The path MTU of the "
               "transport's payload.")
 @click.option("--pfc/--no-pfc", default=True, show_default=True, help="PFC on every switch (a lossless fabric).")
+@click.option("--cc", default="none", show_default=True, type=click.Choice(["none", "dcqcn"]),
+              help="Host congestion control; dcqcn also marks ECN on the switches.")
 @click.option("--seed", default=1, show_default=True, type=click.IntRange(0, 2**32 - 1),
               help="Seed of the permutation and of the switches' random draws.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
@@ -101,7 +103,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
             fabric_bandwidth: str | None, latency: str, workload: str, size_text: str, lb_text: str,
             receiver_text: str, event_text: str, event_link: str | None, slow_rate: float, hash_seed: int,
             hash_fields: str, flowlet_us: int, flowlet_choice: str, spray_order: str, quantum_text: str, mtu: int,
-            pfc: bool, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
+            pfc: bool, cc: str, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
     """Compare load-balancing schemes (ECMP, flowlets, packet spraying, adaptive routing) on a fabric
     under a permutation, all-to-all or a collective, clean and with one uplink failed or slow."""
     from dataplane import progress
@@ -119,7 +121,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
     try:
         size = parse_size(size_text)
         quantum = parse_size(quantum_text)
-        parse_rate(bandwidth)
+        rate = parse_rate(bandwidth)
         parse_time(latency)
         if fabric_bandwidth is not None:
             parse_rate(fabric_bandwidth)
@@ -137,11 +139,16 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
         if len(parts) != 2 or not all(parts):
             raise click.BadParameter("name a link by its two switches, e.g. edge1_1,agg1_1", param_hint="--event-link")
         link = (parts[0], parts[1])
+    from dataplane.net.apps.dcqcn_profiles import DEFAULT_PROFILE, get_profile
+
+    dcqcn = get_profile(DEFAULT_PROFILE).at_rate(rate).params if cc == "dcqcn" else None
     base = FabricConfig(topology=topology, k=k, leaves=leaves, spines=spines, hosts_per_leaf=hosts_per_leaf,
-                        bandwidth=bandwidth, fabric_bandwidth=fabric_bandwidth, latency=latency, pfc=pfc, seed=seed)
+                        bandwidth=bandwidth, fabric_bandwidth=fabric_bandwidth, latency=latency, pfc=pfc,
+                        ecn=cc == "dcqcn", seed=seed)
     lbs = [LbConfig(s, hash_seed=hash_seed, hash_fields=fields, flowlet_us=flowlet_us, flowlet_choice=flowlet_choice,
                     spray_order=spray_order, load_shift=quantum.bit_length() - 1) for s in schemes]
-    runs = [LbRun(w, size, FabricConfig(**{**base.__dict__, "lb": lb}), receiver, event, link, slow_rate, mtu, seed)
+    runs = [LbRun(w, size, FabricConfig(**{**base.__dict__, "lb": lb}), receiver, event, link, slow_rate, mtu, seed,
+                  dcqcn)
             for w in workloads for event in events for lb in lbs for receiver in receivers]
     relaunch(ranks)
     from dataplane.cli_errors import reported_errors
@@ -160,13 +167,15 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
             rows.append(row)
     if not on_root():
         return
-    payload = {"fabric": base.describe(), "size": size, "mtu": mtu, "seed": seed, "event_link": list(link),
+    payload = {"fabric": base.describe(), "size": size, "mtu": mtu, "seed": seed, "cc": cc, "pfc": pfc,
+               "event_link": list(link),
                "slow_rate": slow_rate, "results": rows}
     if as_json:
         click.echo(json.dumps(payload))
     else:
         click.echo(f"loadbalance: {base.describe()}; {size} B per host; path MTU {mtu} B; "
-                   f"{'PFC' if pfc else 'no PFC'}; seed {seed}; event link {link[0]}-{link[1]}"
+                   f"{'PFC' if pfc else 'no PFC'}; {'DCQCN' if dcqcn else 'no congestion control'}; seed {seed}; "
+                   f"event link {link[0]}-{link[1]}"
                    + (f" (slow: {slow_rate:.0%})" if "slow" in events else ""))
         click.echo(format_table(rows))
         click.echo("goodput in Gb/s (collectives: busbw); of bis.: of the bisection a perfect balancer gets; "

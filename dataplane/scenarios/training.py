@@ -14,7 +14,14 @@ each fault asked for (``--what-if``), every one against the clean run:
 * ``straggler``: one GPU's compute slower by a factor (default: the last GPU, 1.5x);
 * ``tenant``: another tenant's UDP flows at a rate across the fabric, host i to host i + n/2
   (default 25 Gbps each, every host but the job's first sending);
-* ``loss``: random loss on every link (default 0.1%), recovered by the transport's go-back-N.
+* ``loss``: random loss on every link (default 0.1%), recovered by the transport's go-back-N;
+* ``down`` (asked for by name, not in the default list): one fabric link down from the start, the
+  routes converged without it (default: the first GPU's rack's first uplink).
+
+The fabric's load balancing is the job file's ``lb:`` (``dataplane.net.training.job``), or
+``--lb`` (ecmp, flowlet, spray, adaptive; ``dataplane scenario loadbalance`` compares them), with
+``--receiver`` (gbn or sack; sack by default with a scheme), so a job's step time can be compared
+across schemes and faults.
 """
 from __future__ import annotations
 
@@ -27,7 +34,8 @@ import click
 from dataplane.cli_types import OutputDir
 from dataplane.scenarios._ranks import on_root, ranks_option, relaunch
 
-WHAT_IFS = ("degraded", "flap", "straggler", "tenant", "loss")
+WHAT_IFS = ("degraded", "flap", "straggler", "tenant", "loss", "down")
+DEFAULT_WHAT_IFS = WHAT_IFS[:5]
 
 
 def _load(job: str):
@@ -53,13 +61,14 @@ def _load(job: str):
 @click.option("--bandwidth", default="100Gbps", show_default=True, help="Host links' rate.")
 @click.option("--latency", default="1us", show_default=True, help="Every link's latency.")
 @click.option("--pfc/--no-pfc", default=True, show_default=True, help="PFC on every switch.")
-@click.option("--what-if", "what_if", default=",".join(WHAT_IFS), show_default=True,
+@click.option("--what-if", "what_if", default=",".join(DEFAULT_WHAT_IFS), show_default=True,
               help=f"Faults to run against the clean run, comma-separated: {', '.join(WHAT_IFS)} (or none).")
 @click.option("--degraded-rate", default=0.5, show_default=True, type=click.FloatRange(0.01, 1.0),
               help="degraded: the link's share of its rate.")
 @click.option("--flap-for", "flap_ns", default="10ms", show_default=True, help="flap: how long the link is down.")
 @click.option("--fault-link", default=None, metavar="A,B",
-              help="The link that degrades or flaps, by its two nodes (default: the first GPU's host link).")
+              help="The link that degrades, flaps or goes down, by its two nodes (default: the first GPU's host "
+                   "link; down: its rack's first uplink).")
 @click.option("--slowdown", default=1.5, show_default=True, type=click.FloatRange(1.0, 100.0),
               help="straggler: how much slower its compute is.")
 @click.option("--straggler", "straggler_gpu", default=None, type=click.IntRange(min=0),
@@ -67,6 +76,10 @@ def _load(job: str):
 @click.option("--tenant-rate", default="25Gbps", show_default=True, help="tenant: each flow's rate.")
 @click.option("--loss", default=0.001, show_default=True, type=click.FloatRange(0.0, 0.5, max_open=True),
               help="loss: the chance a frame is lost on each link.")
+@click.option("--lb", "lb_scheme", default=None, type=click.Choice(["ecmp", "flowlet", "spray", "adaptive"]),
+              help="The fabric's load-balancing program (default: the job file's lb, else ecn.p4's ECMP).")
+@click.option("--receiver", default=None, type=click.Choice(["gbn", "sack"]),
+              help="The transport's receiver (default: the job file's; sack with a scheme, else gbn).")
 @click.option("--seed", default=1, show_default=True, type=click.IntRange(0, 2**32 - 1),
               help="Seed of the fabric's randomness (ECN marks, loss) and of the checked data.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
@@ -74,7 +87,8 @@ def _load(job: str):
 @ranks_option
 def command(job: str, topology: str, k: int | None, bandwidth: str, latency: str, pfc: bool, what_if: str,
             degraded_rate: float, flap_ns: str, fault_link: str | None, slowdown: float, straggler_gpu: int | None,
-            tenant_rate: str, loss: float, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
+            tenant_rate: str, loss: float, lb_scheme: str | None, receiver: str | None, seed: int, as_json: bool,
+            out: Path | None, ranks: int = 1) -> None:
     """Run a training JOB (a job file, or a built-in job: dp16, dp128, 3d16) on the fabric and report
     each step's compute, communication, exposed communication, step time and GPU idle fraction,
     then the same job under each --what-if fault against the clean run."""
@@ -85,6 +99,13 @@ def command(job: str, topology: str, k: int | None, bandwidth: str, latency: str
 
     with reported_errors():
         spec = _load(job)
+    if lb_scheme is not None:
+        from dataplane.net.loadbalance.schemes import LbConfig
+
+        spec.lb = LbConfig(lb_scheme)
+        spec.receiver = "sack"
+    if receiver is not None:
+        spec.receiver = receiver
     chosen = [w.strip() for w in what_if.split(",") if w.strip() and w.strip() != "none"]
     for w in chosen:
         if w not in WHAT_IFS:
@@ -123,7 +144,9 @@ def command(job: str, topology: str, k: int | None, bandwidth: str, latency: str
                 raise click.UsageError(str(err)) from None
     if not on_root():
         return
-    payload = {"job": spec.name, "gpus": count, "fabric": fabric.describe(), "results": [r.summary() for r in results],
+    payload = {"job": spec.name, "gpus": count, "fabric": fabric.describe(),
+               "lb": spec.lb.describe() if spec.lb is not None else None, "receiver": spec.receiver,
+               "results": [r.summary() for r in results],
                "clean_steps": results[0].steps}
     if as_json:
         click.echo(json.dumps(payload))

@@ -1,11 +1,11 @@
 """One run of a training job on a fabric, clean or under one fault (``scenarios.training``)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dataplane.net.training.job import Job
-from dataplane.scenarios.fabric import Fabric, FabricConfig, build_fabric
+from dataplane.scenarios.fabric import GENERATED, Fabric, FabricConfig, build_fabric
 
 __all__ = ["Fault", "JobResult", "run_job", "format_results"]
 
@@ -27,6 +27,8 @@ class Fault:
         where = f"{link[0]}-{link[1]}" if link else ""
         if self.kind == "degraded":
             return f"link {where} at {self.rate:.0%} of its rate"
+        if self.kind == "down":
+            return f"link {where} down from the start, routes converged without it"
         if self.kind == "flap":
             return f"link {where} down {self.down_ns / 1e6:g} ms from {(at_ns or 0) / 1e6:.3f} ms"
         if self.kind == "straggler":
@@ -98,7 +100,13 @@ def _fault_link(fabric: Fabric, fault: Fault, first_host: Any) -> tuple[str, str
         except Exception:
             raise ValueError(f"--fault-link {a},{b}: the fabric has no link between them") from None
         return a, b
-    return first_host.name, fabric.rack_of[first_host.name]
+    rack = fabric.rack_of[first_host.name]
+    if fault.kind == "down":        # an uplink of the first GPU's rack: a host link has no other way
+        for switch, port in fabric.uplinks:
+            if switch == rack:
+                return rack, fabric.net.switch(rack).ports[port].peer.node.name
+        raise ValueError("down: the fabric has no uplink to fail (name one with --fault-link)")
+    return first_host.name, rack
 
 
 def run_job(job: Job, fabric_cfg: FabricConfig, fault: Fault, clean: JobResult | None = None) -> JobResult | None:
@@ -110,9 +118,17 @@ def run_job(job: Job, fabric_cfg: FabricConfig, fault: Fault, clean: JobResult |
     from dataplane.net.training.measure import decompose, step_ends
     from dataplane.net.training.program import GpuComms, Plans, gpu_program
 
+    if job.lb is not None and fabric_cfg.lb is None:
+        fabric_cfg = replace(fabric_cfg, lb=job.lb)
     fabric = build_fabric(fabric_cfg)
     hosts = _place(fabric, job)
     link, at = None, None
+    if fault.kind == "down":
+        link = _fault_link(fabric, fault, hosts[0])
+        if fabric_cfg.topology not in GENERATED:
+            raise ValueError("down: failing a link with converged routes needs a generated fabric")
+        fabric = build_fabric(replace(fabric_cfg, down_links=(link,)))
+        hosts = _place(fabric, job)
     if fault.kind in ("degraded", "flap"):
         link = _fault_link(fabric, fault, hosts[0])
         net_link = fabric.net.link(*link)
@@ -125,7 +141,7 @@ def run_job(job: Job, fabric_cfg: FabricConfig, fault: Fault, clean: JobResult |
     if fault.kind == "loss":
         for l in fabric.net.links:
             l.loss = fault.loss
-    transport = TransportConfig(rto_ns=1_000_000)
+    transport = TransportConfig(rto_ns=1_000_000, receiver=job.receiver)
     comms: list[Communicator] = []
     by_gpu: dict[int, dict[str, Any]] = {g: {} for g in range(job.world)}
 
@@ -214,8 +230,9 @@ def _tenant(fabric: Fabric, hosts: list[Any], rate_bps: int, duration_ns: int) -
 def format_results(job: Job, fabric: FabricConfig, results: list[JobResult]) -> str:
     """The clean run's steps, then every run against it."""
     clean = results[0]
+    lb = f"; {job.lb.describe()}, {job.receiver} receivers" if job.lb is not None else ""
     lines = [f"training job {job.name}: {job.world} GPUs (data {job.data} x tensor {job.tensor} x pipeline "
-             f"{job.pipeline}, {job.microbatches} micro-batch(es)), {job.steps} steps; {fabric.describe()}",
+             f"{job.pipeline}, {job.microbatches} micro-batch(es)), {job.steps} steps; {fabric.describe()}{lb}",
              "",
              f"{'step':>4} {'step ms':>9} {'compute ms':>11} {'comm ms':>9} {'exposed ms':>11} {'idle':>7} "
              f"{'worst idle':>10}"]

@@ -95,3 +95,18 @@ def test_the_command_prints_json_and_a_bad_job_is_a_located_error(tmp_path):
     bad.write_text(DP4 + "buckets: 1MB\n")
     result = CliRunner().invoke(main, ["scenario", "training", str(bad), "--what-if", "none"])
     assert result.exit_code == 1 and f"{bad}:6" in result.output and "unknown field 'buckets'" in result.output
+
+
+def test_a_job_on_a_sprayed_fabric_needs_receivers_that_place_out_of_order_packets():
+    """lb: spray on two spines: with sack receivers the step has no retransmission; with
+    go-back-N every overtaken packet is resent and the step takes longer. An uplink down from the
+    start (routes converged) leaves one spine, enough for the ring's one flow each way between
+    the racks: the job finishes in the clean time."""
+    fabric = FabricConfig(topology="leaf-spine", leaves=2, spines=2, hosts_per_leaf=2)
+    sack = run_job(job_from_text(DP4 + "lb: spray\n"), fabric, Fault("clean"))
+    gbn = run_job(job_from_text(DP4 + "lb: {scheme: spray, receiver: gbn}\n"), fabric, Fault("clean"))
+    assert sack.retransmitted == 0 and gbn.retransmitted > 0
+    assert gbn.mean_step_ns > sack.mean_step_ns
+    down = run_job(job_from_text(DP4 + "lb: adaptive\n"), fabric, Fault("down"), sack)
+    assert down.description == "link leaf1-spine1 down from the start, routes converged without it"
+    assert len(down.steps) == 2 and down.summary()["inflation"] == pytest.approx(0, abs=0.01)

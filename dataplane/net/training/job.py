@@ -16,6 +16,20 @@ A job file is YAML; every key is optional but the model::
     bucket: 25MiB            # gradient bucket of the data-parallel AllReduce (PyTorch DDP's default)
     optimizer: 200us         # after the last bucket's AllReduce
     collective: {algorithm: ring, channels: 1}
+    lb: spray                # the fabric's load balancing: ecmp, flowlet, spray or adaptive (a
+                             # built-in program on every switch; none: programs/ecn.p4's ECMP) ...
+    lb:                      # ... or with its settings (dataplane.net.loadbalance.schemes.LbConfig)
+      scheme: flowlet
+      receiver: sack         # the transport's receiver: sack (the default with lb) or gbn
+      hash_seed: 0           # ecmp
+      hash_fields: [src, dst, proto, sport, dport]
+      flowlet_us: 50         # flowlet: the gap
+      flowlet_choice: random # flowlet: random or least-loaded
+      spray: round-robin     # spray: round-robin or random
+      quantum: 16KiB         # adaptive, flowlet least-loaded: loads compared in these units
+
+Without ``lb`` the receivers are go-back-N (RoCE's); with it, selective repeat unless ``receiver``
+says otherwise (spraying and adaptive routing reorder packets).
 
 Sizes take B, KB/MB/GB (10^3...), KiB/MiB/GiB (2^10...); times ns/us/ms/s. Every error names
 the file, the line and the field.
@@ -63,6 +77,8 @@ class Job:
     optimizer_ns: int = 0
     algorithm: str = "ring"
     channels: int = 1
+    lb: Any = None                   # a dataplane.net.loadbalance.schemes.LbConfig, or None
+    receiver: str = "gbn"            # the transport's receiver (dataplane.net.rdma)
     name: str = "job"
     source: str = "<job>"
     notes: list[str] = field(default_factory=list)
@@ -121,7 +137,8 @@ def job_from_text(text: str, filename: str = "<job>") -> Job:
     r = Reader(Path(filename))
     top = r.mapping(doc, "", 1)
     r.no_duplicates(top, "")
-    r.unknown(top, {"name", "gpus", "steps", "model", "layers", "parallel", "bucket", "optimizer", "collective"}, "")
+    r.unknown(top, {"name", "gpus", "steps", "model", "layers", "parallel", "bucket", "optimizer", "collective", "lb"},
+              "")
     line = r.line_of
     if ("model" in top) == ("layers" in top):
         raise r.err(getattr(top, "line", 1), "", "give either 'model' (parameters, layers, ...) or 'layers', not both"
@@ -154,12 +171,54 @@ def job_from_text(text: str, filename: str = "<job>") -> Job:
     if algorithm not in ALGORITHMS:
         raise r.err(line(coll, "algorithm"), "collective.algorithm",
                     f"must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}", algorithm)
+    lb, receiver = _lb(r, top) if "lb" in top else (None, "gbn")
     return Job(layers=layers, gpus=gpus, steps=_whole(r, top, "steps", "", 1, 1000, default=2), data=data,
                tensor=tensor, pipeline=pipeline, microbatches=microbatches,
                bucket_bytes=_size(r, top, "bucket", "", 25 * 2**20),
                optimizer_ns=_time(r, top, "optimizer", "", 0), algorithm=algorithm,
-               channels=_whole(r, coll, "channels", "collective", 1, 32),
+               channels=_whole(r, coll, "channels", "collective", 1, 32), lb=lb, receiver=receiver,
                name=str(top.get("name", Path(filename).stem)), source=filename)
+
+
+_LB_KEYS = {"scheme": "scheme", "hash_seed": "hash_seed", "hash_fields": "hash_fields", "flowlet_us": "flowlet_us",
+            "flowlet_choice": "flowlet_choice", "spray": "spray_order"}
+
+
+def _lb(r: Any, top: dict) -> tuple[Any, str]:
+    """``lb:``, a scheme's name or a mapping (module docstring): (LbConfig, receiver)."""
+    from dataplane.net.loadbalance.schemes import LbConfig
+    from dataplane.net.rdma.qp import RECEIVERS
+
+    value, line = top["lb"], r.line_of(top, "lb")
+    m = {"scheme": value} if isinstance(value, str) else r.mapping(value, "lb", line)
+    r.unknown(m, {*_LB_KEYS, "receiver", "quantum"}, "lb")
+    if "scheme" not in m:
+        raise r.err(line, "lb", "needs 'scheme' (ecmp, flowlet, spray or adaptive)")
+    receiver = str(m.get("receiver", "sack"))
+    if receiver not in RECEIVERS:
+        raise r.err(r.line_of(m, "receiver"), "lb.receiver", f"must be one of {', '.join(RECEIVERS)}, got {receiver!r}",
+                    receiver)
+    kwargs: dict[str, Any] = {}
+    for key, field_name in _LB_KEYS.items():
+        if key in m:
+            v = m[key]
+            if key == "hash_fields":
+                v = tuple(str(x).strip() for x in (v if isinstance(v, list) else str(v).split(",")))
+            elif key in ("hash_seed", "flowlet_us"):
+                v = r.positive_int(v, r.line_of(m, key), f"lb.{key}", 0 if key == "hash_seed" else 1, 2**32 - 1)
+            else:
+                v = str(v)
+            kwargs[field_name] = v
+    if "quantum" in m:
+        quantum = int(_size(r, m, "quantum", "lb", 0))
+        if quantum & (quantum - 1) or quantum > 2**31:
+            raise r.err(r.line_of(m, "quantum"), "lb.quantum", f"must be a power of two up to 2 GiB, got {m['quantum']!r}",
+                        m["quantum"])
+        kwargs["load_shift"] = quantum.bit_length() - 1
+    try:
+        return LbConfig(**kwargs), receiver
+    except ValueError as err:
+        raise r.err(line, "lb", str(err)) from None
 
 
 def _gpus(r: Any, top: dict) -> int | list[str]:

@@ -56,3 +56,31 @@ def test_every_bad_job_file_gets_a_located_error(text, line, words):
     with pytest.raises(ConfigError) as info:
         job_from_text(text, "job.yaml")
     assert info.value.file == "job.yaml" and info.value.line == line and words in str(info.value)
+
+
+def test_lb_names_a_scheme_and_turns_on_selective_repeat():
+    """``lb: spray`` is the spray program with its defaults and sack receivers; a mapping sets
+    the scheme's settings; without lb the receivers stay go-back-N."""
+    plain = job_from_text("gpus: 16\n" + MODEL)
+    assert plain.lb is None and plain.receiver == "gbn"
+    spray = job_from_text("gpus: 16\n" + MODEL + "lb: spray\n")
+    assert spray.lb.scheme == "spray" and spray.lb.spray_order == "round-robin" and spray.receiver == "sack"
+    job = job_from_text("gpus: 16\n" + MODEL + "lb:\n  scheme: flowlet\n  receiver: gbn\n  flowlet_us: 200\n"
+                        "  flowlet_choice: least-loaded\n  quantum: 64KiB\n  hash_fields: [src, dst]\n")
+    lb = job.lb
+    assert (lb.scheme, lb.flowlet_us, lb.flowlet_choice, lb.load_shift, lb.hash_fields, job.receiver) == \
+        ("flowlet", 200, "least-loaded", 16, ("src", "dst"), "gbn")
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ("lb: hashing\n", 3, "unknown load-balancing scheme 'hashing'"),
+    ("lb:\n  receiver: sack\n", 3, "needs 'scheme'"),
+    ("lb:\n  scheme: spray\n  receiver: tcp\n", 5, "receiver"),
+    ("lb:\n  scheme: spray\n  quantum: 3000B\n", 5, "power of two"),
+    ("lb:\n  scheme: spray\n  sprey: random\n", 5, "unknown field 'sprey'"),
+    ("lb:\n  scheme: flowlet\n  flowlet_us: 0\n", 5, "lb.flowlet_us"),
+])
+def test_a_bad_lb_gets_a_located_error(text, line, words):
+    with pytest.raises(ConfigError) as info:
+        job_from_text("gpus: 16\n" + MODEL + text, "job.yaml")
+    assert info.value.line == line and words in str(info.value)
