@@ -21,7 +21,8 @@ from dataplane.report.record import recording
 
 RESULT_FILES = ("results.json", "pic.json")
 #: result-row keys that tell a scenario's runs apart, in the order they are named by
-NAME_KEYS = ("mode", "senders", "workers", "tenants", "prefixes", "offload", "fault", "size")
+NAME_KEYS = ("mode", "senders", "workers", "tenants", "prefixes", "offload", "fault", "workload", "event", "lb", "receiver",
+             "size")
 
 
 def run_reported(name: str, callback: Callable[..., Any], kwargs: dict[str, Any],
