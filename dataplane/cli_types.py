@@ -160,7 +160,7 @@ class MacroDefine(click.ParamType):
     name = "NAME[=VALUE]"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from dataplane.lang.macros import define_problem
+        from dataplane.lang.preprocess.macros import define_problem
 
         if isinstance(value, tuple):
             return value

@@ -31,7 +31,7 @@ from dataplane.lang.inline import inline_program
 from dataplane.lang.limits import DEFAULT_LIMITS, CompileLimits, LimitExceeded
 from dataplane.lang.lint import lint_program
 from dataplane.lang.parser import parse_text
-from dataplane.lang.preprocess import PreprocessedSource, preprocess
+from dataplane.lang.preprocess.directives import PreprocessedSource, preprocess
 
 
 @dataclass

@@ -10,7 +10,7 @@ from dataplane.errors import CompileError, InternalError
 from dataplane.lang import parser as p4parser
 from dataplane.lang.build import BuildIR
 from dataplane.lang.parser import parse_text
-from dataplane.lang.preprocess import preprocess
+from dataplane.lang.preprocess.directives import preprocess
 from dataplane.resources import data_dir
 
 STF = Path(__file__).resolve().parents[1] / "stf"

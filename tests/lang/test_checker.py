@@ -509,7 +509,7 @@ def checked_only(**pieces) -> P.Program:
     from dataplane.errors import DiagnosticSink
     from dataplane.lang.checker import Checker
     from dataplane.lang.parser import parse_text
-    from dataplane.lang.preprocess import preprocess
+    from dataplane.lang.preprocess.directives import preprocess
 
     pre = preprocess(text=v1model(**pieces), filename="test.p4")
     sink = DiagnosticSink()

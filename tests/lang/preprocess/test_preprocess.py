@@ -1,4 +1,4 @@
-"""Tests for dataplane.lang.preprocess: includes, macros, conditionals, comments and source mapping."""
+"""Tests for dataplane.lang.preprocess.directives: includes, macros, conditionals, comments and source mapping."""
 from __future__ import annotations
 
 import re
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from dataplane.errors import CompileError, Span
-from dataplane.lang.preprocess import MAX_INCLUDE_DEPTH, preprocess
+from dataplane.lang.preprocess.directives import MAX_INCLUDE_DEPTH, preprocess
 
 
 def pp(text: str, **kwargs):

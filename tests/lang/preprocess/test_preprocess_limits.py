@@ -9,7 +9,7 @@ import pytest
 
 from dataplane.errors import CompileError
 from dataplane.lang.limits import CompileLimits
-from dataplane.lang.preprocess import preprocess
+from dataplane.lang.preprocess.directives import preprocess
 
 FILE = "main.p4"
 

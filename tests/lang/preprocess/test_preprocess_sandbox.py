@@ -9,7 +9,7 @@ import pytest
 
 from dataplane.errors import CompileError
 from dataplane.lang.frontend import compile_source
-from dataplane.lang.preprocess import bundled_includes, preprocess
+from dataplane.lang.preprocess.directives import bundled_includes, preprocess
 from dataplane.resources import include_dir
 
 SECRET = "secret_token_4711"
@@ -71,7 +71,7 @@ def test_the_bundled_architecture_files_are_reached():
     out = preprocess(text='#include <core.p4>\n#include "psa.p4"\n#include <xdp_model.p4>\n', filename="cfg",
                      sandboxed=True)
     assert "PSA_Switch" in out.text and "xdp" in out.text.lower()
-    src = (Path(__file__).parents[1] / "control" / "p4runtime" / "rt.p4").read_text()
+    src = (Path(__file__).parents[2] / "control" / "p4runtime" / "rt.p4").read_text()
     assert compile_source(src, "<device config rt.p4>", sandboxed=True).program is not None
 
 

@@ -1,4 +1,4 @@
-"""The P4 preprocessor: includes, macros (``dataplane.lang.macros``), conditionals, comment removal.
+"""The P4 preprocessor: includes, macros (``dataplane.lang.preprocess.macros``), conditionals, comment removal.
 
 p4c pipes programs through the system C preprocessor; we cannot rely on one
 being installed, so this module implements the subset the P4_16 spec asks for.
@@ -19,7 +19,8 @@ from typing import Mapping, Sequence
 from dataplane.errors import CompileError, Diagnostic, Span
 from dataplane.lang.bounded import Deadline, deep_call
 from dataplane.lang.limits import DEFAULT_LIMITS, CompileLimits, LimitExceeded
-from dataplane.lang.macros import (
+from dataplane.lang.preprocess.expr import ExprError, ExprTooDeep, evaluate_condition
+from dataplane.lang.preprocess.macros import (
     Budget,
     ExpansionLimit,
     Macro,
@@ -29,8 +30,7 @@ from dataplane.lang.macros import (
     expand,
     parse_define,
 )
-from dataplane.lang.ppexpr import ExprError, ExprTooDeep, evaluate_condition
-from dataplane.lang.source_budget import SourceBudget
+from dataplane.lang.preprocess.source_budget import SourceBudget
 from dataplane.resources import include_dir
 
 MAX_INCLUDE_DEPTH = 50

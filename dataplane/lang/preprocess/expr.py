@@ -12,7 +12,7 @@ import re
 from typing import Callable, Mapping, Union
 
 from dataplane.lang.limits import DEFAULT_LIMITS
-from dataplane.lang.macros import Budget, Macro
+from dataplane.lang.preprocess.macros import Budget, Macro
 
 _TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|[0-9]+)[uUlL]*(?![A-Za-z0-9_])|([A-Za-z_][A-Za-z0-9_]*)"
                     r"|(&&|\|\||==|!=|<=|>=|[-+*/%()!<>~])|(\S+))")
