@@ -1,4 +1,4 @@
-"""Tests for dataplane.lang.build_reduce: the IR built during parsing is the IR lark's parse tree
+"""Tests for dataplane.lang.build.reduce: the IR built during parsing is the IR lark's parse tree
 gives through ``BuildIR``, spans included, and a builder's failure is reported as before."""
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import pytest
 
 from dataplane.errors import CompileError, InternalError
 from dataplane.lang import parser as p4parser
-from dataplane.lang.build import BuildIR
+from dataplane.lang.build.tree import BuildIR
 from dataplane.lang.parser import parse_text
 from dataplane.lang.preprocess.directives import preprocess
 from dataplane.resources import data_dir
 
-STF = Path(__file__).resolve().parents[1] / "stf"
+STF = Path(__file__).resolve().parents[2] / "stf"
 
 # Shapes where positions come from containers or from nothing: parenthesized and chained
 # expressions, empty parameter lists and bodies, annotations, keysets, nested blocks.

@@ -7,7 +7,7 @@ from lark import Token, v_args
 
 from dataplane.ir import decl as D
 from dataplane.ir import expr as E
-from dataplane.lang.build_expr import split_annotations as _split
+from dataplane.lang.build.expr import split_annotations as _split
 
 
 class BuildTablesMixin:

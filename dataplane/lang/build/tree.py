@@ -10,10 +10,10 @@ from dataplane.ir import decl as D
 from dataplane.ir import expr as E
 from dataplane.ir import stmt as S
 from dataplane.ir.node import Annotation
-from dataplane.lang.build_expr import BuildError, BuildExprMixin, _Annots  # noqa: F401  (BuildError: parser's)
-from dataplane.lang.build_expr import split_annotations as _split
-from dataplane.lang.build_tables import BuildTablesMixin
-from dataplane.lang.build_types import BuildTypesMixin
+from dataplane.lang.build.expr import BuildError, BuildExprMixin, _Annots  # noqa: F401  (BuildError: parser's)
+from dataplane.lang.build.expr import split_annotations as _split
+from dataplane.lang.build.tables import BuildTablesMixin
+from dataplane.lang.build.types import BuildTypesMixin
 
 Locate = Callable[[int, int], Span]
 
