@@ -11,7 +11,7 @@ import pytest
 from dataplane.errors import CompileError, DiagnosticSink, Span
 from dataplane.lang import bounded
 from dataplane.lang.bounded import Deadline, deep_call
-from dataplane.lang.checker import Checker
+from dataplane.lang.check.checker import Checker
 from dataplane.lang.frontend import compile_source
 from dataplane.lang.limits import CompileLimits, LimitExceeded
 from dataplane.lang.parser import parse_text

@@ -16,7 +16,7 @@ from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
 from dataplane.ir.node import Annotation
-from dataplane.lang.check_types import UNKNOWN, is_unknown
+from dataplane.lang.check.types import UNKNOWN, is_unknown
 from dataplane.lang.scope import Symbol
 
 

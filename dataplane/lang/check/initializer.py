@@ -12,8 +12,8 @@ from dataplane.ir import decl as D
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
-from dataplane.lang.check_call import subst
-from dataplane.lang.check_types import UNKNOWN
+from dataplane.lang.check.call import subst
+from dataplane.lang.check.types import UNKNOWN
 from dataplane.lang.scope import Symbol
 
 

@@ -1,4 +1,4 @@
-"""Control-plane names of tables and keys (dataplane/lang/check_names.py)."""
+"""Control-plane names of tables and keys (dataplane/lang/check/names.py)."""
 from __future__ import annotations
 
 import pytest

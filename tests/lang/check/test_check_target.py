@@ -1,4 +1,4 @@
-"""What p4c's targets refuse although the language allows it (dataplane/lang/check_target.py)."""
+"""What p4c's targets refuse although the language allows it (dataplane/lang/check/target.py)."""
 from __future__ import annotations
 
 import pytest

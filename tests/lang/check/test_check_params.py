@@ -1,4 +1,4 @@
-"""What parameters, variables and struct fields may be (dataplane/lang/check_params.py)."""
+"""What parameters, variables and struct fields may be (dataplane/lang/check/params.py)."""
 from __future__ import annotations
 
 from dataplane.lang.frontend import compile_source

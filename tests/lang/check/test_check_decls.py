@@ -1,4 +1,4 @@
-"""Rules on declarations (dataplane/lang/check_decls.py)."""
+"""Rules on declarations (dataplane/lang/check/decls.py)."""
 from __future__ import annotations
 
 import pytest

@@ -6,9 +6,9 @@ import difflib
 
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
-from dataplane.lang.check_access import AccessMixin, _const, _typed
-from dataplane.lang.check_compare import anonymous_struct
-from dataplane.lang.check_types import ERROR, UNKNOWN, is_unknown
+from dataplane.lang.check.access import AccessMixin, _const, _typed
+from dataplane.lang.check.compare import anonymous_struct
+from dataplane.lang.check.types import ERROR, UNKNOWN, is_unknown
 from dataplane.lang.consteval import cast_int, concat, fold_binary
 from dataplane.lang.limits import MAX_CONSTANT_BITS, MAX_WIDTH, too_big_constant, too_wide
 

@@ -9,7 +9,7 @@ from dataplane.ir import program as P
 from dataplane.ir import types as T
 from dataplane.ir.node import annotation
 from dataplane.ir.summary import format_expr
-from dataplane.lang.check_types import UNKNOWN, is_unknown
+from dataplane.lang.check.types import UNKNOWN, is_unknown
 
 _KEY_TYPES = (T.Bits, T.Bool, T.Enum, T.ErrorType)
 # Externs a table's `implementation` may name: v1model's action profiles and selectors, and

@@ -7,7 +7,7 @@ import difflib
 
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
-from dataplane.lang.check_types import UNKNOWN, is_unknown
+from dataplane.lang.check.types import UNKNOWN, is_unknown
 from dataplane.lang.consteval import slice_bits
 from dataplane.lang.limits import MAX_WIDTH, too_wide
 from dataplane.lang.literals import wrap

@@ -1,7 +1,7 @@
 """The checker's shared state, declared once with its types.
 
-``Checker`` is split by topic into mixins (``check_types``, ``check_expr``, ``check_stmt``,
-``check_table``, ...); each reads and writes this state through ``self``. As p4c's
+``Checker`` is split by topic into mixins (``types``, ``expr``, ``stmt``,
+``table``, ...); each reads and writes this state through ``self``. As p4c's
 ``typeChecker.h`` declares everything its ``typeCheck*.cpp`` files use, this class declares
 every attribute the mixins share, so a reader (and a type checker) finds them in one place.
 """
@@ -60,7 +60,7 @@ class CheckerState(Visitor):
     depth: int
     visits: int
     block_depths: dict[str, int]              # parser/control -> how deep its sub-block instances nest
-    type_sizes: dict[int, tuple]              # id(type) -> (type, (levels, fields)): check_type_size
+    type_sizes: dict[int, tuple]              # id(type) -> (type, (levels, fields)): type_size
 
     def __init__(self, sink: DiagnosticSink, source: str = "<input>", limits: CompileLimits = DEFAULT_LIMITS,
                  deadline: Deadline | None = None):

@@ -15,7 +15,7 @@ from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
 from dataplane.ir.summary import format_expr
-from dataplane.lang.check_types import is_unknown
+from dataplane.lang.check.types import is_unknown
 
 # Match kinds whose entries never carry a priority (p4c's EntryPriorities::requiresPriority).
 _NO_PRIORITY_KINDS = ("exact", "lpm")

@@ -1,4 +1,4 @@
-"""Rules on calls of packet_in's methods (dataplane/lang/check_call.py)."""
+"""Rules on calls of packet_in's methods (dataplane/lang/check/call.py)."""
 from __future__ import annotations
 
 from dataplane.lang.frontend import compile_source

@@ -24,7 +24,7 @@ from dataplane.ir import decl as D
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
 from dataplane.ir.node import walk
-from dataplane.lang.check_types import is_unknown
+from dataplane.lang.check.types import is_unknown
 
 V1MODEL_VERSIONS = (20180101, 20200408)  # the first and the latest v1model.p4 p4c knows
 

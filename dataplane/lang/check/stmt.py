@@ -6,7 +6,7 @@ import dataclasses
 from dataplane.ir import expr as E
 from dataplane.ir import stmt as S
 from dataplane.ir import types as T
-from dataplane.lang.check_types import UNKNOWN, is_unknown
+from dataplane.lang.check.types import UNKNOWN, is_unknown
 from dataplane.lang.scope import Symbol
 
 

@@ -10,7 +10,7 @@ from dataplane.errors import Span
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
 from dataplane.ir.node import annotation
-from dataplane.lang.check_types import is_unknown
+from dataplane.lang.check.types import is_unknown
 
 
 class InstancesMixin:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
 from dataplane.ir.summary import format_expr
-from dataplane.lang.check_compare import anonymous_struct
-from dataplane.lang.check_types import is_unknown
+from dataplane.lang.check.compare import anonymous_struct
+from dataplane.lang.check.types import is_unknown
 
 
 def unbound(bound: dict[str, T.Type], name: str) -> bool:

@@ -1,4 +1,4 @@
-"""A parser's transitions must reach accept or reject (dataplane/lang/check_parser_graph.py)."""
+"""A parser's transitions must reach accept or reject (dataplane/lang/check/parser_graph.py)."""
 from __future__ import annotations
 
 from dataplane.control.switch import Switch

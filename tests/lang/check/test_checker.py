@@ -1,4 +1,4 @@
-"""Tests for the type checker (dataplane.lang.checker and its mixins): the typed, folded, lowered IR it returns.
+"""Tests for the type checker (dataplane.lang.check.checker and its mixins): the typed, folded, lowered IR it returns.
 
 Each test compiles one small v1model program built by :func:`v1model` and asserts
 properties of ``ir.program.Program``: expression types, implicit casts made explicit,
@@ -507,7 +507,7 @@ def test_functions_with_return_values():
 def checked_only(**pieces) -> P.Program:
     """The checker's program before the inlining pass (sub-block instances still recorded)."""
     from dataplane.errors import DiagnosticSink
-    from dataplane.lang.checker import Checker
+    from dataplane.lang.check.checker import Checker
     from dataplane.lang.parser import parse_text
     from dataplane.lang.preprocess.directives import preprocess
 

@@ -1,4 +1,4 @@
-"""Package instances (dataplane.lang.check_package): packages of packages, extern and value
+"""Package instances (dataplane.lang.check.package): packages of packages, extern and value
 arguments, defaults; the program's package flattens its blocks into slots named by path."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What `==` and `!=` may compare, and where `.action_run` may appear (dataplane/lang/check_compare.py)."""
+"""What `==` and `!=` may compare, and where `.action_run` may appear (dataplane/lang/check/compare.py)."""
 from __future__ import annotations
 
 from dataplane.control.switch import Switch

@@ -15,26 +15,26 @@ from dataplane.ir import program as P
 from dataplane.ir import stmt as S
 from dataplane.ir import types as T
 from dataplane.ir.node import annotation
-from dataplane.lang.check_blocks import BlockMixin
-from dataplane.lang.check_call import CallMixin
-from dataplane.lang.check_compare import CompareMixin
-from dataplane.lang.check_decls import DeclRulesMixin
-from dataplane.lang.check_entries import EntriesMixin
-from dataplane.lang.check_expr import ExprMixin
-from dataplane.lang.check_infer import InferenceMixin
-from dataplane.lang.check_initializer import InitializerMixin
-from dataplane.lang.check_instances import InstancesMixin
-from dataplane.lang.check_names import NamesMixin
-from dataplane.lang.check_package import ARCHITECTURES, PackageMixin
-from dataplane.lang.check_params import ParamRulesMixin
-from dataplane.lang.check_parser_graph import ParserGraphMixin
-from dataplane.lang.check_state import CheckerState
-from dataplane.lang.check_stmt import StmtMixin
-from dataplane.lang.check_table import TableMixin
-from dataplane.lang.check_target import TargetRulesMixin
-from dataplane.lang.check_type_size import TypeSizeMixin
-from dataplane.lang.check_types import UNKNOWN, TypeMixin, is_unknown
-from dataplane.lang.check_value_set import ValueSetMixin
+from dataplane.lang.check.blocks import BlockMixin
+from dataplane.lang.check.call import CallMixin
+from dataplane.lang.check.compare import CompareMixin
+from dataplane.lang.check.decls import DeclRulesMixin
+from dataplane.lang.check.entries import EntriesMixin
+from dataplane.lang.check.expr import ExprMixin
+from dataplane.lang.check.infer import InferenceMixin
+from dataplane.lang.check.initializer import InitializerMixin
+from dataplane.lang.check.instances import InstancesMixin
+from dataplane.lang.check.names import NamesMixin
+from dataplane.lang.check.package import ARCHITECTURES, PackageMixin
+from dataplane.lang.check.params import ParamRulesMixin
+from dataplane.lang.check.parser_graph import ParserGraphMixin
+from dataplane.lang.check.state import CheckerState
+from dataplane.lang.check.stmt import StmtMixin
+from dataplane.lang.check.table import TableMixin
+from dataplane.lang.check.target import TargetRulesMixin
+from dataplane.lang.check.type_size import TypeSizeMixin
+from dataplane.lang.check.types import UNKNOWN, TypeMixin, is_unknown
+from dataplane.lang.check.value_set import ValueSetMixin
 from dataplane.lang.scope import Symbol
 
 _BLOCK_CONTEXTS = ("parser", "control", "action", "function")
@@ -44,7 +44,7 @@ class Checker(CheckerState, TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMix
               PackageMixin, EntriesMixin, ParamRulesMixin, CompareMixin, InferenceMixin, InstancesMixin,
               TargetRulesMixin, NamesMixin, ParserGraphMixin, DeclRulesMixin, TypeSizeMixin):
     """Checks a parsed program and lowers it to ``ir.program.Program``; the state it shares
-    with its mixins is declared in ``check_state.CheckerState``. Expressions and statements
+    with its mixins is declared in ``state.CheckerState``. Expressions and statements
     dispatch through ``visit`` (``visit_<Node>`` in the mixins), top-level declarations through
     ``dispatch("top_", ...)``."""
 

@@ -17,7 +17,7 @@ from dataplane.errors import Span
 from dataplane.ir import decl as D
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
-from dataplane.lang.check_types import is_unknown
+from dataplane.lang.check.types import is_unknown
 
 _STRING = re.compile(r'^\s*"(?:[^"\\]|\\.)*"\s*$', re.S)
 

@@ -1,4 +1,4 @@
-"""Arguments a call cannot take or whose type it cannot infer (dataplane/lang/check_infer.py)."""
+"""Arguments a call cannot take or whose type it cannot infer (dataplane/lang/check/infer.py)."""
 from __future__ import annotations
 
 from dataplane.lang.frontend import compile_source

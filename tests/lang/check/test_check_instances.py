@@ -1,4 +1,4 @@
-"""Instantiations and applying instances (dataplane/lang/check_instances.py)."""
+"""Instantiations and applying instances (dataplane/lang/check/instances.py)."""
 from __future__ import annotations
 
 from dataplane.lang.frontend import compile_source

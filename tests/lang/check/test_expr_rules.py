@@ -1,4 +1,4 @@
-"""Expression and statement rules p4c applies (dataplane/lang/check_expr.py, check_stmt.py)."""
+"""Expression and statement rules p4c applies (dataplane/lang/check/expr.py, stmt.py)."""
 from __future__ import annotations
 
 from dataplane.lang.frontend import compile_source

@@ -1,4 +1,4 @@
-"""Rules on a table's entries as a whole and on bound action arguments (dataplane/lang/check_entries.py).
+"""Rules on a table's entries as a whole and on bound action arguments (dataplane/lang/check/entries.py).
 
 Each test compiles a small bad program and checks the first error's message and where it
 points (the unique source text given as ``at``), as tests/lang/test_errors.py does.

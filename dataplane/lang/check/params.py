@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataplane.errors import Span
 from dataplane.ir import decl as D
 from dataplane.ir import types as T
-from dataplane.lang.check_types import is_unknown
+from dataplane.lang.check.types import is_unknown
 
 
 def _directionless_only(t: T.Type) -> bool:

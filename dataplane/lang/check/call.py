@@ -6,8 +6,8 @@ import dataclasses
 from dataplane.errors import Span
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
-from dataplane.lang.check_infer import unbound
-from dataplane.lang.check_types import UNKNOWN, is_unknown
+from dataplane.lang.check.infer import unbound
+from dataplane.lang.check.types import UNKNOWN, is_unknown
 
 
 def subst(t: T.Type, bindings: dict[str, T.Type]) -> T.Type:
