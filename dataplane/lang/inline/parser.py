@@ -18,8 +18,8 @@ from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import stmt as S
 from dataplane.ir import types as T
-from dataplane.lang.inline_flatten import Flattener
-from dataplane.lang.inline_rewrite import Env, Rewriter
+from dataplane.lang.inline.flatten import Flattener
+from dataplane.lang.inline.rewrite import Env, Rewriter
 
 
 def flatten_parser(fl: Flattener, args: tuple[E.Expr, ...]) -> P.Parser:

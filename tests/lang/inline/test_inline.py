@@ -1,4 +1,4 @@
-"""The inlining pass (dataplane.lang.inline, inline_parser, inline_rewrite, inline_support).
+"""The inlining pass (dataplane/lang/inline/: program, parser, rewrite, support).
 
 Each test compiles a small program whose ingress (or parser) holds sub-block instances
 and checks the flattened block the engine gets: names of inlined objects and their

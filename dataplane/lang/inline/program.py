@@ -21,7 +21,7 @@ control ``C`` inside ``ingress``:
 - a direct invocation ``C.apply(...)`` is the anonymous instance the checker recorded,
   named after the type as p4c names it.
 
-Sub-parsers are inlined per call site into the caller's state machine (``inline_parser``).
+Sub-parsers are inlined per call site into the caller's state machine (``inline.parser``).
 Blocks that only serve as sub-blocks are dropped from the program.
 """
 from __future__ import annotations
@@ -31,8 +31,8 @@ import dataclasses
 from dataplane.errors import DiagnosticSink
 from dataplane.ir import program as P
 from dataplane.lang.bounded import Deadline
-from dataplane.lang.inline_flatten import CopyBudget, Flattener
-from dataplane.lang.inline_parser import flatten_parser
+from dataplane.lang.inline.flatten import CopyBudget, Flattener
+from dataplane.lang.inline.parser import flatten_parser
 from dataplane.lang.limits import DEFAULT_LIMITS, CompileLimits
 
 

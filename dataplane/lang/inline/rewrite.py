@@ -18,7 +18,7 @@ from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import stmt as S
 from dataplane.ir import types as T
-from dataplane.lang.inline_support import fold
+from dataplane.lang.inline.support import fold
 
 _LOCAL_KINDS = ("local", "instance", "table", "action", "value_set")
 
@@ -51,7 +51,7 @@ class Rewriter:
     """Applies an ``Env`` to code of its block; ``rename_decls`` for inlined (not top-level) code."""
 
     def __init__(self, env: Env, flattener: Any, rename_decls: bool):
-        """``flattener`` (an ``inline_flatten.Flattener``) gives fresh names and inlines apply calls."""
+        """``flattener`` (a ``flatten.Flattener``) gives fresh names and inlines apply calls."""
         self.env = env
         self.fl = flattener
         self.rename_decls = rename_decls

@@ -11,8 +11,8 @@ from dataplane.ir import program as P
 from dataplane.ir import stmt as S
 from dataplane.ir import types as T
 from dataplane.ir.node import annotation, walk
-from dataplane.lang.inline_rewrite import Env, Inst, Rewriter
-from dataplane.lang.inline_support import (
+from dataplane.lang.inline.rewrite import Env, Inst, Rewriter
+from dataplane.lang.inline.support import (
     has_call,
     has_return,
     header_resets,
