@@ -12,8 +12,8 @@ evaluated once, at its place among the arguments, before the call can change its
 """
 from __future__ import annotations
 
-from dataplane.engine.codegen_expr import is_object, is_scalar
-from dataplane.engine.codegen_inline import _width
+from dataplane.engine.codegen.expr import is_object, is_scalar
+from dataplane.engine.codegen.inline import _width
 from dataplane.engine.structgen import default_value
 from dataplane.errors import InternalError
 from dataplane.ir import expr as E

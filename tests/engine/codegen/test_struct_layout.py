@@ -14,7 +14,7 @@ import pytest
 
 from dataplane.control.switch import Switch
 from dataplane.engine.backend import generate
-from dataplane.engine.codegen_layout import struct_format, struct_units, unpack_format
+from dataplane.engine.codegen.layout import struct_format, struct_units, unpack_format
 from dataplane.lang.frontend import compile_source
 from dataplane.testing.skeleton import v1model_program
 

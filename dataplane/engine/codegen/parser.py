@@ -4,8 +4,8 @@ writes the states' bodies.
 """
 from __future__ import annotations
 
-from dataplane.engine.codegen_expr import mask
-from dataplane.engine.codegen_layout import struct_units
+from dataplane.engine.codegen.expr import mask
+from dataplane.engine.codegen.layout import struct_units
 from dataplane.engine.runtime import REJECTED
 from dataplane.engine.structgen import class_name, field_attr
 from dataplane.errors import InternalError
@@ -110,7 +110,7 @@ class ParserGen:
         return self.expr(target)
 
     def extract_units(self, h: str, t: T.Header, units: list) -> None:
-        """Fill header ``h`` from one ``struct`` unpack of its units (see codegen_layout)."""
+        """Fill header ``h`` from one ``struct`` unpack of its units (see codegen.layout)."""
         def convert(f, value: str) -> str:
             ft = T.strip_newtype(field_type(t, f.name))
             if f.signed:

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from dataplane.control.switch import Switch
-from dataplane.engine import codegen_chunks
 from dataplane.engine.backend import generate
-from dataplane.engine.codegen_chunks import compile_in_pieces, piece_filename, split_build
+from dataplane.engine.codegen import chunks as codegen_chunks
+from dataplane.engine.codegen.chunks import compile_in_pieces, piece_filename, split_build
 from dataplane.lang.frontend import compile_source
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tools"))
 from gen_big_program import big_program  # noqa: E402
 
 
@@ -99,7 +99,7 @@ def test_a_later_piece_is_named_by_its_offset_and_shows_its_lines():
 
 def test_fresh_python_names_take_the_first_free_suffix():
     """Names.fresh resumes where it last stopped; the names are those a search from 0 gives."""
-    from dataplane.engine.codegen_stmt import Names
+    from dataplane.engine.codegen.stmt import Names
 
     names = Names({"x": "v_x_1"})
     assert [names.fresh("x") for _ in range(3)] == ["v_x", "v_x_2", "v_x_3"]

@@ -1,8 +1,8 @@
 """Typed IR expressions to Python source, with P4's fixed-width arithmetic made explicit."""
 from __future__ import annotations
 
-from dataplane.engine.codegen_fieldlists import FieldListGen
-from dataplane.engine.codegen_values import is_object, is_scalar, mask, signed_wrap, wrap  # noqa: F401 - re-exported
+from dataplane.engine.codegen.fieldlists import FieldListGen
+from dataplane.engine.codegen.values import is_object, is_scalar, mask, signed_wrap, wrap  # noqa: F401 - re-exported
 from dataplane.engine.structgen import class_name, default_value, py_name
 from dataplane.errors import InternalError
 from dataplane.ir import expr as E

@@ -3,7 +3,7 @@ or the packed bytes built inline when the fields allow it. A mixin of ``ExprGen`
 """
 from __future__ import annotations
 
-from dataplane.engine.codegen_values import mask
+from dataplane.engine.codegen.values import mask
 from dataplane.errors import InternalError
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
@@ -155,7 +155,7 @@ class FieldListGen:
     def struct_pack(self, fields: list[tuple[str, int]]) -> str | None:
         """The bytes of ``fields`` (value source, width) packed MSB-first and zero-padded to a
         byte, as one call of a module-level ``struct`` packer (byte-aligned units, as in
-        codegen_layout); None without a packer registry or for an empty list."""
+        ``layout``); None without a packer registry or for an empty list."""
         if self.packers is None or not fields or any(w <= 0 for _, w in fields):
             return None
         units, group, offset, start = [], [], 0, 0

@@ -5,10 +5,10 @@ closures over its own tables and extern instances.
 """
 from __future__ import annotations
 
-from dataplane.engine.codegen_expr import is_scalar, mask
-from dataplane.engine.codegen_layout import struct_units
-from dataplane.engine.codegen_parser import ParserGen
-from dataplane.engine.codegen_stmt import Names, StmtGen
+from dataplane.engine.codegen.expr import is_scalar, mask
+from dataplane.engine.codegen.layout import struct_units
+from dataplane.engine.codegen.parser import ParserGen
+from dataplane.engine.codegen.stmt import Names, StmtGen
 from dataplane.engine.structgen import default_value, field_attr, py_name
 from dataplane.errors import InternalError
 from dataplane.ir import expr as E

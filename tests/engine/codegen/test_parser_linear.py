@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 
 from dataplane.control.switch import Switch
-from dataplane.engine import codegen_parser
 from dataplane.engine.backend import generate
+from dataplane.engine.codegen import parser as codegen_parser
 from dataplane.engine.trace import Trace
 from dataplane.lang.frontend import compile_source
 

@@ -16,7 +16,7 @@ element that nothing keeps. A mixin of ``StmtGen``.
 """
 from __future__ import annotations
 
-from dataplane.engine.codegen_values import is_object
+from dataplane.engine.codegen.values import is_object
 from dataplane.engine.structgen import default_value
 from dataplane.ir import expr as E
 from dataplane.ir import stmt as S

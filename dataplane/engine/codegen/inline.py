@@ -6,7 +6,7 @@ reference the tests compare against.
 """
 from __future__ import annotations
 
-from dataplane.engine.codegen_expr import is_scalar
+from dataplane.engine.codegen.expr import is_scalar
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
 from dataplane.ir.node import walk

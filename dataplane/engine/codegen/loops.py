@@ -8,7 +8,7 @@ before the first pass; over a header stack the variable is a copy of each elemen
 """
 from __future__ import annotations
 
-from dataplane.engine.codegen_expr import is_scalar
+from dataplane.engine.codegen.expr import is_scalar
 from dataplane.engine.structgen import default_value
 from dataplane.ir import expr as E
 from dataplane.ir import stmt as S

@@ -1,11 +1,11 @@
 """Statements and calls to Python source lines (used for actions, functions, apply blocks, parser states)."""
 from __future__ import annotations
 
-from dataplane.engine.codegen_calls import CallGen, _is_p4_callable
-from dataplane.engine.codegen_expr import ExprGen, is_object, mask, wrap
-from dataplane.engine.codegen_index import RuntimeIndexGen
-from dataplane.engine.codegen_inline import InlineExterns
-from dataplane.engine.codegen_loops import LoopGen
+from dataplane.engine.codegen.calls import CallGen, _is_p4_callable
+from dataplane.engine.codegen.expr import ExprGen, is_object, mask, wrap
+from dataplane.engine.codegen.index import RuntimeIndexGen
+from dataplane.engine.codegen.inline import InlineExterns
+from dataplane.engine.codegen.loops import LoopGen
 from dataplane.engine.source_map import Locator
 from dataplane.engine.structgen import default_value, py_name
 from dataplane.errors import InternalError
