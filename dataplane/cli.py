@@ -272,7 +272,7 @@ def run_packet(program: str, entries: Path | None, port: int, packet_hex: str | 
                out: Path | None, trace: bool, werror: bool, wno: tuple[str, ...], engine: str, verbose: bool,
                jobs: int | None) -> None:
     """Send packets through one switch running PROGRAM and show what comes out."""
-    from dataplane.testing.packet_run import run_packets
+    from dataplane.replay.run import run_packets
 
     if (packet_hex is None) == (pcap is None):
         raise click.UsageError("give exactly one of --packet HEX or --pcap FILE")

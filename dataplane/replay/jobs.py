@@ -4,7 +4,7 @@ Once the pipeline is compiled and the tables are loaded, the command forks ``job
 workers (``os.fork``: each starts with the switch as it is, nothing rebuilt). Batch ``i`` of the
 capture (``dataplane.pcap.read_batches``) is run by job ``i % jobs``, job 0 being the parent:
 on the batch engine as arrays (``BatchStep``), on the per-packet engine a packet at a time
-(``packet_step``); either step hands each port's outputs to a writer. The parent owns the
+(``step``); either step hands each port's outputs to a writer. The parent owns the
 output files. A worker lays out its outputs' pcap records, per port in packet
 order, and sends their sizes through a pipe; the parent, taking the batches in order, its own
 and the workers', leaves room for them in each port's pcap (``PcapWriter.reserve``) and
@@ -16,7 +16,7 @@ Counters (indexed and direct) are sums, so they come out the same counted apart:
 sends what it added to every cell and entry (``counts``, ``add_counts``) and the parent adds
 it. State whose result depends on packet order (registers, meters, ...) keeps a program on one
 job, and ``plan_jobs`` says why: the batch engine refuses most of it already, the per-packet
-engine runs apart only what ``packet_step.per_packet_state`` knows to be safe.
+engine runs apart only what ``step.per_packet_state`` knows to be safe.
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def plan_jobs(dp: Any, asked: int | None, state: Callable[[Any], str] | None = N
     """(jobs, why): ``asked`` (None: auto, up to 2 when there are CPUs for them) unless the
     platform or the program needs one; ``why`` says why when it is one. ``state(dp)`` names
     what of the program would come out otherwise run apart (default: ``order_dependent_state``,
-    the batch engine's case; ``packet_step.per_packet_state`` for the per-packet engine)."""
+    the batch engine's case; ``step.per_packet_state`` for the per-packet engine)."""
     if asked == 1:
         return 1, "as asked"
     if not hasattr(os, "fork"):

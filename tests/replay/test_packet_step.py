@@ -1,4 +1,4 @@
-"""run-packet on several jobs on the per-packet engine (``dataplane.testing.packet_step``): the
+"""run-packet on several jobs on the per-packet engine (``dataplane.replay.step``): the
 pcaps, summary and counters of one process, byte for byte; what a program may not run apart
 keeps it on one job, named."""
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pytest
 from dataplane.control.loader import load_entries
 from dataplane.control.switch import Switch
 from dataplane.errors import DataplaneError
+from dataplane.replay import step as packet_step
+from dataplane.replay.run import run_packets
 from dataplane.resources import builtin_program
-from dataplane.testing import packet_step
-from dataplane.testing.packet_run import run_packets
 
 from .conftest import fail_in_workers, program_variant, router_switch, write_capture
 

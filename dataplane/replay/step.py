@@ -3,7 +3,7 @@ time in each job, and what of a program may run apart.
 
 The per-packet engine is what runs every program the batch engine refuses (and every program
 on PyPy, whose JIT runs it faster than numpy's batches). Split across jobs as the batch engine
-is (``packet_jobs.run_split``), a replay must come out byte for byte as one process writes it,
+is (``jobs.run_split``), a replay must come out byte for byte as one process writes it,
 so a program runs apart only when nothing it does depends on the packets before it:
 ``per_packet_state`` lets through the externs known to be sums or free of state, and names the
 first thing that is not (a register, a meter, ``random``, a digest, a log line, an idle timeout,
@@ -22,7 +22,7 @@ from dataplane.pcap.writer import RECORD_HEAD
 PACKET_SPLIT_BATCH = 8192
 
 # Extern objects that hold no state a packet reads (hashes, checksums, action profiles, value
-# sets: the control plane's), or only sums that ``packet_jobs.counts`` gathers (counters).
+# sets: the control plane's), or only sums that ``jobs.counts`` gathers (counters).
 _APART_INSTANCES = frozenset({
     "Counter", "DirectCounter", "PsaCounter", "PsaDirectCounter", "PnaCounter", "PnaDirectCounter",
     "Checksum16", "PsaHash", "PsaChecksum", "PsaInternetChecksum", "PnaHash", "InternetChecksum",

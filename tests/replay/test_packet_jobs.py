@@ -1,4 +1,4 @@
-"""run-packet on several jobs (forked workers, ``dataplane.testing.packet_jobs``): the same pcaps
+"""run-packet on several jobs (forked workers, ``dataplane.replay.jobs``): the same pcaps
 and summary as one process, byte for byte; a program with counters stays on one job and says why."""
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
+from dataplane.replay import run as packet_run
+from dataplane.replay.run import run_packets
 from dataplane.resources import builtin_program
-from dataplane.testing import packet_run
-from dataplane.testing.packet_run import run_packets
 
 from .conftest import fail_in_workers, program_variant, router_switch, write_capture
 
@@ -115,7 +115,7 @@ def test_a_program_with_a_register_runs_on_one_job_and_says_why(tmp_path):
 def test_a_worker_that_fails_fails_the_run_with_its_error(tmp_path, monkeypatch, router):
     """The worker's exception reaches the parent (no hang, no traceback of a lost process)."""
     from dataplane.errors import DataplaneError
-    from dataplane.testing import packet_jobs
+    from dataplane.replay import jobs as packet_jobs
 
     monkeypatch.setattr(packet_run, "SPLIT_BATCH", 4)
     capture = tmp_path / "in.pcap"

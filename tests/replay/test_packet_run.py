@@ -9,8 +9,8 @@ from scapy.layers.l2 import Ether
 from dataplane.control.loader import load_entries
 from dataplane.control.switch import Switch
 from dataplane.pcap import PcapWriter
+from dataplane.replay.run import run_packets
 from dataplane.resources import builtin_program
-from dataplane.testing.packet_run import run_packets
 
 
 @pytest.mark.parametrize("case", ["with drops", "all forwarded", "microseconds", "mixed lengths"])

@@ -37,7 +37,7 @@ def run_packets(sw: Switch, port: int, *, packet_hex: str | None = None, pcap: P
     ``packet`` is the per-packet engine. ``verbose`` (or ``trace``) says which ran and why.
 
     ``jobs``: processes that run a capture replayed to pcaps, on either engine (None: up to 2,
-    as the CPUs allow; see ``packet_jobs`` and ``packet_step``); the files and counters are
+    as the CPUs allow; see ``jobs`` and ``step``); the files and counters are
     the same with any number. ``verbose`` says how many ran and, when one, why.
     """
     from dataplane.engine.batch.select import choose
@@ -98,10 +98,10 @@ def _run_batches_to_pcaps(pipeline, port: int, pcap: Path, out: Path, jobs: int 
     and each port's outputs appended to its pcap in bulk, stamped with their inputs' times.
     No Python object per packet on the way: per batch, the outputs' records are laid out in
     one array (when they share a length, the usual case), put in port order with one stable
-    sort and written a slice per port (``packet_jobs.BatchStep``). On several jobs, batches
-    run in forked workers and the files are the same (``packet_jobs.run_split``)."""
+    sort and written a slice per port (``jobs.BatchStep``). On several jobs, batches
+    run in forked workers and the files are the same (``jobs.run_split``)."""
     from dataplane.pcap.batch import iter_batches
-    from dataplane.testing.packet_jobs import BatchStep, plan_jobs
+    from dataplane.replay.jobs import BatchStep, plan_jobs
 
     return _replay(BatchStep(pipeline, port), lambda reader: iter_batches(reader, SPLIT_BATCH),
                    lambda: plan_jobs(pipeline.dp, jobs), pcap, out, note)
@@ -109,8 +109,8 @@ def _run_batches_to_pcaps(pipeline, port: int, pcap: Path, out: Path, jobs: int 
 
 def _packet_jobs(sw: Switch, jobs: int | None, note: Callable[[str], None]) -> int:
     """How many jobs replay a capture on the per-packet engine; when one, ``note`` says why."""
-    from dataplane.testing.packet_jobs import plan_jobs
-    from dataplane.testing.packet_step import per_packet_state
+    from dataplane.replay.jobs import plan_jobs
+    from dataplane.replay.step import per_packet_state
 
     n_jobs, why = plan_jobs(sw.dp, jobs, per_packet_state)
     if n_jobs == 1:
@@ -121,10 +121,10 @@ def _packet_jobs(sw: Switch, jobs: int | None, note: Callable[[str], None]) -> i
 def _run_packets_split(sw: Switch, port: int, pcap: Path, out: Path, jobs: int | None,
                        note: Callable[[str], None]) -> dict:
     """The replay on the per-packet engine, on several jobs: the capture's batches shared out,
-    each run a packet at a time (``packet_step``), the files as ``_run_to_pcaps`` writes them."""
+    each run a packet at a time (``step``), the files as ``_run_to_pcaps`` writes them."""
     from dataplane.pcap.batch import iter_batches
-    from dataplane.testing.packet_jobs import plan_jobs
-    from dataplane.testing.packet_step import PACKET_SPLIT_BATCH, PacketStep, per_packet_state
+    from dataplane.replay.jobs import plan_jobs
+    from dataplane.replay.step import PACKET_SPLIT_BATCH, PacketStep, per_packet_state
 
     return _replay(PacketStep(sw, port), lambda reader: iter_batches(reader, PACKET_SPLIT_BATCH),
                    lambda: plan_jobs(sw.dp, jobs, per_packet_state), pcap, out, note, warm=True)
@@ -133,10 +133,10 @@ def _run_packets_split(sw: Switch, port: int, pcap: Path, out: Path, jobs: int |
 def _replay(step, batches_of: Callable, plan: Callable[[], tuple[int, str]], pcap: Path, out: Path,
             note: Callable[[str], None], warm: bool = False) -> dict:
     """A capture replayed to a pcap per port by ``step``, a batch at a time (``batches_of(reader)``:
-    ``pcap.batch`` arrays), on as many jobs as ``plan()`` says (``packet_jobs.run_split``, with
+    ``pcap.batch`` arrays), on as many jobs as ``plan()`` says (``jobs.run_split``, with
     ``warm``)."""
     from dataplane.pcap import CaptureReader
-    from dataplane.testing.packet_jobs import own_offset, run_split
+    from dataplane.replay.jobs import own_offset, run_split
 
     out.mkdir(parents=True, exist_ok=True)
     writers: dict[int, PcapWriter] = {}
