@@ -1,4 +1,12 @@
-"""The ``dataplane`` command."""
+"""The ``dataplane`` command: the group ``main``, its entry point ``run``, and a module per
+command group, imported only when its command runs (``_LAZY``).
+
+``network`` (``run``, ``topo``), ``serve``, ``scenario``, ``collective``, ``netns``
+(``exec``, ``console``, ``cleanup``) and ``report`` are the commands; beside them ``options``
+(click parameter types: sizes, durations, output files and folders), ``errors`` (how an error
+is shown, and the exit status), ``programs`` (a program named on the command line, loaded),
+``grpc_options`` (the P4Runtime server's options) and ``emit`` (``compile --emit-python``).
+"""
 from __future__ import annotations
 
 import gc
@@ -13,10 +21,10 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import click
 
 from dataplane import __version__
-from dataplane.cli_errors import error_message, report_internal, reported_errors
-from dataplane.cli_programs import load_switch as _load_switch
-from dataplane.cli_programs import make_policy, resolve_program, warning_options
-from dataplane.cli_types import SEED, FiniteFloat, MacroDefine, OutputDir, OutputFile, Processes, remove_unwritten
+from dataplane.cli.errors import error_message, report_internal, reported_errors
+from dataplane.cli.options import SEED, FiniteFloat, MacroDefine, OutputDir, OutputFile, Processes, remove_unwritten
+from dataplane.cli.programs import load_switch as _load_switch
+from dataplane.cli.programs import make_policy, resolve_program, warning_options
 from dataplane.errors import CompileError, DataplaneError, InternalError
 from dataplane.progress import for_terminal
 
@@ -35,11 +43,11 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
 # The network commands, imported only when one runs (or ``--help`` lists them): run-packet and
 # compile do not pay for their modules' imports and option decorators.
-_LAZY = {"run": ("dataplane.cli_net", "run_command"), "topo": ("dataplane.cli_net", "topo_group"),
-         "scenario": ("dataplane.cli_scenarios", "scenario_group"),
-         "collective": ("dataplane.cli_collective", "collective_command"), "serve": ("dataplane.cli_serve", "serve_command"),
-         "report": ("dataplane.cli_report", "report_command"), "exec": ("dataplane.cli_netns", "exec_command"),
-         "console": ("dataplane.cli_netns", "console_command"), "cleanup": ("dataplane.cli_netns", "cleanup_command")}
+_LAZY = {"run": ("dataplane.cli.network", "run_command"), "topo": ("dataplane.cli.network", "topo_group"),
+         "scenario": ("dataplane.cli.scenario", "scenario_group"),
+         "collective": ("dataplane.cli.collective", "collective_command"), "serve": ("dataplane.cli.serve", "serve_command"),
+         "report": ("dataplane.cli.report", "report_command"), "exec": ("dataplane.cli.netns", "exec_command"),
+         "console": ("dataplane.cli.netns", "console_command"), "cleanup": ("dataplane.cli.netns", "cleanup_command")}
 
 
 class _Commands(click.Group):
@@ -50,7 +58,7 @@ class _Commands(click.Group):
 
     def invoke(self, ctx: click.Context):
         """The command, and after a failure (an error, a usage error, an interrupt) its new
-        ``--out`` folders removed if nothing was written in them (``cli_types.remove_unwritten``)."""
+        ``--out`` folders removed if nothing was written in them (``options.remove_unwritten``)."""
         try:
             return super().invoke(ctx)
         except SystemExit as exit_:
@@ -156,7 +164,7 @@ def _outputs(result, path: Path, include_dirs: tuple[Path, ...], defines: dict[s
             device_config.write_bytes(make_device_config(path, include_dirs=include_dirs, defines=defines,
                                                          arch=getattr(result.program, "architecture", "v1model")))
         if emit_python is not None:
-            from dataplane.cli_emit import write_python
+            from dataplane.cli.emit import write_python
 
             write_python(result.program, emit_python)
     if not check:
@@ -205,7 +213,7 @@ _PAUSED_GC = False
 
 def run() -> None:
     """Entry point that turns any project error into a message and a status, never a traceback:
-    1 for a user's error, 2 for a usage error (click), 3 for a bug in dataplane (``cli_errors``).
+    1 for a user's error, 2 for a usage error (click), 3 for a bug in dataplane (``errors``).
 
     CPython's cyclic collector is off until the command has loaded what it runs, and what was
     made until then is frozen (``gc.freeze``): imports and a loaded program are objects that

@@ -1,6 +1,6 @@
 """Programs named on the command line: a .p4 path or a built-in program, loaded as a switch.
 
-Shared by ``dataplane`` subcommands in several modules (``cli``, ``cli_serve``), so that
+Shared by ``dataplane`` subcommands in several modules (``cli``, ``serve``, ``network``), so that
 none of them imports another.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable
 
 import click
 
-from dataplane.cli_errors import reported_errors
+from dataplane.cli.errors import reported_errors
 from dataplane.diagnostics import WARNINGS, WarningPolicy
 
 

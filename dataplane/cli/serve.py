@@ -13,8 +13,8 @@ from pathlib import Path
 
 import click
 
-from dataplane.cli_errors import reported_errors
-from dataplane.cli_grpc import CPU_PORTS, DEVICE_IDS, GrpcAddress, server_options, tls_files, warn_if_exposed
+from dataplane.cli.errors import reported_errors
+from dataplane.cli.grpc_options import CPU_PORTS, DEVICE_IDS, GrpcAddress, server_options, tls_files, warn_if_exposed
 
 
 def _generated_p4info(program):
@@ -63,7 +63,7 @@ def serve_command(program: str | None, entries: Path | None, grpc_addr: str, dev
     p4info = device_config = None
     name = "no program (waiting for SetForwardingPipelineConfig)"
     if program is not None:
-        from dataplane.cli_programs import load_switch, resolve_program
+        from dataplane.cli.programs import load_switch, resolve_program
         from dataplane.control.device_config import make_device_config
 
         path = resolve_program(program)

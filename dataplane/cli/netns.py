@@ -10,8 +10,8 @@ from typing import Any, Iterator
 
 import click
 
-from dataplane.cli_errors import reported_errors
-from dataplane.cli_types import FiniteFloat
+from dataplane.cli.errors import reported_errors
+from dataplane.cli.options import FiniteFloat
 
 _RUN_OPTION = click.option("--run", "run_name", metavar="NAME",
                            help="The run's name (run --name; default: the only run that is up).")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from dataplane.cli_errors import reported_errors
-from dataplane.cli_types import OutputDir
+from dataplane.cli.errors import reported_errors
+from dataplane.cli.options import OutputDir
 from dataplane.net.collectives.algorithms import COLLECTIVES
 from dataplane.scenarios._ranks import on_root, ranks_option, relaunch
 
@@ -140,7 +140,7 @@ def _command(operation: str, algorithm: str | None, topology: str, k: int, leave
 
 
 def _reported() -> click.Command:
-    from dataplane.cli_scenarios import _with_report
+    from dataplane.cli.scenario import _with_report
 
     return _with_report(_command)
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import click
 
-from dataplane.cli_errors import error_message, reported_errors
-from dataplane.cli_grpc import CPU_PORTS, PORTS, server_options, tls_files
-from dataplane.cli_programs import check_topology_programs, make_policy, print_programs, programs_json
-from dataplane.cli_types import SEED, Duration, OutputDir, OutputFile, Whole
+from dataplane.cli.errors import error_message, reported_errors
+from dataplane.cli.grpc_options import CPU_PORTS, PORTS, server_options, tls_files
+from dataplane.cli.options import SEED, Duration, OutputDir, OutputFile, Whole
+from dataplane.cli.programs import check_topology_programs, make_policy, print_programs, programs_json
 from dataplane.errors import DataplaneError
 from dataplane.progress import for_terminal
 
@@ -185,7 +185,7 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
         open_ended = tr.pingall is not None and not _given("duration")    # runs until the pingall is done
         line.stage(f"run {spec.name}", total=None if open_ended else until, unit="ns")
         if serve:
-            from dataplane.cli_netns import served_namespaces
+            from dataplane.cli.netns import served_namespaces
 
             with served_namespaces(net, spec, until, run_name, as_json, console) as hosts:
                 _run_served(net, until, line.sim_tick, grpc_host, grpc_base_port, cpu_port, settle,
@@ -193,7 +193,7 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
                             hosts.attach if hosts is not None else None)
             realtime_data = hosts.data() if hosts is not None else None
         elif realtime:
-            from dataplane.cli_netns import run_realtime_cli
+            from dataplane.cli.netns import run_realtime_cli
 
             realtime_data = run_realtime_cli(net, spec, until, run_name, as_json, line.sim_tick, console)
         else:
@@ -229,7 +229,7 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
             with reported_errors():
                 write_data(out, report_data)
     if report is not None:
-        from dataplane.cli_report import write_page
+        from dataplane.cli.report import write_page
 
         write_page(report_data, report)
     if as_json:
@@ -243,7 +243,7 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
             click.echo(row)
         click.echo(metrics.format_table(data))
         if realtime_data is not None:
-            from dataplane.cli_netns import format_realtime
+            from dataplane.cli.netns import format_realtime
 
             click.echo(format_realtime(realtime_data))
         if out is not None:
@@ -298,7 +298,7 @@ def _netns_host(sim, spec):
 def _realtime_defaults(spec, netns: bool, until: int, traffic: str) -> tuple[int | None, str]:
     """--realtime's duration and traffic: with namespace hosts, until Ctrl-C unless --duration is
     given, and no built-in traffic (the hosts run the user's programs; the apps need simulated hosts)."""
-    from dataplane.cli_netns import prepare_realtime
+    from dataplane.cli.netns import prepare_realtime
 
     if not prepare_realtime(spec, netns):
         return until, traffic
@@ -336,10 +336,10 @@ def _run_served(net, until: int | None, progress, host: str, base_port: int, cpu
                 options: dict, compile_timeout: float, attach=None) -> None:
     """``run --serve``: P4Runtime servers on every switch, then the paced run (see run's help);
     ``options`` go to every server (``P4RuntimeServer``), which share one compiler. ``attach(live)``
-    is called once the servers are up (namespace hosts: ``cli_netns.ServedNamespaces``)."""
+    is called once the servers are up (namespace hosts: ``netns.ServedNamespaces``)."""
     import signal
 
-    from dataplane.cli_grpc import warn_if_exposed
+    from dataplane.cli.grpc_options import warn_if_exposed
     from dataplane.net.devices.live import LiveNetwork, serve_network
     from dataplane.progress import echo as progress_echo
 

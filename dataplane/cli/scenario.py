@@ -13,7 +13,7 @@ import pkgutil
 import click
 
 import dataplane.scenarios as scenarios_pkg
-from dataplane.cli_types import OutputFile
+from dataplane.cli.options import OutputFile
 
 
 class ScenarioGroup(click.Group):
@@ -51,7 +51,7 @@ def _with_report(command: click.Command) -> click.Command:
 
     @functools.wraps(callback)
     def reported(report=None, **kwargs):
-        from dataplane.cli_report import write_page
+        from dataplane.cli.report import write_page
         from dataplane.net.parallel.session import mpi_world_size
         from dataplane.progress import for_terminal
         from dataplane.report.scenario import run_reported

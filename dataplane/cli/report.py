@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from dataplane.cli_types import OutputFile
+from dataplane.cli.options import OutputFile
 
 
 def write_page(data: dict[str, Any], path: Path) -> None:

@@ -1,4 +1,4 @@
-"""cli_scenarios: a scenario module that fails to import is reported as a bug, never dropped silently."""
+"""cli.scenario: a scenario module that fails to import is reported as a bug, never dropped silently."""
 from __future__ import annotations
 
 import sys
