@@ -238,7 +238,7 @@ def _start_server(command: str, cwd: Path, env: dict) -> tuple[subprocess.Popen 
 #: killed at the timeout, with its process group).
 DRIVER = r"""
 import io, json, os, signal, sys, time
-import numpy, dataplane.cli, dataplane.cli.network, dataplane.cli.scenario, dataplane.control.switch
+import numpy, dataplane.cli, dataplane.cli.compile, dataplane.cli.packet, dataplane.cli.network, dataplane.cli.scenario, dataplane.control.switch
 for line in sys.stdin:
     job = json.loads(line)
     pid = os.fork()

@@ -1,7 +1,7 @@
 """Programs named on the command line: a .p4 path or a built-in program, loaded as a switch.
 
-Shared by ``dataplane`` subcommands in several modules (``cli``, ``serve``, ``network``), so that
-none of them imports another.
+Shared by ``dataplane`` subcommands in several modules (``compile``, ``packet``, ``serve``,
+``network``), so that none of them imports another.
 """
 from __future__ import annotations
 
