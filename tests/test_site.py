@@ -4,6 +4,7 @@ longer exists fails the suite (the pages' examples are tests/test_readme.py's)."
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -54,3 +55,15 @@ def test_a_broken_link_fails_the_build(tmp_path, link, caught):
     (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(config))
     r = _build(tmp_path / "mkdocs.yml", tmp_path / "site")
     assert (r.returncode != 0) is caught, r.stderr[-2000:]
+
+
+def test_every_public_name_has_an_api_page():
+    """Each name ``dataplane`` exports is rendered on a Python API page, where it is defined (a
+    ``::: module.name`` line, or a member listed under its module's)."""
+    import dataplane
+
+    text = "\n".join(p.read_text() for p in sorted((ROOT / "docs" / "api").glob("*.md")))
+    rendered = set(re.findall(r"^::: [\w.]+\.(\w+)$", text, re.M))
+    rendered |= {name for names in re.findall(r"members: \[([^\]]*)\]", text) for name in re.split(r",\s*", names)}
+    missing = [name for name in dataplane.__all__ if name != "__version__" and name not in rendered]
+    assert missing == []
