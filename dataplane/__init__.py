@@ -19,7 +19,8 @@ The public API is importable from here; each name loads its module on first use,
 The packages, one job each (``dataplane/<name>/__init__.py`` says more): ``ir`` (the typed
 program representation), ``lang`` (the front end), ``engine`` (IR to generated Python),
 ``arch`` (the architectures), ``control`` (the control-plane API and its file formats),
-``net`` (the simulated fabric), ``testing`` (STF, pytest), ``scenarios``, ``report``, ``pcap``.
+``net`` (the simulated fabric), ``replay`` (captures through one switch), ``testing`` (STF,
+pytest), ``scenarios``, ``report``, ``pcap``.
 """
 from __future__ import annotations
 

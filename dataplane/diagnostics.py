@@ -4,8 +4,8 @@ A code is a short, stable, lower-case name (after p4c's ``ErrorCatalog``: ``type
 ``duplicate``, ``unused``); it is printed with the message, ``file:line:col: error [code]: ...``,
 so users can search for it, and names a warning to silence (``--Wno CODE``) or to keep as a
 warning under ``--Werror``. Codes are part of the interface: rename one only with a note in
-the README. ``tests/test_diagnostics.py`` checks that every code here is used and that every
-error the front end raises carries a code from here.
+docs/reference/diagnostics.md. ``tests/test_diagnostics.py`` checks that every code here is
+used and that every error the front end raises carries a code from here.
 """
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ def is_code(code: str) -> bool:
 
 
 def catalogue_table() -> str:
-    """The catalogue as a Markdown table (code, kind, meaning), as the README shows it."""
+    """The catalogue as a Markdown table (code, kind, meaning), as docs/reference/diagnostics.md shows it."""
     rows = ["| code | kind | meaning |", "|---|---|---|"]
     rows += [f"| `{c}` | error | {m} |" for c, m in ERRORS.items()]
     rows += [f"| `{c}` | warning | {m} |" for c, m in WARNINGS.items()]

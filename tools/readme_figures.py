@@ -1,4 +1,4 @@
-"""Re-measure the figures README.md and docs/*.md quote, by running the commands that make them.
+"""Re-measure the figures the documentation (README.md, docs/) quotes, by running the commands that make them.
 
     python tools/readme_figures.py                   # run every measurement; print each figure and its command
     python tools/readme_figures.py --check           # ... and compare with the text; exit 1 on a difference

@@ -1,6 +1,7 @@
 """The figures tools/readme_figures.py re-measures: each command once (``MEASUREMENTS``), and
-for every figure README.md or docs/*.md quotes from it, the pattern that finds the quoted values
-in the text and how the command's result is written the same way (``figures()``)."""
+for every figure the documentation (README.md and the site's pages under docs/) quotes from it,
+the pattern that finds the quoted values in the text and how the command's result is written the
+same way (``figures()``)."""
 from __future__ import annotations
 
 import re
@@ -146,7 +147,7 @@ def _incast(r: Any, mode: str) -> dict:
 
 
 def _incast_row(mode: str, r: Any) -> list[str]:
-    """README's incast row: util, after 2 ms, drops, pause frames, CNPs, queue p50/p99/max, completion."""
+    """docs/programs.md's incast row: util, after 2 ms, drops, pause frames, CNPs, queue p50/p99/max, completion."""
     x = _incast(r, mode)
     done = (f"{fixed(x['completion_ns'] / 1e6, 2)} ms" if x["completion_ns"] is not None
             else f"never ({pct(x['delivered_fraction'])}% delivered)")
@@ -156,7 +157,7 @@ def _incast_row(mode: str, r: Any) -> list[str]:
 
 
 def _incast_doc_row(mode: str, r: Any) -> list[str]:
-    """docs/ecn.md's row: README's, plus the queue in band, Jain's index and what was delivered."""
+    """docs/ecn.md's row: docs/programs.md's, plus the queue in band, Jain's index and what was delivered."""
     x = _incast(r, mode)
     row = _incast_row(mode, r)
     band = f"{pct(x['queue_in_band_fraction'], 0)}%" if x["kmin_bytes"] is not None else "-"   # no band without ECN
@@ -251,14 +252,14 @@ _VXLAN_ROW = r"2 100 {mode} (\d+/\d+) (\d+) (\d+/\d+) ([\d./]+) ([\d.]+) ([\d.]+
 def figures() -> list[Figure]:
     return [
         # ---- in-network allreduce -------------------------------------------------------------------------
-        Figure("README.md", "allreduce: ina and ring completion, speedup",
+        Figure("docs/programs.md", "allreduce: ina and ring completion, speedup",
                r"in-network (\S+) ms against ring (\S+) ms, a speedup of (\S+)x", "allreduce",
                lambda r: [fixed(_ar(r, "ina")["completion_ns"] / 1e6, 3), fixed(_ar(r, "ring")["completion_ns"] / 1e6, 3),
                           fixed(r["speedup"], 3)]),
-        Figure("README.md", "allreduce: ina's largest error and its bound",
+        Figure("docs/programs.md", "allreduce: ina's largest error and its bound",
                r"max absolute error (\S+) against the float64 sum \(bound (\S+)\)", "allreduce",
                lambda r: [f"{_ar(r, 'ina')['max_abs_error']:.1e}", f"{_ar(r, 'ina')['error_bound']:.1e}"]),
-        Figure("README.md", "allreduce with 1% loss: completion, retransmissions",
+        Figure("docs/programs.md", "allreduce with 1% loss: completion, retransmissions",
                r"within the bound \((\S+) ms, ([\d,]+) retransmissions", "allreduce-loss",
                lambda r: [fixed(_ar(r, "ina")["completion_ns"] / 1e6, 3), thousands(_ar(r, "ina")["retransmissions"])]),
         Figure("docs/allreduce.md", "allreduce table: ina",
@@ -283,11 +284,11 @@ def figures() -> list[Figure]:
         # ---- VXLAN ------------------------------------------------------------------------------------------
         *[Figure(doc, f"vxlan default command: the {mode} row (wall column left out)",
                  _VXLAN_ROW.format(mode=mode), "vxlan", text_groups(_VXLAN_ROW.format(mode=mode)))
-          for doc in ("README.md", "docs/vxlan.md") for mode in ("offload", "software")],
+          for doc in ("docs/programs.md", "docs/vxlan.md") for mode in ("offload", "software")],
         *[Figure(doc, "vxlan default command: its CPU time", r"500 us\) takes about (\d+) s of CPU time", "vxlan",
                  cpu=True)
-          for doc in ("README.md", "docs/vxlan.md")],
-        Figure("README.md", "bench_vxlan full size: packets, unknown VNI, spine share, cores, DPU",
+          for doc in ("docs/programs.md", "docs/vxlan.md")],
+        Figure("docs/programs.md", "bench_vxlan full size: packets, unknown VNI, spine share, cores, DPU",
                r"deliver all ([\d,]+) packets with no leak, (\d+) of (\d+) unknown-VNI frames dropped, (\S+) of the "
                r"VXLAN packets on each spine, ([\d,]+) host cores \((\d+) per server\) in software against (\d+) "
                r"with offload and the DPUs (\d+)% busy", "bench-vxlan",
@@ -296,7 +297,7 @@ def figures() -> list[Figure]:
                           thousands(round(r["full"]["host_cores_software"])),
                           str(round(_vx_mode(r["full"], "software")["host_cores_per_host"])),
                           str(round(r["full"]["host_cores_offload"])), pct(r["full"]["dpu_utilisation_mean"], 0)]),
-        Figure("README.md", "bench_vxlan offered load: cores per Gbit/s, per server, DPU busy, delay",
+        Figure("docs/programs.md", "bench_vxlan offered load: cores per Gbit/s, per server, DPU busy, delay",
                r"software needs (\S+) cores per Gbit/s \((\d+) to (\d+) per server\); the DPU's one pipeline for "
                r"both directions is (\d+)% busy at 200 Gbps each way \((\d+)% of the work offered: its queue grows\), "
                r"and offload adds ~(\d+) us", "bench-vxlan",
@@ -306,10 +307,10 @@ def figures() -> list[Figure]:
                           pct(r["sweep"][-1]["dpu_utilisation_mean"], 0), pct(r["sweep"][-1]["dpu_load_mean"], 0),
                           str(round((_vx_mode(r["sweep"][2], "offload")["mean_delay_ns"]
                                      - _vx_mode(r["sweep"][2], "software")["mean_delay_ns"]) / 1000))]),
-        Figure("README.md", "bench_vxlan, 3 spines: the split", r"64 cross-leaf flows it is (\S+) / (\S+) / (\S+)\.",
+        Figure("docs/programs.md", "bench_vxlan, 3 spines: the split", r"64 cross-leaf flows it is (\S+) / (\S+) / (\S+)\.",
                "bench-vxlan", lambda r: [fixed(v, 2) for v in r["three_spines"]["spine_share"].values()]),
         *[Figure(doc, "bench_vxlan: its CPU time", r"bench_vxlan.py --plot docs/vxlan.png` \(about (\d+) s of CPU "
-                 r"time", "bench-vxlan", cpu=True) for doc in ("README.md", "docs/vxlan.md")],
+                 r"time", "bench-vxlan", cpu=True) for doc in ("docs/programs.md", "docs/vxlan.md")],
         *[Figure("docs/vxlan.md", f"bench_vxlan full size: the {mode} row",
                  rf"\| {mode} \| ([\d,]+) / ([\d,]+) \| (\d+) \| (\d+) / (\d+) \| ([\d. /]+) \| (\S+) \((\S+)\) \| (\S+) \|",
                  "bench-vxlan", partial(_vx_full_row, mode))
@@ -323,28 +324,26 @@ def figures() -> list[Figure]:
           for where, pattern in (("Figures", r"Three spines \(8 servers, 500 us\): (\S+) / (\S+) / (\S+) in both"),
                                  ("ECMP entropy", r"statistical: (\S+) / (\S+) / (\S+) with 64"))],
         # ---- prefix-independent failover ---------------------------------------------------------------
-        *[Figure(doc, f"pic table: {n:,} prefixes",
+        *[Figure("docs/pic.md", f"pic table: {n:,} prefixes",
                  rf"\| {n:,} \| ([\d,]+), (\S+ m?s) \| (\d+), (\S+ m?s) \| (\d+), (\S+ m?s) \|", "pic",
                  partial(_pic_row, n))
-          for doc in ("README.md", "docs/pic.md") for n in (1000, 10000, 100000, 500000)],
-        *[Figure(doc, "pic: flat at 500,000 prefixes against pic, and the packets lost",
-                 r"\((\S+) s at 500,000 prefixes, ([\d,]+) times pic's\).*?Packets lost follow the same curves "
-                 r"\(([\d,]+) vs (\d+) vs (\d+) at 500,000\)", "pic",
-                 lambda r: (lambda by: [fixed(by["flat"]["convergence_ns"] / 1e9, 2),
-                                        sig3(by["flat"]["convergence_ns"] / by["pic"]["convergence_ns"]),
-                                        thousands(by["flat"]["lost_packets"]), str(by["pic"]["lost_packets"]),
-                                        str(by["dataplane"]["lost_packets"])])(
-                     {x["mode"]: x for x in r["results"] if x["prefixes"] == 500_000}))
-          for doc in ("README.md", "docs/pic.md")],
-        *[Figure(doc, "bench_pic: its CPU time", r"peak memory; (\d+) s in all on one core", "pic", cpu=True)
-          for doc in ("README.md", "docs/pic.md")],
+          for n in (1000, 10000, 100000, 500000)],
+        Figure("docs/pic.md", "pic: flat at 500,000 prefixes against pic, and the packets lost",
+               r"\((\S+) s at 500,000 prefixes, ([\d,]+) times pic's\).*?Packets lost follow the same curves "
+               r"\(([\d,]+) vs (\d+) vs (\d+) at 500,000\)", "pic",
+               lambda r: (lambda by: [fixed(by["flat"]["convergence_ns"] / 1e9, 2),
+                                      sig3(by["flat"]["convergence_ns"] / by["pic"]["convergence_ns"]),
+                                      thousands(by["flat"]["lost_packets"]), str(by["pic"]["lost_packets"]),
+                                      str(by["dataplane"]["lost_packets"])])(
+                   {x["mode"]: x for x in r["results"] if x["prefixes"] == 500_000})),
+        Figure("docs/pic.md", "bench_pic: its CPU time", r"peak memory; (\d+) s in all on one core", "pic", cpu=True),
         # ---- incast: ECN, DCQCN, PFC --------------------------------------------------------------------
-        *[Figure("README.md", f"incast table: {mode}",
+        *[Figure("docs/programs.md", f"incast table: {mode}",
                  rf"\| {re.escape(mode)} \| (\S+) \| (\S+) \| ([\d,]+) \| ([\d,]+) \| ([\d,]+) \| (\S+) / (\S+) / (\S+) MB "
                  r"\| (\S+ ms|never \(\S+ delivered\)) \|", "incast",
                  partial(_incast_row, mode))
           for mode in ("droptail", "ecn", "pfc", "ecn+pfc")],
-        Figure("README.md", "incast: ecn's utilisation over seeds 1-3, at 16 and 4 senders",
+        Figure("docs/programs.md", "incast: ecn's utilisation over seeds 1-3, at 16 and 4 senders",
                r"utilisation \((\S+)% at 16 senders over seeds 1-3, (\S+)% at the tests' 4 senders", "incast",
                lambda r: [span([x["utilisation"] for x in _seeds(r, SEEDS_16, "ecn")], pct),
                           span([x["utilisation"] for x in _seeds(r, SEEDS_4, "ecn")], pct)],
@@ -382,7 +381,7 @@ def figures() -> list[Figure]:
                  _profile_seeds(profile)[0], partial(_profile_row, profile), uses=_profile_seeds(profile)[1:])
           for profile in ("dcqcn-paper", "ns3-rdma", "hpcc-dcqcn-paper", "hpcc-dcqcn", "htsim")],
         # ---- PFC deadlock and the watchdog ------------------------------------------------------------
-        Figure("README.md", "pfc-deadlock: delivered without the watchdog, probes, storm time, stall",
+        Figure("docs/fabric/queues.md", "pfc-deadlock: delivered without the watchdog, probes, storm time, stall",
                r"deadlocks \((\d+) KB of (\S+) MB delivered, every ring port paused for good, the later probes (\d+) of "
                r"(\d+) KB\); with it the watchdog storms the three ring queues at (\d+) us \(the ring stalls by (\d+) us",
                "pfc-deadlock",
@@ -401,7 +400,7 @@ def figures() -> list[Figure]:
                lambda r: [str(_pfc(r, "off")["last_delivery_ns"] // 1000), _storm_us(_pfc(r, "watchdog"), "storm (drop)"),
                           str(_pfc(r, "off")["last_delivery_ns"] // 1000), _storm_us(_pfc(r, "watchdog"), "restored")]),
         # ---- past one machine ---------------------------------------------------------------------------
-        Figure("README.md", "bench_parallel: packet-hops, windows, frames across the cut, cut links",
+        Figure("docs/fabric/ranks.md", "bench_parallel: packet-hops, windows, frames across the cut, cut links",
                r"\(([\d,]+) packet-hops, identical at 1 and 2 ranks\).*?(\d+) windows of 1 us, ([\d,]+) frames across the "
                r"(\d+) cut links", "bench-parallel",
                lambda r: [thousands(r["one"]["hops"]), str(r["many"]["per_rank"][0]["windows"]),

@@ -29,7 +29,7 @@ def make_device_config(path: str | Path, *, include_dirs: Sequence[Path] = (),
                        defines: Mapping[str, str] | None = None, arch: str | None = None) -> bytes:
     """The device config of the program at ``path``; ``arch`` if known, else found by compiling
     (which raises CompileError for a program that does not compile)."""
-    from dataplane.lang.preprocess import preprocess
+    from dataplane.lang.preprocess.directives import preprocess
 
     pre = preprocess(path, include_dirs=include_dirs, defines=defines)
     if arch is None:

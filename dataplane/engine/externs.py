@@ -60,7 +60,7 @@ class Register:
         self.values[index] = value
 
     def reset(self) -> None:
-        self.values[:] = [0] * self.size     # in place: generated code holds the list (codegen_inline)
+        self.values[:] = [0] * self.size     # in place: generated code holds the list (codegen.inline)
 
 
 @register_extern("counter")

@@ -9,7 +9,7 @@ counters and meters are updated by the table on a hit.
 
 Calling convention as in ``externs.py``: the packet context first. Data arguments of the
 generic methods (``Hash.get_hash``, ``InternetChecksum.add``...) arrive as ``(number, width)``,
-the fields concatenated (``codegen_calls``); ``Digest.pack`` gets (valid, value, width) triples.
+the fields concatenated (``codegen.calls``); ``Digest.pack`` gets (valid, value, width) triples.
 """
 from __future__ import annotations
 

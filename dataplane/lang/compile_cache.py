@@ -52,7 +52,7 @@ def cache_dir() -> Path:
 @lru_cache(maxsize=1)
 def compiler_hash() -> str:
     """A hash of the compiler as installed: the path, size and modification time of every module
-    the front end is made of (the package's top-level modules, ``lang/`` and ``ir/``) and of
+    the front end is made of (the package's top-level modules, ``lang/`` with its folders and ``ir/``) and of
     the grammar, the Python version and lark's installed ``__init__.py`` (which holds its
     version). Stat, not contents: a fraction of a millisecond where reading them took a good
     part of what the cache saves; any edit or reinstall changes a file's size or time."""
@@ -69,7 +69,12 @@ def compiler_hash() -> str:
         st = os.stat(spec.origin)
         lark_id = f"{spec.origin}\0{st.st_size}\0{st.st_mtime_ns}"
     h = hashlib.sha256(FORMAT + sys.version.encode() + lark_id.encode("utf-8", "surrogateescape"))
-    dirs = [(_PACKAGE, ".py"), (_PACKAGE / "lang", ".py"), (_PACKAGE / "ir", ".py")]
+    lang = _PACKAGE / "lang"
+    dirs = [(_PACKAGE, ".py"), (lang, ".py"), (_PACKAGE / "ir", ".py")]
+    with os.scandir(lang) as it:   # lang's folders by job: preprocess/, build/, check/, inline/
+        # every folder of modules, a namespace package (build/ has no __init__.py) too
+        dirs += [(Path(e.path), ".py") for e in sorted(it, key=lambda e: e.name)
+                 if e.is_dir() and not e.name.startswith((".", "__"))]
     try:
         dirs.append((data_dir("grammar"), ".lark"))
     except FileNotFoundError:
@@ -92,7 +97,7 @@ def compile_file_cached(path: str | Path, *, include_dirs: Sequence[Path] = (),
         from dataplane.lang.frontend import compile_file
 
         return compile_file(path, include_dirs=include_dirs, defines=defines, warnings=warnings)
-    from dataplane.lang.preprocess import preprocess
+    from dataplane.lang.preprocess.directives import preprocess
 
     start = time.perf_counter()
     policy = warnings or WarningPolicy()

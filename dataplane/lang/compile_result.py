@@ -13,7 +13,7 @@ from dataplane.lang.limits import DEFAULT_LIMITS
 
 if TYPE_CHECKING:   # the parse tree's classes: a program from the cache has no parse tree (14 ms of imports)
     from dataplane.ir.decl import P4Program
-    from dataplane.lang.preprocess import PreprocessedSource
+    from dataplane.lang.preprocess.directives import PreprocessedSource
 
 
 @dataclass

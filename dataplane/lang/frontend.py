@@ -24,14 +24,14 @@ from dataplane.ir.node import Node, children
 from dataplane.ir.program import Program
 from dataplane.ir.stmt import BlockStmt, Stmt
 from dataplane.lang.bounded import Deadline, deep_call
-from dataplane.lang.checker import Checker
+from dataplane.lang.check.checker import Checker
 from dataplane.lang.compile_result import CompileResult, printed_source  # noqa: F401  (re-exported: cli, testing)
 from dataplane.lang.cp_names import check_action_names
-from dataplane.lang.inline import inline_program
+from dataplane.lang.inline.program import inline_program
 from dataplane.lang.limits import DEFAULT_LIMITS, CompileLimits, LimitExceeded
 from dataplane.lang.lint import lint_program
 from dataplane.lang.parser import parse_text
-from dataplane.lang.preprocess import PreprocessedSource, preprocess
+from dataplane.lang.preprocess.directives import PreprocessedSource, preprocess
 
 
 @dataclass

@@ -18,7 +18,7 @@ from lark.lexer import BasicLexer, LexerThread
 from dataplane.errors import CompileError, Diagnostic, InternalError, Span
 from dataplane.ir.decl import P4Program
 from dataplane.lang.bounded import Deadline
-from dataplane.lang.build import BuildError, BuildIR
+from dataplane.lang.build.tree import BuildError, BuildIR
 from dataplane.lang.postlex import UNSUPPORTED_KEYWORDS, P4PostLex
 from dataplane.resources import data_dir
 
@@ -112,10 +112,10 @@ def _build_failed(rule: str, exc: BaseException, source_line: Callable[[Span], s
 
 
 def _reducer(parser: Lark, builder: BuildIR):
-    """Callbacks that build the IR as the parser reduces (``build_reduce``), or None where this
+    """Callbacks that build the IR as the parser reduces (``build.reduce``), or None where this
     lark's internals differ from those it relies on: then the IR is built from a parse tree."""
     try:
-        from dataplane.lang.build_reduce import IRBuilder
+        from dataplane.lang.build.reduce import IRBuilder
         return IRBuilder(parser, builder)
     except (ImportError, AttributeError):
         return None

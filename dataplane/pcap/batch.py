@@ -56,7 +56,7 @@ class _RecordRun(PacketBatch):
     """A run of same-length records viewed in the file: the timestamps are worked out from
     the records' headers when first read (a replay that copies the records never reads them),
     and whether the records are as ``PcapWriter`` writes them when ``records`` is first read
-    (a batch that run-packet's other job runs is never looked at: ``testing.packet_jobs``)."""
+    (a batch that run-packet's other job runs is never looked at: ``replay.jobs``)."""
 
     def __init__(self, recs: np.ndarray, length: int, first: int, raw: np.ndarray | None, ns_per_unit: int):
         self.data, self.lengths, self.first = recs["data"], np.full(len(recs), length, np.int64), first

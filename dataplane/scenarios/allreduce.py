@@ -35,7 +35,7 @@ import click
 import numpy as np
 
 from dataplane import progress
-from dataplane.cli_types import SEED, FiniteFloat, OutputDir
+from dataplane.cli.options import SEED, FiniteFloat, OutputDir
 from dataplane.net.apps.allreduce import (
     InaWorker,
     RingWorker,

@@ -51,7 +51,7 @@ from typing import Any
 import click
 
 from dataplane import progress
-from dataplane.cli_types import SEED, FiniteFloat, OutputDir
+from dataplane.cli.options import SEED, FiniteFloat, OutputDir
 from dataplane.net.apps.dcqcn import DcqcnParams, DcqcnReceiver, DcqcnSender, data_frame_len
 from dataplane.net.apps.dcqcn_profiles import DEFAULT_PROFILE, PROFILES, get_profile
 from dataplane.net.devices.pfc import lossless_problems

@@ -45,7 +45,7 @@ from typing import Any
 import click
 
 from dataplane import progress
-from dataplane.cli_types import Duration, OutputDir
+from dataplane.cli.options import Duration, OutputDir
 from dataplane.net.apps.basic import UdpFlow, UdpSink
 from dataplane.net.capture.metrics import summary
 from dataplane.net.core.units import parse_queue, parse_rate

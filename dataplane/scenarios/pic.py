@@ -42,7 +42,7 @@ from typing import Any, Sequence
 import click
 
 from dataplane import progress
-from dataplane.cli_types import SEED, Duration, FiniteFloat, OutputDir
+from dataplane.cli.options import SEED, Duration, FiniteFloat, OutputDir
 from dataplane.errors import DataplaneError
 from dataplane.net.apps.basic import UdpFlow
 from dataplane.net.core.units import UnitError, parse_time

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import click
 
-from dataplane.cli_types import OutputDir
+from dataplane.cli.options import OutputDir
 from dataplane.scenarios._ranks import on_root, ranks_option, relaunch
 
 WHAT_IFS = ("degraded", "flap", "straggler", "tenant", "loss", "down")
@@ -92,7 +92,7 @@ def command(job: str, topology: str, k: int | None, bandwidth: str, latency: str
     """Run a training JOB (a job file, or a built-in job: dp16, dp128, 3d16) on the fabric and report
     each step's compute, communication, exposed communication, step time and GPU idle fraction,
     then the same job under each --what-if fault against the clean run."""
-    from dataplane.cli_errors import reported_errors
+    from dataplane.cli.errors import reported_errors
     from dataplane.net.core.units import UnitError, parse_rate, parse_time
     from dataplane.scenarios.fabric import FabricConfig
     from dataplane.scenarios.training_run import Fault, format_results, run_job

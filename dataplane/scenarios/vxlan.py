@@ -41,7 +41,7 @@ from typing import Any
 import click
 
 from dataplane import progress
-from dataplane.cli_types import SEED, Duration, OutputDir, Whole
+from dataplane.cli.options import SEED, Duration, OutputDir, Whole
 from dataplane.net.apps import vxlan as vx
 from dataplane.net.capture.pcap import PcapWriter
 from dataplane.resources import builtin_program

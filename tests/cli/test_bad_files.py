@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from dataplane.cli import main
-from dataplane.cli_types import OutputDir, OutputFile
+from dataplane.cli.options import OutputDir, OutputFile
 
 # String parameters that name a file (or a built-in program/topology/pattern).
 FILE_OR_NAME = {"program", "topology", "traffic"}

@@ -104,7 +104,7 @@ def test_floats_must_be_finite_and_sizes_in_range(args):
 
 
 def test_finite_float_bounds():
-    from dataplane.cli_types import FiniteFloat
+    from dataplane.cli.options import FiniteFloat
 
     t = FiniteFloat(0.0, 0.5)
     assert t.convert("0", None, None) == 0.0 and t.convert("0.5", None, None) == 0.5

@@ -8,7 +8,7 @@ import pytest
 
 import dataplane.lang.frontend as frontend
 from dataplane.cli import run
-from dataplane.cli_errors import EXIT_INTERNAL, EXIT_USAGE, EXIT_USER
+from dataplane.cli.errors import EXIT_INTERNAL, EXIT_USAGE, EXIT_USER
 from dataplane.errors import InternalError
 from dataplane.resources import builtin_program
 
@@ -30,7 +30,7 @@ def test_an_internal_error_is_reported_as_a_bug_with_exit_status_3(monkeypatch, 
     assert code == EXIT_INTERNAL == 3
     first, where, how = err.splitlines()[:3]
     assert first == "internal error [internal]: no code generator for expression Frob"
-    assert where.startswith("  in dataplane/cli.py:") and where.endswith("compile()")   # the innermost frame of ours
+    assert where.startswith("  in dataplane/cli/compile.py:") and where.endswith("compile_command()")   # the innermost frame of ours
     assert "This is a bug in dataplane" in how and "report it" in how and "Traceback" not in err
 
 
@@ -43,7 +43,7 @@ def test_the_frame_named_is_the_package_s_whatever_the_clone_folder_is_called(mo
     monkeypatch.setattr(frontend, "compile_file", broken)
     code, err = _run(monkeypatch, capsys, "compile", str(builtin_program("ipv4_router")))
     where = err.splitlines()[1]
-    assert code == EXIT_INTERNAL and where.startswith("  in dataplane/cli.py:") and where.endswith("compile()")
+    assert code == EXIT_INTERNAL and where.startswith("  in dataplane/cli/compile.py:") and where.endswith("compile_command()")
 
 
 def test_an_unexpected_exception_is_a_bug_too_and_the_traceback_is_on_request(monkeypatch, capsys):

@@ -79,7 +79,7 @@ def test_a_folder_with_something_written_in_it_is_kept():
 
     import click
 
-    from dataplane.cli_types import OutputDir, remove_unwritten
+    from dataplane.cli.options import OutputDir, remove_unwritten
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

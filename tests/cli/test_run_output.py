@@ -88,7 +88,7 @@ def test_config_file_errors_have_one_error_prefix(tmp_path):
 
 
 def test_error_message_prefixes_only_unlocated_errors():
-    from dataplane.cli_errors import error_message
+    from dataplane.cli.errors import error_message
     from dataplane.control.config_errors import ConfigError
     from dataplane.errors import DataplaneError
 

@@ -50,7 +50,7 @@ def test_a_control_without_parameters_compiles():
 
 def test_inlined_register_access_sees_control_plane_writes_and_resets():
     """v1model bit<W> registers are read and written as lists in the generated code
-    (codegen_inline.inline_register): control-plane writes and resets must reach that list."""
+    (codegen.inline.inline_register): control-plane writes and resets must reach that list."""
     s = Switch(compile_source(SOURCE).program)
     assert ".read_keep(" not in s.dp.pipeline.source and "xv_IG_seen[" in s.dp.pipeline.source
     s.register_write("seen", 0, 255)

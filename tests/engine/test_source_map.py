@@ -7,7 +7,7 @@ import pytest
 
 from dataplane.arch.v1model import V1ModelSwitch
 from dataplane.control.switch import Switch
-from dataplane.engine.codegen_stmt import StmtGen
+from dataplane.engine.codegen.stmt import StmtGen
 from dataplane.engine.source_map import p4_location
 from dataplane.errors import InternalError
 from dataplane.ir import stmt as S

@@ -5,7 +5,7 @@ from dataplane.errors import DiagnosticSink, InternalError
 from dataplane.ir import expr as E
 from dataplane.ir import stmt as S
 from dataplane.ir.node import Visitor
-from dataplane.lang.checker import Checker
+from dataplane.lang.check.checker import Checker
 
 
 class Counter(Visitor):

@@ -11,11 +11,11 @@ import pytest
 from dataplane.errors import CompileError, DiagnosticSink, Span
 from dataplane.lang import bounded
 from dataplane.lang.bounded import Deadline, deep_call
-from dataplane.lang.checker import Checker
+from dataplane.lang.check.checker import Checker
 from dataplane.lang.frontend import compile_source
 from dataplane.lang.limits import CompileLimits, LimitExceeded
 from dataplane.lang.parser import parse_text
-from dataplane.lang.preprocess import preprocess
+from dataplane.lang.preprocess.directives import preprocess
 from dataplane.testing.skeleton import v1model_program as v1model
 
 FILE = "bad.p4"
@@ -103,7 +103,7 @@ def test_a_pass_that_recurses_without_end_is_a_compile_error_not_a_crash(monkeyp
     """Should a pass recurse where nothing counts (a bug), the compile still ends in a CompileError
     with a ``limit`` diagnostic, from the passes as from the preprocessor."""
     from dataplane.lang import frontend
-    from dataplane.lang import preprocess as pp
+    from dataplane.lang.preprocess import directives as pp
 
     def endless(*args):
         return endless(*args)

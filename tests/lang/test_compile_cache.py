@@ -89,6 +89,32 @@ def test_a_changed_compiler_misses(prog, tmp_path, monkeypatch):
     assert compile_file_cached(prog).timings["cache"] == 0.0
 
 
+def test_every_front_end_module_is_in_the_compiler_hash():
+    """An edited module of the front end, in lang/ or in any of its folders (preprocess/, build/,
+    check/, inline/), or of ir/, is another compiler: its entries are never handed back."""
+    import os
+
+    import dataplane
+
+    package = Path(dataplane.__file__).resolve().parent
+    modules = sorted(p for folder in ("lang", "ir") for p in (package / folder).rglob("*.py"))
+    assert any(p.parent.parent == package / "lang" for p in modules)   # modules in lang's folders
+    unseen = []
+    for path in modules:
+        st = path.stat()
+        compile_cache.compiler_hash.cache_clear()
+        before = compile_cache.compiler_hash()
+        try:
+            os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+            compile_cache.compiler_hash.cache_clear()
+            if compile_cache.compiler_hash() == before:
+                unseen.append(str(path.relative_to(package)))
+        finally:
+            os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+            compile_cache.compiler_hash.cache_clear()
+    assert unseen == []
+
+
 def test_the_least_recently_used_entries_go_past_keep(prog, tmp_path, monkeypatch):
     monkeypatch.setattr(compile_cache, "KEEP", 2)
     compile_file_cached(prog)                                   # entry A

@@ -12,7 +12,7 @@ from dataplane.ir import expr as E
 from dataplane.ir import stmt as S
 from dataplane.ir.types import Bits
 from dataplane.lang.parser import parse_program, parse_text
-from dataplane.lang.preprocess import preprocess
+from dataplane.lang.preprocess.directives import preprocess
 from dataplane.resources import data_dir
 
 # Declarations that the small programs below lean on (no prelude: parse_program does not preprocess).

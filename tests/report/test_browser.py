@@ -16,7 +16,7 @@ pytestmark = pytest.mark.no_pypy  # interpreter-independent and slow under PyPy
 @pytest.fixture(scope="module")
 def pages(failover_run, scenario_runs, incast_report, tmp_path_factory) -> dict[str, Path]:
     """The report pages: the run's, each scenario's through the CLI, and incast's from its API."""
-    from dataplane.cli_report import write_page
+    from dataplane.cli.report import write_page
 
     out = {"run": failover_run[1], **{name: run["page"] for name, run in scenario_runs.items()}}
     out["incast-api"] = tmp_path_factory.mktemp("report-pages") / "incast.html"

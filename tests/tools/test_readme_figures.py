@@ -82,7 +82,7 @@ def test_a_cpu_time_must_be_within_the_spread_either_way(rf, tmp_path, monkeypat
 
 
 def test_the_pfc_deadlock_and_small_allreduce_figures_agree_with_the_documents(rf, capsys):
-    """The cheap measurements (a few seconds of CPU), run for real: README's and
+    """The cheap measurements (a few seconds of CPU), run for real: docs/fabric/queues.md's and
     docs/pfc-deadlock.md's storm times (264 and 263.9 us once, 267 and 267.1 now) and
     docs/allreduce.md's 4-worker speedup."""
     code = rf.main(["--check", "--only", "pfc-deadlock,pfc-deadlock-forward,allreduce-4"])

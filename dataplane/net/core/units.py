@@ -66,7 +66,36 @@ def _split(text: str | int | float, what: str, example: str) -> tuple[Fraction, 
     m = re.fullmatch(_NUMBER + r"(?P<u>[A-Za-zµ]*)", str(text).strip())
     if m is None:
         raise UnitError(f"cannot read {_q(text)} as {what} (e.g. {example})")
-    return _exact(Decimal(m.group("n")), text, what), m.group("u")
+    return _exact(_decimal(m.group("n")), text, what), m.group("u")
+
+
+def _decimal(number: str) -> Decimal:
+    """``Decimal(number)``, without converting thousands of digits: PyPy's pure-Python decimal
+    goes through ``int``, which refuses strings over 4,300 digits. Past 40 digits either side of
+    the point the value is out of every range here (``_exact`` caps it), so long strings are
+    read by their magnitude, and more than 100 significant digits are not needed."""
+    if len(number) <= 100:
+        return Decimal(number)
+    mantissa, _, exp_text = number.lower().partition("e")
+    exp_digits = exp_text.lstrip("+-")
+    if len(exp_digits) > 18:
+        return Decimal("1e-41") if exp_text.startswith("-") else Decimal("1e41")
+    exponent = int(exp_text) if exp_text else 0
+    whole, _, fraction = mantissa.partition(".")
+    whole = whole.lstrip("0")
+    if whole:
+        adjusted = len(whole) - 1 + exponent
+    else:
+        significant = fraction.lstrip("0")
+        if not significant:
+            return Decimal(0)
+        adjusted = exponent - (len(fraction) - len(significant) + 1)
+    if adjusted > 40:
+        return Decimal("1e41")
+    if adjusted < -40:
+        return Decimal("1e-41")
+    digits = (whole or "0") + ("." + fraction if fraction else "")
+    return Decimal(digits[:100] + (f"e{exponent}" if exp_text else ""))
 
 
 def _too_large(what: str, text: object, limit: str) -> UnitError:

@@ -71,7 +71,7 @@ def test_values_out_of_range_are_click_errors(args, message):
 
 def test_the_ends_of_the_ranges_are_taken(served):
     """Device id 2^64-1 and CPU port 510 are served; port 65535 and 0 pass the address check."""
-    from dataplane.cli_grpc import GrpcAddress
+    from dataplane.cli.grpc_options import GrpcAddress
 
     assert GrpcAddress().convert("127.0.0.1:65535", None, None) == "127.0.0.1:65535"
     assert GrpcAddress().convert("[::1]:0", None, None) == "[::1]:0"
@@ -115,7 +115,7 @@ def test_a_non_loopback_address_without_tls_is_warned_about():
                                           ("127.8.9.10", False), ("0.0.0.0", True), ("::", True),
                                           ("10.1.2.3", True)])
 def test_only_loopback_hosts_go_without_the_warning(host, warned, capsys):
-    from dataplane.cli_grpc import warn_if_exposed
+    from dataplane.cli.grpc_options import warn_if_exposed
 
     warn_if_exposed(host, None)
     assert ("without TLS" in capsys.readouterr().err) == warned

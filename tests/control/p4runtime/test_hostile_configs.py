@@ -177,7 +177,7 @@ def test_a_program_too_large_for_the_memory_limit_fails_in_the_child(start_serve
     from dataplane.control.p4runtime.compiler import BoundedCompiler
 
     src = RT_P4.read_text().replace("\n    apply {", "\n    register<bit<32>>(32w134217728) huge;\n    apply {", 1)
-    from dataplane.lang.preprocess import preprocess
+    from dataplane.lang.preprocess.directives import preprocess
 
     body = preprocess(text=src, filename=str(RT_P4)).text
     server = start_server(compiler=BoundedCompiler(memory=512 << 20))

@@ -36,12 +36,12 @@ def test_a_controller_without_the_tutorials_library_is_told_where_it_is(tmp_path
     assert r.returncode == 1 and "PYTHONPATH=TUTORIALS/utils" in r.stderr
 
 
-def test_the_controllers_extra_brings_p4runtime_shell_and_the_readme_says_so():
+def test_the_controllers_extra_brings_p4runtime_shell_and_the_documentation_says_so():
     tomllib = pytest.importorskip("tomllib")      # Python 3.11+
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert any(req.startswith("p4runtime-shell") for req in extras["controllers"])
-    readme = (ROOT / "README.md").read_text()
-    tutorials = readme[readme.index("The P4 tutorials' own controllers run unchanged"):]
+    page = (ROOT / "docs" / "tutorials.md").read_text()
+    tutorials = page[page.index("The P4 tutorials' own controllers run unchanged"):]
     assert "pip install '.[controllers]'" in tutorials[:3000]
     # and what it brings is what the controllers import
     import p4runtime_sh.p4runtime  # noqa: F401

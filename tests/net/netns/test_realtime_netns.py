@@ -111,7 +111,7 @@ def realtime_run(tmp_path_factory):
     assert "real time:" in run.log.read_text() and not run.state_file.exists()
 
 pytestmark = [pytest.mark.no_pypy, pytest.mark.realtime]   # namespaces; paced to the wall clock
-README = Path(__file__).resolve().parents[3] / "README.md"
+TUTORIALS = Path(__file__).resolve().parents[3] / "docs" / "tutorials.md"   # its send.py and receive.py
 
 
 def test_ping_crosses_two_switches(realtime_run):
@@ -187,15 +187,15 @@ def test_iperf3_tcp_goodput_matches_the_10mbps_link(realtime_run):
         f"{realtime_run.log.read_text()[-2000:]}"
 
 
-def _readme_script(name: str) -> str:
-    return re.search(rf"```python\n(# {name}:.*?)```", README.read_text(), re.S).group(1)
+def _page_script(name: str) -> str:
+    return re.search(rf"```python\n(# {name}:.*?)```", TUTORIALS.read_text(), re.S).group(1)
 
 
 def test_scapy_source_routed_header_reaches_the_other_host(realtime_run, tmp_path):
-    """README's send.py on h1 and receive.py on h2: the hop stack of EtherType 0x1234 steers the
+    """The tutorials page's send.py on h1 and receive.py on h2: the hop stack of EtherType 0x1234 steers the
     packet out of s1 port 2 and s2 port 1, and h2 gets plain IPv4."""
     for name in ("send.py", "receive.py"):
-        (tmp_path / name).write_text(_readme_script(name))
+        (tmp_path / name).write_text(_page_script(name))
     receiver = realtime_run.popen("h2", sys.executable, str(tmp_path / "receive.py"), "1", "15")
     # The sender imports scapy while the receiver starts, and runs send.py once the receiver listens.
     sender = realtime_run.popen("h1", sys.executable, "-c",

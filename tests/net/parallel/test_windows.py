@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import pytest
 
+pytest.importorskip("mpi4py")     # the windows' collectives are mpi4py's (none on PyPy)
+
 from dataplane.net.parallel.partition import partition
 from dataplane.net.parallel.runtime import ParallelSimulator
 from dataplane.net.topology.load import load_yaml_topology
