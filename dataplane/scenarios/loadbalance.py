@@ -33,7 +33,7 @@ from pathlib import Path
 
 import click
 
-from dataplane.cli_types import OutputDir
+from dataplane.cli.options import OutputDir
 from dataplane.scenarios._ranks import on_root, ranks_option, relaunch
 
 SCHEME_NAMES = ("ecmp", "flowlet", "spray", "adaptive")
@@ -151,7 +151,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
                   dcqcn)
             for w in workloads for event in events for lb in lbs for receiver in receivers]
     relaunch(ranks)
-    from dataplane.cli_errors import reported_errors
+    from dataplane.cli.errors import reported_errors
 
     wall = time.perf_counter()
     rows = []
