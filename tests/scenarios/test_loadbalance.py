@@ -70,12 +70,13 @@ def test_sprayed_packets_arrive_out_of_order_yet_nothing_is_resent_with_sack(row
 def test_an_uplink_down_or_slow_leaves_its_rack_what_the_other_uplink_carries(rows):
     """k=4: edge1_1 has two uplinks for its two hosts' flows out and in. Down: 100G for four flows
     of 100G that need one, so the ideal keeps (12 + 4 x 0.5) / 16 = 87.5%; slow (50G):
-    (12 + 4 x 0.75) / 16 = 93.75%. Spraying over what is left: those flows take twice as long."""
+    (12 + 4 x 0.75) / 16 = 93.75%. Spraying over what is left: those flows take about twice as
+    long, and no longer than half the rack's uplinks allow (at k=8, 926 us against 701 / 0.75)."""
     for s in ("spray", "adaptive"):
         assert rows[(s, "down", "sack")]["ideal_fraction"] == 0.875
         assert rows[(s, "slow", "sack")]["ideal_fraction"] == 0.9375
     clean, down = rows[("spray", "none", "sack")], rows[("spray", "down", "sack")]
-    assert 1.8 <= down["completion_us"] / clean["completion_us"] <= 2.2
+    assert 1.8 <= down["completion_us"] / clean["completion_us"] <= 2.0
     assert down["goodput_fraction"] < clean["goodput_fraction"]
 
 
