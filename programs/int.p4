@@ -23,12 +23,13 @@
  *               dst_port)): where the sink's reports go (the collector), sent on the clone
  *               session's port to next hop dmac; routed by the fabric from there.
  *
- * INT over UDP (the spec's first way of marking it, a UDP destination port; NPT = 1): the source moves the UDP destination port into
- * the shim and writes INT_UDP_PORT (the spec's INT_TBD) in its place; the shim's Length counts
- * the 12-byte INT-MD header and the stack in 4-byte words. Every INT switch pushes Hop ML words
- * on top of the stack, in the order of the instruction bits, and decrements Remaining Hop Count;
- * at 0 it sets E instead; bits 9-14 (reserved) or a Hop ML that is not this bitmap's length
- * make it add nothing (the spec's other choice).
+ * INT over UDP (marked by a UDP destination port, the spec's first way; NPT = 1): the source
+ * moves the UDP destination port into the shim and writes INT_UDP_PORT (the spec's INT_TBD) in
+ * its place; the shim's Length counts the 12-byte INT-MD header and the stack in 4-byte words.
+ * Every INT switch pushes Hop ML words on top of the stack, in the order of the instruction
+ * bits, and decrements Remaining Hop Count; at 0 it sets E instead, and M where the packet
+ * would pass the MTU; bits 9-14 (reserved) or a Hop ML that is not this bitmap's length make it
+ * add nothing (the spec's other choice).
  *
  * Per-hop metadata (instruction bit: field, what this program puts there):
  *   0  node id (32)                      int_transit's switch_id
@@ -223,6 +224,7 @@ struct metadata {
     bit<32> int_switch_id;
     bit<16> int_mtu;
     bit<1>  int_sink;
+    @field_list(FL_INT_REPORT)
     bit<1>  udp_csum_update;    /* INT changed the UDP datagram */
     @field_list(FL_INT_REPORT)
     int_saved_t saved;
@@ -669,6 +671,7 @@ control MyEgress(inout headers hdr,
         bit<16> added = (bit<16>)hdr.int_md.hop_ml << 2;
         if (hdr.int_md.remaining_hop_cnt == 0) {
             hdr.int_md.e = 1;
+            meta.udp_csum_update = 1;
         } else if (hdr.int_md.instruction_bitmap & 0x007E != 0
                    || int_hop_words(hdr.int_md.instruction_bitmap) != hdr.int_md.hop_ml
                    || hdr.int_md.hop_ml == 0
@@ -676,6 +679,7 @@ control MyEgress(inout headers hdr,
             /* adds nothing */
         } else if (hdr.ipv4.totalLen > meta.int_mtu - added) {
             hdr.int_md.m = 1;
+            meta.udp_csum_update = 1;
         } else {
             int_push_metadata();
         }
