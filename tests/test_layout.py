@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 # Each subpackage of dataplane.net may import those listed before it (and itself);
 # ``capture`` reads objects by their attributes and needs none of them.
-NET_LAYERS = ["core", "topology", "devices", "hosts", "netns", "apps", "rdma", "collectives", "training", "fabric",
+NET_LAYERS = ["core", "topology", "devices", "hosts", "netns", "telemetry", "apps", "rdma", "collectives", "training", "fabric",
               "parallel"]
 NET_ALONE = {"capture"}
 NET_FORBIDDEN = ("dataplane.engine", "dataplane.ir")
