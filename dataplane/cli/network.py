@@ -55,6 +55,10 @@ def _resolve_topology(name: str | None) -> Path:
 @click.option("--report", type=OutputFile(),
               help="Write the run's HTML report here (one file that opens offline; see `dataplane report`).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@click.option("--int", "int_collector", metavar="HOST",
+              help="In-band telemetry: set INT roles on every switch running programs/int.p4 (sources and sinks "
+                   "at the ports to hosts, every switch a transit hop) and collect their reports on HOST; the "
+                   "summary, --json (\"int\") and --report show each flow's hops, latency and queue.")
 @click.option("--serve", is_flag=True,
               help="Give every switch a P4Runtime server and run paced to the wall clock (see below).")
 @click.option("--grpc-base-port", type=PORTS, default=50051, show_default=True,
@@ -87,7 +91,7 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
                 cpu_port: int | None, settle: int, werror: bool = False, ranks: int = 1, realtime: bool = False,
                 netns: bool = False, run_name: str | None = None, console: bool = False, max_streams: int = 128,
                 compile_timeout: float = 30.0, tls_cert: Path | None = None, tls_key: Path | None = None,
-                tls_ca: Path | None = None, oversubscribe: bool = False) -> None:
+                tls_ca: Path | None = None, oversubscribe: bool = False, int_collector: str | None = None) -> None:
     """Run TOPOLOGY (YAML or tutorials topology.json; a built-in leaf-spine if omitted) in simulated time.
 
     \b
@@ -130,6 +134,8 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
         raise click.UsageError("--tls-cert, --tls-key and --tls-ca go with --serve")
     tls = tls_files(tls_cert, tls_key, tls_ca) if serve else None
     with reported_errors():
+        if int_collector is not None and (ranks > 1 or parallel.mpi_world_size() > 1):
+            raise click.BadParameter("--int collects on one process", param_hint="'--ranks'")
         if (serve or realtime) and (ranks > 1 or parallel.mpi_world_size() > 1):
             raise click.BadParameter(f"--{'serve' if serve else 'realtime'} runs on one process", param_hint="'--ranks'")
         if serve and realtime and not netns:
@@ -157,6 +163,7 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
                                 netns_hosts=_netns_host if realtime or serve else None)
         if part:
             part.attach(net)
+        collector = _int_collector(net, int_collector) if int_collector is not None else None
         tr = Traffic(net)
         if traffic == "none":
             pass
@@ -213,6 +220,8 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
             data["programs"] = programs_json(spec)
             if tr.pingall_json() is not None:
                 data["pingall"] = tr.pingall_json()
+            if collector is not None:
+                data["int"] = collector.summary()
         net.close()
         if recorder is not None and root:
             report_data = _report_data(net, recorder, tr, data, spec.name, traffic, until, events, seed)
@@ -242,6 +251,10 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
         for row in tr.pingall_lines():
             click.echo(row)
         click.echo(metrics.format_table(data))
+        if "int" in data:
+            from dataplane.net.apps.int_collector import format_summary
+
+            click.echo(format_summary(data["int"]))
         if realtime_data is not None:
             from dataplane.cli.netns import format_realtime
 
@@ -322,7 +335,24 @@ def _report_data(net, recorder, tr, data: dict, name: str, traffic: str, until: 
                               flow_series=tr.throughput_series(), fct_ns=fct, fct_what=what)
     prov = collect.provenance(topology=str(net.spec.source or name), traffic=traffic, duration_ns=until,
                               events=str(events) if events else None, seed=seed)
+    if "int" in data:
+        run["int"] = data["int"]
     return collect.report_data("run", f"dataplane run: {name}", [run], prov)
+
+
+def _int_collector(net, host: str):
+    """``--int HOST``: INT roles on the network's int.p4 switches and a collector on HOST."""
+    from dataplane.net.apps.int_collector import IntCollector
+    from dataplane.net.telemetry.int_roles import configure_int
+
+    if host not in net.hosts:
+        raise click.BadParameter(f"no host {host!r} in the topology (hosts: {', '.join(sorted(net.hosts))})",
+                                 param_hint="'--int'")
+    try:
+        deployment = configure_int(net, host)
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="'--int'") from None
+    return IntCollector(net.host(host), deployment.report_port, node_names=deployment.node_names)
 
 
 def _count(n: int, noun: str) -> str:
