@@ -65,6 +65,10 @@ def _resolve_topology(name: str | None) -> Path:
               help="With --serve: the first switch's gRPC port; the next switches take the next ports "
                    "(the last must be at most 65535).")
 @click.option("--grpc-host", default="127.0.0.1", show_default=True, help="With --serve: the address to listen on.")
+@click.option("--gnmi-base-port", type=click.IntRange(0, 65535), default=None,
+              help="With --serve: every switch also serves gNMI (OpenConfig counters, queues, PFC) on this port, "
+                   "+1 each, on --grpc-host with the same TLS; 0: no gNMI. Default: the ports right after the "
+                   "P4Runtime servers' (50055, ... for four switches from 50051; before them if those reach 65535).")
 @click.option("--cpu-port", type=CPU_PORTS, default=None,
               help="With --serve: the port whose packets become packet-ins (and packet-outs arrive on), "
                    "1..510 as simple_switch_grpc's; default: each switch's cpu_port in the topology, if any.")
@@ -91,7 +95,8 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
                 cpu_port: int | None, settle: int, werror: bool = False, ranks: int = 1, realtime: bool = False,
                 netns: bool = False, run_name: str | None = None, console: bool = False, max_streams: int = 128,
                 compile_timeout: float = 30.0, tls_cert: Path | None = None, tls_key: Path | None = None,
-                tls_ca: Path | None = None, oversubscribe: bool = False, int_collector: str | None = None) -> None:
+                tls_ca: Path | None = None, oversubscribe: bool = False, int_collector: str | None = None,
+                gnmi_base_port: int | None = None) -> None:
     """Run TOPOLOGY (YAML or tutorials topology.json; a built-in leaf-spine if omitted) in simulated time.
 
     \b
@@ -105,7 +110,9 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
     simulated time follows the wall clock for --duration. Send SIGUSR1 to start at once;
     SIGINT ends the run early. Packets sent to --cpu-port reach the controller as
     packet-ins; packet-outs enter on it. Without TLS (--tls-cert, --tls-key; --tls-ca for client
-    certificates) the servers ask no client who it is: keep --grpc-host on loopback.
+    certificates) the servers ask no client who it is: keep --grpc-host on loopback. Each
+  switch also serves gNMI on --gnmi-base-port (after the P4Runtime ports): its OpenConfig interface,
+  pause-frame and queue counters, Get and Subscribe, stamped with simulated time.
 
     With --realtime, simulated time follows the wall clock and the summary adds how far behind
     it the emulator fell (max and p99 lag) and the packet rate through the switches; a warning
@@ -197,7 +204,7 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
             with served_namespaces(net, spec, until, run_name, as_json, console) as hosts:
                 _run_served(net, until, line.sim_tick, grpc_host, grpc_base_port, cpu_port, settle,
                             {"max_streams": max_streams, "tls": tls}, compile_timeout,
-                            hosts.attach if hosts is not None else None)
+                            hosts.attach if hosts is not None else None, gnmi_base_port)
             realtime_data = hosts.data() if hosts is not None else None
         elif realtime:
             from dataplane.cli.netns import run_realtime_cli
@@ -363,7 +370,7 @@ def _count(n: int, noun: str) -> str:
 
 
 def _run_served(net, until: int | None, progress, host: str, base_port: int, cpu_port: int | None, settle_ns: int,
-                options: dict, compile_timeout: float, attach=None) -> None:
+                options: dict, compile_timeout: float, attach=None, gnmi_base_port: int | None = 0) -> None:
     """``run --serve``: P4Runtime servers on every switch, then the paced run (see run's help);
     ``options`` go to every server (``P4RuntimeServer``), which share one compiler. ``attach(live)``
     is called once the servers are up (namespace hosts: ``netns.ServedNamespaces``)."""
@@ -379,9 +386,13 @@ def _run_served(net, until: int | None, progress, host: str, base_port: int, cpu
         raise click.UsageError(f"--serve needs grpcio and p4runtime ({err}); they have no PyPy builds, "
                                "run it under CPython") from None
     switches = len(net.switches)
-    if base_port + switches - 1 > 65535:
-        raise click.BadParameter(f"{_count(switches, 'switch')} need ports {base_port}..{base_port + switches - 1}, "
-                                 f"past 65535", param_hint="'--grpc-base-port'")
+    if gnmi_base_port is None:       # right after the P4Runtime servers' ports, or before them at the top
+        after = base_port + switches
+        gnmi_base_port = after if after + switches - 1 <= 65535 else max(base_port - switches, 1)
+    for first, hint in ((base_port, "'--grpc-base-port'"), (gnmi_base_port, "'--gnmi-base-port'")):
+        if first and first + switches - 1 > 65535:
+            raise click.BadParameter(f"{_count(switches, 'switch')} need ports {first}..{first + switches - 1}, "
+                                     f"past 65535", param_hint=hint)
     compiler = BoundedCompiler(timeout=compile_timeout)
     try:
         live = LiveNetwork(net, cpu_port=cpu_port, settle_s=settle_ns / 1e9)
@@ -389,6 +400,15 @@ def _run_served(net, until: int | None, progress, host: str, base_port: int, cpu
     except (ValueError, OSError, RuntimeError) as err:
         compiler.close()
         raise click.UsageError(f"--serve: {err}") from None
+    try:
+        gnmi = _serve_gnmi(live, host, gnmi_base_port, options.get("tls")) if gnmi_base_port else []
+    except (ValueError, OSError, RuntimeError, ImportError) as err:
+        for server in servers:
+            server.stop()
+        compiler.close()
+        if isinstance(err, ImportError):
+            err = f"{err}: gNMI's protos come with pygnmi (pip install pygnmi), or give --gnmi-base-port 0"
+        raise click.UsageError(f"--serve: gNMI: {err}") from None
     warn_if_exposed(host, options.get("tls"))
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGUSR1, signal.SIGINT, signal.SIGTERM)}
     signal.signal(signal.SIGUSR1, lambda *_: live.start())
@@ -397,6 +417,8 @@ def _run_served(net, until: int | None, progress, host: str, base_port: int, cpu
     try:
         for node, server in zip(live.nodes, servers):
             progress_echo(f"{node.name}: P4Runtime on {host}:{server.port}, device id {node.device_id}")
+        for node, server in zip(live.nodes, gnmi):
+            progress_echo(f"{node.name}: gNMI on {host}:{server.port}")
         if attach is not None:
             attach(live)
         progress_echo("waiting for the controllers to configure the switches (SIGUSR1 starts now)")
@@ -405,11 +427,33 @@ def _run_served(net, until: int | None, progress, host: str, base_port: int, cpu
         progress_echo("stopped before the end of --duration")
     finally:
         live.stop()            # nothing waits for the simulator any more
-        for server in servers:
+        for server in [*servers, *gnmi]:
             server.stop()
         compiler.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _serve_gnmi(live, host: str, base_port: int, tls) -> list:
+    """A gNMI server per switch on ``host``, ports from ``base_port`` (run's ``--gnmi-base-port``)."""
+    from dataplane.control.gnmi.server import GnmiServer
+    from dataplane.control.p4runtime.address import join_address
+    from dataplane.net.telemetry.counters import CounterSource
+
+    servers: list = []
+    try:
+        for i, node in enumerate(live.nodes):
+            server = GnmiServer(CounterSource(node.node, live.lock), join_address(host, base_port + i), tls=tls)
+            try:
+                server.start()
+            except OSError as err:
+                raise OSError(f"switch {node.name}: {err}") from None
+            servers.append(server)
+    except BaseException:
+        for server in servers:
+            server.stop()
+        raise
+    return servers
 
 
 # The generators' own bounds (their address plans, 10.x.y.0/24), checked when the command line is read.
