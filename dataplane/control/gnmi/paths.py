@@ -72,7 +72,7 @@ def request_elems(prefix: Any, path: Any) -> tuple[Elem, ...]:
 def check_path(elems: tuple[Elem, ...], schema: dict) -> None:
     """GnmiError unless ``elems`` names something of ``schema`` (module docstring)."""
     problems: list[GnmiError] = []
-    if not _walk(elems, 0, schema, problems):
+    if not _walk(elems, 0, schema, problems, {}):
         text = path_text(elems)
         bad_keys = [p for p in problems if p.code == grpc.StatusCode.INVALID_ARGUMENT]
         if bad_keys:
@@ -81,15 +81,24 @@ def check_path(elems: tuple[Elem, ...], schema: dict) -> None:
                         f"({', '.join('/' + name for name in schema)}: OpenConfig interfaces, ethernet and qos)")
 
 
-def _walk(elems: tuple[Elem, ...], i: int, node: Any, problems: list[GnmiError]) -> bool:
-    """Whether elems[i:] can name something at or below schema ``node``."""
+def _walk(elems: tuple[Elem, ...], i: int, node: Any, problems: list[GnmiError], memo: dict) -> bool:
+    """Whether elems[i:] can name something at or below schema ``node``. ``memo`` keeps each
+    (i, node) answered once, so a path of many ``...`` costs its length times the schema's size,
+    not the ways of spreading them over its levels."""
+    key = (i, id(node))
+    if key not in memo:
+        memo[key] = _walk_once(elems, i, node, problems, memo)
+    return memo[key]
+
+
+def _walk_once(elems: tuple[Elem, ...], i: int, node: Any, problems: list[GnmiError], memo: dict) -> bool:
     if i == len(elems):
         return True
     name, keys = elems[i]
     if name == "...":
-        if _walk(elems, i + 1, node, problems):
+        if _walk(elems, i + 1, node, problems, memo):
             return True
-        return any(_walk(elems, i, child, problems) for child in _children(node))
+        return any([_walk(elems, i, child, problems, memo) for child in _children(node)])
     if not isinstance(node, dict) and not isinstance(node, ListNode):
         return False                         # past a leaf
     children = node.children if isinstance(node, ListNode) else node
@@ -107,7 +116,7 @@ def _walk(elems: tuple[Elem, ...], i: int, node: Any, problems: list[GnmiError])
                 problems.append(GnmiError(grpc.StatusCode.INVALID_ARGUMENT, f"list {child_name!r} has the key "
                                           f"{child.key!r}, not {', '.join(map(repr, wrong))}"))
                 continue
-        if _walk(elems, i + 1, child, problems):
+        if _walk(elems, i + 1, child, problems, memo):
             found = True
     return found
 
@@ -122,25 +131,27 @@ def _children(node: Any) -> Iterable[Any]:
 
 def matches(elems: tuple[Elem, ...], leaf: tuple) -> bool:
     """Whether the request ``elems`` select the data path ``leaf`` (it or a container above it)."""
-    return _match(elems, 0, leaf, 0)
+    return _match(elems, 0, leaf, 0, {})
 
 
-def _match(req: tuple, i: int, leaf: tuple, j: int) -> bool:
+def _match(req: tuple, i: int, leaf: tuple, j: int, memo: dict) -> bool:
+    """elems[i:] against leaf[j:]; ``memo`` as ``_walk``'s (each (i, j) once)."""
+    if (i, j) in memo:
+        return memo[(i, j)]
     if i == len(req):
-        return True
-    name, keys = req[i]
-    if name == "...":
-        return any(_match(req, i + 1, leaf, k) for k in range(j, len(leaf) + 1))
-    if j == len(leaf):
-        return False
-    leaf_name, leaf_keys = leaf[j]
-    if name != "*" and name != leaf_name:
-        return False
-    if keys:
+        result = True
+    elif req[i][0] == "...":
+        result = any(_match(req, i + 1, leaf, k, memo) for k in range(j, len(leaf) + 1))
+    elif j == len(leaf):
+        result = False
+    else:
+        name, keys = req[i]
+        leaf_name, leaf_keys = leaf[j]
         have = dict(leaf_keys)
-        if any(v != "*" and have.get(k) != v for k, v in keys):
-            return False
-    return _match(req, i + 1, leaf, j + 1)
+        result = (name in ("*", leaf_name) and all(v == "*" or have.get(k) == v for k, v in keys)
+                  and _match(req, i + 1, leaf, j + 1, memo))
+    memo[(i, j)] = result
+    return result
 
 
 def to_proto(gnmi_pb2: Any, leaf: tuple, origin: Optional[str] = None) -> Any:

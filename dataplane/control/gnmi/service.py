@@ -34,7 +34,8 @@ from dataplane.control.gnmi.paths import GnmiError, ListNode, check_path, matche
 __all__ = ["GnmiService", "GNMI_VERSION", "MIN_SAMPLE_NS", "MAX_SUBSCRIPTIONS", "MODELS"]
 
 GNMI_VERSION = "0.8.0"          # the protos' (pygnmi.spec.v080)
-MIN_SAMPLE_NS = 1_000_000       # 1 ms of simulated time: the shortest interval served
+MIN_SAMPLE_NS = 10_000_000      # 10 ms of simulated time: the shortest interval served (a reading
+                                # costs ~50 us a port under the simulator's lock)
 MAX_SUBSCRIPTIONS = 64          # paths in one SubscriptionList, or one GetRequest
 MAX_POLLS_WAITING = 16          # polls queued before the stream is ended (RESOURCE_EXHAUSTED)
 MODELS = (("openconfig-interfaces", "OpenConfig working group"), ("openconfig-if-ethernet", "OpenConfig working group"),
@@ -53,6 +54,17 @@ class GnmiService(gnmi_pb2_grpc.gNMIServicer):
         self.stopping = threading.Event()
         self._streams = threading.BoundedSemaphore(max_streams)
         self.max_streams = max_streams
+        self._reading: tuple[int, dict] | None = None
+        self._reading_lock = threading.Lock()
+
+    def _leaves(self) -> tuple[int, dict]:
+        """The source's leaves; one reading per instant of simulated time, shared by the streams
+        that wake within it (the simulator runs in steps, the streams on their own threads)."""
+        now = self.source.now_ns()
+        with self._reading_lock:
+            if self._reading is None or self._reading[0] != now:
+                self._reading = self.source.leaves()
+            return self._reading
 
     # ---- unary -------------------------------------------------------------------------------
     def Capabilities(self, request, context):
@@ -70,7 +82,7 @@ class GnmiService(gnmi_pb2_grpc.gNMIServicer):
                 raise GnmiError(grpc.StatusCode.INVALID_ARGUMENT, f"{len(paths)} paths (at most {MAX_SUBSCRIPTIONS})")
             self._check_target(request.prefix)
             wanted = [self._elems(request.prefix, p) for p in paths]
-            now, leaves = self.source.leaves()
+            now, leaves = self.source.leaves()      # Get: this instant, whatever the streams share
             notes = []
             for elems in wanted:
                 found = [(leaf, v) for leaf, v in leaves.items() if matches(elems, leaf)]
@@ -180,7 +192,7 @@ class GnmiService(gnmi_pb2_grpc.gNMIServicer):
 
     def _updates(self, subs: list["_Sub"], sub: Any, force: bool) -> Iterator:
         """One notification per subscription with leaves to send now (all of them when ``force``)."""
-        now, leaves = self.source.leaves()
+        now, leaves = self._leaves()
         for s in subs:
             if not force and s.next_due > now:
                 continue
@@ -190,7 +202,7 @@ class GnmiService(gnmi_pb2_grpc.gNMIServicer):
                 yield gnmi_pb2.SubscribeResponse(update=note)
 
     def _updates_quiet(self, subs: list["_Sub"]) -> None:
-        now, leaves = self.source.leaves()
+        now, leaves = self._leaves()
         for s in subs:
             s.select(leaves, now, True)
 
@@ -223,6 +235,7 @@ class _Sub:
         self.heartbeat_ns = s.heartbeat_interval
         self.suppress = s.suppress_redundant
         self.sent: dict = {}
+        self._paths: list | None = None      # the leaves' paths it selects (the ports do not change)
         self.next_due = 0
         self.next_beat = 0
 
@@ -249,7 +262,9 @@ class _Sub:
 
     def select(self, leaves: dict, now: int, force: bool) -> list:
         """The (leaf, value) pairs to send now; the next time this subscription is due."""
-        found = [(leaf, v) for leaf, v in leaves.items() if matches(self.elems, leaf)]
+        if self._paths is None or any(p not in leaves for p in self._paths):
+            self._paths = [leaf for leaf in leaves if matches(self.elems, leaf)]
+        found = [(leaf, leaves[leaf]) for leaf in self._paths]
         if self.mode is not None and not force:
             self.next_due = _after(self.next_due, now, self._period())
             beat = bool(self.next_beat) and now >= self.next_beat

@@ -205,21 +205,22 @@ def test_poll_reads_the_counters_at_each_poll(served):
 
 
 def test_stream_sample_and_on_change_in_simulated_time(served):
-    """SAMPLE every 2 ms of simulated time sends every leaf; ON_CHANGE sends a leaf only when its
-    value changed (the idle port p2's counters never again)."""
+    """SAMPLE every 20 ms of simulated time sends its leaf at 0, 20, 40, ... ms; ON_CHANGE sends a
+    leaf only when its value changed (the idle ports' counters never again, h3's while the flow
+    runs). The network runs 80 ms in steps of 10 ms, each waited out in wall time."""
     net, lock, client, _ = served
-    UdpFlow(net.host("h1"), net.host("h3").ip, rate_bps=1_000_000_000, size_bytes=1000, duration_ns=3_000_000)
+    UdpFlow(net.host("h1"), net.host("h3").ip, rate_bps=100_000_000, size_bytes=1000, duration_ns=30_000_000)
     sample = client.subscribe_stream(subscribe={"subscription": [
-        {"path": COUNTERS + "/out-pkts", "mode": "sample", "sample_interval": 2_000_000}], "encoding": "proto"})
+        {"path": COUNTERS + "/out-pkts", "mode": "sample", "sample_interval": 2 * MIN_SAMPLE_NS}], "encoding": "proto"})
     change = client.subscribe_stream(subscribe={"subscription": [
         {"path": "/interfaces/interface/state/counters/out-pkts", "mode": "on_change"}], "encoding": "proto"})
     try:
         first = sample.get_update(timeout=10)
         initial = change.get_update(timeout=10)
         assert len(initial["update"]["update"]) == 4                  # every port once
-        for t in range(1_000_000, 8_000_001, 1_000_000):              # the network runs 8 ms, 1 ms a step
-            _run(net, lock, t)
-            threading.Event().wait(0.15)
+        for step in range(1, 9):
+            _run(net, lock, step * MIN_SAMPLE_NS)
+            time.sleep(0.15)
         samples = [first]
         while sample.peek():
             samples.append(sample.get_update(timeout=1))
@@ -230,12 +231,32 @@ def test_stream_sample_and_on_change_in_simulated_time(served):
         sample.close()
         change.close()
     times = [s["update"]["timestamp"] - EPOCH for s in samples]
-    assert times == [0, 2_000_000, 4_000_000, 6_000_000, 8_000_000]      # each step waited out in wall time
+    assert times == [k * 2 * MIN_SAMPLE_NS for k in range(5)]
     assert all(len(s["update"]["update"]) == 1 for s in samples)
     paths = {u["path"] for c in changes for u in c["update"]["update"]}
     assert paths == {"interfaces/interface[name=p1]/state/counters/out-pkts"}    # only h3's port sent
     values = [c["update"]["update"][0]["val"] for c in changes]
-    assert values == sorted(set(values)) and values[-1] == 375                    # 3 ms of 1 Gb/s at 1000 B
+    assert values == sorted(set(values)) and len(values) == 3 and values[-1] == 375   # 30 ms of 100 Mb/s, 1000 B
+
+
+def test_suppress_redundant_sends_an_idle_leaf_on_heartbeats_only(served):
+    """SAMPLE every 10 ms with suppress_redundant on a counter that never changes (idle port p2):
+    only the first value, then one per 40 ms heartbeat, at 40 and 80 ms."""
+    net, lock, client, _ = served
+    sub = client.subscribe_stream(subscribe={"encoding": "proto", "subscription": [
+        {"path": "/interfaces/interface[name=p2]/state/counters/out-pkts", "mode": "sample",
+         "sample_interval": MIN_SAMPLE_NS, "suppress_redundant": True, "heartbeat_interval": 4 * MIN_SAMPLE_NS}]})
+    try:
+        got = [sub.get_update(timeout=10)]
+        for step in range(1, 9):
+            _run(net, lock, step * MIN_SAMPLE_NS)
+            time.sleep(0.15)
+        while sub.peek():
+            got.append(sub.get_update(timeout=1))
+    finally:
+        sub.close()
+    assert [g["update"]["timestamp"] - EPOCH for g in got] == [0, 4 * MIN_SAMPLE_NS, 8 * MIN_SAMPLE_NS]
+    assert {g["update"]["update"][0]["val"] for g in got} == {0}
 
 
 def test_subscriptions_past_the_limit_are_refused(served):
