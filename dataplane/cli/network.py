@@ -12,6 +12,7 @@ from dataplane.cli.errors import error_message, reported_errors
 from dataplane.cli.grpc_options import CPU_PORTS, PORTS, server_options, tls_files
 from dataplane.cli.options import SEED, Duration, OutputDir, OutputFile, Whole
 from dataplane.cli.programs import check_topology_programs, make_policy, print_programs, programs_json
+from dataplane.cli.telemetry import format_int_summary, int_collector_for, serve_gnmi
 from dataplane.errors import DataplaneError
 from dataplane.progress import for_terminal
 
@@ -170,7 +171,7 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
                                 netns_hosts=_netns_host if realtime or serve else None)
         if part:
             part.attach(net)
-        collector = _int_collector(net, int_collector) if int_collector is not None else None
+        collector = int_collector_for(net, int_collector) if int_collector is not None else None
         tr = Traffic(net)
         if traffic == "none":
             pass
@@ -259,9 +260,7 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
             click.echo(row)
         click.echo(metrics.format_table(data))
         if "int" in data:
-            from dataplane.net.apps.int_collector import format_summary
-
-            click.echo(format_summary(data["int"]))
+            click.echo(format_int_summary(data["int"]))
         if realtime_data is not None:
             from dataplane.cli.netns import format_realtime
 
@@ -347,21 +346,6 @@ def _report_data(net, recorder, tr, data: dict, name: str, traffic: str, until: 
     return collect.report_data("run", f"dataplane run: {name}", [run], prov)
 
 
-def _int_collector(net, host: str):
-    """``--int HOST``: INT roles on the network's int.p4 switches and a collector on HOST."""
-    from dataplane.net.apps.int_collector import IntCollector
-    from dataplane.net.telemetry.int_roles import configure_int
-
-    if host not in net.hosts:
-        raise click.BadParameter(f"no host {host!r} in the topology (hosts: {', '.join(sorted(net.hosts))})",
-                                 param_hint="'--int'")
-    try:
-        deployment = configure_int(net, host)
-    except ValueError as err:
-        raise click.BadParameter(str(err), param_hint="'--int'") from None
-    return IntCollector(net.host(host), deployment.report_port, node_names=deployment.node_names)
-
-
 def _count(n: int, noun: str) -> str:
     """``1 switch``, ``2 switches``."""
     if n == 1:
@@ -401,7 +385,7 @@ def _run_served(net, until: int | None, progress, host: str, base_port: int, cpu
         compiler.close()
         raise click.UsageError(f"--serve: {err}") from None
     try:
-        gnmi = _serve_gnmi(live, host, gnmi_base_port, options.get("tls")) if gnmi_base_port else []
+        gnmi = serve_gnmi(live, host, gnmi_base_port, options.get("tls")) if gnmi_base_port else []
     except (ValueError, OSError, RuntimeError, ImportError) as err:
         for server in servers:
             server.stop()
@@ -432,28 +416,6 @@ def _run_served(net, until: int | None, progress, host: str, base_port: int, cpu
         compiler.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-
-
-def _serve_gnmi(live, host: str, base_port: int, tls) -> list:
-    """A gNMI server per switch on ``host``, ports from ``base_port`` (run's ``--gnmi-base-port``)."""
-    from dataplane.control.gnmi.server import GnmiServer
-    from dataplane.control.p4runtime.address import join_address
-    from dataplane.net.telemetry.counters import CounterSource
-
-    servers: list = []
-    try:
-        for i, node in enumerate(live.nodes):
-            server = GnmiServer(CounterSource(node.node, live.lock), join_address(host, base_port + i), tls=tls)
-            try:
-                server.start()
-            except OSError as err:
-                raise OSError(f"switch {node.name}: {err}") from None
-            servers.append(server)
-    except BaseException:
-        for server in servers:
-            server.stop()
-        raise
-    return servers
 
 
 # The generators' own bounds (their address plans, 10.x.y.0/24), checked when the command line is read.

@@ -66,7 +66,8 @@ class GnmiServer:
         return port
 
     def stop(self, grace: float = 0.5) -> None:
-        """End every subscription (within a wake of theirs) and stop serving."""
+        """End every subscription (within a wake of theirs, a STREAM after its last changes)
+        and stop serving."""
         if self._server is None:
             return
         self.service.stopping.set()

@@ -14,7 +14,8 @@ every ``poll`` request. ``STREAM``: the leaves, ``sync_response``, then per subs
 ``heartbeat_interval``), ``ON_CHANGE`` (a leaf when its value changes, checked every
 ``MIN_SAMPLE_NS``; all again every ``heartbeat_interval``), ``TARGET_DEFINED`` (ON_CHANGE: the
 counters and states here are read at one instant, so a change is a sample). ``updates_only``
-leaves out the first leaves. A path with no data yet sends nothing (it is not an error);
+leaves out the first leaves. When the server stops (the run has ended), a STREAM sends what
+changed since it last sent, then ends: its client holds the run's final values. A path with no data yet sends nothing (it is not an error);
 malformed and unknown paths fail the call (``paths``). Encodings: PROTO (typed scalars), JSON
 and JSON_IETF (RFC 7951: 64-bit integers as strings); others are UNIMPLEMENTED. Set is
 UNIMPLEMENTED: this target has no configuration.
@@ -189,6 +190,14 @@ class GnmiService(gnmi_pb2_grpc.gNMIServicer):
                 self.stopping.wait(min(max(wait_ns / 1e9, 0.001), 0.05))
                 continue
             yield from self._updates(subs, sub, force=False)
+        if self.stopping.is_set() and context.is_active():
+            # The run has ended: what changed since each subscription last sent, so the client
+            # ends with the run's final values (a simulator far behind may have jumped to its end).
+            now, leaves = self._leaves()
+            for s in subs:
+                found = s.changes(leaves)
+                if found:
+                    yield gnmi_pb2.SubscribeResponse(update=self._notification(now, found, sub.encoding, sub.prefix))
 
     def _updates(self, subs: list["_Sub"], sub: Any, force: bool) -> Iterator:
         """One notification per subscription with leaves to send now (all of them when ``force``)."""
@@ -259,6 +268,14 @@ class _Sub:
 
     def _period(self) -> int:
         return self.sample_ns if self.mode == SubMode.SAMPLE else MIN_SAMPLE_NS
+
+    def changes(self, leaves: dict) -> list:
+        """The (leaf, value) pairs that differ from what was last sent."""
+        found = [(leaf, leaves[leaf]) for leaf in self._paths or () if leaf in leaves and
+                 self.sent.get(leaf) != leaves[leaf]]
+        for leaf, v in found:
+            self.sent[leaf] = v
+        return found
 
     def select(self, leaves: dict, now: int, force: bool) -> list:
         """The (leaf, value) pairs to send now; the next time this subscription is due."""

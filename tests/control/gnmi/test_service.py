@@ -259,6 +259,25 @@ def test_suppress_redundant_sends_an_idle_leaf_on_heartbeats_only(served):
     assert {g["update"]["update"][0]["val"] for g in got} == {0}
 
 
+def test_a_stream_ends_with_the_runs_final_values(served):
+    """When the server stops (the run has ended) between two samples, a STREAM sends the leaves
+    that changed since its last update, stamped with the final instant, and then ends."""
+    net, lock, client, server = served
+    UdpFlow(net.host("h1"), net.host("h3").ip, rate_bps=1_000_000_000, size_bytes=1000, duration_ns=400_000)
+    sub = client.subscribe_stream(subscribe={"encoding": "proto", "subscription": [
+        {"path": "/interfaces/interface/state/counters/out-pkts", "mode": "sample", "sample_interval": 10**9}]})
+    try:
+        first = sub.get_update(timeout=10)
+        _run(net, lock, 1_000_000)             # far before the next sample, at 1 s
+        server.stop()
+        last = sub.get_update(timeout=10)
+    finally:
+        sub.close()
+    assert len(first["update"]["update"]) == 4
+    assert last["update"]["timestamp"] == EPOCH + 1_000_000
+    assert last["update"]["update"] == [{"path": "interfaces/interface[name=p1]/state/counters/out-pkts", "val": 50}]
+
+
 def test_subscriptions_past_the_limit_are_refused(served):
     """max_streams subscriptions open at once; the next is RESOURCE_EXHAUSTED, Get still served."""
     client = served[2]
