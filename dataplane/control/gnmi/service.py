@@ -8,7 +8,8 @@ holds still at time 0 (before the traffic starts) nothing is due.
 
 Subscribe (gNMI specification 3.5): the first request is a ``SubscriptionList``.
 ``ONCE``: the matching leaves, ``sync_response``, the end. ``POLL``: the same, then again for
-every ``poll`` request. ``STREAM``: the leaves, ``sync_response``, then per subscription
+every ``poll`` request (with ``updates_only``: only ``sync_response`` first, then what changed
+since the last answer). ``STREAM``: the leaves, ``sync_response``, then per subscription
 ``SAMPLE`` (every ``sample_interval``; 0: ``MIN_SAMPLE_NS``; below it: INVALID_ARGUMENT; with
 ``suppress_redundant`` only the leaves that changed, and all of them every
 ``heartbeat_interval``), ``ON_CHANGE`` (a leaf when its value changes, checked every
@@ -135,6 +136,8 @@ class GnmiService(gnmi_pb2_grpc.gNMIServicer):
             return
         if not sub.updates_only:
             yield from self._updates(subs, sub, force=True)
+        else:
+            self._updates_quiet(subs)
         yield gnmi_pb2.SubscribeResponse(sync_response=True)
         if sub.mode == Mode.ONCE:
             return
@@ -145,7 +148,10 @@ class GnmiService(gnmi_pb2_grpc.gNMIServicer):
                 return
             if isinstance(item, GnmiError):
                 raise item
-            yield from self._updates(subs, sub, force=True)
+            if sub.updates_only:       # 3.5.2.3: only what changed since the last answer
+                yield from self._changes(subs, sub)
+            else:
+                yield from self._updates(subs, sub, force=True)
             yield gnmi_pb2.SubscribeResponse(sync_response=True)
 
     def _reader(self, requests: Iterator, context) -> queue.Queue:
@@ -193,11 +199,15 @@ class GnmiService(gnmi_pb2_grpc.gNMIServicer):
         if self.stopping.is_set() and context.is_active():
             # The run has ended: what changed since each subscription last sent, so the client
             # ends with the run's final values (a simulator far behind may have jumped to its end).
-            now, leaves = self._leaves()
-            for s in subs:
-                found = s.changes(leaves)
-                if found:
-                    yield gnmi_pb2.SubscribeResponse(update=self._notification(now, found, sub.encoding, sub.prefix))
+            yield from self._changes(subs, sub)
+
+    def _changes(self, subs: list["_Sub"], sub: Any) -> Iterator:
+        """One notification per subscription with the leaves that changed since it last sent."""
+        now, leaves = self._leaves()
+        for s in subs:
+            found = s.changes(leaves)
+            if found:
+                yield gnmi_pb2.SubscribeResponse(update=self._notification(now, found, sub.encoding, sub.prefix))
 
     def _updates(self, subs: list["_Sub"], sub: Any, force: bool) -> Iterator:
         """One notification per subscription with leaves to send now (all of them when ``force``)."""

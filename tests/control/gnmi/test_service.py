@@ -204,6 +204,34 @@ def test_poll_reads_the_counters_at_each_poll(served):
     assert seen[0] == 0 < seen[1] < seen[2]
 
 
+def test_poll_with_updates_only_sends_what_changed(served):
+    """POLL with updates_only (3.5.2.3): a sync_response alone first, then at each poll only the
+    leaves that changed since the last answer (h3's port; the idle ports never)."""
+    import queue
+
+    from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
+
+    net, lock, _, server = served
+    UdpFlow(net.host("h1"), net.host("h3").ip, rate_bps=1_000_000_000, size_bytes=1000, duration_ns=400_000)
+    path = gnmi_pb2.Path(elem=[gnmi_pb2.PathElem(name=n, key=k) for n, k in (
+        ("interfaces", {}), ("interface", {"name": "*"}), ("state", {}), ("counters", {}), ("out-pkts", {}))])
+    requests: queue.Queue = queue.Queue()
+    requests.put(gnmi_pb2.SubscribeRequest(subscribe=gnmi_pb2.SubscriptionList(
+        mode=gnmi_pb2.SubscriptionList.POLL, encoding=gnmi_pb2.PROTO, updates_only=True,
+        subscription=[gnmi_pb2.Subscription(path=path)])))
+    with grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+        replies = gnmi_pb2_grpc.gNMIStub(channel).Subscribe(iter(requests.get, None), timeout=30)
+        assert next(replies).sync_response
+        _run(net, lock, 1_000_000)
+        requests.put(gnmi_pb2.SubscribeRequest(poll=gnmi_pb2.Poll()))
+        update = next(replies)
+        assert [(u.path.elem[1].key["name"], u.val.uint_val) for u in update.update.update] == [("p1", 50)]
+        assert next(replies).sync_response
+        requests.put(gnmi_pb2.SubscribeRequest(poll=gnmi_pb2.Poll()))     # nothing changed since
+        assert next(replies).sync_response
+        requests.put(None)
+
+
 def test_stream_sample_and_on_change_in_simulated_time(served):
     """SAMPLE every 20 ms of simulated time sends its leaf at 0, 20, 40, ... ms; ON_CHANGE sends a
     leaf only when its value changed (the idle ports' counters never again, h3's while the flow
