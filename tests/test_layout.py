@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 # Each subpackage of dataplane.net may import those listed before it (and itself);
 # ``capture`` reads objects by their attributes and needs none of them.
-NET_LAYERS = ["core", "topology", "devices", "hosts", "netns", "apps", "rdma", "collectives", "training", "fabric",
+NET_LAYERS = ["core", "topology", "devices", "hosts", "netns", "telemetry", "apps", "rdma", "collectives", "training", "fabric",
               "parallel"]
 NET_ALONE = {"capture"}
 NET_FORBIDDEN = ("dataplane.engine", "dataplane.ir")
@@ -150,7 +150,7 @@ ENGINE_LAYERS = [
 ]
 # Inside cli/: parameter types and error display, what commands share, the commands, the group.
 CLI_LAYERS = [
-    ["options", "errors"], ["programs", "grpc_options", "emit"],
+    ["options", "errors"], ["programs", "grpc_options", "emit", "telemetry"],
     ["compile", "packet", "network", "serve", "scenario", "collective", "netns", "report"],
     ["__init__"],
 ]

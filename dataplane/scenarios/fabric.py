@@ -3,7 +3,8 @@
 ``FabricConfig`` names a topology, either generated (``fat-tree`` with ``k``, ``leaf-spine``
 with ``leaves``/``spines``/``hosts_per_leaf``, ``dragonfly``) or a topology file (YAML or the
 P4 tutorials' JSON, switches with their own programs and entries). A generated fabric runs
-``programs/ecn.p4`` on every switch with the generator's routes (ECMP over all shortest paths),
+``programs/ecn.p4`` (``program``: another built-in with its tables, ``int`` for INT) on every
+switch with the generator's routes (ECMP over all shortest paths),
 links of ``bandwidth`` (hosts) and ``fabric_bandwidth`` (between switches, leaf-spine), a byte
 buffer per egress port, PFC on every switch when ``pfc`` (XOFF/XON per ingress port: a
 lossless fabric, as RoCE runs), and RED/ECN marking from a DCQCN profile when ``ecn``.
@@ -43,6 +44,7 @@ class FabricConfig:
     ecn: bool = False
     ecn_profile: str = "dcqcn-paper"
     seed: int = 1
+    program: str = "ecn"
 
     def describe(self) -> str:
         if self.topology == "fat-tree":
@@ -116,8 +118,10 @@ def _build_generated(cfg: FabricConfig) -> Fabric:
     from dataplane.net.topology.generators import runtime_json_text
     from dataplane.resources import builtin_program
 
+    if cfg.ecn and cfg.program != "ecn":
+        raise ValueError(f"ECN marking (ecn) is programs/ecn.p4's; the fabric's program is {cfg.program}")
     gen = _generated(cfg)
-    program = builtin_program("ecn")
+    program = builtin_program(cfg.program)
     spec = TopologySpec(gen.name)
     params = {"pfc": {"xoff": cfg.pfc_xoff_bytes, "xon": cfg.pfc_xon_bytes}} if cfg.pfc else {}
     for name in gen.switches:

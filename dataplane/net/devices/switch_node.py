@@ -8,13 +8,18 @@ egress timestamps) come from the simulated queue and clock. What travels through
 is the pipeline's ``EgressWork`` (``dataplane.arch.work``): this module reads its ``port``,
 ``ctx.packet_length`` and (v1model) ``sm``; PFC reads ``sm.ingress_port``.
 
-Two registers, if the program declares them (any control, indexed by port), are kept by
+Registers, if the program declares them (any control, indexed by port), are kept by
 the emulator, because v1model has no field for what they carry:
 
 * ``port_status``: 1 for ports whose link is up, 0 for ports the switch has detected down
   (after its detection delay), for data-plane failover;
 * ``queue_bytes``: written just before egress runs, the bytes still waiting in that
-  packet's egress queue (not counting the packet), for byte-based ECN/RED marking.
+  packet's egress queue (not counting the packet), for byte-based ECN/RED marking;
+* ``port_tx_bytes``: written just before egress runs, the bytes the port has sent before that
+  packet (``PortStats.tx_bytes``, modulo the register's width), for INT's egress tx metadata;
+* ``timestamp_ns`` (index 0): the simulated clock in ns, written before each pipeline run: when
+  the packet arrived (the ingress pipeline runs ``processing_ns`` later) before ingress, when
+  it leaves its egress queue before egress; v1model's own timestamps are in microseconds.
 
 Traffic classes (``params["queues"]``, e.g. ``{"count": 4, "scheduler": "dwrr"}``; one queue
 by default) give every port of the switch up to 8 queues chosen by v1model's ``priority`` or
@@ -76,6 +81,9 @@ class SwitchNode(Node):
         self._queue_metadata = self.dp.architecture == "v1model"
         self.port_status = self._find_register("port_status")
         self._queue_bytes_register = self._find_register("queue_bytes")
+        self._tx_bytes_register = self._find_register("port_tx_bytes")
+        self._clock_register = self._find_register("timestamp_ns")
+        self._telemetry = self._clock_register is not None or self._tx_bytes_register is not None
         # BMv2 writes queueing_metadata.qid into a field that aliases it, if the program has one.
         self._qid_path = alias_path(self.dp, "queueing_metadata.qid") if self._queue_metadata else None
 
@@ -119,6 +127,9 @@ class SwitchNode(Node):
             return
         dp = self.dp
         dp.now_us = self.sim.now // 1000
+        clock = self._clock_register
+        if clock is not None:
+            clock.values[0] = (self.sim.now - self.processing_ns) & ((1 << clock.width) - 1)
         result = PacketResult()
         work = dp.run_work(IngressWork(port_number, data), result, self.trace)
         if work:
@@ -186,6 +197,8 @@ class SwitchNode(Node):
         qb = self._queue_bytes_register
         if qb is not None and port.number < qb.size:
             qb.values[port.number] = min(qbytes, (1 << qb.width) - 1)
+        if self._telemetry:
+            self._telemetry_registers(port, now)
         result = PacketResult()
         more = dp.run_work(item, result, self.trace)
         if more:
@@ -204,6 +217,16 @@ class SwitchNode(Node):
             if out.port == number:
                 return out.data
         return None
+
+    def _telemetry_registers(self, port: Port, now: int) -> None:
+        """``timestamp_ns`` and ``port_tx_bytes`` before an egress run (the module docstring)."""
+        clock = self._clock_register
+        if clock is not None:
+            clock.values[0] = now & ((1 << clock.width) - 1)
+        tx = self._tx_bytes_register
+        stats = getattr(port, "stats", None)      # the CPU port of a served switch has none
+        if tx is not None and stats is not None and port.number < tx.size:
+            tx.values[port.number] = stats.tx_bytes & ((1 << tx.width) - 1)
 
     def _no_port(self, item: EgressWork) -> None:
         """Egress work for a port no link ends at: the CPU port when served, else a drop."""
