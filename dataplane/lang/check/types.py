@@ -312,9 +312,12 @@ class TypeMixin:
             return e
         if isinstance(e, E.DontCareExpr):
             return dataclasses.replace(e, type=target)
-        if isinstance(src, T.InfInt) and isinstance(target, T.Bits):
+        # p4c binds an untyped integer to bit<W>/int<W>, or to a `type` over one (its
+        # TypeVariableSubstitution::compose looks through Type_Newtype): `const vrf_id_t v = 0;`
+        bits = T.strip_newtype(target) if isinstance(src, T.InfInt) else None
+        if isinstance(bits, T.Bits):
             if isinstance(e, E.Constant):
-                return E.Constant(wrap(e.value, target.width, target.signed), e.base, type=target, span=e.span)
+                return E.Constant(wrap(e.value, bits.width, bits.signed), e.base, type=target, span=e.span)
             return E.Cast(None, e, type=target, span=e.span)
         if isinstance(src, T.Enum) and src.underlying is not None and src.underlying == target:
             return E.Cast(None, e, type=target, span=e.span)
