@@ -104,8 +104,10 @@ class TableMixin:
         if "entries" in seen and self.check_entries_order(d):
             entries = [e for e in (self._check_entry(x, keys, listed, d.name) for x in entries_decl) if e is not None]
             self.check_entry_set(d, keys, entries_decl, entries, entries_const)
-        if size is not None and size <= 0:
-            self.error(f"table '{d.name}' size must be positive", d.prop("size").span, code="out-of-range")
+        if size is not None and size < 0:
+            self.error(f"table '{d.name}' size must not be negative", d.prop("size").span, code="out-of-range")
+        elif size == 0:
+            size = None   # p4c (getTableSize, BMv2's max_size) takes 0 for the default size
         return P.Table(d.name, tuple(keys), tuple(actions), default, default_const, tuple(entries), entries_const,
                        size, implementation, counters, meters, tuple(others), d.annotations, d.span)
 
