@@ -36,3 +36,17 @@ def test_structured_annotations_are_folded_to_literals():
     assert kv.kv_pair_list.kv_pairs[1].value.int64_value == 6
     with pytest.raises(P4InfoError, match="compile-time"):
         add_annotations(pre, (Annotation("Bad", "hdr.x", structured=True),))
+
+
+def test_comment_lines_in_a_multi_line_annotation_string_stay():
+    """p4c keeps `//` lines of a string that spans lines (SAI P4's @entry_restriction, as its
+    committed P4Info files show): the annotation prints the string with them, byte for byte."""
+    from dataplane.control.p4info import build_p4info
+    from dataplane.lang.frontend import compile_source
+    from dataplane.testing.skeleton import v1model_program
+
+    locals_ = ('action a() {}\n@entry_restriction("\n    // only non-zero\n    x != 0; /* kept */\n  ")\n'
+               "table t { key = { meta.x: exact @name(\"x\"); } actions = { a; } } // dropped\n")
+    info = build_p4info(compile_source(v1model_program(ingress_locals=locals_, ingress="t.apply();"), "p.p4").program)
+    assert list(info.tables[0].preamble.annotations) == [
+        '@entry_restriction("\n    // only non-zero\n    x != 0; /* kept */\n  ")']
