@@ -176,6 +176,7 @@ class TableMixin:
         if full:
             self.check_bound_args(ref, method, values, listed, what)
             values = tuple(v for v, p in zip(values, method.params) if not p.direction)
+        values = tuple(_fold_member_cast(v) for v in values)
         for v in values:
             if not is_unknown(v.type) and not isinstance(v, (E.Constant, E.BoolLiteral, E.TypeMember)):
                 self.error(f"{what} arguments must be compile-time constants", v.span, code="not-constant")
@@ -232,3 +233,13 @@ class TableMixin:
             self.error(f"table '{table}' needs {' or '.join(kinds)} here, not {t}", value.span, code="table")
             return None
         return name
+
+
+def _fold_member_cast(v: E.Expr) -> E.Expr:
+    """A serializable enum member implicitly cast to its bit<W> as the member's number: p4c folds
+    it, so `set_x(foo_t.A)` is a constant action argument (serEnumImplCast.p4)."""
+    if isinstance(v, E.Cast) and v.to is None and isinstance(v.expr, E.TypeMember) and isinstance(v.type, T.Bits):
+        enum = v.expr.type
+        if isinstance(enum, T.Enum) and enum.values is not None and v.expr.member in enum.members:
+            return E.Constant(enum.values[enum.members.index(v.expr.member)], type=v.type, span=v.span)
+    return v
