@@ -9,7 +9,7 @@ from dataplane.ir import decl as D
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
 from dataplane.ir.node import annotation
-from dataplane.lang.limits import MAX_WIDTH, too_wide
+from dataplane.lang.limits import MAX_VARBIT_WIDTH, MAX_WIDTH, too_wide
 from dataplane.lang.literals import wrap
 from dataplane.records import record
 
@@ -63,13 +63,16 @@ class TypeMixin:
                 return UNKNOWN
             return T.Bits(width, ref.signed)
         if isinstance(ref, E.VarbitRef):
+            # p4c limits bit<W> to 2048 bits but a varbit only to a width that fits an int
+            # (Type_Varbits::get); nothing is laid out at that width, a packet bounds what is read.
             width = self.const_int(ref.width, "a width")
-            if width is None or width <= 0:
+            if width is None or width < 0:
                 if width is not None:
                     self.error(f"invalid width {width} for varbit<W>", ref.span, code="out-of-range")
                 return UNKNOWN
-            if width > MAX_WIDTH:
-                self.error(too_wide(f"varbit<{width}>"), ref.width.span, code="too-wide")
+            if width > MAX_VARBIT_WIDTH:
+                self.error(f"varbit<{width}> is too large: a varbit's width is limited to {MAX_VARBIT_WIDTH} bits",
+                           ref.width.span, code="too-wide")
                 return UNKNOWN
             return T.VarBits(width)
         if isinstance(ref, E.BaseTypeRef):
