@@ -72,8 +72,9 @@ def compiler_hash() -> str:
     lang = _PACKAGE / "lang"
     dirs = [(_PACKAGE, ".py"), (lang, ".py"), (_PACKAGE / "ir", ".py")]
     with os.scandir(lang) as it:   # lang's folders by job: preprocess/, build/, check/, inline/
+        # every folder of modules, a namespace package (build/ has no __init__.py) too
         dirs += [(Path(e.path), ".py") for e in sorted(it, key=lambda e: e.name)
-                 if e.is_dir() and os.path.isfile(os.path.join(e.path, "__init__.py"))]
+                 if e.is_dir() and not e.name.startswith((".", "__"))]
     try:
         dirs.append((data_dir("grammar"), ".lark"))
     except FileNotFoundError:
