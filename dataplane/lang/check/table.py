@@ -145,7 +145,6 @@ class TableMixin:
             self.error(f"{what} '{ref.name}' in the actions of table '{table}'", ref.span, code="table")
             return None
         method: T.Method = sym.type
-        self.note_action_data(ref.name, method, sym.decl, table)
         directional = T.Method(ref.name, tuple(p for p in method.params if p.direction))
         result = self.check_args(ref.args, [directional], f"action '{ref.name}' in table '{table}'", ref.span, {})
         args = tuple(a.value for a in result[1]) if result else ()
