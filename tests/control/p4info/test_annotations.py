@@ -50,3 +50,29 @@ def test_comment_lines_in_a_multi_line_annotation_string_stay():
     info = build_p4info(compile_source(v1model_program(ingress_locals=locals_, ingress="t.apply();"), "p.p4").program)
     assert list(info.tables[0].preamble.annotations) == [
         '@entry_restriction("\n    // only non-zero\n    x != 0; /* kept */\n  ")']
+
+
+@pytest.mark.parametrize("body, value", [("16", 16), ("32w16", 16), ("0x10", 16), ("8w0x1F", 31), ("1_000", 1000),
+                                         ("016", 16)])
+def test_max_group_size_takes_any_integer_literal(body, value):
+    """@max_group_size(32w16) is the constant 16 (p4c parses it as a Constant, width prefix and all,
+    as PINS' programs write it); a leading 0 is not octal in P4."""
+    from dataplane.control.p4info import build_p4info
+    from dataplane.lang.frontend import compile_source
+    from dataplane.testing.skeleton import v1model_program
+
+    locals_ = (f"@max_group_size({body}) action_selector(HashAlgorithm.crc16, 32w64, 32w8) sel;\n"
+               "action a(bit<9> p) { sm.egress_spec = p; }\n"
+               "table t { key = { sm.ingress_port: exact; sm.ingress_port: selector; } actions = { a; }"
+               " implementation = sel; }\n")
+    info = build_p4info(compile_source(v1model_program(ingress_locals=locals_, ingress="t.apply();"), "p.p4").program)
+    assert info.action_profiles[0].max_group_size == value
+
+
+@pytest.mark.parametrize("body", ["x", "-1", "16.0", '"16"'])
+def test_max_group_size_refuses_what_is_not_an_integer_literal(body):
+    """Anything else is a located P4InfoError, not a traceback."""
+    from dataplane.control.p4info.annotations import int_value
+
+    with pytest.raises(P4InfoError, match="needs an integer"):
+        int_value(Annotation("max_group_size", body), "sel")
