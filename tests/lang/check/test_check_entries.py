@@ -190,3 +190,22 @@ def test_default_action_before_the_actions_list_is_rejected():
     }""", ingress="t.apply();")
     assert_error(src, "the default_action of table 't' must come after its 'actions' list", at="default_action = a;",
                  code="table")
+
+
+def test_entries_on_a_table_without_a_key_are_rejected():
+    """p4c: a table with no key property takes no entries (an empty list is fine)."""
+    src = table("const entries = { _ : set(1); }", key="")
+    assert_error(src, "entries cannot be specified for table 't', which has no key", at="const entries",
+                 code="table-entry")
+    assert port_after("const entries = { }", "", 4, 0) == [4]
+
+
+def test_a_lone_wildcard_entry_matches_an_empty_key():
+    """``key = {}`` with ``_ : set(7)`` (or ``default``) is an entry every lookup hits, not the
+    default action; a lone ``_`` also covers a key of two fields, as p4c types it as don't-care."""
+    assert port_after("const entries = { _ : set(7); }", "key = { }", 4, 0) == [7]
+    assert port_after("const entries = { default : set(7); }", "key = { }", 4, 0) == [7]
+    assert port_after("const entries = { }", "key = { }", 4, 0) == [4]
+    two = "key = { meta.x : ternary; meta.y : ternary; }"
+    assert port_after("const entries = { (4, _) : set(5); _ : set(7); }", two, 4, 0) == [5]
+    assert port_after("const entries = { (4, _) : set(5); _ : set(7); }", two, 3, 0) == [7]
