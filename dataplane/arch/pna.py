@@ -187,8 +187,9 @@ class PnaNic(Device):
         self.metadata_class = self.pipeline.struct_class(T.strip_newtype(parser.params[2].type).name)
         sc = self.pipeline.struct_class
         self.parser_in_class = sc("pna_main_parser_input_metadata_t")
-        self.pre_in_class = sc("pna_pre_input_metadata_t")
-        self.pre_out_class = sc("pna_pre_output_metadata_t")
+        if "pre_control" in blocks:   # p4lang/pna's pna.p4 today has no pre-control nor its structs
+            self.pre_in_class = sc("pna_pre_input_metadata_t")
+            self.pre_out_class = sc("pna_pre_output_metadata_t")
         self.main_in_class = sc("pna_main_input_metadata_t")
         self.main_out_class = sc("pna_main_output_metadata_t")
         return blocks
