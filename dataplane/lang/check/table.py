@@ -101,9 +101,9 @@ class TableMixin:
             self.check_implicit_no_action(d)
         if default is None:
             default = P.ActionCall("NoAction")
-        if "entries" in seen and "key" not in seen and entries_decl:
-            # p4c (TypeInference on EntriesList): a table without a key property takes no entries;
-            # an empty `entries = {}` is accepted, and `key = {}` takes `_` entries.
+        if "entries" in seen and not keys and entries_decl:
+            # p4c (TypeInference on EntriesList): a table without a key, or with `key = {}`, takes no
+            # entries (issue3442.p4); an empty `entries = {}` is accepted.
             self.error(f"entries cannot be specified for table '{d.name}', which has no key", d.prop("entries").span,
                        code="table-entry")
         elif "entries" in seen and self.check_entries_order(d):
@@ -192,7 +192,7 @@ class TableMixin:
             e = dataclasses.replace(e, keys=tuple(e.keys[0].elements))
         elif len(e.keys) == 1 and isinstance(e.keys[0], (E.DefaultKeyset, E.DontCareExpr)) and len(keys) != 1:
             # A lone `_` (or `default`) matches the whole key, whatever its length (p4c types it as
-            # don't-care, not a 1-tuple): `key = {}` with `_ : a();` is an entry every lookup hits.
+            # don't-care, not a 1-tuple).
             e = dataclasses.replace(e, keys=tuple(E.DefaultKeyset(span=e.keys[0].span) for _ in keys))
         if len(e.keys) != len(keys):
             self.error(f"entry has {len(e.keys)} key value(s), table '{table}' has {len(keys)} key(s)", e.span,
