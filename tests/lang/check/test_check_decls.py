@@ -124,6 +124,26 @@ def test_annotation_bodies_p4c_reads():
     compile_source(core('@name("a \\" b") @deprecated("old") @pkginfo(name="x") const bit<8> k = 1;'), "ok.p4")
 
 
+@pytest.mark.parametrize("body, message, at", [
+    ("@a[x = { 2, 3 }]", "@a: illegal type for a structured annotation value (a list)", "@a"),
+    ("@a[4 < H]", "'H' is a type", "@a"),
+    ("@a[k = nope]", "'nope' is nothing declared", "@a"),
+    ("@a[t == t]", "'t' is an extern instance", "@a"),
+])
+def test_structured_annotation_values_are_constants(body, message, at):
+    """p4c type-checks structured annotation values: ints, strings or bools, names of constants
+    only (structured-annotation-e2.p4, type-in-expr.p4, issue3363.p4)."""
+    src = core(f"header H {{ bit<8> f; }}\nextern e {{ e(); }}\ne() t;\n{body} const bit<8> z = 1;")
+    assert_error(src, message, at=at, code="annotation")
+
+
+def test_structured_annotation_values_that_are_constants_pass():
+    """Literals of every kind, operators on them, strings with braces or names inside, keys of
+    pairs and declared constants are all fine."""
+    compile_source(core('const bit<8> K = 3;\n@a[x = 1 + K, y = "{H} t", z = true, w = 8w3 == 0x3]\n'
+                        '@b["s", 4, false, K]\nconst bit<8> z = 1;'), "ok.p4")
+
+
 def test_match_annotation_names_a_match_kind():
     """A value_set struct's field matches with a declared match_kind."""
     src = core("struct pvs_t { @match(ternary) bit<32> a; @match(1+1) bit<16> b; }")
