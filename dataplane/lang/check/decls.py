@@ -158,12 +158,23 @@ class DeclRulesMixin:
                        code="reserved")
 
     def check_field_annotations(self, d: D.StructTypeDecl) -> None:
-        """``@match(kind)`` on a value_set struct's field names a match_kind."""
+        """``@match(kind)`` on a value_set struct's field names a match_kind; ``@length(e)`` on a
+        header's varbit names only fields declared before it or constants (p4c resolves e there:
+        spec-ex32_e.p4)."""
+        earlier: set[str] = set()
         for f in d.fields:
             for a in f.annotations:
                 if a.name == "match" and a.body.strip() not in self.match_kinds:
                     self.error(f"@match needs a match_kind ({', '.join(self.match_kinds)}), not "
                                f"{a.body.strip() or 'nothing'}", a.span, code="annotation")
+                elif a.name == "length" and not a.structured:
+                    for name in _NAME.findall(_STRING_LITERAL.sub('""', a.body)):
+                        sym = self.scope.lookup(name)
+                        if name not in earlier and sym is None and name not in self.types and name not in _TYPE_WORDS:
+                            self.error(f"@length: '{name}' is not declared (nor a field before '{f.name}')",
+                                       a.span, code="not-found")
+                            break
+            earlier.add(f.name)
 
     def check_param_block_type(self, p: T.Param, decl: D.ParamDecl) -> None:
         """A parameter's type may be a parser or control type (a prototype), not a declared parser or control."""
@@ -222,6 +233,7 @@ class DeclRulesMixin:
 _STRING_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _KEY = re.compile(r"(?:^|,)\s*[A-Za-z_]\w*\s*=(?!=)")
 _NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+_TYPE_WORDS = {"bit", "int", "varbit", "bool"}
 _KINDS = {"instance": "an extern instance", "action": "an action", "extern_function": "an extern function"}
 
 

@@ -171,3 +171,14 @@ def test_tuple_cannot_hold_packages_or_externs():
                  code="invalid-type")
     assert_error(core("extern ct { void go(); }\nvoid h(tuple<ct> t) { }"), "a tuple cannot hold extern ct",
                  at="tuple<ct>", code="invalid-type")
+
+
+def test_length_annotation_names_an_earlier_field():
+    """@length on a varbit resolves its names among the fields before it (and constants, and the
+    types of casts): a field declared after it is not found (spec-ex32_e.p4)."""
+    after = core("header Hdr {\n  @length(size2) varbit<256> data2;\n  bit<32> size2;\n}")
+    assert_error(after, "@length: 'size2' is not declared (nor a field before 'data2')", at="@length",
+                 code="not-found")
+    compile_source(core("const bit<32> EXTRA = 8;\n"
+                        "header Hdr {\n  bit<8> len;\n  @length((bit<32>)len * 8 + EXTRA) varbit<256> data;\n}"),
+                   "ok.p4")
