@@ -172,7 +172,7 @@ class DeclRulesMixin:
                         sym = self.scope.lookup(name)
                         if name not in earlier and sym is None and name not in self.types and name not in _TYPE_WORDS:
                             self.error(f"@length: '{name}' is not declared (nor a field before '{f.name}')",
-                                       a.span, code="not-found")
+                                       a.span, code="annotation")
                             break
             earlier.add(f.name)
 

@@ -178,7 +178,7 @@ def test_length_annotation_names_an_earlier_field():
     types of casts): a field declared after it is not found (spec-ex32_e.p4)."""
     after = core("header Hdr {\n  @length(size2) varbit<256> data2;\n  bit<32> size2;\n}")
     assert_error(after, "@length: 'size2' is not declared (nor a field before 'data2')", at="@length",
-                 code="not-found")
+                 code="annotation")
     compile_source(core("const bit<32> EXTRA = 8;\n"
                         "header Hdr {\n  bit<8> len;\n  @length((bit<32>)len * 8 + EXTRA) varbit<256> data;\n}"),
                    "ok.p4")
