@@ -283,6 +283,9 @@ class ExprMixin(AccessMixin):
 
     def _concat(self, e, left, right):
         lt, rt = left.type, right.type
+        if isinstance(left, E.StringLiteral) and isinstance(right, E.StringLiteral):
+            # p4c folds string concatenation of compile-time strings (spec-issue1297-string-cat.p4)
+            return E.StringLiteral(left.value + right.value, type=lt, span=e.span)
         if not (isinstance(lt, T.Bits) and isinstance(rt, T.Bits)):
             self.error(f"'++' needs operands of known width, got {lt} and {rt}", e.span, code="operand-type")
             return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)

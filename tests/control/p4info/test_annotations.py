@@ -76,3 +76,27 @@ def test_max_group_size_refuses_what_is_not_an_integer_literal(body):
 
     with pytest.raises(P4InfoError, match="needs an integer"):
         int_value(Annotation("max_group_size", body), "sel")
+
+
+def test_string_concatenation_folds_where_p4c_parses_expressions():
+    """@name("t" ++ "_a") names the table t_a; a structured annotation's "X_" ++ "Y" is "X_Y";
+    an unstructured vendor annotation keeps its tokens as written (spec-issue1297-string-cat.p4);
+    "a" ++ "b" in code is the string "ab"."""
+    from dataplane.control.p4info import build_p4info
+    from dataplane.lang.frontend import compile_source
+    from dataplane.testing.skeleton import v1model_program
+
+    locals_ = ('@S[a = "X_" ++ "Y"] @U(a = "X_" ++ "Y") action a() { log_msg("con" ++ "cat"); }\n'
+               '@name("tab" ++ "_" ++ "a") table t { key = { meta.x: exact; } actions = { a; } }\n')
+    program = compile_source(v1model_program(ingress_locals=locals_, ingress="t.apply();"), "p.p4").program
+    info = build_p4info(program)
+    assert info.tables[0].preamble.name == "IG.tab_a"
+    action = next(a for a in info.actions if a.preamble.name == "IG.a")
+    assert action.preamble.structured_annotations[0].kv_pair_list.kv_pairs[0].value.string_value == "X_Y"
+    assert list(action.preamble.annotations) == ['@U(a = "X_" ++ "Y")']
+    from dataplane.control.switch import Switch
+
+    sw = Switch(program)
+    sw.table_add("tab_a", "a", ["0"], [])
+    sw.send(0, b"\x00" * 20)
+    assert "concat" in sw.dp.log_messages
