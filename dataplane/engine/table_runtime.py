@@ -38,6 +38,9 @@ class ActionEntry:
     bytes: int = 0
     meter: Any = None  # direct meter state (set by the meter extern)
     last_hit_us: int | None = None  # device time of the last hit, kept for tables with support_timeout
+    expire_profile: int | None = None  # PNA: the entry's expire time profile id (arch/pna_expiry.py)
+    expire_start_us: int = 0           # PNA: when its expire timer last (re)started
+    expire_notified: bool = False      # PNA NOTIFY_CONTROL: reported since that restart
 
 
 class RuntimeTable:
