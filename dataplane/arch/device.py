@@ -81,6 +81,6 @@ class Device:
         built = self.pipeline.instantiate(self)
         self.actions = built["actions"]
         for table in self.tables.values():
-            table.bind(self.actions)
+            table.bind(self.actions, self.program)
             table.install_entries(self.program)
         self.blocks = self._bind_blocks(built)

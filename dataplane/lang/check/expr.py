@@ -168,6 +168,12 @@ class ExprMixin(AccessMixin):
                                      for x in (left, right)):
             self.error(f"'{e.op}' is not defined on negative numbers", e.span, code="operand-type")
             return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
+        if e.op not in _EQUALITY:
+            # p4c's binaryArith: a serializable enum operand of an arithmetic or bitwise operator is
+            # its underlying bit<W> (DASH's `actions & dash_routing_actions_t.ENCAP_U0`).
+            left, right = (self.convert(x, x.type.underlying, f"operand of '{e.op}'")
+                           if isinstance(x.type, T.Enum) and x.type.underlying is not None else x
+                           for x in (left, right))
         left, right = self._unify(e, left, right)
         lt = left.type
         if is_unknown(lt, right.type):
