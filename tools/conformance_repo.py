@@ -22,25 +22,37 @@ from pathlib import Path
 from typing import Callable
 
 _MAIN = re.compile(r"\)\s*main\s*;")
+_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 _SKIP_DIRS = {".git", "build", "node_modules", "__pycache__", ".tox", "venv"}
 _GOLDEN_SUFFIXES = (".p4info.pb.txt", ".p4info.txtpb", ".p4info.txt")
 
 
 def find_programs(root: Path) -> list[Path]:
-    """Every ``.p4`` file under ``root`` that instantiates ``main`` (sorted; build folders skipped)."""
-    found = []
+    """Every ``.p4`` file under ``root`` that no other one includes and that instantiates ``main``
+    itself or through what it includes (DASH's ``dash_pipeline.p4`` includes the file that
+    instantiates the package of the target a define picks); sorted, build folders skipped."""
+    mains: dict[Path, bool] = {}
+    includes: dict[Path, list[Path]] = {}
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
         for name in sorted(files):
             if name.endswith(".p4"):
-                path = Path(folder) / name
+                path = (Path(folder) / name).resolve()
                 try:
                     text = path.read_text(errors="replace")
                 except OSError:
                     continue
-                if _MAIN.search(text):
-                    found.append(path)
-    return found
+                mains[path] = bool(_MAIN.search(text))
+                includes[path] = [(path.parent / inc).resolve() for inc in _INCLUDE.findall(text)]
+    included = {inc for incs in includes.values() for inc in incs}
+
+    def has_main(path: Path, seen: set[Path]) -> bool:
+        if path in seen or path not in mains:
+            return False
+        seen.add(path)
+        return mains[path] or any(has_main(inc, seen) for inc in includes[path])
+
+    return sorted(p for p in mains if p not in included and has_main(p, set()))
 
 
 def golden_p4info(path: Path) -> Path | None:

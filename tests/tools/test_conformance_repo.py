@@ -53,6 +53,15 @@ def test_programs_are_the_files_that_instantiate_main(repo_tool, checkout):
     assert [p.name for p in repo_tool.find_programs(checkout)] == ["sw.p4"]
 
 
+def test_a_program_may_instantiate_main_in_a_file_it_includes(repo_tool, checkout):
+    """DASH's layout: pipeline.p4 includes target/v1.p4, which instantiates main; the program is
+    pipeline.p4, and the included file is not one."""
+    (checkout / "src" / "target").mkdir()
+    (checkout / "src" / "target" / "v1.p4").write_text("V1Switch(P(), C(), I(), I(), C(), D()) main;\n")
+    (checkout / "src" / "pipeline.p4").write_text('#include "target/v1.p4"\n')
+    assert [p.name for p in repo_tool.find_programs(checkout)] == ["pipeline.p4", "sw.p4"]
+
+
 def test_include_paths_and_defines_reach_the_compiler(repo_tool, checkout):
     """Without the -I directory the include is missing; with it but without -D the table size is an
     undefined name; with both the program compiles, loads and writes P4Info with that size."""
