@@ -27,12 +27,15 @@ class Device:
     # (p4c's front-end tests do) has other slots and cannot run here.
     package_blocks: tuple[tuple[str, int], ...] = ()
 
-    def __init__(self, program: P.Program, name: str, seed: int):
+    def __init__(self, program: P.Program, name: str, seed: int, extern_functions: dict | None = None):
         if program.architecture != self.architecture:
             raise ArchitectureError(f"program uses {program.architecture or 'no'} architecture, "
                                     f"not {self.architecture}")
         self.program = program
         self.name = name
+        # Extern functions the program declares that the target provides (as BMv2 loads a module
+        # with --load-modules): name -> callable in the generated code's convention, see Switch.
+        self.target_functions = dict(extern_functions or {})
         self.rng = random.Random(seed)
         self.now_us = 0
         self.digests: list[tuple[int, tuple]] = []
@@ -72,7 +75,7 @@ class Device:
             if bind is not None:
                 bind(self.pipeline.struct_class)
         self.tables = self._make_tables()
-        self.functions = self._bind_functions()
+        self.functions = {**self.target_functions, **self._bind_functions()}
         missing = sorted(self.pipeline.extern_functions() - set(self.functions))
         if missing:
             # p4c's BMv2 accepts such a program only on a target built with the function.
