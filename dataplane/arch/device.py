@@ -68,6 +68,10 @@ class Device:
         Subclasses provide ``_make_instances``, ``_make_tables``, ``_bind_functions`` and
         ``_bind_blocks`` (which block fills which slot of the architecture's package).
         """
+        where = _value_array(self.program)
+        if where is not None:
+            raise ArchitectureError(f"unsupported: an array of non-header values ({where}); the engine runs "
+                                    "header stacks only")
         self.pipeline = compile_pipeline(self.program, reject_is_error=self.parser_reject_is_error)
         self.instances = self._make_instances()
         for inst in self.instances.values():   # externs that make the program's structs (register<S>)
@@ -87,3 +91,24 @@ class Device:
             table.bind(self.actions, self.program)
             table.install_entries(self.program)
         self.blocks = self._bind_blocks(built)
+
+
+def _value_array(program: P.Program) -> str | None:
+    """Where the program has an array of non-header elements (``bit<8>[16] arr``, p4c's arrays
+    of 2025), which the front end takes and the engine does not run; None if nowhere."""
+    from dataplane.ir import types as T
+    from dataplane.ir.node import walk
+
+    def is_value_array(t) -> bool:
+        return isinstance(t, T.Stack) and not isinstance(t.element, (T.Header, T.HeaderUnion))
+
+    for t in program.types.values():
+        if isinstance(t, T.StructLike):
+            for f in t.fields:
+                if is_value_array(T.strip_newtype(f.type)):
+                    return f"field '{f.name}' of {t.kind} '{t.name}'"
+    for block in list(program.parsers.values()) + list(program.controls.values()):
+        for n in walk(block):
+            if is_value_array(getattr(n, "type", None)):
+                return f"in '{block.name}'"
+    return None

@@ -96,6 +96,12 @@ class BuildIR(BuildTypesMixin, BuildTablesMixin, BuildExprMixin, Transformer):
         annots, (type_ref, name) = _split(c)
         return D.FieldDecl(type_ref, name, annots, span=self._span(meta))
 
+    @v_args(meta=True)
+    def array_field(self, meta, c):
+        """``bit<8> arr[16];``: p4c's C-style spelling of ``bit<8>[16] arr;`` (array2.p4)."""
+        annots, (type_ref, name, size) = _split(c)
+        return D.FieldDecl(E.StackRef(type_ref, size, span=self._span(meta)), name, annots, span=self._span(meta))
+
     def _struct(self, kind, meta, c):
         annots, rest = _split(c)
         tparams = rest[1] if len(rest) > 1 and isinstance(rest[1], tuple) else ()

@@ -159,6 +159,10 @@ class CallMixin:
             return self._finish_call(e, member, [T.Method(name, (), ret)], f"'{name}'", {}, type_args)
         if name in SIZE_METHODS and not isinstance(bt, T.Extern):
             return self._size_method(e, name, bt)
+        if isinstance(bt, T.Stack) and name in ("push_front", "pop_front") \
+                and not isinstance(bt.element, (T.Header, T.HeaderUnion)):
+            self.error(f"'{name}' is for header stacks, not an array of {bt.element}", e.span, code="unknown-member")
+            return dataclasses.replace(e, type=UNKNOWN)
         if isinstance(bt, T.Stack) and name in ("push_front", "pop_front"):
             if len(e.args) != 1:
                 self.error(f"'{name}' expects 1 argument, got {len(e.args)}", e.span, code="arity")

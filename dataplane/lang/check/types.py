@@ -13,6 +13,9 @@ from dataplane.lang.limits import MAX_VARBIT_WIDTH, MAX_WIDTH, too_wide
 from dataplane.lang.literals import wrap
 from dataplane.records import record
 
+# What an array may hold (p4c's arrays, 2025): headers (a header stack) or values of a fixed width.
+_ARRAY_ELEMENTS = (T.Header, T.HeaderUnion, T.Bits, T.Bool, T.Struct, T.Enum, T.Stack)
+
 
 @record(frozen=True, slots=True)
 class Unknown(T.Type):
@@ -83,8 +86,9 @@ class TypeMixin:
             size = self.const_int(ref.size, "a header stack size")
             if is_unknown(elem) or size is None:
                 return UNKNOWN
-            if not isinstance(elem, (T.Header, T.HeaderUnion)):
-                self.error(f"header stack elements must be headers, not {elem}", ref.span, code="invalid-type")
+            if not isinstance(T.strip_newtype(elem), _ARRAY_ELEMENTS):
+                self.error(f"array elements must be headers, header unions, bit<W>, int<W>, bool, structs or "
+                           f"serializable enums, not {elem}", ref.span, code="invalid-type")
                 return UNKNOWN
             if size <= 0:
                 self.error(f"header stack size must be positive, got {size}", ref.size.span, code="out-of-range")
@@ -383,4 +387,6 @@ def _header_field_ok(t: T.Type) -> bool:
         return t.underlying is not None
     if isinstance(t, T.Struct):
         return all(_header_field_ok(f.type) for f in t.fields)
+    if isinstance(t, T.Stack):   # an array of values of fixed width (p4c's array1.p4)
+        return not isinstance(t.element, (T.Header, T.HeaderUnion)) and _header_field_ok(t.element)
     return False
