@@ -57,7 +57,7 @@ class TypeMixin:
             width = self.const_int(ref.width, "a width")
             if width is None:
                 return UNKNOWN
-            if width <= 0 or (ref.signed and width < 1):
+            if width < 0 or (ref.signed and width < 1):   # bit<0> is a zero-width value (p4c)
                 self.error(f"invalid width {width} for {'int' if ref.signed else 'bit'}<W>", ref.span,
                            code="out-of-range")
                 return UNKNOWN
