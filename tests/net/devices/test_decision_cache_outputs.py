@@ -66,3 +66,20 @@ def test_runs_write_the_same_bytes_with_and_without_the_cache(name, tmp_path, mo
     assert sorted(with_cache[1]) == sorted(without[1])
     for file, data in without[1].items():
         assert with_cache[1][file] == data, f"{file} differs with the decision cache"
+
+
+def test_a_switch_keeps_a_cache_unless_turned_off_or_refused():
+    """``params: {decision_cache: false}`` turns one switch's cache off; a program with state
+    (ecn.p4's registers) has none, and the switch says why."""
+    from dataplane.net.fabric.network import Network
+    from dataplane.net.topology.load import load_topology
+    from dataplane.resources import builtin_program, builtin_topology
+
+    spec = load_topology(builtin_topology("leaf-spine"))
+    spec.switches["leaf1"].params["decision_cache"] = False
+    spec.switches["leaf2"].program = builtin_program("ecn")
+    spec.switches["leaf2"].entries = None
+    net = Network.from_spec(spec, seed=1)
+    assert net.switches["leaf1"].decisions is None and net.switches["leaf1"].decision_refusal == "turned off"
+    assert net.switches["leaf2"].decisions is None and "queue_bytes" in net.switches["leaf2"].decision_refusal
+    assert isinstance(net.switches["spine1"].decisions, V1Decisions) and net.switches["spine1"].decision_refusal == ""
