@@ -146,7 +146,7 @@ ENGINE_LAYERS = [
     ["__init__", "runtime", "context", "structgen", "source_map", "code_cache", "hashes", "trace", "table_errors",
      "match_structures", "tables", "table_runtime", "externs", "extern_functions", "psa_externs", "pna_externs",
      "ebpf_externs", "struct_register", "instances"],
-    ["codegen"], ["backend"], ["batch"],
+    ["codegen"], ["backend"], ["batch", "decision"],
 ]
 # Inside cli/: parameter types and error display, what commands share, the commands, the group.
 CLI_LAYERS = [

@@ -64,8 +64,19 @@ class RuntimeTable:
         # support_timeout = true: hits are time-stamped for P4Runtime's idle timeouts (slow path only).
         self.support_timeout = any(n == "support_timeout" and isinstance(v, E.BoolLiteral) and v.value
                                    for n, v in table.properties)
-        self.default: ActionEntry | None = None
+        self._default: ActionEntry | None = None
         self.initial_default: ActionEntry | None = None
+
+    @property
+    def default(self) -> ActionEntry | None:
+        """The entry a miss runs; setting it counts as an edit of the table (``MatchTable.on_edit``)."""
+        return self._default
+
+    @default.setter
+    def default(self, entry: ActionEntry | None) -> None:
+        self._default = entry
+        if self.match.on_edit is not None:
+            self.match.on_edit()
 
     def bind(self, generated: dict[str, Callable], program: P.Program | None = None) -> None:
         """Attach the generated action functions (keyed ``Control.action``) and set the default
