@@ -18,8 +18,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 # Each subpackage of dataplane.net may import those listed before it (and itself);
 # ``capture`` reads objects by their attributes and needs none of them.
-NET_LAYERS = ["core", "topology", "devices", "hosts", "netns", "apps", "rdma", "collectives", "loadbalance", "training",
-              "fabric", "parallel"]
+NET_LAYERS = ["core", "topology", "devices", "hosts", "netns", "telemetry", "apps", "rdma", "collectives", "loadbalance",
+              "training", "fabric", "parallel"]
 NET_ALONE = {"capture"}
 NET_FORBIDDEN = ("dataplane.engine", "dataplane.ir")
 
@@ -146,11 +146,11 @@ ENGINE_LAYERS = [
     ["__init__", "runtime", "context", "structgen", "source_map", "code_cache", "hashes", "trace", "table_errors",
      "match_structures", "tables", "table_runtime", "externs", "extern_functions", "psa_externs", "pna_externs",
      "ebpf_externs", "struct_register", "instances"],
-    ["codegen"], ["backend"], ["batch"],
+    ["codegen"], ["backend"], ["batch", "decision"],
 ]
 # Inside cli/: parameter types and error display, what commands share, the commands, the group.
 CLI_LAYERS = [
-    ["options", "errors"], ["programs", "grpc_options", "emit"],
+    ["options", "errors"], ["programs", "grpc_options", "emit", "telemetry"],
     ["compile", "packet", "network", "serve", "scenario", "collective", "netns", "report"],
     ["__init__"],
 ]

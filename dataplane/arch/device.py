@@ -27,12 +27,15 @@ class Device:
     # (p4c's front-end tests do) has other slots and cannot run here.
     package_blocks: tuple[tuple[str, int], ...] = ()
 
-    def __init__(self, program: P.Program, name: str, seed: int):
+    def __init__(self, program: P.Program, name: str, seed: int, extern_functions: dict | None = None):
         if program.architecture != self.architecture:
             raise ArchitectureError(f"program uses {program.architecture or 'no'} architecture, "
                                     f"not {self.architecture}")
         self.program = program
         self.name = name
+        # Extern functions the program declares that the target provides (as BMv2 loads a module
+        # with --load-modules): name -> callable in the generated code's convention, see Switch.
+        self.target_functions = dict(extern_functions or {})
         self.rng = random.Random(seed)
         self.now_us = 0
         self.digests: list[tuple[int, tuple]] = []
@@ -65,6 +68,10 @@ class Device:
         Subclasses provide ``_make_instances``, ``_make_tables``, ``_bind_functions`` and
         ``_bind_blocks`` (which block fills which slot of the architecture's package).
         """
+        where = _value_array(self.program)
+        if where is not None:
+            raise ArchitectureError(f"unsupported: an array of non-header values ({where}); the engine runs "
+                                    "header stacks only")
         self.pipeline = compile_pipeline(self.program, reject_is_error=self.parser_reject_is_error)
         self.instances = self._make_instances()
         for inst in self.instances.values():   # externs that make the program's structs (register<S>)
@@ -72,7 +79,7 @@ class Device:
             if bind is not None:
                 bind(self.pipeline.struct_class)
         self.tables = self._make_tables()
-        self.functions = self._bind_functions()
+        self.functions = {**self.target_functions, **self._bind_functions()}
         missing = sorted(self.pipeline.extern_functions() - set(self.functions))
         if missing:
             # p4c's BMv2 accepts such a program only on a target built with the function.
@@ -81,6 +88,27 @@ class Device:
         built = self.pipeline.instantiate(self)
         self.actions = built["actions"]
         for table in self.tables.values():
-            table.bind(self.actions)
+            table.bind(self.actions, self.program)
             table.install_entries(self.program)
         self.blocks = self._bind_blocks(built)
+
+
+def _value_array(program: P.Program) -> str | None:
+    """Where the program has an array of non-header elements (``bit<8>[16] arr``, p4c's arrays
+    of 2025), which the front end takes and the engine does not run; None if nowhere."""
+    from dataplane.ir import types as T
+    from dataplane.ir.node import walk
+
+    def is_value_array(t) -> bool:
+        return isinstance(t, T.Stack) and not isinstance(t.element, (T.Header, T.HeaderUnion))
+
+    for t in program.types.values():
+        if isinstance(t, T.StructLike):
+            for f in t.fields:
+                if is_value_array(T.strip_newtype(f.type)):
+                    return f"field '{f.name}' of {t.kind} '{t.name}'"
+    for block in list(program.parsers.values()) + list(program.controls.values()):
+        for n in walk(block):
+            if is_value_array(getattr(n, "type", None)):
+                return f"in '{block.name}'"
+    return None

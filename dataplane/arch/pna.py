@@ -24,9 +24,11 @@ configured makes no copy (counted in ``mirror_misses``). Not modelled: the loopb
 gives a copy whose destination is on the packet's own side (it goes straight to the port),
 sampling and per-session meters.
 
-``add_entry`` (add-on-miss) inserts into the exact-match table being applied, without
-expiry. ``DirectCounter`` (table property ``pna_direct_counter``) counts the matched entry
-when an action of the table calls ``count()``. Recirculation and loopback are not supported.
+``add_entry`` (add-on-miss) inserts into the exact-match table being applied. Tables with
+``pna_idle_timeout`` give entries expire timers (``set_entry_expire_time``,
+``restart_expire_timer``, the profile ``add_entry`` gives; see ``pna_expiry``).
+``DirectCounter`` (table property ``pna_direct_counter``) counts the matched entry when an
+action of the table calls ``count()``. Recirculation and loopback are not supported.
 """
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ from typing import Any, Iterable
 
 import dataplane.engine.pna_externs  # noqa: F401  (registers the PNA extern names)
 from dataplane.arch.device import ArchitectureError, Device
+from dataplane.arch.pna_expiry import NO_TIMEOUT, EntryExpiry, idle_timeout_mode
 from dataplane.arch.v1model import INGRESS_CLONE, Output, P4AssertionFailed, PacketResult, _key_width
 from dataplane.arch.work import IngressWork
 from dataplane.engine.context import PacketContext
@@ -62,6 +65,7 @@ class _PnaTable(RuntimeTable):
     """A runtime table that tells ``add_entry`` and ``DirectCounter.count`` what is being applied."""
 
     direct_counter: Any = None
+    idle_timeout = NO_TIMEOUT   # pna_idle_timeout: NO_TIMEOUT, NOTIFY_CONTROL or AUTO_DELETE
 
     def lookup(self, key: tuple, ctx) -> ActionEntry:
         entry = RuntimeTable.lookup(self, key, ctx)
@@ -82,6 +86,7 @@ class PnaNic(Device):
         self.clone_sessions: dict[int, dict[str, Any]] = {}   # mirror session -> {port, packet_length, ...}
         self.mirror_misses: dict[int, int] = {}   # unconfigured session -> mirror_packet calls that made no copy
         self.multicast_groups: dict = {}   # unused by PNA; kept so the control plane can share code
+        self.expiry = EntryExpiry()
         self._load()
         self._checksums = [i for i in self.instances.values() if isinstance(i, InternetChecksum)]
 
@@ -104,6 +109,7 @@ class PnaNic(Device):
                     t = dataclasses.replace(t, counters=counter)
                 layout = [(k.match_kind, _key_width(k.expr.type)) for k in t.keys]
                 rt = _PnaTable(t, f"{control.name}.{t.name}", control.name, layout)
+                rt.idle_timeout = idle_timeout_mode(t)
                 if counter is not None:
                     rt.has_direct_counter = False      # PNA counts when an action calls count()
                     rt.direct_counter = self.instances.get(f"{control.name}.{counter}")
@@ -138,17 +144,50 @@ class PnaNic(Device):
             return from_net_value if selector == NET_TO_HOST else from_host_value
 
         def add_entry(ctx, action_name, params, expire_time_profile_id=0) -> bool:
-            return self._add_on_miss(ctx, action_name, params)
+            return self._add_on_miss(ctx, action_name, params, expire_time_profile_id)
+
+        def set_entry_expire_time(ctx, expire_time_profile_id) -> None:
+            table, entry = self._timed_entry(ctx, "set_entry_expire_time")
+            if entry is not None:
+                self.expiry.start(table, entry, expire_time_profile_id, ctx.now_us)
+
+        def restart_expire_timer(ctx) -> None:
+            table, entry = self._timed_entry(ctx, "restart_expire_timer")
+            if entry is not None:
+                self.expiry.restart(table, entry, ctx.now_us)
 
         return {"send_to_port": send_to_port, "drop_packet": drop_packet, "mirror_packet": mirror_packet,
                 "is_net_port": is_net_port, "is_host_port": is_host_port,
-                "SelectByDirection": select_by_direction, "add_entry": add_entry}
+                "SelectByDirection": select_by_direction, "add_entry": add_entry,
+                "set_entry_expire_time": set_entry_expire_time, "restart_expire_timer": restart_expire_timer}
 
-    def _add_on_miss(self, ctx, action_name: str, params) -> bool:
+    def _timed_entry(self, ctx, what: str) -> tuple[Any, ActionEntry | None]:
+        """The table being applied and the entry that matched (None on a miss), for the expiry calls,
+        which the spec allows only in an action of a table with pna_idle_timeout."""
+        applying = ctx.applying
+        if applying is None or applying[0].idle_timeout == NO_TIMEOUT:
+            where = "outside a table's action" if applying is None else \
+                f"in table '{applying[0].qualified_name}', which has no pna_idle_timeout"
+            raise ArchitectureError(f"{what} called {where}")
+        table, _, entry = applying
+        return table, (entry if entry.hit else None)
+
+    def set_expire_time_profile(self, profile_id: int, seconds: float) -> None:
+        """Configure the time an expire time profile stands for (the control plane's part)."""
+        try:
+            self.expiry.set_profile(profile_id, seconds)
+        except ValueError as err:
+            raise ArchitectureError(str(err)) from None
+
+    def sweep_expired(self) -> int:
+        """Expire the entries whose timers ran out by ``now_us``; how many (see ``pna_expiry``)."""
+        return self.expiry.sweep(self.now_us)
+
+    def _add_on_miss(self, ctx, action_name: str, params, expire_time_profile_id: int = 0) -> bool:
         """``add_entry``: insert the key just looked up into the table being applied.
 
-        Only exact-match tables (as the spec requires for add-on-miss); expiry is not
-        modelled. ``params`` is a list ``{a, b}`` or, as p4c's samples write it, a struct
+        Only exact-match tables (as the spec requires for add-on-miss); in a table with
+        ``pna_idle_timeout`` the entry's timer starts with ``expire_time_profile_id``. ``params`` is a list ``{a, b}`` or, as p4c's samples write it, a struct
         whose fields are the action's parameters in order. Returns false if the key is
         already there.
         """
@@ -177,6 +216,8 @@ class PnaNic(Device):
             entry.handle = table.match.add(key, None, entry)
         except TableError:
             return False
+        if table.idle_timeout != NO_TIMEOUT:
+            self.expiry.start(table, entry, expire_time_profile_id, ctx.now_us)
         return True
 
     def _bind_blocks(self, built: dict) -> dict[str, Any]:
@@ -187,8 +228,9 @@ class PnaNic(Device):
         self.metadata_class = self.pipeline.struct_class(T.strip_newtype(parser.params[2].type).name)
         sc = self.pipeline.struct_class
         self.parser_in_class = sc("pna_main_parser_input_metadata_t")
-        self.pre_in_class = sc("pna_pre_input_metadata_t")
-        self.pre_out_class = sc("pna_pre_output_metadata_t")
+        if "pre_control" in blocks:   # p4lang/pna's pna.p4 today has no pre-control nor its structs
+            self.pre_in_class = sc("pna_pre_input_metadata_t")
+            self.pre_out_class = sc("pna_pre_output_metadata_t")
         self.main_in_class = sc("pna_main_input_metadata_t")
         self.main_out_class = sc("pna_main_output_metadata_t")
         return blocks
@@ -214,6 +256,8 @@ class PnaNic(Device):
 
     def _run(self, port: int, buf: bytes, result: PacketResult, trace: Any) -> None:
         b = self.blocks
+        if self.expiry.pending:
+            self.expiry.sweep(self.now_us)
         direction = NET_TO_HOST if port in self.net_ports else HOST_TO_NET
         for ck in self._checksums:
             ck.state = 0

@@ -74,8 +74,8 @@ class V1ModelSwitch(Device):
     architecture = "v1model"
     package_blocks = (("p", 4), ("vr", 2), ("ig", 3), ("eg", 3), ("ck", 2), ("dep", 2))
 
-    def __init__(self, program: P.Program, *, name: str = "s1", seed: int = 0):
-        super().__init__(program, name, seed)
+    def __init__(self, program: P.Program, *, name: str = "s1", seed: int = 0, extern_functions: dict | None = None):
+        super().__init__(program, name, seed, extern_functions)
         self.multicast_groups: dict[int, list[tuple[int, list[int]]]] = {}  # group -> [(rid, ports)]
         self.clone_sessions: dict[int, dict[str, Any]] = {}                 # session -> {port, ...}
         self._load()

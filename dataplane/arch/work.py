@@ -73,3 +73,45 @@ class EgressWork:
 
     def __repr__(self) -> str:
         return f"EgressWork(port={self.port}, qid={self.qid}, instance_type={self.instance_type}, depth={self.depth})"
+
+
+class CachedEgress:
+    """A packet bound for egress ``port`` whose fate the switch's decision cache knew
+    (``dataplane.arch.v1model_decisions``): ``out``, the bytes egress leaves it with (None: egress
+    drops it, for ``drop``'s reason), worked out when it entered. It queues as an ``EgressWork``
+    does: the traffic manager reads its ``ctx.packet_length`` and ``sm.ingress_port`` /
+    ``sm.priority`` (both views are the item itself) and fills ``qid``, ``pfc_key`` and ``pfc_bytes``.
+
+    ``data``, ``decision``, ``owner`` (the cache), ``epoch`` (its egress tables' edits then) and
+    ``now_us`` let the switch run egress for real instead (``owner.egress_work``) when an egress
+    table changed while the packet waited.
+    """
+
+    __slots__ = ("port", "out", "drop", "data", "decision", "owner", "epoch", "now_us", "packet_length",
+                 "ingress_port", "priority", "qid", "pfc_key", "pfc_bytes")
+
+    def __init__(self, port: int, out: bytes | None, drop: str | None, data: bytes, decision: Any, owner: Any,
+                 epoch: int, now_us: int, ingress_port: int, priority: int):
+        self.port = port
+        self.out = out
+        self.drop = drop
+        self.data = data
+        self.decision = decision
+        self.owner = owner
+        self.epoch = epoch
+        self.now_us = now_us
+        self.packet_length = len(data)
+        self.ingress_port = ingress_port
+        self.priority = priority
+        self.qid = 0
+
+    @property
+    def ctx(self) -> "CachedEgress":
+        return self
+
+    @property
+    def sm(self) -> "CachedEgress":
+        return self
+
+    def __repr__(self) -> str:
+        return f"CachedEgress(port={self.port}, {self.packet_length} bytes, qid={self.qid})"

@@ -12,6 +12,7 @@ from dataplane.cli.errors import error_message, reported_errors
 from dataplane.cli.grpc_options import CPU_PORTS, PORTS, server_options, tls_files
 from dataplane.cli.options import SEED, Duration, OutputDir, OutputFile, Whole
 from dataplane.cli.programs import check_topology_programs, make_policy, print_programs, programs_json
+from dataplane.cli.telemetry import format_int_summary, int_collector_for, serve_gnmi
 from dataplane.errors import DataplaneError
 from dataplane.progress import for_terminal
 
@@ -55,12 +56,20 @@ def _resolve_topology(name: str | None) -> Path:
 @click.option("--report", type=OutputFile(),
               help="Write the run's HTML report here (one file that opens offline; see `dataplane report`).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@click.option("--int", "int_collector", metavar="HOST",
+              help="In-band telemetry: set INT roles on every switch running programs/int.p4 (sources and sinks "
+                   "at the ports to hosts, every switch a transit hop) and collect their reports on HOST; the "
+                   "summary, --json (\"int\") and --report show each flow's hops, latency and queue.")
 @click.option("--serve", is_flag=True,
               help="Give every switch a P4Runtime server and run paced to the wall clock (see below).")
 @click.option("--grpc-base-port", type=PORTS, default=50051, show_default=True,
               help="With --serve: the first switch's gRPC port; the next switches take the next ports "
                    "(the last must be at most 65535).")
 @click.option("--grpc-host", default="127.0.0.1", show_default=True, help="With --serve: the address to listen on.")
+@click.option("--gnmi-base-port", type=click.IntRange(0, 65535), default=None,
+              help="With --serve: every switch also serves gNMI (OpenConfig counters, queues, PFC) on this port, "
+                   "+1 each, on --grpc-host with the same TLS; 0: no gNMI. Default: the ports right after the "
+                   "P4Runtime servers' (50055, ... for four switches from 50051; before them if those reach 65535).")
 @click.option("--cpu-port", type=CPU_PORTS, default=None,
               help="With --serve: the port whose packets become packet-ins (and packet-outs arrive on), "
                    "1..510 as simple_switch_grpc's; default: each switch's cpu_port in the topology, if any.")
@@ -87,7 +96,8 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
                 cpu_port: int | None, settle: int, werror: bool = False, ranks: int = 1, realtime: bool = False,
                 netns: bool = False, run_name: str | None = None, console: bool = False, max_streams: int = 128,
                 compile_timeout: float = 30.0, tls_cert: Path | None = None, tls_key: Path | None = None,
-                tls_ca: Path | None = None, oversubscribe: bool = False) -> None:
+                tls_ca: Path | None = None, oversubscribe: bool = False, int_collector: str | None = None,
+                gnmi_base_port: int | None = None) -> None:
     """Run TOPOLOGY (YAML or tutorials topology.json; a built-in leaf-spine if omitted) in simulated time.
 
     \b
@@ -101,7 +111,9 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
     simulated time follows the wall clock for --duration. Send SIGUSR1 to start at once;
     SIGINT ends the run early. Packets sent to --cpu-port reach the controller as
     packet-ins; packet-outs enter on it. Without TLS (--tls-cert, --tls-key; --tls-ca for client
-    certificates) the servers ask no client who it is: keep --grpc-host on loopback.
+    certificates) the servers ask no client who it is: keep --grpc-host on loopback. Each
+  switch also serves gNMI on --gnmi-base-port (after the P4Runtime ports): its OpenConfig interface,
+  pause-frame and queue counters, Get and Subscribe, stamped with simulated time.
 
     With --realtime, simulated time follows the wall clock and the summary adds how far behind
     it the emulator fell (max and p99 lag) and the packet rate through the switches; a warning
@@ -130,6 +142,8 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
         raise click.UsageError("--tls-cert, --tls-key and --tls-ca go with --serve")
     tls = tls_files(tls_cert, tls_key, tls_ca) if serve else None
     with reported_errors():
+        if int_collector is not None and (ranks > 1 or parallel.mpi_world_size() > 1):
+            raise click.BadParameter("--int collects on one process", param_hint="'--ranks'")
         if (serve or realtime) and (ranks > 1 or parallel.mpi_world_size() > 1):
             raise click.BadParameter(f"--{'serve' if serve else 'realtime'} runs on one process", param_hint="'--ranks'")
         if serve and realtime and not netns:
@@ -157,6 +171,7 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
                                 netns_hosts=_netns_host if realtime or serve else None)
         if part:
             part.attach(net)
+        collector = int_collector_for(net, int_collector) if int_collector is not None else None
         tr = Traffic(net)
         if traffic == "none":
             pass
@@ -190,7 +205,7 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
             with served_namespaces(net, spec, until, run_name, as_json, console) as hosts:
                 _run_served(net, until, line.sim_tick, grpc_host, grpc_base_port, cpu_port, settle,
                             {"max_streams": max_streams, "tls": tls}, compile_timeout,
-                            hosts.attach if hosts is not None else None)
+                            hosts.attach if hosts is not None else None, gnmi_base_port)
             realtime_data = hosts.data() if hosts is not None else None
         elif realtime:
             from dataplane.cli.netns import run_realtime_cli
@@ -213,6 +228,8 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
             data["programs"] = programs_json(spec)
             if tr.pingall_json() is not None:
                 data["pingall"] = tr.pingall_json()
+            if collector is not None:
+                data["int"] = collector.summary()
         net.close()
         if recorder is not None and root:
             report_data = _report_data(net, recorder, tr, data, spec.name, traffic, until, events, seed)
@@ -242,6 +259,8 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
         for row in tr.pingall_lines():
             click.echo(row)
         click.echo(metrics.format_table(data))
+        if "int" in data:
+            click.echo(format_int_summary(data["int"]))
         if realtime_data is not None:
             from dataplane.cli.netns import format_realtime
 
@@ -322,6 +341,8 @@ def _report_data(net, recorder, tr, data: dict, name: str, traffic: str, until: 
                               flow_series=tr.throughput_series(), fct_ns=fct, fct_what=what)
     prov = collect.provenance(topology=str(net.spec.source or name), traffic=traffic, duration_ns=until,
                               events=str(events) if events else None, seed=seed)
+    if "int" in data:
+        run["int"] = data["int"]
     return collect.report_data("run", f"dataplane run: {name}", [run], prov)
 
 
@@ -333,7 +354,7 @@ def _count(n: int, noun: str) -> str:
 
 
 def _run_served(net, until: int | None, progress, host: str, base_port: int, cpu_port: int | None, settle_ns: int,
-                options: dict, compile_timeout: float, attach=None) -> None:
+                options: dict, compile_timeout: float, attach=None, gnmi_base_port: int | None = 0) -> None:
     """``run --serve``: P4Runtime servers on every switch, then the paced run (see run's help);
     ``options`` go to every server (``P4RuntimeServer``), which share one compiler. ``attach(live)``
     is called once the servers are up (namespace hosts: ``netns.ServedNamespaces``)."""
@@ -349,9 +370,13 @@ def _run_served(net, until: int | None, progress, host: str, base_port: int, cpu
         raise click.UsageError(f"--serve needs grpcio and p4runtime ({err}); they have no PyPy builds, "
                                "run it under CPython") from None
     switches = len(net.switches)
-    if base_port + switches - 1 > 65535:
-        raise click.BadParameter(f"{_count(switches, 'switch')} need ports {base_port}..{base_port + switches - 1}, "
-                                 f"past 65535", param_hint="'--grpc-base-port'")
+    if gnmi_base_port is None:       # right after the P4Runtime servers' ports, or before them at the top
+        after = base_port + switches
+        gnmi_base_port = after if after + switches - 1 <= 65535 else max(base_port - switches, 1)
+    for first, hint in ((base_port, "'--grpc-base-port'"), (gnmi_base_port, "'--gnmi-base-port'")):
+        if first and first + switches - 1 > 65535:
+            raise click.BadParameter(f"{_count(switches, 'switch')} need ports {first}..{first + switches - 1}, "
+                                     f"past 65535", param_hint=hint)
     compiler = BoundedCompiler(timeout=compile_timeout)
     try:
         live = LiveNetwork(net, cpu_port=cpu_port, settle_s=settle_ns / 1e9)
@@ -359,6 +384,15 @@ def _run_served(net, until: int | None, progress, host: str, base_port: int, cpu
     except (ValueError, OSError, RuntimeError) as err:
         compiler.close()
         raise click.UsageError(f"--serve: {err}") from None
+    try:
+        gnmi = serve_gnmi(live, host, gnmi_base_port, options.get("tls")) if gnmi_base_port else []
+    except (ValueError, OSError, RuntimeError, ImportError) as err:
+        for server in servers:
+            server.stop()
+        compiler.close()
+        if isinstance(err, ImportError):
+            err = f"{err}: gNMI's protos come with pygnmi (pip install pygnmi), or give --gnmi-base-port 0"
+        raise click.UsageError(f"--serve: gNMI: {err}") from None
     warn_if_exposed(host, options.get("tls"))
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGUSR1, signal.SIGINT, signal.SIGTERM)}
     signal.signal(signal.SIGUSR1, lambda *_: live.start())
@@ -367,6 +401,8 @@ def _run_served(net, until: int | None, progress, host: str, base_port: int, cpu
     try:
         for node, server in zip(live.nodes, servers):
             progress_echo(f"{node.name}: P4Runtime on {host}:{server.port}, device id {node.device_id}")
+        for node, server in zip(live.nodes, gnmi):
+            progress_echo(f"{node.name}: gNMI on {host}:{server.port}")
         if attach is not None:
             attach(live)
         progress_echo("waiting for the controllers to configure the switches (SIGUSR1 starts now)")
@@ -375,7 +411,7 @@ def _run_served(net, until: int | None, progress, host: str, base_port: int, cpu
         progress_echo("stopped before the end of --duration")
     finally:
         live.stop()            # nothing waits for the simulator any more
-        for server in servers:
+        for server in [*servers, *gnmi]:
             server.stop()
         compiler.close()
         for sig, handler in previous.items():

@@ -61,8 +61,12 @@ def action_args(t: RuntimeTable, name: str, data: Sequence[Any], params: Any) ->
                          f"parameter(s), got {len(values)}")
     args = []
     for p, v in zip(data, values):
-        width = type_width(p.type)
         what = f"table '{t.qualified_name}': action '{name}' parameter '{p.name}'"
+        if not isinstance(T.strip_newtype(p.type), (T.Bits, T.Bool, T.Enum)):
+            # p4c compiles such an action but writes no P4Info for it: no control plane sets it
+            raise ControlPlaneError(f"{what} has type {p.type}, which the control plane cannot supply "
+                                    "(bit<W>, int<W>, bool, an enum or a 'type' only)")
+        width = type_width(p.type)
         iv = parse_number(v, what)
         if not 0 <= iv < (1 << width):
             raise ControlPlaneError(f"{what}: value {shown(v)} does not fit in {width} bits")

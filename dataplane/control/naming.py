@@ -90,8 +90,10 @@ def find_action(program: P.Program, table: RuntimeTable, name: str) -> tuple[str
 
 
 def instance_names(program: P.Program) -> dict[str, str]:
-    """``Block.instance`` of each extern instance with an ``@name``, to p4c's control-plane name."""
-    out = {}
+    """``Block.instance`` (a top-level one: ``instance``) of each extern instance with an ``@name``,
+    to p4c's control-plane name, which P4Info and BMv2's JSON give it."""
+    out = {inst.name: control_plane_name("", inst.name, inst.annotations) for inst in program.instances
+           if annotation(inst.annotations, "name") is not None}
     for block in list(program.parsers.values()) + list(program.controls.values()):
         for inst in block.instances:
             if annotation(inst.annotations, "name") is not None:

@@ -33,8 +33,14 @@ DEVICES = {"v1model": ("dataplane.arch.v1model", "V1ModelSwitch"), "pna": ("data
 class Switch(ValueSetApi, ReplicationApi):
     """A loaded switch: the v1model pipeline plus the control-plane operations on it."""
 
-    def __init__(self, program, *, name: str = "s1", seed: int = 0, net_ports: Iterable[int] | None = None):
-        """Load ``program``; ``net_ports`` (PNA programs only) are the NIC's network-facing ports."""
+    def __init__(self, program, *, name: str = "s1", seed: int = 0, net_ports: Iterable[int] | None = None,
+                 extern_functions: dict | None = None):
+        """Load ``program``; ``net_ports`` (PNA programs only) are the NIC's network-facing ports.
+
+        ``extern_functions`` (v1model programs) implement extern functions the program declares
+        itself, as a target built with them would (BMv2's ``--load-modules``): name -> callable
+        taking the packet context, the ``in``/``inout`` arguments as ints, then the width of each
+        ``out``/``inout`` argument, and returning their new values (one value, or a tuple)."""
         if getattr(program, "package", True) is None:
             raise ControlPlaneError(f"'{program.source}' has no 'main' package instance "
                                     "(e.g. V1Switch(...) main;): there is nothing to run")
@@ -45,12 +51,14 @@ class Switch(ValueSetApi, ReplicationApi):
                                     "xdp and ubpf programs")
         if net_ports is not None and arch != "pna":
             raise ControlPlaneError(f"net_ports applies to PNA programs; '{name}' runs a {arch} program")
+        if extern_functions and arch != "v1model":
+            raise ControlPlaneError(f"extern_functions applies to v1model programs; '{name}' runs a {arch} program")
         if arch == "pna":
             from dataplane.arch.pna import PnaNic
 
             self.dp = PnaNic(program, name=name, seed=seed, net_ports=net_ports)
         elif arch == "v1model":
-            self.dp = V1ModelSwitch(program, name=name, seed=seed)
+            self.dp = V1ModelSwitch(program, name=name, seed=seed, extern_functions=extern_functions)
         else:
             module, cls = DEVICES[arch]
             self.dp = getattr(importlib.import_module(module), cls)(program, name=name, seed=seed)

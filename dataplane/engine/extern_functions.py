@@ -17,6 +17,19 @@ CLONE_I2E, CLONE_E2E = 0, 1
 DROP_PORT = 511
 
 
+class DigestValues(tuple):
+    """The field values of one v1model ``digest`` call: a tuple (what ``Switch.digests()`` gives)
+    that also carries the name of the digest's struct type, by which P4Info names the digest
+    (None for a list of fields, which P4Info names ``digest_N``)."""
+
+    type_name: str | None
+
+    def __new__(cls, values: tuple, type_name: str | None = None) -> DigestValues:
+        self = super().__new__(cls, values)
+        self.type_name = type_name
+        return self
+
+
 def bind_functions(switch: Any, hash_algorithms: tuple[str, ...]) -> dict[str, Callable]:
     """The extern function table for ``switch``; enum arguments arrive as member indexes."""
     rng: random.Random = switch.rng
@@ -63,8 +76,8 @@ def bind_functions(switch: Any, hash_algorithms: tuple[str, ...]) -> dict[str, C
             return lo
         return rng.randint(lo, hi) & ((1 << width) - 1)
 
-    def digest(ctx, receiver, data) -> None:
-        switch.digests.append((receiver, tuple(v for valid, v, w in data)))
+    def digest(ctx, receiver, data, type_name=None) -> None:
+        switch.digests.append((receiver, DigestValues(tuple(v for valid, v, w in data), type_name)))
 
     def clone(ctx, clone_type, session) -> None:
         ctx.clone_request = (clone_type, session, None)

@@ -38,6 +38,9 @@ class ActionEntry:
     bytes: int = 0
     meter: Any = None  # direct meter state (set by the meter extern)
     last_hit_us: int | None = None  # device time of the last hit, kept for tables with support_timeout
+    expire_profile: int | None = None  # PNA: the entry's expire time profile id (arch/pna_expiry.py)
+    expire_start_us: int = 0           # PNA: when its expire timer last (re)started
+    expire_notified: bool = False      # PNA NOTIFY_CONTROL: reported since that restart
 
 
 class RuntimeTable:
@@ -61,17 +64,31 @@ class RuntimeTable:
         # support_timeout = true: hits are time-stamped for P4Runtime's idle timeouts (slow path only).
         self.support_timeout = any(n == "support_timeout" and isinstance(v, E.BoolLiteral) and v.value
                                    for n, v in table.properties)
-        self.default: ActionEntry | None = None
+        self._default: ActionEntry | None = None
         self.initial_default: ActionEntry | None = None
 
-    def bind(self, generated: dict[str, Callable]) -> None:
-        """Attach the generated action functions (keyed ``Control.action``) and set the default."""
+    @property
+    def default(self) -> ActionEntry | None:
+        """The entry a miss runs; setting it counts as an edit of the table (``MatchTable.on_edit``)."""
+        return self._default
+
+    @default.setter
+    def default(self, entry: ActionEntry | None) -> None:
+        self._default = entry
+        if self.match.on_edit is not None:
+            self.match.on_edit()
+
+    def bind(self, generated: dict[str, Callable], program: P.Program | None = None) -> None:
+        """Attach the generated action functions (keyed ``Control.action``) and set the default
+        (a serializable enum member among its arguments is its number, as in entries)."""
         names = {a.action for a in self.table.actions} | {self.table.default_action.action}
         # An action listed with arguments for its directional parameters has a wrapper per table.
         self.actions = {n: generated.get(f"{self.qualified_name}/{n}") or generated[f"{self.control}.{n}"]
                         for n in names}
         d = self.table.default_action
-        self.initial_default = ActionEntry(self.actions[d.action], tuple(a.value for a in d.args), d.action, False)
+        args = tuple(_const_value(a, program) if program is not None and isinstance(a, (E.TypeMember, E.Cast))
+                     else a.value for a in d.args)
+        self.initial_default = ActionEntry(self.actions[d.action], args, d.action, False)
         self.default = self.initial_default
 
     def install_entries(self, program: P.Program) -> None:

@@ -72,6 +72,8 @@ class MatchTable:
         self._entries: dict[int, Entry] = {}
         self._next_handle = 0
         self.version = 0   # bumped by every edit: the batch engine's snapshots compare it
+        # called after every edit: a switch's decision cache forgets what it learnt (engine.decision)
+        self.on_edit: Callable[[], None] | None = None
         self._field_normalizers = self._make_field_normalizers()
         self.lookup: Callable[[tuple], Any] = structure.lookup
         self.lookup_entry: Callable[[tuple], Entry | None] = structure.lookup_entry
@@ -128,7 +130,7 @@ class MatchTable:
             self._duplicate(key, priority)
         self._next_handle = handle + 1
         self._entries[handle] = entry
-        self.version += 1
+        self.edited()
         return handle
 
     def _duplicate(self, key: tuple, priority: int | None):
@@ -140,20 +142,27 @@ class MatchTable:
         entry = self.get(handle)
         entry.value = value
         self._structure.modified(entry)
-        self.version += 1
+        self.edited()
 
     def delete(self, handle: int) -> None:
         """Remove an installed entry."""
         entry = self.get(handle)
         self._structure.remove(entry)
         del self._entries[handle]
-        self.version += 1
+        self.edited()
 
     def clear(self) -> None:
         """Remove every entry. Handles are never reused, so old handles stay invalid."""
         self._structure.clear()
         self._entries.clear()
+        self.edited()
+
+    def edited(self) -> None:
+        """Note an edit: every change of an entry comes here, and so must one made in place
+        (a selector group's members): the batch engine's snapshots and decision caches follow it."""
         self.version += 1
+        if self.on_edit is not None:
+            self.on_edit()
 
     # -- queries -------------------------------------------------------------
 

@@ -72,7 +72,7 @@ def compiler_hash() -> str:
     lang = _PACKAGE / "lang"
     dirs = [(_PACKAGE, ".py"), (lang, ".py"), (_PACKAGE / "ir", ".py")]
     with os.scandir(lang) as it:   # lang's folders by job: preprocess/, build/, check/, inline/
-        # every folder of modules, a namespace package (build/ has no __init__.py) too
+        # every folder of modules, whether or not it has an __init__.py
         dirs += [(Path(e.path), ".py") for e in sorted(it, key=lambda e: e.name)
                  if e.is_dir() and not e.name.startswith((".", "__"))]
     try:

@@ -1,9 +1,10 @@
-"""Front-end check after inlining: no two actions share a control-plane name.
+"""The check p4c makes only when it writes P4Info: no two actions share a control-plane name.
 
-p4c runs ``DuplicateActionControlPlaneNameCheck`` after inlining whenever it generates
-P4Info (its test driver always does): a top-level action is ``.name``, an action of a
-control ``.Control.name``, an ``@name`` replaces the name and one starting with ``.`` is
-absolute. Two equal names would make P4Runtime and BMv2's JSON ambiguous.
+p4c runs ``DuplicateActionControlPlaneNameCheck`` after inlining only when control-plane API
+generation is on (``controlPlaneAPIGenEnabled``: ``--p4runtime-files``, and its test driver);
+without it, two identical ``@name("._drop")`` actions in two controls compile. So the P4Info
+builder runs this, not the front end: a top-level action is ``.name``, an action of a control
+``.Control.name``, an ``@name`` replaces the name and one starting with ``.`` is absolute.
 """
 from __future__ import annotations
 

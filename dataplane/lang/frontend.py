@@ -26,7 +26,6 @@ from dataplane.ir.stmt import BlockStmt, Stmt
 from dataplane.lang.bounded import Deadline, deep_call
 from dataplane.lang.check.checker import Checker
 from dataplane.lang.compile_result import CompileResult, printed_source  # noqa: F401  (re-exported: cli, testing)
-from dataplane.lang.cp_names import check_action_names
 from dataplane.lang.inline.program import inline_program
 from dataplane.lang.limits import DEFAULT_LIMITS, CompileLimits, LimitExceeded
 from dataplane.lang.lint import lint_program
@@ -86,7 +85,6 @@ def _check(st: FrontEndState) -> None:
 def _inline(st: FrontEndState) -> None:
     assert st.program is not None
     st.program = inline_program(st.program, st.sink, st.limits, st.deadline)
-    check_action_names(st.program, st.sink)
 
 
 def _lint(st: FrontEndState) -> None:

@@ -71,6 +71,7 @@ from dataclasses import dataclass
 from dataplane.errors import NO_SPAN, Diagnostic, Span
 
 MAX_WIDTH = 2048
+MAX_VARBIT_WIDTH = 2**31 - 1   # p4c: a varbit's width need only fit an int (Type_Varbits::get)
 MAX_CONSTANT_BITS = 2 * MAX_WIDTH
 
 MiB = 1 << 20

@@ -83,9 +83,11 @@ enum PNA_MeterType_t {
 
 enum PNA_MeterColor_t { RED, GREEN, YELLOW }
 
+/* AUTO_DELETE: PNA's own pna.p4 has it (an expired entry is deleted); p4c's has the first two. */
 enum PNA_IdleTimeout_t {
     NO_TIMEOUT,
-    NOTIFY_CONTROL
+    NOTIFY_CONTROL,
+    AUTO_DELETE
 }
 
 /* v0.7: recirculated, input_port. direction, pass, loopedback: older PNA (v0.7 uses
@@ -145,8 +147,13 @@ extern bool is_host_port(in PortId_t p);
  * a value of any other type is taken as a PNA_Direction_t (0 = NET_TO_HOST). */
 extern T SelectByDirection<T, D>(in D is_network_port, in T from_net_value, in T from_host_value);
 
-/* Add-on-miss: insert an entry for the key just looked up, in the table being applied. */
+/* Add-on-miss: insert an entry for the key just looked up, in the table being applied; in a
+ * table with pna_idle_timeout its expire timer starts with the given profile. */
 extern bool add_entry<T>(string action_name, in T action_params, in ExpireTimeProfileId_t expire_time_profile_id);
+/* In an action of a table with pna_idle_timeout NOTIFY_CONTROL or AUTO_DELETE, on a hit: give
+ * the matched entry this expire time profile and restart its timer / only restart it. */
+extern void set_entry_expire_time(in ExpireTimeProfileId_t expire_time_profile_id);
+extern void restart_expire_timer();
 
 extern Hash<O> {
     Hash(PNA_HashAlgorithm_t algo);

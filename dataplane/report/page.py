@@ -12,12 +12,13 @@ from typing import Any
 from dataplane.natural_order import natural_sorted
 from dataplane.report.charts import cdf_chart, line_chart
 from dataplane.report.page_assets import SCRIPT, STYLE
+from dataplane.report.telemetry import telemetry_section
 from dataplane.report.topology import format_ns, topology_svg
 
 #: the sections of every run, in page order: (class, heading)
 SECTIONS = (("topology", "Topology"), ("timeseries", "Over time"), ("drops", "Drops by reason"),
-            ("tables", "Tables and counters"), ("flows", "Hosts and flows"), ("timeline", "Failures and reroutes"),
-            ("provenance", "Provenance"))
+            ("tables", "Tables and counters"), ("flows", "Hosts and flows"), ("telemetry", "In-band telemetry (INT)"),
+            ("timeline", "Failures and reroutes"), ("provenance", "Provenance"))
 TOP_PORTS = 20
 
 
@@ -115,6 +116,7 @@ def _run(n: int, run: dict[str, Any], data: dict[str, Any]) -> str:
     body = {"topology": lambda: topology_svg(run.get("topology") or {}) + _ports(run),
             "timeseries": lambda: _timeseries(n, run, markers),
             "drops": lambda: _drops(run), "tables": lambda: _tables(run), "flows": lambda: _flows(n, run),
+            "telemetry": lambda: telemetry_section(n, run),
             "timeline": lambda: _timeline(run), "provenance": lambda: _provenance(run, data)}
     for cls, heading in SECTIONS:
         out.append(f'<section class="{cls}"><h3>{heading}</h3>{body[cls]()}</section>')

@@ -30,7 +30,11 @@ FIRST_PERIOD_NS = 1_000
 class TableCounts:
     """A packet trace that only counts: hits and misses per table, runs per action.
 
-    Handed to the pipelines as their trace (``Node.trace``); every other hook does nothing."""
+    Handed to the pipelines as their trace (``Node.trace``); every other hook does nothing.
+    ``counts_only``: a switch's decision cache may tell it of a packet's lookups without
+    running the pipeline (``dataplane.arch.v1model_decisions.replay``)."""
+
+    counts_only = True
 
     def __init__(self) -> None:
         self.hits: dict[str, int] = {}

@@ -3,7 +3,8 @@
 ``FabricConfig`` names a topology, either generated (``fat-tree`` with ``k``, ``leaf-spine``
 with ``leaves``/``spines``/``hosts_per_leaf``, ``dragonfly``) or a topology file (YAML or the
 P4 tutorials' JSON, switches with their own programs and entries). A generated fabric runs
-``programs/ecn.p4`` on every switch with the generator's routes (ECMP over all shortest paths),
+``programs/ecn.p4`` (``program``: another built-in with its tables, ``int`` for INT) on every
+switch with the generator's routes (ECMP over all shortest paths),
 links of ``bandwidth`` (hosts) and ``fabric_bandwidth`` (between switches, leaf-spine), a byte
 buffer per egress port, PFC on every switch when ``pfc`` (XOFF/XON per ingress port: a
 lossless fabric, as RoCE runs), and RED/ECN marking from a DCQCN profile when ``ecn``.
@@ -50,7 +51,8 @@ class FabricConfig:
     ecn: bool = False
     ecn_profile: str = "dcqcn-paper"
     seed: int = 1
-    lb: Any = None                                 # a loadbalance.schemes.LbConfig; None: ecn.p4
+    program: str = "ecn"
+    lb: Any = None                                 # a loadbalance.schemes.LbConfig: its program instead
     down_links: tuple[tuple[str, str], ...] = ()
 
     def describe(self) -> str:
@@ -133,11 +135,15 @@ def _build_generated(cfg: FabricConfig) -> Fabric:
     from dataplane.net.topology.generators import runtime_json_text
     from dataplane.resources import builtin_program
 
+    if cfg.ecn and cfg.program != "ecn":
+        raise ValueError(f"ECN marking (ecn) is programs/ecn.p4's; the fabric's program is {cfg.program}")
+    if cfg.lb is not None and cfg.program != "ecn":
+        raise ValueError(f"a load-balancing scheme runs its own program, not {cfg.program}: set one of the two")
     gen = _generated(cfg)
     lb = cfg.lb
     ups = uplinks(gen)          # before the failed links leave the port maps: every uplink built
     reroute(gen, hash_stride=lb is None or lb.scheme == "ecmp", down=tuple(cfg.down_links))
-    program = builtin_program(lb.program if lb is not None else "ecn")
+    program = builtin_program(lb.program if lb is not None else cfg.program)
     spec = TopologySpec(gen.name)
     params = {"pfc": {"xoff": cfg.pfc_xoff_bytes, "xon": cfg.pfc_xon_bytes}} if cfg.pfc else {}
     for name in gen.switches:

@@ -179,3 +179,38 @@ def test_select_by_direction_takes_the_older_direction_enum_too():
     """pna_fwd.p4 selects with istd.direction: host-to-net picks the second value (port 0)."""
     sw = Switch.from_file(OLD)
     assert [o.port for o in sw.process(2, frame("0200000000ff", etype="0806")).outputs] == [0]
+
+
+def _arch_without(tmp_path: Path, *drop: str) -> Path:
+    """pna_v07.p4 beside a pna.p4 that lacks the declarations named in ``drop`` (cut from the
+    bundled one), as p4lang/pna's own pna.p4 has no pre-control and none of its structs."""
+    import re
+
+    import dataplane
+
+    text = (Path(dataplane.__file__).parent / "p4include" / "pna.p4").read_text()
+    for name in drop:   # a struct, a control type or the older package, each up to its end
+        pattern = r"/\* Older PNA[^;]*;" if name == "Older" else rf"struct {name} \{{[^}}]*\}}|control {name}[^;]*;"
+        text, n = re.subn(rf"\n({pattern})", "\n", text)
+        assert n == 1, name
+    (tmp_path / "pna.p4").write_text(text)
+    program = tmp_path / "prog.p4"
+    program.write_text(V07.read_text().replace("#include <pna.p4>", '#include "pna.p4"'))
+    return program
+
+
+def test_a_pna_p4_without_the_pre_control_loads_and_forwards(tmp_path):
+    """p4lang/pna's pna.p4 (no PreControlT, no pna_pre_*_metadata_t): the NIC loads and forwards."""
+    prog = _arch_without(tmp_path, "pna_pre_input_metadata_t", "pna_pre_output_metadata_t", "PreControlT", "Older")
+    assert "pna_pre_input_metadata_t" not in (tmp_path / "pna.p4").read_text()
+    sw = Switch.from_file(prog)
+    sw.table_add("L2_fwd", "L2_send_to_port", ["0x020000000002"], [2])
+    assert [o.port for o in sw.send(0, frame("020000000002"))] == [2]
+
+
+def test_a_pna_p4_without_a_metadata_struct_is_a_clear_refusal(tmp_path):
+    """A pna.p4 lacking a struct the PNA blocks take (their types name it) is a compile error
+    naming it, so the loader never looks for a struct that is not there."""
+    prog = _arch_without(tmp_path, "pna_main_output_metadata_t")
+    with pytest.raises(CompileError, match="pna_main_output_metadata_t"):
+        Switch.from_file(prog)

@@ -60,3 +60,24 @@ def test_register_of_an_instance_by_suffix(sw):
     assert sw.register_read("IG.c2.hits", 1) == 9
     with pytest.raises(ControlPlaneError, match="ambiguous"):
         sw.register_read("hits", 1)
+
+
+def test_top_level_instances_answer_to_their_name_annotation():
+    """A top-level ``@name("foo") counter(...) bar;`` is ``foo`` in P4Info (and ``.x.reg`` is
+    ``x.reg``): the Switch, which the P4Runtime server reaches instances through by their
+    P4Info name, answers to those names as well as to the declared ones."""
+    from dataplane.control.p4info import build_p4info
+
+    src = v1model_program(decls='@name("foo") counter(32w8, CounterType.packets) bar;\n'
+                                '@name(".x.reg") register<bit<8>>(4) r2;',
+                          ingress="bar.count(1); r2.write(0, 3);")
+    program = compile_source(src, "top.p4").program
+    info = build_p4info(program)
+    counter, register = info.counters[0].preamble.name, info.registers[0].preamble.name
+    assert (counter, register) == ("foo", "x.reg")
+    sw = Switch(program)
+    sw.send(0, b"\x00" * 20)
+    assert sw.counter_read(counter, 1) == sw.counter_read("bar", 1) == (1, 20)
+    assert sw.register_read(register, 0) == sw.register_read("r2", 0) == 3
+    with pytest.raises(ControlPlaneError, match="unknown counter 'fo'"):
+        sw.counter_read("fo", 1)

@@ -422,15 +422,6 @@ def test_extern_parameter_of_control_type():
                  code="invalid-type")
 
 
-def test_actions_with_one_control_plane_name():
-    """An action of an inlined sub-control whose @name makes p4c's name of another action is an error
-    (p4c: DuplicateActionControlPlaneNameCheck)."""
-    decls = 'control S(inout bit<8> v) { @name("b") action a() { v = 1; } apply { a(); } }'
-    src = v1model(decls=decls, ingress_locals='@name("s.b") action mine() { } S() s;', ingress="s.apply(meta.x); mine();")
-    assert_error(src, "action 'a' has the control-plane name 'IG.s.b' of the action declared at", at='@name("b") action a()',
-                 code="duplicate")
-
-
 # ---- syntax and preprocessing -------------------------------------------------------------------
 
 def test_missing_semicolon_is_reported_at_the_next_token():

@@ -14,6 +14,7 @@ from typing import Callable, Iterable
 
 from dataplane.control.p4info.ids import P4InfoError
 from dataplane.ir.node import Annotation, annotation
+from dataplane.lang.literals import parse_integer
 
 # Annotations p4c's ParseAnnotations / ParseP4RuntimeAnnotations turn into expressions.
 _PARSED = {"name", "deprecated", "noWarn", "length", "synchronous", "field_list", "match",
@@ -109,9 +110,13 @@ def unquote(text: str) -> str:
 
 
 def int_value(a: Annotation, what: str) -> int:
-    """The integer argument of ``@a(N)``."""
+    """The integer argument of ``@a(N)``: an integer literal as P4 writes it, width-prefixed
+    (``32w16``) or not, as p4c's P4Runtime annotation parser reads these (a Constant)."""
+    body = a.body.strip()
     try:
-        return int(a.body.strip().replace("_", ""), 0)
+        if body.startswith("-"):   # p4c's lexer has no negative literal: -1 is an expression
+            raise ValueError(body)
+        return parse_integer(body)[0]
     except ValueError:
         raise P4InfoError(f"{what}: @{a.name} needs an integer, got '{a.body}'", a.span) from None
 

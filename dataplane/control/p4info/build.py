@@ -19,10 +19,12 @@ from dataplane.control.p4info.packet_io import add_controller_headers, add_value
 from dataplane.control.p4info.reach import applied_tables, called_actions
 from dataplane.control.p4info.tables import ActionScope, add_action, add_table, table_action_refs, table_name
 from dataplane.control.p4info.type_info import TypeSpecs
+from dataplane.errors import DiagnosticSink
 from dataplane.ir import expr as E
 from dataplane.ir import program as P
 from dataplane.ir import types as T
 from dataplane.ir.node import annotation, walk
+from dataplane.lang.cp_names import check_action_names
 
 _NO_P4INFO = {"ebpf", "xdp"}
 
@@ -35,7 +37,17 @@ def build_p4info(program: P.Program) -> p4info_pb2.P4Info:
                           "P4Runtime support); P4Info exists for v1model, psa, pna and ubpf programs")
     if arch not in X.TRAITS:
         arch = "v1model"   # p4c's default for a package it does not know (P4C_DEFAULT_ARCH, --arch)
+    _check_action_names(program)
     return _Builder(program, X.TRAITS[arch], arch).build()
+
+
+def _check_action_names(program: P.Program) -> None:
+    """p4c refuses two actions of one control-plane name only when it writes P4Info."""
+    sink = DiagnosticSink()
+    check_action_names(program, sink)
+    if sink.errors:
+        first = sink.errors[0]
+        raise P4InfoError(first.message, first.span)
 
 
 class _Builder:

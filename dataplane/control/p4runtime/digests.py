@@ -119,13 +119,19 @@ def _width(spec) -> int:
 
 
 def _digest_id(state: PipelineState, receiver: Any, values: tuple) -> int | None:
-    """The P4Info digest a data-plane digest belongs to: by name (PSA's Digest instances), else
-    the one digest whose struct has as many fields (v1model's ``digest`` gives no type)."""
+    """The P4Info digest a data-plane digest belongs to: by name (PSA's Digest instances), by its
+    struct type (v1model's ``digest<T>``), else the first whose struct has as many fields (a
+    v1model digest of a field list, which P4Info names ``digest_N``)."""
     digests = state.index.by_kind["digests"]
     if isinstance(receiver, str):
         for did, d in digests.items():
             if d.preamble.name == receiver or receiver.endswith("." + d.preamble.name) \
                     or d.preamble.name.endswith("." + receiver.split(".")[-1]):
+                return did
+    type_name = getattr(values, "type_name", None)
+    if type_name is not None:   # v1model's digest<T> of a struct: P4Info's digest of that type
+        for did, d in digests.items():
+            if d.type_spec.HasField("struct") and d.type_spec.struct.name == type_name:
                 return did
     fits = [did for did, d in digests.items() if len(_members(state, d)) == len(values)]
     return fits[0] if fits else None

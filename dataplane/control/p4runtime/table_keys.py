@@ -165,6 +165,7 @@ def replace_group(state, t: RuntimeTable, handle: int, members) -> None:
     """Point a selector entry at a new list of (action, args) members."""
     group = t.match.get(handle).value
     group.members = [switch_call(state.switch._entry, t, a, args)[1] for a, args in members]
+    t.match.edited()
 
 
 def entry_exists(t: RuntimeTable, handle: int) -> bool:

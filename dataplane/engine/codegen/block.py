@@ -320,7 +320,7 @@ class BlockGen(ParserGen, StmtGen):
                 continue
             action = self.find_action(ac.action)
             data = [p for p in action.params if not p.direction]
-            fn = f"A_{ident(self.block_name, t.name)}__{ac.action}"
+            fn = f"A_{ident(self.block_name, t.name)}__{ident(ac.action)}"
             saved = self.located(t.span)
             self.out.append(f"    def {fn}({ctx_params}, _a):{self.at}")
             self.indent = 2

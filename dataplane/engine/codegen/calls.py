@@ -73,6 +73,11 @@ class CallGen:
                 ins.append(self.expr.field_list(v))
             else:
                 ins.append(self.expr(v))
+        if name == "digest" and not method_of_object and len(call.args) == 2:
+            # v1model's digest<T>: the struct's name, which P4Info names the digest by (p4c's
+            # learn list), so the P4Runtime server tells two digests of as many fields apart.
+            t = T.strip_newtype(call.args[1].value.type)
+            ins.append(repr(t.name) if isinstance(t, T.StructLike) else "None")
         if name in _CHECKSUM_FUNCTIONS and len(call.args) >= 3:
             ck = call.args[2].value
             ins.append(f"{self.expr(ck.expr)}._valid" if isinstance(ck, E.Member) else "True")

@@ -1,6 +1,7 @@
 """Turn lark's parse tree into IR nodes (untyped); no ``lark.Tree`` leaves this module."""
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from lark import Token, Transformer, v_args
@@ -72,6 +73,8 @@ class BuildIR(BuildTypesMixin, BuildTablesMixin, BuildExprMixin, Transformer):
                     name, body = text[:i].rstrip(), text[i + 1:-1]  # `@name ("x")` may have blanks
                     structured = ch == "["
                     break
+            if "++" in body and (structured or name in _FOLDED):
+                body = _CONCAT.sub(_join_strings, body)
             out.append(Annotation(name, body, structured, span=self._tok_span(tok)))
         return _Annots(out)
 
@@ -92,6 +95,12 @@ class BuildIR(BuildTypesMixin, BuildTablesMixin, BuildExprMixin, Transformer):
     def field(self, meta, c):
         annots, (type_ref, name) = _split(c)
         return D.FieldDecl(type_ref, name, annots, span=self._span(meta))
+
+    @v_args(meta=True)
+    def array_field(self, meta, c):
+        """``bit<8> arr[16];``: p4c's C-style spelling of ``bit<8>[16] arr;`` (array2.p4)."""
+        annots, (type_ref, name, size) = _split(c)
+        return D.FieldDecl(E.StackRef(type_ref, size, span=self._span(meta)), name, annots, span=self._span(meta))
 
     def _struct(self, kind, meta, c):
         annots, rest = _split(c)
@@ -357,3 +366,16 @@ class BuildIR(BuildTypesMixin, BuildTablesMixin, BuildExprMixin, Transformer):
 def _with(node, **changes):
     import dataclasses
     return dataclasses.replace(node, **changes)
+
+
+# String literals joined by ``++`` in an annotation p4c parses as expressions (@name, @deprecated
+# and structured ones) are one literal, as p4c folds them (spec-issue1297-string-cat.p4); in any
+# other annotation p4c keeps the tokens as written.
+_FOLDED = {"name", "deprecated"}
+_LITERAL = r'"(?:[^"\\]|\\.)*"'
+_CONCAT = re.compile(rf"{_LITERAL}(?:\s*\+\+\s*{_LITERAL})+", re.S)
+_PART = re.compile(_LITERAL, re.S)
+
+
+def _join_strings(m: re.Match) -> str:
+    return '"' + "".join(lit[1:-1] for lit in _PART.findall(m.group(0))) + '"'

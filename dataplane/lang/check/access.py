@@ -25,6 +25,10 @@ def _const(value: int, t: T.Type, span) -> E.Constant:
     return E.Constant(value, type=t, span=span)
 
 
+
+# Members of a header stack that an array of other values does not have (p4c's arrays).
+_STACK_ONLY = ("next", "last", "lastIndex", "push_front", "pop_front")
+
 class AccessMixin:
     """Needs ``check_expr``, ``const_int``, ``error`` and the checker's state."""
 
@@ -47,6 +51,10 @@ class AccessMixin:
                        e.span, code="unknown-member")
             return _typed(out, UNKNOWN)
         if isinstance(bt, T.Stack):
+            if e.member in _STACK_ONLY and not isinstance(bt.element, (T.Header, T.HeaderUnion)):
+                self.error(f"'.{e.member}' is for header stacks, not an array of {bt.element}", e.span,
+                           code="unknown-member")
+                return _typed(out, UNKNOWN)
             if e.member in ("next", "last"):
                 if not self.in_context("parser"):
                     self.error(f"header stack '.{e.member}' can only be used in a parser", e.span,

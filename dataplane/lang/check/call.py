@@ -7,6 +7,7 @@ from dataplane.errors import Span
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
 from dataplane.lang.check.infer import unbound
+from dataplane.lang.check.size_methods import SIZE_METHODS, size_method_value
 from dataplane.lang.check.types import UNKNOWN, is_unknown
 
 
@@ -69,8 +70,21 @@ class CallMixin:
             call = self.direct_apply(e, target, type_args)
             if call is not None:
                 return call
+            named = self.types.get(target.type_name)
+            if target.member in SIZE_METHODS and named is not None and not isinstance(named, (T.Extern, T.Block)):
+                return self._size_method(e, target.member, named)
         self.error("this expression cannot be called", e.span, code="not-callable")
         return dataclasses.replace(e, type=UNKNOWN)
+
+    def _size_method(self, e: E.Call, name: str, t: T.Type) -> E.Expr:
+        """``x.minSizeInBits()`` and its kin on a value or a type's name: an ``int`` constant."""
+        if e.args:
+            self.error(f"'{name}' takes no arguments", e.span, code="arity")
+        value = size_method_value(name, t)
+        if value is None:
+            self.error(f"'{name}' needs a type with a width, not {t}", e.span, code="invalid-type")
+            return dataclasses.replace(e, type=UNKNOWN)
+        return E.Constant(value, type=T.INT, span=e.span)
 
     def _call_path(self, e, target, type_args):
         sym = self._callable(target.name, e.args)
@@ -143,11 +157,12 @@ class CallMixin:
                            code="unknown-member")
             ret = T.BOOL if name == "isValid" else T.VOID
             return self._finish_call(e, member, [T.Method(name, (), ret)], f"'{name}'", {}, type_args)
-        if isinstance(bt, T.StructLike) and name in ("minSizeInBits", "minSizeInBytes"):
-            if e.args:
-                self.error(f"'{name}' takes no arguments", e.span, code="arity")
-            bits = sum(0 if isinstance(f.type, T.VarBits) else _fixed_bits(f.type) for f in bt.fields)
-            return E.Constant(bits if name == "minSizeInBits" else (bits + 7) // 8, type=T.INT, span=e.span)
+        if name in SIZE_METHODS and not isinstance(bt, T.Extern):
+            return self._size_method(e, name, bt)
+        if isinstance(bt, T.Stack) and name in ("push_front", "pop_front") \
+                and not isinstance(bt.element, (T.Header, T.HeaderUnion)):
+            self.error(f"'{name}' is for header stacks, not an array of {bt.element}", e.span, code="unknown-member")
+            return dataclasses.replace(e, type=UNKNOWN)
         if isinstance(bt, T.Stack) and name in ("push_front", "pop_front"):
             if len(e.args) != 1:
                 self.error(f"'{name}' expects 1 argument, got {len(e.args)}", e.span, code="arity")
@@ -369,9 +384,3 @@ def _pair(m: T.Method, args: tuple[E.Argument, ...]):
         out.append((p, positional[i] if i < len(positional) else named.get(p.name)))
     return out
 
-
-def _fixed_bits(t: T.Type) -> int:
-    try:
-        return t.bit_width()
-    except TypeError:
-        return 0

@@ -25,7 +25,7 @@ from dataplane.lang.check.infer import InferenceMixin
 from dataplane.lang.check.initializer import InitializerMixin
 from dataplane.lang.check.instances import InstancesMixin
 from dataplane.lang.check.names import NamesMixin
-from dataplane.lang.check.package import ARCHITECTURES, PackageMixin
+from dataplane.lang.check.package import PackageMixin
 from dataplane.lang.check.params import ParamRulesMixin
 from dataplane.lang.check.parser_graph import ParserGraphMixin
 from dataplane.lang.check.state import CheckerState
@@ -94,8 +94,6 @@ class Checker(CheckerState, TypeMixin, ExprMixin, CallMixin, StmtMixin, TableMix
         for d in prog.decls:
             self.check_top(d)
         p = self.program
-        if p.architecture in ARCHITECTURES.values():
-            self.check_action_data()
         self.check_control_plane_names(prog)
         self.report_target_errors(prog)
         p.errors = tuple(self.error_members)

@@ -7,7 +7,7 @@ constructor has no return type and no method is declared twice with the same par
 no default value; methods return no ``int``; a parser or control is not named inside
 itself; a top-level function or action does not reuse a type's name; annotations p4c
 reads have the bodies it expects (``@name`` and ``@deprecated`` a string, a structured
-annotation's name used once, ``@pkginfo`` with key=value pairs).
+annotation's name used once and its values constants, ``@pkginfo`` with key=value pairs).
 """
 from __future__ import annotations
 
@@ -158,12 +158,23 @@ class DeclRulesMixin:
                        code="reserved")
 
     def check_field_annotations(self, d: D.StructTypeDecl) -> None:
-        """``@match(kind)`` on a value_set struct's field names a match_kind."""
+        """``@match(kind)`` on a value_set struct's field names a match_kind; ``@length(e)`` on a
+        header's varbit names only fields declared before it or constants (p4c resolves e there:
+        spec-ex32_e.p4)."""
+        earlier: set[str] = set()
         for f in d.fields:
             for a in f.annotations:
                 if a.name == "match" and a.body.strip() not in self.match_kinds:
                     self.error(f"@match needs a match_kind ({', '.join(self.match_kinds)}), not "
                                f"{a.body.strip() or 'nothing'}", a.span, code="annotation")
+                elif a.name == "length" and not a.structured:
+                    for name in _NAME.findall(_STRING_LITERAL.sub('""', a.body)):
+                        sym = self.scope.lookup(name)
+                        if name not in earlier and sym is None and name not in self.types and name not in _TYPE_WORDS:
+                            self.error(f"@length: '{name}' is not declared (nor a field before '{f.name}')",
+                                       a.span, code="annotation")
+                            break
+            earlier.add(f.name)
 
     def check_param_block_type(self, p: T.Param, decl: D.ParamDecl) -> None:
         """A parameter's type may be a parser or control type (a prototype), not a declared parser or control."""
@@ -192,8 +203,38 @@ class DeclRulesMixin:
                 self.error(f"@name needs a string, not {a.body.strip() or 'nothing'}", a.span, code="annotation")
             elif a.name == "deprecated" and a.body.strip() and not _is_string(a.body):
                 self.error(f"@deprecated needs a string, not {a.body.strip()}", a.span, code="annotation")
+            elif a.structured:
+                self.check_structured_values(a)
             elif a.name == "pkginfo" and "=" not in a.body:
                 self.error("@pkginfo needs key=value pairs, e.g. @pkginfo(name=\"x\")", a.span, code="annotation")
+
+    def check_structured_values(self, a) -> None:
+        """A structured annotation's values are compile-time ints, strings or bools (p4c's type
+        checker visits them): a list (``{2, 3}``) is an illegal type; a name must be a constant,
+        not a type, an extern instance or nothing declared."""
+        code = _STRING_LITERAL.sub('""', a.body)
+        if "{" in code:
+            self.error(f"@{a.name}: illegal type for a structured annotation value (a list); it must be an "
+                       "int, a string or a bool", a.span, code="annotation")
+            return
+        code = _KEY.sub(" ", code)   # the keys of key=value pairs are not names
+        for name in _NAME.findall(code):
+            if name in ("true", "false"):
+                continue
+            sym = self.scope.lookup(name)
+            if sym is None or sym.kind != "const":
+                what = "nothing declared" if sym is None and name not in self.types else \
+                    "a type" if sym is None else _KINDS.get(sym.kind, f"a {sym.kind}")
+                self.error(f"@{a.name}: structured annotation values must be compile-time constants; "
+                           f"'{name}' is {what}", a.span, code="annotation")
+                return
+
+
+_STRING_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_KEY = re.compile(r"(?:^|,)\s*[A-Za-z_]\w*\s*=(?!=)")
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+_TYPE_WORDS = {"bit", "int", "varbit", "bool"}
+_KINDS = {"instance": "an extern instance", "action": "an action", "extern_function": "an extern function"}
 
 
 def _describe(t: T.Type) -> str:

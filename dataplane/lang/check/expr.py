@@ -168,6 +168,12 @@ class ExprMixin(AccessMixin):
                                      for x in (left, right)):
             self.error(f"'{e.op}' is not defined on negative numbers", e.span, code="operand-type")
             return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)
+        if e.op not in _EQUALITY:
+            # p4c's binaryArith: a serializable enum operand of an arithmetic or bitwise operator is
+            # its underlying bit<W> (DASH's `actions & dash_routing_actions_t.ENCAP_U0`).
+            left, right = (self.convert(x, x.type.underlying, f"operand of '{e.op}'")
+                           if isinstance(x.type, T.Enum) and x.type.underlying is not None else x
+                           for x in (left, right))
         left, right = self._unify(e, left, right)
         lt = left.type
         if is_unknown(lt, right.type):
@@ -283,6 +289,9 @@ class ExprMixin(AccessMixin):
 
     def _concat(self, e, left, right):
         lt, rt = left.type, right.type
+        if isinstance(left, E.StringLiteral) and isinstance(right, E.StringLiteral):
+            # p4c folds string concatenation of compile-time strings (spec-issue1297-string-cat.p4)
+            return E.StringLiteral(left.value + right.value, type=lt, span=e.span)
         if not (isinstance(lt, T.Bits) and isinstance(rt, T.Bits)):
             self.error(f"'++' needs operands of known width, got {lt} and {rt}", e.span, code="operand-type")
             return E.Binary(e.op, left, right, type=UNKNOWN, span=e.span)

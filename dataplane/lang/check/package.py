@@ -113,7 +113,7 @@ class PackageMixin:
                 if pdecl.default is None:
                     continue        # an @optional parameter left out
                 arg = E.Argument(pdecl.default, param.name, span=pdecl.default.span)
-            part = self._package_arg(param, arg, pkg, bindings)
+            part = self._package_arg(param, arg, pkg, bindings, pdecl.type_ref)
             if part is None:
                 continue
             if isinstance(part, PackageValue):
@@ -162,12 +162,13 @@ class PackageMixin:
             by_name[a.name] = a
         return by_name
 
-    def _package_arg(self, param: T.Param, arg: E.Argument, pkg: T.Block, bindings: dict):
+    def _package_arg(self, param: T.Param, arg: E.Argument, pkg: T.Block, bindings: dict,
+                     type_ref: E.TypeRef | None = None):
         """One argument: (block name, its constructor args) for a parser or control, a
         PackageValue, an ExternInstance, or a checked value; None after an error."""
         value, proto = arg.value, param.type
         if isinstance(proto, T.Block) and proto.kind == "package":
-            return self._nested_package(param, arg, pkg)
+            return self._nested_package(param, arg, pkg, bindings, type_ref)
         if isinstance(proto, T.Extern):
             checked = self.check_expr(value)
             if not is_unknown(checked.type) and (not isinstance(checked.type, T.Extern)
@@ -209,7 +210,8 @@ class PackageMixin:
         self.match_block(block, proto, bindings, arg.span, pkg.name)
         return block.name, self.ordered_args(block.constructor_params, checked.args, block.name, ctor=True) or ()
 
-    def _nested_package(self, param: T.Param, arg: E.Argument, outer: T.Block) -> PackageValue | None:
+    def _nested_package(self, param: T.Param, arg: E.Argument, outer: T.Block, bindings: dict,
+                        type_ref: E.TypeRef | None) -> PackageValue | None:
         value, proto = arg.value, param.type
         if isinstance(value, E.PathExpr):       # a package instance declared at the top level
             sym = self.scope.lookup(value.name)
@@ -235,7 +237,46 @@ class PackageMixin:
             self.error(f"argument '{param.name}' of package '{outer.name}' must be a {proto.name}, "
                        f"got {got.name}", arg.span, code="package")
             return None
+        if inner is not None and type_ref is not None:
+            self._bind_nested(inner, got, type_ref, bindings, arg.span, outer.name)
         return inner
+
+    def _bind_nested(self, inner: PackageValue, got: T.Block, type_ref: E.TypeRef, bindings: dict,
+                     span: Span, outer: str) -> None:
+        """p4c unifies a package argument's type (``Ingress<H>``, H from its blocks) with the
+        parameter's (``Ingress<IH>``): what the inner blocks bind its type parameters to binds
+        the outer's type arguments there, or must equal the types given."""
+        decl = next((d for b, d in self.package_overloads.get(got.name) or [] if len(b.params) == len(got.params)),
+                    None)
+        if decl is None:
+            return
+        own: dict[str, T.Type] = {}   # the inner package's type parameters, as its blocks bind them
+        slots = dict(inner.blocks)
+        for p, pd in zip(got.params, decl.params):
+            proto, block = p.type, self.types.get(slots.get(p.name, ""))
+            if not (isinstance(proto, T.Block) and isinstance(block, T.Block)) or len(block.params) != len(proto.params):
+                continue
+            # `Parser<IH> p` in `package Ingress<IH>(...)`: the parser type's own parameters stand
+            # for what the declaration's type arguments name.
+            named = [getattr(r, "name", None) if not getattr(r, "args", ()) else None
+                     for r in getattr(pd.type_ref, "args", ())]
+            to_pkg = dict(zip(proto.type_params, named)) if named else {n: n for n in proto.type_params}
+            for have, want in zip(block.params, proto.params):
+                name = to_pkg.get(want.type.name) if isinstance(want.type, T.TypeVar) else None
+                if name in got.type_params and not isinstance(have.type, T.TypeVar):
+                    own.setdefault(name, have.type)
+        for name, ref in zip(got.type_params, getattr(type_ref, "args", ())):
+            have = own.get(name)
+            want = self.resolve(ref)
+            if have is None or is_unknown(have, want):
+                continue
+            if isinstance(want, T.TypeVar):
+                want = bindings.setdefault(want.name, have)
+            if want != have and not isinstance(want, (T.TypeVar, T.DontCare)):
+                given = ", ".join(str(self.resolve(r)) for r in type_ref.args)
+                self.error(f"package '{outer}' takes {got.name}<{given}> here, but this {got.name}'s blocks make "
+                           f"its {name} {have}", span, code="type-mismatch")
+                return
 
     def match_block(self, block: T.Block, proto: T.Block, bindings: dict, span: Span, pkg: str) -> None:
         if len(block.params) != len(proto.params):

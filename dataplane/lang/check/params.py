@@ -2,8 +2,8 @@
 
 p4c's rules (``TypeInference::checkParameters`` and friends): extern instances and
 strings are passed directionless; compile-time ``int`` parameters are directionless and
-never action parameters; actions take no extern instances; an action a table lists takes
-only action data the control plane can write (bit<W>, int<W>, bool, enums, ``type``s); no
+never action parameters; actions take no extern instances (that an action a table lists
+takes only data the control plane can write is p4c's P4Info rule: ``control/p4info``); no
 variable or struct field holds a string or an ``int``; a local may not reuse the name of
 a parameter of its parser, control, action or function.
 """
@@ -17,11 +17,6 @@ from dataplane.lang.check.types import is_unknown
 
 def _directionless_only(t: T.Type) -> bool:
     return isinstance(t, (T.Extern, T.String, T.InfInt))
-
-
-def _control_plane_type(t: T.Type) -> bool:
-    """Whether the control plane can supply a value of ``t`` as action data (p4c's P4Info rule)."""
-    return isinstance(t, (T.Bits, T.Bool, T.NewType, T.Enum))
 
 
 class ParamRulesMixin:
@@ -49,29 +44,6 @@ class ParamRulesMixin:
             elif isinstance(p.type, T.InfInt) and not p.direction:
                 self.error(f"action '{name}': parameter '{p.name}' cannot have type int; give it a width "
                            "(bit<W> or int<W>)", d.type_ref.span, code="invalid-type")
-
-    def note_action_data(self, action: str, method: T.Method, decl, table: str) -> None:
-        """Remember an action a table lists, for ``check_action_data`` once the architecture is known."""
-        if isinstance(decl, D.ActionDecl) and all(seen is not decl for _, _, seen, _ in self.listed_actions):
-            self.listed_actions.append((action, method, decl, table))
-
-    def check_action_data(self) -> None:
-        """The directionless parameters of actions tables list are set by the control plane.
-
-        p4c checks this when it writes the P4Runtime description of a v1model, PSA or PNA
-        program; a program for another package has no control plane here to check against.
-        """
-        for action, method, decl, table in self.listed_actions:
-            self._check_action_data(action, method, decl, table)
-
-    def _check_action_data(self, action: str, method: T.Method, decl: D.ActionDecl, table: str) -> None:
-        for p, d in zip(method.params, decl.params):
-            if p.direction or is_unknown(p.type) or _control_plane_type(p.type):
-                continue
-            self.error(f"action '{action}' (in the actions of table '{table}'): the control plane supplies "
-                       f"parameter '{p.name}', so it must be bit<W>, int<W>, bool, an enum or a 'type', "
-                       f"not {p.type}", d.span, code="invalid-declaration")
-            return
 
     def check_value_type(self, t: T.Type, what: str, span: Span) -> bool:
         """Strings and compile-time ints are not values a variable or a field can hold."""

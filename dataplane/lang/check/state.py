@@ -53,7 +53,6 @@ class CheckerState(Visitor):
     block_scope: Scope | None
     subblocks: list[P.BlockInstance]
     block_decls: dict[str, D.ParserDecl | D.ControlDecl]  # for default argument values
-    listed_actions: list[tuple]               # (action, signature, declaration, table) tables list
     # Bounds (lang.limits): statements, expressions and types being checked inside one another.
     limits: CompileLimits
     deadline: Deadline
@@ -95,7 +94,6 @@ class CheckerState(Visitor):
         self.block_scope = None
         self.subblocks = []
         self.block_decls = {}
-        self.listed_actions = []
 
     def visit(self, node: Any, *args: Any) -> Any:
         """``Visitor.visit``, counting how deep statements and expressions nest: one level over

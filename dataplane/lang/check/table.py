@@ -101,11 +101,18 @@ class TableMixin:
             self.check_implicit_no_action(d)
         if default is None:
             default = P.ActionCall("NoAction")
-        if "entries" in seen and self.check_entries_order(d):
+        if "entries" in seen and not keys and entries_decl:
+            # p4c (TypeInference on EntriesList): a table without a key, or with `key = {}`, takes no
+            # entries (issue3442.p4); an empty `entries = {}` is accepted.
+            self.error(f"entries cannot be specified for table '{d.name}', which has no key", d.prop("entries").span,
+                       code="table-entry")
+        elif "entries" in seen and self.check_entries_order(d):
             entries = [e for e in (self._check_entry(x, keys, listed, d.name) for x in entries_decl) if e is not None]
             self.check_entry_set(d, keys, entries_decl, entries, entries_const)
-        if size is not None and size <= 0:
-            self.error(f"table '{d.name}' size must be positive", d.prop("size").span, code="out-of-range")
+        if size is not None and size < 0:
+            self.error(f"table '{d.name}' size must not be negative", d.prop("size").span, code="out-of-range")
+        elif size == 0:
+            size = None   # p4c (getTableSize, BMv2's max_size) takes 0 for the default size
         return P.Table(d.name, tuple(keys), tuple(actions), default, default_const, tuple(entries), entries_const,
                        size, implementation, counters, meters, tuple(others), d.annotations, d.span)
 
@@ -143,7 +150,6 @@ class TableMixin:
             self.error(f"{what} '{ref.name}' in the actions of table '{table}'", ref.span, code="table")
             return None
         method: T.Method = sym.type
-        self.note_action_data(ref.name, method, sym.decl, table)
         directional = T.Method(ref.name, tuple(p for p in method.params if p.direction))
         result = self.check_args(ref.args, [directional], f"action '{ref.name}' in table '{table}'", ref.span, {})
         args = tuple(a.value for a in result[1]) if result else ()
@@ -174,6 +180,7 @@ class TableMixin:
         if full:
             self.check_bound_args(ref, method, values, listed, what)
             values = tuple(v for v, p in zip(values, method.params) if not p.direction)
+        values = tuple(_fold_member_cast(v) for v in values)
         for v in values:
             if not is_unknown(v.type) and not isinstance(v, (E.Constant, E.BoolLiteral, E.TypeMember)):
                 self.error(f"{what} arguments must be compile-time constants", v.span, code="not-constant")
@@ -183,6 +190,10 @@ class TableMixin:
         if len(e.keys) == 1 and isinstance(e.keys[0], E.ListExpr) and len(e.keys[0].elements) == len(keys):
             # `{(k)} : a();` (a list of the key values, as p4c takes it) names the keys one by one.
             e = dataclasses.replace(e, keys=tuple(e.keys[0].elements))
+        elif len(e.keys) == 1 and isinstance(e.keys[0], (E.DefaultKeyset, E.DontCareExpr)) and len(keys) != 1:
+            # A lone `_` (or `default`) matches the whole key, whatever its length (p4c types it as
+            # don't-care, not a 1-tuple).
+            e = dataclasses.replace(e, keys=tuple(E.DefaultKeyset(span=e.keys[0].span) for _ in keys))
         if len(e.keys) != len(keys):
             self.error(f"entry has {len(e.keys)} key value(s), table '{table}' has {len(keys)} key(s)", e.span,
                        code="table-entry")
@@ -230,3 +241,13 @@ class TableMixin:
             self.error(f"table '{table}' needs {' or '.join(kinds)} here, not {t}", value.span, code="table")
             return None
         return name
+
+
+def _fold_member_cast(v: E.Expr) -> E.Expr:
+    """A serializable enum member implicitly cast to its bit<W> as the member's number: p4c folds
+    it, so `set_x(foo_t.A)` is a constant action argument (serEnumImplCast.p4)."""
+    if isinstance(v, E.Cast) and v.to is None and isinstance(v.expr, E.TypeMember) and isinstance(v.type, T.Bits):
+        enum = v.expr.type
+        if isinstance(enum, T.Enum) and enum.values is not None and v.expr.member in enum.members:
+            return E.Constant(enum.values[enum.members.index(v.expr.member)], type=v.type, span=v.span)
+    return v

@@ -9,9 +9,12 @@ from dataplane.ir import decl as D
 from dataplane.ir import expr as E
 from dataplane.ir import types as T
 from dataplane.ir.node import annotation
-from dataplane.lang.limits import MAX_WIDTH, too_wide
+from dataplane.lang.limits import MAX_VARBIT_WIDTH, MAX_WIDTH, too_wide
 from dataplane.lang.literals import wrap
 from dataplane.records import record
+
+# What an array may hold (p4c's arrays, 2025): headers (a header stack) or values of a fixed width.
+_ARRAY_ELEMENTS = (T.Header, T.HeaderUnion, T.Bits, T.Bool, T.Struct, T.Enum, T.Stack)
 
 
 @record(frozen=True, slots=True)
@@ -54,7 +57,7 @@ class TypeMixin:
             width = self.const_int(ref.width, "a width")
             if width is None:
                 return UNKNOWN
-            if width <= 0 or (ref.signed and width < 1):
+            if width < 0 or (ref.signed and width < 1):   # bit<0> is a zero-width value (p4c)
                 self.error(f"invalid width {width} for {'int' if ref.signed else 'bit'}<W>", ref.span,
                            code="out-of-range")
                 return UNKNOWN
@@ -63,13 +66,16 @@ class TypeMixin:
                 return UNKNOWN
             return T.Bits(width, ref.signed)
         if isinstance(ref, E.VarbitRef):
+            # p4c limits bit<W> to 2048 bits but a varbit only to a width that fits an int
+            # (Type_Varbits::get); nothing is laid out at that width, a packet bounds what is read.
             width = self.const_int(ref.width, "a width")
-            if width is None or width <= 0:
+            if width is None or width < 0:
                 if width is not None:
                     self.error(f"invalid width {width} for varbit<W>", ref.span, code="out-of-range")
                 return UNKNOWN
-            if width > MAX_WIDTH:
-                self.error(too_wide(f"varbit<{width}>"), ref.width.span, code="too-wide")
+            if width > MAX_VARBIT_WIDTH:
+                self.error(f"varbit<{width}> is too large: a varbit's width is limited to {MAX_VARBIT_WIDTH} bits",
+                           ref.width.span, code="too-wide")
                 return UNKNOWN
             return T.VarBits(width)
         if isinstance(ref, E.BaseTypeRef):
@@ -80,8 +86,9 @@ class TypeMixin:
             size = self.const_int(ref.size, "a header stack size")
             if is_unknown(elem) or size is None:
                 return UNKNOWN
-            if not isinstance(elem, (T.Header, T.HeaderUnion)):
-                self.error(f"header stack elements must be headers, not {elem}", ref.span, code="invalid-type")
+            if not isinstance(T.strip_newtype(elem), _ARRAY_ELEMENTS):
+                self.error(f"array elements must be headers, header unions, bit<W>, int<W>, bool, structs or "
+                           f"serializable enums, not {elem}", ref.span, code="invalid-type")
                 return UNKNOWN
             if size <= 0:
                 self.error(f"header stack size must be positive, got {size}", ref.size.span, code="out-of-range")
@@ -312,9 +319,12 @@ class TypeMixin:
             return e
         if isinstance(e, E.DontCareExpr):
             return dataclasses.replace(e, type=target)
-        if isinstance(src, T.InfInt) and isinstance(target, T.Bits):
+        # p4c binds an untyped integer to bit<W>/int<W>, or to a `type` over one (its
+        # TypeVariableSubstitution::compose looks through Type_Newtype): `const vrf_id_t v = 0;`
+        bits = T.strip_newtype(target) if isinstance(src, T.InfInt) else None
+        if isinstance(bits, T.Bits):
             if isinstance(e, E.Constant):
-                return E.Constant(wrap(e.value, target.width, target.signed), e.base, type=target, span=e.span)
+                return E.Constant(wrap(e.value, bits.width, bits.signed), e.base, type=target, span=e.span)
             return E.Cast(None, e, type=target, span=e.span)
         if isinstance(src, T.Enum) and src.underlying is not None and src.underlying == target:
             return E.Cast(None, e, type=target, span=e.span)
@@ -377,4 +387,6 @@ def _header_field_ok(t: T.Type) -> bool:
         return t.underlying is not None
     if isinstance(t, T.Struct):
         return all(_header_field_ok(f.type) for f in t.fields)
+    if isinstance(t, T.Stack):   # an array of values of fixed width (p4c's array1.p4)
+        return not isinstance(t.element, (T.Header, T.HeaderUnion)) and _header_field_ok(t.element)
     return False

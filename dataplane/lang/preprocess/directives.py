@@ -36,7 +36,10 @@ from dataplane.resources import include_dir
 MAX_INCLUDE_DEPTH = 50
 PREDEFINED = {"__TARGET_BMV2__": "1"}  # p4c-bm2-ss passes -D__TARGET_BMV2__
 
-_COMMENT_OR_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"?|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
+# A P4 string literal may span lines, and p4c's cpp keeps comments (-C) for its lexer, which reads
+# `//` inside such a string as text (SAI P4's multi-line @entry_restriction strings): a string runs
+# to its closing quote across lines; a quote never closed is a stray character (as cpp has it).
+_COMMENT_OR_STRING = re.compile(r'"(?:\\.|[^"\\])*"|"|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
 _DIRECTIVE = re.compile(r"[ \t\f\v]*#[ \t]*([A-Za-z_][A-Za-z0-9_]*|[0-9]+)?")
 _NAME = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)")
 _INCLUDE_ARG = re.compile(r'\s*(?:<([^>]*)>|"([^"]*)")\s*$')

@@ -55,6 +55,7 @@ def port_metrics(net: Any) -> dict[str, dict[str, Any]]:
             depths = st.qdepth_flat[1::2]
             out[port.name] = {
                 "tx_packets": st.tx_packets, "tx_bytes": st.tx_bytes, "rx_packets": st.rx_packets,
+                "rx_bytes": st.rx_bytes,
                 "drops": st.drops, "lost": st.lost, "max_qdepth": st.max_qdepth,
                 "p99_qdepth": percentile(depths, 99),
                 "pause_tx": st.pause_tx, "pause_rx": st.pause_rx, "paused_ns": port.paused_time_ns,

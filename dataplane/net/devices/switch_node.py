@@ -8,7 +8,7 @@ egress timestamps) come from the simulated queue and clock. What travels through
 is the pipeline's ``EgressWork`` (``dataplane.arch.work``): this module reads its ``port``,
 ``ctx.packet_length`` and (v1model) ``sm``; PFC reads ``sm.ingress_port``.
 
-Three registers, if the program declares them (any control, indexed by port), are kept by
+Registers, if the program declares them (any control, indexed by port), are kept by
 the emulator, because v1model has no field for what they carry:
 
 * ``port_status``: 1 for ports whose link is up, 0 for ports the switch has detected down
@@ -19,10 +19,24 @@ the emulator, because v1model has no field for what they carry:
   its wire (its queue, plus what is left of the frame being serialised, at the link's rate),
   for load balancing that compares its ports' loads (``programs/lb_least_loaded.p4h``): an
   ingress pipeline cannot otherwise see any port's queue.
+* ``port_tx_bytes``: written just before egress runs, the bytes the port has sent before that
+  packet (``PortStats.tx_bytes``, modulo the register's width), for INT's egress tx metadata;
+* ``timestamp_ns`` (index 0): the simulated clock in ns, written before each pipeline run: when
+  the packet arrived (the ingress pipeline runs ``processing_ns`` later) before ingress, when
+  it leaves its egress queue before egress; v1model's own timestamps are in microseconds.
 
 Traffic classes (``params["queues"]``, e.g. ``{"count": 4, "scheduler": "dwrr"}``; one queue
 by default) give every port of the switch up to 8 queues chosen by v1model's ``priority`` or
 PSA's ``class_of_service`` (``dataplane.net.devices.tclass``).
+
+Decisions (``dataplane.arch.v1model_decisions``): a v1model switch whose program keeps no state
+and reads neither the clock nor the queue remembers what its pipeline did to each flow and
+applies it to the flow's next packets without running the pipeline; the bytes, drops and
+counters (a report's table counts too) are those the pipeline would make.
+``params["decision_cache"] = False`` (or the class attribute ``decision_cache``) turns it off;
+``decisions`` is the cache, or None and ``decision_refusal`` says why. The cache decides a
+packet's whole fate when it arrives, so a switch that writes metadata the program reads (the
+queue id with traffic classes, say) must keep it off.
 
 PFC (``params["pfc"]``, e.g. ``{"xoff": 64_000, "xon": 32_000}``; off by default) makes the
 traffic manager account queued bytes per ingress port and pause upstream ports
@@ -33,7 +47,8 @@ from __future__ import annotations
 
 from dataplane.arch.aliases import alias_path, set_path
 from dataplane.arch.v1model import PacketResult
-from dataplane.arch.work import EgressWork, IngressWork
+from dataplane.arch.v1model_decisions import V1Decisions, counts_only, replay
+from dataplane.arch.work import CachedEgress, EgressWork, IngressWork
 from dataplane.control.switch import Switch
 from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.link import Port
@@ -51,6 +66,8 @@ _QDEPTH_MAX = (1 << 19) - 1     # enq_qdepth/deq_qdepth are bit<19>
 
 class SwitchNode(Node):
     kind = "switch"
+    #: keep a decision cache when the program allows (see the module docstring)
+    decision_cache = True
 
     def __init__(self, sim: Simulator, spec: SwitchSpec, api: Switch):
         super().__init__(sim, spec.name)
@@ -74,6 +91,9 @@ class SwitchNode(Node):
 
     def load(self, api: Switch) -> None:
         """Run ``api``'s pipeline from now on (at start, or when a controller sets a new one)."""
+        old = getattr(self, "decisions", None)
+        if old is not None:
+            old.detach()
         self.api = api
         self.dp = api.dp
         # v1model's standard_metadata has the queue fields the egress queue fills; PSA has none.
@@ -81,8 +101,26 @@ class SwitchNode(Node):
         self.port_status = self._find_register("port_status")
         self._queue_bytes_register = self._find_register("queue_bytes")
         self._backlog_register = self._find_register("port_backlog")
+        self._tx_bytes_register = self._find_register("port_tx_bytes")
+        self._clock_register = self._find_register("timestamp_ns")
+        self._telemetry = self._clock_register is not None or self._tx_bytes_register is not None
         # BMv2 writes queueing_metadata.qid into a field that aliases it, if the program has one.
         self._qid_path = alias_path(self.dp, "queueing_metadata.qid") if self._queue_metadata else None
+        self.decisions: V1Decisions | None = None
+        if not (self.decision_cache and self.spec.params.get("decision_cache", True)):
+            self.decision_refusal = "turned off"
+        elif self._telemetry:
+            # the clock and the bytes sent change under the program between its packets
+            self.decision_refusal = "the program reads timestamp_ns or port_tx_bytes, which the fabric writes"
+        elif self._backlog_register is not None:
+            # every port's backlog changes under the program between its packets (issue 34)
+            self.decision_refusal = "the program reads port_backlog, which the fabric writes"
+        elif self.queue_config is not None and self.queue_config.multiple:
+            # any metadata this node writes for the program to read refuses the cache here
+            self.decision_refusal = "traffic classes write the queue id into metadata before egress"
+        else:
+            found = V1Decisions.for_switch(self.dp, self.ports)
+            self.decisions, self.decision_refusal = (None, found) if isinstance(found, str) else (found, "")
 
     def add_port(self, number: int, name: str) -> Port:
         cfg = self.queue_config
@@ -126,8 +164,32 @@ class SwitchNode(Node):
         dp.now_us = self.sim.now // 1000
         if self._backlog_register is not None:
             self._write_backlog(self._backlog_register)
+        clock = self._clock_register
+        if clock is not None:
+            clock.values[0] = (self.sim.now - self.processing_ns) & ((1 << clock.width) - 1)
+        decisions = self.decisions
+        trace = self.trace
+        if decisions is not None and (trace is None or counts_only(trace)):
+            got = decisions.decide(port_number, data, trace)
+            if got.__class__ is CachedEgress:
+                port = self.ports[got.port]
+                if self.pfc is None:
+                    port.enqueue(got, got.packet_length)
+                else:
+                    self.pfc.enqueue(port, got)
+                return
+            if got.__class__ is str:
+                self._drop(got)
+                return
+            work, result = got
+            self._finish_ingress(work, result)
+            return
         result = PacketResult()
-        work = dp.run_work(IngressWork(port_number, data), result, self.trace)
+        work = dp.run_work(IngressWork(port_number, data), result, trace)
+        self._finish_ingress(work, result)
+
+    def _finish_ingress(self, work: list, result: PacketResult) -> None:
+        dp = self.dp
         if work:
             item = work[0]
             if len(work) == 1 and item.__class__ is EgressWork and self.pfc is None:
@@ -180,11 +242,22 @@ class SwitchNode(Node):
             else:
                 work.extend(dp.run_work(item, result, self.trace))
 
-    def dequeue(self, port: Port, item: EgressWork, enq_time: int, enq_depth: int) -> bytes | None:
+    def dequeue(self, port: Port, item: EgressWork | CachedEgress, enq_time: int, enq_depth: int) -> bytes | None:
         if self.pfc is not None:
             self.pfc.dequeued(item)
         if not self.up:
             return None
+        if item.__class__ is CachedEgress:
+            owner = item.owner
+            trace = self.trace
+            if item.epoch == owner.epoch and owner is self.decisions and (trace is None or counts_only(trace)):
+                if trace is not None:
+                    replay(item.decision.egress_events, trace)
+                if item.out is None:
+                    self._drop(item.drop)
+                return item.out
+            # An egress table changed while it waited (or a trace started): run egress for real.
+            item = owner.egress_work(item, trace)
         now = self.sim.now
         queue = port.queue
         if queue.__class__ is QueueSet:      # traffic classes: the packet's own queue
@@ -205,6 +278,8 @@ class SwitchNode(Node):
         qb = self._queue_bytes_register
         if qb is not None and port.number < qb.size:
             qb.values[port.number] = min(qbytes, (1 << qb.width) - 1)
+        if self._telemetry:
+            self._telemetry_registers(port, now)
         result = PacketResult()
         more = dp.run_work(item, result, self.trace)
         if more:
@@ -223,6 +298,16 @@ class SwitchNode(Node):
             if out.port == number:
                 return out.data
         return None
+
+    def _telemetry_registers(self, port: Port, now: int) -> None:
+        """``timestamp_ns`` and ``port_tx_bytes`` before an egress run (the module docstring)."""
+        clock = self._clock_register
+        if clock is not None:
+            clock.values[0] = now & ((1 << clock.width) - 1)
+        tx = self._tx_bytes_register
+        stats = getattr(port, "stats", None)      # the CPU port of a served switch has none
+        if tx is not None and stats is not None and port.number < tx.size:
+            tx.values[port.number] = stats.tx_bytes & ((1 << tx.width) - 1)
 
     def _no_port(self, item: EgressWork) -> None:
         """Egress work for a port no link ends at: the CPU port when served, else a drop."""

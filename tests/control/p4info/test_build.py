@@ -254,3 +254,50 @@ def test_a_repeated_field_id_is_a_located_error():
             action a(@id(2) bit<8> x, @id(2) bit<8> y) { }
             table t { key = { meta.x : exact; } actions = { a; } }""", ingress="t.apply();")
     assert str(err.value).startswith("p.p4:")
+
+
+DUP_ACTIONS = """
+control S(inout bit<8> v) {{ @name("{name}") action a() {{ v = 1; }} apply {{ a(); }} }}
+"""
+
+
+def test_actions_sharing_a_control_plane_name_compile_but_have_no_p4info():
+    """p4c runs DuplicateActionControlPlaneNameCheck only when it writes P4Info: two controls'
+    identical `@name("._drop")` actions compile, and P4Info for them is an error located at the
+    second one; a sub-control's `@name("b")` inlined as IG.s.b conflicts the same way."""
+    drop = '@name("._drop") action _drop() { mark_to_drop(sm); }'
+    src = v1model_program(ingress_locals=drop + " table t { key = { meta.x: exact; } actions = { _drop; } }",
+                          ingress="t.apply();")
+    src = src.replace("control EG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }",
+                      "control EG(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {\n"
+                      f"  {drop}\n  table e {{ key = {{ meta.x: exact; }} actions = {{ _drop; }} }}\n"
+                      "  apply { e.apply(); }\n}")
+    program = compile_source(src, "p.p4").program
+    with pytest.raises(P4InfoError, match=r"action '_drop' has the control-plane name '_drop'") as info:
+        build_p4info(program)
+    assert info.value.span.line == src.split("\n").index(f"  {drop}") + 1
+    nested = v1model_program(decls=DUP_ACTIONS.format(name="b"),
+                             ingress_locals='@name("s.b") action mine() { } S() s;', ingress="s.apply(meta.x); mine();")
+    with pytest.raises(P4InfoError, match="action 'a' has the control-plane name 'IG.s.b'"):
+        build_p4info(compile_source(nested, "p.p4").program)
+    apart = v1model_program(decls=DUP_ACTIONS.format(name="c"),
+                            ingress_locals='@name("s.b") action mine() { } S() s;', ingress="s.apply(meta.x); mine();")
+    build_p4info(compile_source(apart, "p.p4").program)
+
+
+def test_struct_typed_action_parameter_compiles_but_has_no_p4info():
+    """p4c checks action data types in its P4Runtime serializer, not its front end: an action a
+    table lists may take a struct (compile --check passes), P4Info for it is an error, and the
+    switch's table API refuses to set it."""
+    from dataplane.control.config_errors import ControlPlaneError
+    from dataplane.control.switch import Switch
+
+    locals_ = ("action set(pair_t p) { meta.x = p.a + p.b; }\n"
+               "table t { key = { meta.x: exact; } actions = { set; } }")
+    src = v1model_program(decls="struct pair_t { bit<8> a; bit<8> b; }", ingress_locals=locals_, ingress="t.apply();")
+    program = compile_source(src, "p.p4").program
+    with pytest.raises(P4InfoError, match="parameter 'p' has type pair_t"):
+        build_p4info(program)
+    sw = Switch(program, name="s1")
+    with pytest.raises(ControlPlaneError, match="parameter 'p' has type pair_t, which the control plane cannot supply"):
+        sw.table_add("IG.t", "set", [1], [5])

@@ -172,6 +172,14 @@ def test_action_profile_members_and_groups(rt):
     # a member changed: the entry using it follows
     c.write(upd(U.MODIFY, action_profile_member=_member(1, 7)))
     assert [p for p, _ in send(server, Ether() / IP(dst="10.0.0.1"))] == [7]
+    # a member only the group uses changed: the group's members change in place, and the table
+    # notes it as an edit (what the batch engine's snapshots and decision caches follow)
+    table = next(t for t in server.live.switch.dp.tables.values() if t.qualified_name.endswith("t_ecmp"))
+    version = table.match.version
+    c.write(upd(U.MODIFY, action_profile_member=_member(2, 8)))
+    assert table.match.version > version
+    seen = {p for i in range(40) for p, _ in send(server, Ether() / IP(dst="10.0.0.2", src=f"1.2.3.{i}"))}
+    assert seen == {7, 8}
     entries = {e.table_entry.match[0].exact.value: e.table_entry.action
                for e in c.read(ent(table_entry=pb.TableEntry(table_id=T_ECMP)))}
     assert entries[bytes([10, 0, 0, 1])].action_profile_member_id == 1

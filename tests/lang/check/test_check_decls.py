@@ -124,6 +124,26 @@ def test_annotation_bodies_p4c_reads():
     compile_source(core('@name("a \\" b") @deprecated("old") @pkginfo(name="x") const bit<8> k = 1;'), "ok.p4")
 
 
+@pytest.mark.parametrize("body, message, at", [
+    ("@a[x = { 2, 3 }]", "@a: illegal type for a structured annotation value (a list)", "@a"),
+    ("@a[4 < H]", "'H' is a type", "@a"),
+    ("@a[k = nope]", "'nope' is nothing declared", "@a"),
+    ("@a[t == t]", "'t' is an extern instance", "@a"),
+])
+def test_structured_annotation_values_are_constants(body, message, at):
+    """p4c type-checks structured annotation values: ints, strings or bools, names of constants
+    only (structured-annotation-e2.p4, type-in-expr.p4, issue3363.p4)."""
+    src = core(f"header H {{ bit<8> f; }}\nextern e {{ e(); }}\ne() t;\n{body} const bit<8> z = 1;")
+    assert_error(src, message, at=at, code="annotation")
+
+
+def test_structured_annotation_values_that_are_constants_pass():
+    """Literals of every kind, operators on them, strings with braces or names inside, keys of
+    pairs and declared constants are all fine."""
+    compile_source(core('const bit<8> K = 3;\n@a[x = 1 + K, y = "{H} t", z = true, w = 8w3 == 0x3]\n'
+                        '@b["s", 4, false, K]\nconst bit<8> z = 1;'), "ok.p4")
+
+
 def test_match_annotation_names_a_match_kind():
     """A value_set struct's field matches with a declared match_kind."""
     src = core("struct pvs_t { @match(ternary) bit<32> a; @match(1+1) bit<16> b; }")
@@ -151,3 +171,14 @@ def test_tuple_cannot_hold_packages_or_externs():
                  code="invalid-type")
     assert_error(core("extern ct { void go(); }\nvoid h(tuple<ct> t) { }"), "a tuple cannot hold extern ct",
                  at="tuple<ct>", code="invalid-type")
+
+
+def test_length_annotation_names_an_earlier_field():
+    """@length on a varbit resolves its names among the fields before it (and constants, and the
+    types of casts): a field declared after it is not found (spec-ex32_e.p4)."""
+    after = core("header Hdr {\n  @length(size2) varbit<256> data2;\n  bit<32> size2;\n}")
+    assert_error(after, "@length: 'size2' is not declared (nor a field before 'data2')", at="@length",
+                 code="annotation")
+    compile_source(core("const bit<32> EXTRA = 8;\n"
+                        "header Hdr {\n  bit<8> len;\n  @length((bit<32>)len * 8 + EXTRA) varbit<256> data;\n}"),
+                   "ok.p4")

@@ -190,3 +190,24 @@ def test_default_action_before_the_actions_list_is_rejected():
     }""", ingress="t.apply();")
     assert_error(src, "the default_action of table 't' must come after its 'actions' list", at="default_action = a;",
                  code="table")
+
+
+def test_entries_on_a_table_without_a_key_are_rejected():
+    """p4c: a table with no key property, or with ``key = {}`` (issue3442.p4), takes no entries;
+    an empty list is fine."""
+    for key in ("", "key = { }"):
+        src = table("const entries = { _ : set(1); }", key=key)
+        assert_error(src, "entries cannot be specified for table 't', which has no key", at="const entries",
+                     code="table-entry")
+        assert port_after("const entries = { }", key, 4, 0) == [4]
+
+
+def test_a_lone_wildcard_entry_matches_the_whole_key():
+    """A lone ``_`` (or ``default``) covers a key of two fields, as p4c types it as don't-care
+    rather than a one-element tuple."""
+    two = "key = { meta.x : ternary; meta.y : ternary; }"
+    assert port_after("const entries = { (4, _) : set(5); _ : set(7); }", two, 4, 0) == [5]
+    assert port_after("const entries = { (4, _) : set(5); _ : set(7); }", two, 3, 0) == [7]
+    assert port_after("const entries = { (4, _) : set(5); default : set(7); }", two, 3, 0) == [7]
+    assert_error(table("const entries = { (4) : set(7); }", key=two),
+                 "entry has 1 key value(s), table 't' has 2 key(s)", at="(4)", code="table-entry")

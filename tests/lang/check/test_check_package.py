@@ -57,3 +57,33 @@ def test_bad_package_arguments_are_located_errors(main, message):
 def test_a_package_inside_a_control_is_an_error():
     with pytest.raises(CompileError, match="a package \\('Pipe'\\) can only be instantiated at the top level"):
         program("control C(inout h_t h) { Pipe(F(), A()) p; apply { } }\nPipe(F(), A()) main;\n")
+
+
+NESTED = """
+#include <core.p4>
+struct g_t { bit<8> y; }
+parser ParserT<IH>(packet_in p, out IH h);
+package Inner<T>(ParserT<T> prs);
+package Outer<A, B>(Inner<B> inner);
+parser HP(packet_in p, out h_t h) { state start { transition accept; } }
+parser GP(packet_in p, out g_t h) { state start { transition accept; } }
+"""
+
+
+@pytest.mark.parametrize("inner, outer, ok", [
+    ("Inner(HP())", "Outer<g_t, h_t>(ig)", True),
+    ("Inner(HP())", "Outer<h_t, g_t>(ig)", False),     # B = g_t, but HP makes Inner's T h_t
+    ("Inner(GP())", "Outer<h_t, g_t>(ig)", True),
+    ("Inner(HP())", "Outer<_, tuple<>>(ig)", False),
+])
+def test_a_package_argument_binds_the_outer_type_arguments(inner, outer, ok):
+    """p4c unifies a package instance argument's type (Inner<h_t>, from its parser) with the
+    parameter's (Inner<B>): the type given for B must be what the inner blocks make T, though
+    the names differ at each level (equate-type-package-and-package-with-incompatible-type.p4)."""
+    src = "#include <core.p4>\nstruct h_t { bit<8> x; }\n" + NESTED + f"{inner} ig;\n{outer} main;\n"
+    if ok:
+        compile_source(src, "nested.p4")
+    else:
+        with pytest.raises(CompileError, match="package 'Outer' takes Inner<.*> here, but this Inner's blocks make "
+                                               "its T h_t"):
+            compile_source(src, "nested.p4")

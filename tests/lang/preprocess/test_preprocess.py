@@ -486,3 +486,13 @@ def test_source_line_returns_original_text():
     included = pp("#include <core.p4>\n")
     span = next(included.locate(i + 1, 1) for i, l in enumerate(lines(included)) if "extern packet_in" in l)
     assert included.source_line(span) == "extern packet_in {"
+
+
+def test_comment_markers_inside_a_multi_line_string_are_text():
+    """A string literal runs to its closing quote across lines, and `//` or `/* */` inside it
+    stays (p4c runs cpp with -C and its lexer reads the string whole: SAI P4's @entry_restriction);
+    comments outside strings go, and a quote never closed ends at its line."""
+    out = pp('@r("\n  // keep me\n  a /* and me */ != 0;\n") // gone\nx; /* gone */\n').text
+    assert '"\n  // keep me\n  a /* and me */ != 0;\n"' in out and "gone" not in out
+    out = pp('#define X 1\nbad " unclosed // gone\ny;\n').text
+    assert "gone" not in out and "y;" in out
