@@ -74,3 +74,11 @@ def test_a_switch_without_the_register_is_left_alone():
     spec.links.append(LinkSpec(("h1", 0), ("s1", 1)))
     net = Network.from_spec(spec, seed=1)
     assert net.switch("s1")._backlog_register is None
+
+
+def test_a_switch_whose_program_reads_the_backlog_keeps_no_decision_cache():
+    """The backlog changes between two packets of one flow, so a decision remembered for the first
+    would be wrong for the second: the switch says so, as for timestamp_ns and port_tx_bytes."""
+    _, s1 = network()
+    assert s1.decisions is None
+    assert s1.decision_refusal == "the program reads port_backlog, which the fabric writes"
