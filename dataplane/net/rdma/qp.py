@@ -28,6 +28,7 @@ from dataplane.net.apps.dcqcn_rp import ReactionPoint
 from dataplane.net.apps.dcqcn_wire import CNP_TOS, ROCE_PORT
 from dataplane.net.hosts import packets as pk
 from dataplane.net.rdma import wire
+from dataplane.net.rdma.hpcc_qp import QpHpcc
 
 __all__ = ["TransportConfig", "QueuePair", "QpStats"]
 
@@ -47,6 +48,7 @@ class TransportConfig:
     window: int | None = None
     dcqcn: DcqcnParams | None = None
     dscp: int = 0
+    hpcc: Any = None                 # HpccParams: HPCC instead of DCQCN (dataplane.net.rdma.hpcc_qp)
 
     def __post_init__(self) -> None:
         if not 1 <= self.mtu <= 9000:
@@ -59,6 +61,8 @@ class TransportConfig:
             raise ValueError(f"window must be at least 1 packet, got {self.window}")
         if not 0 <= self.dscp <= 63:
             raise ValueError(f"dscp must be in 0..63, got {self.dscp}")
+        if self.hpcc is not None and (self.dcqcn is not None or self.hpcc.base_rtt_ns is None):
+            raise ValueError("hpcc needs its base_rtt_ns, and excludes dcqcn")
 
 
 @dataclass
@@ -139,6 +143,9 @@ class QueuePair:
             self.cc = DcqcnRateControl(nic.line_rate_bps, config.dcqcn)
             # the timers run while the queue pair sends, and after it until RC is back at line rate
             self.rp = ReactionPoint(self.host, self.cc, config.dcqcn, self._rate_changed, self._recovered)
+        self.hpcc = QpHpcc(self, config.hpcc) if config.hpcc is not None else None
+        if self.hpcc is not None:
+            self.tos = self.hpcc.tos
 
     # ---- requester --------------------------------------------------------------------------------
     def post_send(self, nbytes: int, data: Any = None, on_complete: Callable[[int], None] | None = None) -> None:
@@ -161,7 +168,8 @@ class QueuePair:
 
     def has_work(self) -> bool:
         window = self.config.window
-        return self._next < self._end and (window is None or self._next - self._una < window)
+        return self._next < self._end and (window is None or self._next - self._una < window) and \
+            (self.hpcc is None or self.hpcc.may_send(self._next, self._una))
 
     def send_one(self) -> None:
         """Send the packet at ``_next`` (the NIC calls this when the wire can take it)."""
@@ -188,7 +196,8 @@ class QueuePair:
         # smaller than the responder's ACK coalescing would wait for the timer)
         window = self.config.window
         ack_req = last or (window is not None and psn + 1 - self._una >= window)
-        payload = wire.data_header(op, self.remote_qpn, psn, ack_req) + bytes(body) + wire.ICRC
+        payload = wire.data_header(op, self.remote_qpn, psn, ack_req) + (self.hpcc.data_extra() if self.hpcc else b"") \
+            + bytes(body) + wire.ICRC
         self.host.send_udp(self.remote_ip, self.src_port, ROCE_PORT, payload, self.tos)
         st = self.stats
         st.packets_sent += 1
@@ -213,6 +222,8 @@ class QueuePair:
             if cc.rc < cc.line:
                 gap = self.nic.frame_bits(size) * 1e9 / cc.rc
                 self.ready_ns = max(self.ready_ns, float(now)) + gap
+        if self.hpcc is not None:
+            self.ready_ns = self.hpcc.paced(self.ready_ns, now, size)
 
     def _acknowledged(self, upto: int) -> None:
         """Every PSN below ``upto`` arrived: complete the messages they finish."""
@@ -295,7 +306,11 @@ class QueuePair:
         if op == wire.OP_ACK:
             if len(payload) >= wire.ACK_PAYLOAD_BYTES:
                 self._on_ack(psn, payload[wire.BTH.size])
+                if self.hpcc is not None:
+                    self.hpcc.on_ack(payload)
             return
+        if self.hpcc is not None:
+            payload = self.hpcc.strip(payload)
         if op > wire.OP_SEND_ONLY or op == 0x03:
             return                             # not a SEND this transport speaks
         st = self.stats
@@ -338,8 +353,8 @@ class QueuePair:
         self._unacked = 0
         if syndrome == wire.SYNDROME_ACK:
             self.stats.acks_sent += 1
-        self.nic.control(self.remote_ip, self.src_port, wire.ack_payload(self.remote_qpn, psn, syndrome),
-                         self._ack_tos)
+        ack = wire.ack_payload(self.remote_qpn, psn, syndrome)
+        self.nic.control(self.remote_ip, self.src_port, self.hpcc.ack(ack) if self.hpcc else ack, self._ack_tos)
 
     def _notify_congestion(self) -> None:
         """DCQCN's notification point, as ``DcqcnReceiver``'s: at most one CNP per
