@@ -22,6 +22,12 @@ all starting at t = 0 (a synchronized incast):
 * ``ecn+pfc``: both; XOFF sits above the marking band so ECN acts first and PFC only
   absorbs what DCQCN has not yet slowed (the opening burst).
 
+``cc="hpcc"`` (``--cc hpcc``) gives the ecn modes HPCC senders instead (``incast_hpcc``,
+``dataplane.net.rdma.hpcc``): every switch runs ``programs/hpcc.p4`` (ecn.p4 plus HPCC's
+per-hop INT records), the receiver acknowledges every packet with the records, and the
+senders' window and rate follow HPCC's Algorithm 1; their packets are Not-ECT, so RED marks
+none. Rows add ``cc`` and the flows' FCT slowdowns (``incast_hpcc.fct_slowdowns``).
+
 Measured (``run_incast``): bottleneck utilisation (the fraction of the time from the
 receiver's first to its last data packet that the bottleneck port spent serializing them),
 tail drops on all switch ports, pause frames (sent by all switch ports: XOFF, refreshes and
@@ -67,8 +73,9 @@ from dataplane.scenarios.incast_plots import plot_queue, plot_rates
 MODES = ("droptail", "ecn", "pfc", "ecn+pfc")
 HOST_NIC_QUEUE_BYTES = 1 << 40
 #: The keys of every ``--json`` result row (rows carry a few more, listed in ``measure``).
-JSON_KEYS = ("mode", "senders", "utilisation", "drops", "pause_frames", "cnps", "qdepth_p50_bytes",
-             "qdepth_p99_bytes", "qdepth_max_bytes", "jain", "completion_ns")
+JSON_KEYS = ("mode", "cc", "senders", "utilisation", "drops", "pause_frames", "cnps", "qdepth_p50_bytes",
+             "qdepth_p99_bytes", "qdepth_max_bytes", "jain", "completion_ns", "fct_slowdown_p50", "fct_slowdown_p99",
+             "fct_slowdown_max")
 
 
 @dataclass
