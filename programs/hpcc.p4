@@ -20,8 +20,9 @@
  * Where: a RoCEv2 packet (UDP destination port 4791) with DSCP HPCC_DSCP carries, right
  * after its 12-byte BTH, a 2-byte shim (nhop, reserved) and room for HPCC_MAX_HOPS records
  * (HPCC's IntHeader: maxHop = 5, fixed size, so the packet does not grow on the way). INT
- * over UDP marks INT-carrying packets by DSCP (INT v2.1, section 5.6.2), and HPCC's
- * simulator keeps its INT header after the transport header; this program does both.
+ * over UDP may mark INT-carrying packets by a DSCP value (INT v2.1's choice besides a UDP
+ * port, which int.p4 uses; here the port stays 4791 so RoCE receivers still see RoCE), and
+ * HPCC's simulator keeps its INT header after the transport header; this program does both.
  * Each switch writes record number nhop (the first switch on the path writes record 0)
  * and increments nhop; with nhop already at HPCC_MAX_HOPS nothing is written. The UDP
  * checksum is set to 0 (no checksum, RFC 768) when a record is written.
