@@ -102,3 +102,11 @@ def test_cc_option_is_checked():
     res = CliRunner().invoke(main, ["scenario", "incast", "--cc", "timely"])
     assert res.exit_code != 0 and "timely" in res.output
     assert hpcc_flow.HPCC_TOS >> 2 == 0x1A
+
+
+def test_text_rows_name_the_congestion_control_and_the_slowdowns():
+    res = CliRunner().invoke(main, ["scenario", "incast", "--senders", "2", "--mode", "ecn", "--transfer", "400KB",
+                                    "--cc", "hpcc", "--payload", "1000"])
+    assert res.exit_code == 0, res.output
+    (row,) = [line for line in res.output.splitlines() if "senders" in line]
+    assert row.startswith("ecn/hpcc") and "FCT slowdown p50/p99/max" in row and "drops       0" in row
