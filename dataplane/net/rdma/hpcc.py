@@ -139,7 +139,7 @@ class HpccParams:
 
 PROFILES: dict[str, HpccParams] = {p.name: p for p in (
     HpccParams("hpcc-paper", eta=0.95, max_stage=5, r_ai_bps=40e6, fast_react=True, min_rate_bps=1e9,
-               source="HPCC paper, Algorithm 1 and section 5: eta 95%, maxStage 5, per-ACK and per-RTT "
+               source="HPCC paper (SIGCOMM 2019), Algorithm 1: eta 95%, maxStage 5, per-ACK and per-RTT "
                       "updates; W_AI as the simulator's R_AI x T"),
     HpccParams("hpcc-ns3", eta=0.95, max_stage=0, r_ai_bps=40e6, fast_react=True, min_rate_bps=1e9,
                source="HPCC's ns-3 simulator run.py, cc 'hp' at 100 Gb/s: U_TARGET 0.95, MI_THRESH 0, "
