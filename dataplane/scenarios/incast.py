@@ -386,7 +386,7 @@ def format_row(r: dict[str, Any]) -> str:
     done = f"{r['completion_ns'] / 1000:.1f} µs" if r["completion_ns"] is not None else "never (bytes lost)"
     # Counts say what they count: drops are packets tail-dropped at any switch port, pause
     # frames those the switches sent, delivered the share of the senders' bytes that arrived.
-    name = f"{r['mode']}/{r['cc']}" if r.get("cc") else r["mode"]
+    name = f"{r['mode']}/hpcc" if r.get("cc") == "hpcc" else r["mode"]     # ecn modes are DCQCN's otherwise
     slow = (f"FCT slowdown p50/p99/max {r['fct_slowdown_p50']:.1f}/{r['fct_slowdown_p99']:.1f}/"
             f"{r['fct_slowdown_max']:.1f}  " if r.get("fct_slowdown_p50") is not None else "")
     return (f"{name:<14}  {r['senders']:>3} senders  util {r['utilisation'] * 100:5.1f} %  "

@@ -16,8 +16,8 @@ def _pyplot():
 
 
 def _label(run: Any) -> str:
-    """The run's mode, with its congestion control where the mode has one (ecn/hpcc)."""
-    return f"{run.config.mode}/{run.config.cc}" if run.config.ecn else run.config.mode
+    """The run's mode, with /hpcc when its senders ran HPCC (the ecn modes are DCQCN's otherwise)."""
+    return f"{run.config.mode}/hpcc" if run.config.hpcc else run.config.mode
 
 
 def plot_queue(runs: list[Any], path: Path, title: str | None = None) -> Path:
