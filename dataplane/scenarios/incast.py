@@ -22,6 +22,12 @@ all starting at t = 0 (a synchronized incast):
 * ``ecn+pfc``: both; XOFF sits above the marking band so ECN acts first and PFC only
   absorbs what DCQCN has not yet slowed (the opening burst).
 
+``cc="hpcc"`` (``--cc hpcc``) gives the ecn modes HPCC senders instead (``incast_hpcc``,
+``dataplane.net.rdma.hpcc``): every switch runs ``programs/hpcc.p4`` (ecn.p4 plus HPCC's
+per-hop INT records), the receiver acknowledges every packet with the records, and the
+senders' window and rate follow HPCC's Algorithm 1; their packets are Not-ECT, so RED marks
+none. Rows add ``cc`` and the flows' FCT slowdowns (``incast_hpcc.fct_slowdowns``).
+
 Measured (``run_incast``): bottleneck utilisation (the fraction of the time from the
 receiver's first to its last data packet that the bottleneck port spent serializing them),
 tail drops on all switch ports, pause frames (sent by all switch ports: XOFF, refreshes and
@@ -56,14 +62,20 @@ from dataplane.net.apps.dcqcn import DcqcnParams, DcqcnReceiver, DcqcnSender, da
 from dataplane.net.apps.dcqcn_profiles import DEFAULT_PROFILE, PROFILES, get_profile
 from dataplane.net.devices.pfc import lossless_problems
 from dataplane.net.devices.queue_bytes import QueueSampler, attach_queue_bytes, percentile
+from dataplane.net.rdma.hpcc import DEFAULT_PROFILE as HPCC_DEFAULT
+from dataplane.net.rdma.hpcc import PROFILES as HPCC_PROFILES
+from dataplane.net.rdma.hpcc import get_profile as get_hpcc_profile
+from dataplane.net.rdma.hpcc_flow import hpcc_frame_len
 from dataplane.scenarios._ranks import on_root, ranks_option, relaunch
+from dataplane.scenarios.incast_hpcc import CCS, fct_slowdowns, make_hpcc_flows, set_link_rates
 from dataplane.scenarios.incast_plots import plot_queue, plot_rates
 
 MODES = ("droptail", "ecn", "pfc", "ecn+pfc")
 HOST_NIC_QUEUE_BYTES = 1 << 40
 #: The keys of every ``--json`` result row (rows carry a few more, listed in ``measure``).
-JSON_KEYS = ("mode", "senders", "utilisation", "drops", "pause_frames", "cnps", "qdepth_p50_bytes",
-             "qdepth_p99_bytes", "qdepth_max_bytes", "jain", "completion_ns")
+JSON_KEYS = ("mode", "cc", "senders", "utilisation", "drops", "pause_frames", "cnps", "qdepth_p50_bytes",
+             "qdepth_p99_bytes", "qdepth_max_bytes", "jain", "completion_ns", "fct_slowdown_p50", "fct_slowdown_p99",
+             "fct_slowdown_max")
 
 
 @dataclass
@@ -93,12 +105,18 @@ class IncastConfig:
     bin_ns: int = 50_000
     seed: int = 1
     max_sim_ns: int = 1_000_000_000
+    # the senders' congestion control in the ecn modes (incast_hpcc): DCQCN, or HPCC with this profile
+    cc: str = "dcqcn"
+    hpcc_profile: str = HPCC_DEFAULT
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         if self.senders < 1:
             raise ValueError("senders must be at least 1")
+        if self.cc not in CCS:
+            raise ValueError(f"cc must be one of {', '.join(CCS)}, got {self.cc!r}")
+        get_hpcc_profile(self.hpcc_profile)
         from dataplane.net.core.units import parse_rate
 
         prof = get_profile(self.profile).at_rate(parse_rate(self.bandwidth))
@@ -124,6 +142,15 @@ class IncastConfig:
     @property
     def pfc(self) -> bool:
         return self.mode in ("pfc", "ecn+pfc")
+
+    @property
+    def hpcc(self) -> bool:
+        """HPCC senders and hpcc.p4 switches (only the ecn modes' senders run congestion control)."""
+        return self.ecn and self.cc == "hpcc"
+
+    def frame_len(self, payload: int) -> int:
+        """Captured bytes of a data frame carrying ``payload`` (HPCC's add its INT header)."""
+        return hpcc_frame_len(payload) if self.hpcc else data_frame_len(payload)
 
 
 @dataclass
@@ -152,7 +179,7 @@ def build_network(cfg: IncastConfig):
     leaves = 1 + -(-cfg.senders // h)
     gen = leaf_spine(leaves, cfg.spines, h, name="incast", bandwidth=cfg.bandwidth, latency=cfg.latency,
                      fabric_bandwidth=cfg.fabric_bandwidth)
-    program = builtin_program("ecn")
+    program = builtin_program("hpcc" if cfg.hpcc else "ecn")
     spec = TopologySpec("incast")
     params = {"pfc": {"xoff": cfg.pfc_xoff_bytes, "xon": cfg.pfc_xon_bytes}} if cfg.pfc else {}
     for name in gen.switches:
@@ -175,6 +202,8 @@ def build_network(cfg: IncastConfig):
     for host in net.hosts.values():
         host.port.capacity = HOST_NIC_QUEUE_BYTES
     attach_queue_bytes(net)
+    if cfg.hpcc:
+        set_link_rates(net)
     receiver = net.host("h1")
     senders = [net.host(f"h{h + 1 + i}") for i in range(cfg.senders)]
     bottleneck = net.switch("leaf1").ports[1]
@@ -189,9 +218,12 @@ def run_incast(cfg: IncastConfig, keep_net: bool = False) -> IncastRun | None:
     wall0 = time.perf_counter()
     net, receiver_host, sender_hosts, bottleneck = build_network(cfg)
     ecn = cfg.ecn
-    receiver = DcqcnReceiver(receiver_host, qpn=1, params=cfg.dcqcn, notify=ecn, bin_ns=cfg.bin_ns)
-    senders = [DcqcnSender(h, receiver_host.ip, cfg.transfer_bytes, payload_bytes=cfg.payload_bytes, start_ns=0,
-                           dst_qp=1, params=cfg.dcqcn, cc=ecn, ect=ecn) for h in sender_hosts]
+    if cfg.hpcc:
+        receiver, senders = make_hpcc_flows(cfg, receiver_host, sender_hosts)
+    else:
+        receiver = DcqcnReceiver(receiver_host, qpn=1, params=cfg.dcqcn, notify=ecn, bin_ns=cfg.bin_ns)
+        senders = [DcqcnSender(h, receiver_host.ip, cfg.transfer_bytes, payload_bytes=cfg.payload_bytes,
+                               start_ns=0, dst_qp=1, params=cfg.dcqcn, cc=ecn, ect=ecn) for h in sender_hosts]
     sampler = QueueSampler(net.sim, bottleneck, cfg.sample_ns, end_ns=cfg.max_sim_ns)
     progress.stage(f"incast {cfg.mode}, {cfg.senders} senders", cfg.senders * cfg.transfer_bytes, "B",
                    lambda _now: receiver.stats["bytes"])
@@ -213,7 +245,7 @@ def jain(values: list[float]) -> float:
     return (sum(values) ** 2) / (len(values) * sq) if values and sq > 0 else 1.0
 
 
-def measure(cfg: IncastConfig, net, receiver: DcqcnReceiver, senders: list[DcqcnSender], sampler: QueueSampler,
+def measure(cfg: IncastConfig, net, receiver: DcqcnReceiver, senders: list, sampler: QueueSampler,
             bottleneck) -> dict[str, Any]:
     flows = [receiver.flows.get(s.key) for s in senders]
     got = [f for f in flows if f is not None]
@@ -225,8 +257,8 @@ def measure(cfg: IncastConfig, net, receiver: DcqcnReceiver, senders: list[Dcqcn
     # link's wire overhead, so utilisation counts wire bytes). The rule of the report's ports
     # table (dataplane.report.wire), so the two agree on the bottleneck.
     link = bottleneck.link
-    busy = sum(_line_ns(link, n) for f in got for n in f.sizes)
-    first_frame = next((_line_ns(link, f.sizes[0]) for f in got if f.first_ns == first), 0)
+    busy = sum(_line_ns(link, cfg.frame_len(n)) for f in got for n in f.sizes)
+    first_frame = next((_line_ns(link, cfg.frame_len(f.sizes[0])) for f in got if f.first_ns == first), 0)
     util = (busy - first_frame) / (last - first) if last > first else 0.0
     # Fairness while every flow still receives.
     t1 = min((f.last_ns for f in got), default=0) if len(got) == len(flows) else first
@@ -239,7 +271,7 @@ def measure(cfg: IncastConfig, net, receiver: DcqcnReceiver, senders: list[Dcqcn
     switch_ports = [p for n in net.switches.values() for p in n.ports.values()]
     drops = sum(p.stats.drops for p in switch_ports)
     qs = sampler.window(0, last) or list(sampler.bytes)
-    after = _after_burst(sampler, last, data_frame_len(cfg.payload_bytes))
+    after = _after_burst(sampler, last, cfg.frame_len(cfg.payload_bytes))
     steady = _steady_state(cfg, link, got, sampler, last)
     sent_bytes = sum(s.stats["bytes"] for s in senders)
     all_ports = switch_ports + [h.port for h in net.hosts.values()]
@@ -247,6 +279,7 @@ def measure(cfg: IncastConfig, net, receiver: DcqcnReceiver, senders: list[Dcqcn
     host_ports = [s.host.port for s in senders]
     return {
         "mode": cfg.mode,
+        "cc": (cfg.cc if cfg.ecn else None),
         "senders": cfg.senders,
         "utilisation": round(util, 4),
         # the port and window utilisation is over: the receiver's first to last data arrival
@@ -262,6 +295,8 @@ def measure(cfg: IncastConfig, net, receiver: DcqcnReceiver, senders: list[Dcqcn
         "jain": round(jain(thr), 4),
         "jain_short_term": _short_term_jain(flows, first, t1, cfg.bin_ns),
         "completion_ns": (last if complete else None),
+        **fct_slowdowns(cfg, flows, cfg.frame_len),
+        "hpcc_profile": cfg.hpcc_profile if cfg.hpcc else None,
         # the steady state (after settle_ns, to the last arrival): see _steady_state
         "profile": cfg.profile,
         **steady,
@@ -292,18 +327,18 @@ def _steady_state(cfg: IncastConfig, link, got: list, sampler: QueueSampler, las
     t0 = cfg.settle_ns
     if last <= t0:
         return {"utilisation_steady": None, "queue_in_band_fraction": None}
-    busy = sum(_line_ns(link, n) for f in got for n in f.sizes[bisect_right(f.arrivals, t0):])
+    busy = sum(_line_ns(link, cfg.frame_len(n)) for f in got for n in f.sizes[bisect_right(f.arrivals, t0):])
     qs = sampler.window(t0, last)
     band = sum(1 for q in qs if cfg.kmin_bytes <= q <= cfg.kmax_bytes)
     return {"utilisation_steady": round(busy / (last - t0), 4),
             "queue_in_band_fraction": round(band / len(qs), 4) if qs else None}
 
 
-def _line_ns(link, payload: int) -> float:
-    """The line time (ns) of a data packet of ``payload`` bytes, exact: a port sending back to
-    back carries each frame's fraction of a ns to the next (``Port._wire``), so whole ns per
+def _line_ns(link, frame: int) -> float:
+    """The line time (ns) of a data frame of ``frame`` captured bytes, exact: a port sending back
+    to back carries each frame's fraction of a ns to the next (``Port._wire``), so whole ns per
     frame would read a saturated bottleneck as less than fully used."""
-    return link.wire_bytes(data_frame_len(payload)) * 8e9 / link.rate_bps
+    return link.wire_bytes(frame) * 8e9 / link.rate_bps
 
 
 def _short_term_jain(flows: list, t0: int, t1: int, bin_ns: int) -> float | None:
@@ -351,11 +386,14 @@ def format_row(r: dict[str, Any]) -> str:
     done = f"{r['completion_ns'] / 1000:.1f} µs" if r["completion_ns"] is not None else "never (bytes lost)"
     # Counts say what they count: drops are packets tail-dropped at any switch port, pause
     # frames those the switches sent, delivered the share of the senders' bytes that arrived.
-    return (f"{r['mode']:<8}  {r['senders']:>3} senders  util {r['utilisation'] * 100:5.1f} %  "
+    name = f"{r['mode']}/hpcc" if r.get("cc") == "hpcc" else r["mode"]     # ecn modes are DCQCN's otherwise
+    slow = (f"FCT slowdown p50/p99/max {r['fct_slowdown_p50']:.1f}/{r['fct_slowdown_p99']:.1f}/"
+            f"{r['fct_slowdown_max']:.1f}  " if r.get("fct_slowdown_p50") is not None else "")
+    return (f"{name:<14}  {r['senders']:>3} senders  util {r['utilisation'] * 100:5.1f} %  "
             f"drops {r['drops']:>7} pkts  pause frames {r['pause_frames']:>5}  CNPs {r['cnps']:>5}  queue p50/p99/max "
             f"{r['qdepth_p50_bytes'] / 1000:.0f}/{r['qdepth_p99_bytes'] / 1000:.0f}/{r['qdepth_max_bytes'] / 1000:.0f} KB"
             f"  Jain {r['jain']:.3f} (short-term {r['jain_short_term'] or 0:.3f})  completion {done}  "
-            f"{_steady_text(r)}"
+            f"{_steady_text(r)}{slow}"
             f"delivered {r['delivered_fraction'] * 100:.1f} % of bytes  ({r['wall_s']} s wall)")
 
 
@@ -375,6 +413,8 @@ def _steady_text(r: dict[str, Any]) -> str:
                    "ecn+pfc: both; all: the four.")
 @click.option("--transfer", "transfer", default="8MB", show_default=True, help="Bytes each sender moves.")
 @click.option("--buffer", "buffer", default="16MB", show_default=True, help="Egress buffer per port.")
+@click.option("--payload", type=click.IntRange(64, 8192), default=4096, show_default=True,
+              help="RDMA payload bytes per packet (RoCE path MTU 4096; HPCC's simulator sends 1000).")
 @click.option("--profile", type=click.Choice(list(PROFILES)), default=DEFAULT_PROFILE, show_default=True,
               help="DCQCN and ECN marking parameters, named after their source (scaled to 100 Gb/s): "
                    + "; ".join(f"{p.name}: {p.source}" for p in PROFILES.values()) + ". See docs/ecn.md.")
@@ -383,6 +423,12 @@ def _steady_text(r: dict[str, Any]) -> str:
 @click.option("--pmax", type=FiniteFloat(0, 1), default=None, help="RED Pmax; default: the profile's.")
 @click.option("--xoff", default="1MB", show_default=True, help="PFC XOFF, bytes queued per ingress port.")
 @click.option("--xon", default="500KB", show_default=True, help="PFC XON, bytes queued per ingress port.")
+@click.option("--cc", type=click.Choice(CCS + ("both",)), default="dcqcn", show_default=True,
+              help="Congestion control of the ecn modes' senders: dcqcn (ECN marks, CNPs), hpcc (INT records "
+                   "from hpcc.p4 switches, echoed in per-packet ACKs), or both, one after the other.")
+@click.option("--hpcc-profile", type=click.Choice(list(HPCC_PROFILES)), default=HPCC_DEFAULT, show_default=True,
+              help="HPCC parameters, named after their source: "
+                   + "; ".join(f"{p.name}: {p.source}" for p in HPCC_PROFILES.values()) + ".")
 @click.option("--seed", type=SEED, default=1, show_default=True,
               help="Seed of the random sources (link loss, ECMP hashing, RED, switches' random externs); the same seed gives the same run.")
 @click.option("--json", "as_json", is_flag=True, help="Print {\"results\": [...]} as JSON.")
@@ -390,21 +436,25 @@ def _steady_text(r: dict[str, Any]) -> str:
               help="Write queue_depth.png, flow_rates.png and results.json here.")
 @ranks_option
 def command(senders: int, mode: str, transfer: str, buffer: str, profile: str, kmin: str | None, kmax: str | None,
-            pmax: float | None, xoff: str, xon: str, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
-    """N senders to one receiver through a 100 Gb/s leaf-spine: drop-tail, ECN + DCQCN, PFC, ECN + PFC.
+            pmax: float | None, xoff: str, xon: str, payload: int, cc: str, hpcc_profile: str, seed: int, as_json: bool,
+            out: Path | None, ranks: int = 1) -> None:
+    """N senders to one receiver through a 100 Gb/s leaf-spine: drop-tail, ECN + DCQCN or HPCC, PFC, ECN + PFC.
 
     Reports bottleneck utilisation, drops, pause frames, CNPs, bottleneck queue
-    depth p50/p99/max in bytes, Jain's fairness of per-flow throughput and the completion time
-    of the transfer. --json and results.json leave the wall-clock time out (the table shows
+    depth p50/p99/max in bytes, Jain's fairness of per-flow throughput, the completion time
+    of the transfer and the flows' FCT slowdowns. --json and results.json leave the wall-clock time out (the table shows
     it), so the same seed gives the same bytes, on any number of --ranks.
     """
     relaunch(ranks)
     modes = MODES if mode == "all" else (mode,)
     try:
         base = dict(senders=senders, transfer_bytes=_size(transfer), buffer_bytes=_size(buffer), profile=profile,
+                    payload_bytes=payload,
                     kmin_bytes=None if kmin is None else _size(kmin), kmax_bytes=None if kmax is None else _size(kmax),
                     pmax=pmax, pfc_xoff_bytes=_size(xoff), pfc_xon_bytes=_size(xon), seed=seed)
-        configs = [IncastConfig(mode=m, **base) for m in modes]
+        ccs = CCS if cc == "both" else (cc,)
+        configs = [IncastConfig(mode=m, cc=c, hpcc_profile=hpcc_profile, **base) for m in modes for c in ccs
+                   if c == ccs[0] or m in ("ecn", "ecn+pfc")]
     except ValueError as err:
         raise click.UsageError(str(err)) from None
     runs = []

@@ -15,13 +15,18 @@ def _pyplot():
     return plt
 
 
+def _label(run: Any) -> str:
+    """The run's mode, with /hpcc when its senders ran HPCC (the ecn modes are DCQCN's otherwise)."""
+    return f"{run.config.mode}/hpcc" if run.config.hpcc else run.config.mode
+
+
 def plot_queue(runs: list[Any], path: Path, title: str | None = None) -> Path:
     """Bottleneck queue depth (bytes) over time for each run, with the marking band."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8, 4))
     for run in runs:
         ax.plot([t / 1000 for t in run.queue_times], [b / 1e6 for b in run.queue_bytes],
-                label=f"{run.config.mode} ({run.config.senders} senders)", linewidth=1)
+                label=f"{_label(run)} ({run.config.senders} senders)", linewidth=1)
     ecn = next((r.config for r in runs if r.config.ecn), None)
     if ecn is not None:
         ax.axhspan(ecn.kmin_bytes / 1e6, ecn.kmax_bytes / 1e6, color="tab:green", alpha=0.15,
@@ -51,7 +56,7 @@ def plot_rates(runs: list[Any], path: Path) -> Path:
         if kind == "received":
             for _name, series in run.flow_series.items():
                 ax.plot([t / 1000 for t, _ in series], [r / 1e9 for _, r in series], linewidth=0.8)
-            ax.set_title(f"{run.config.mode}: per-flow throughput at the receiver "
+            ax.set_title(f"{_label(run)}: per-flow throughput at the receiver "
                          f"({run.config.bin_ns // 1000} µs bins)")
         else:
             for _name, log in run.rate_logs.items():
@@ -63,7 +68,8 @@ def plot_rates(runs: list[Any], path: Path) -> Path:
                     xs.append(t / 1000)
                     ys.append(r / 1e9)
                 ax.plot(xs, ys, linewidth=0.8)
-            ax.set_title(f"{run.config.mode}: DCQCN sending rate RC per flow")
+            ax.set_title(f"{_label(run)}: " + ("HPCC sending rate W / T per flow" if run.config.hpcc
+                                               else "DCQCN sending rate RC per flow"))
         ax.set_ylabel("Gb/s")
         ax.set_xlabel("time (µs)")
     fig.tight_layout()

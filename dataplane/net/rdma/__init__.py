@@ -15,7 +15,10 @@ with the DCQCN apps through ``dataplane.net.apps.dcqcn_wire.RoceEndpoint``):
   one packet per active queue pair in turn; paused by PFC, it simply stops;
 * ``cc``: DCQCN on a queue pair: the reaction point (rate cuts on CNPs, recovery by timer and
   byte counter; ``dataplane.net.apps.dcqcn_rate``) paces its packets, and the responder is the
-  notification point that answers CE marks with CNPs.
+  notification point that answers CE marks with CNPs;
+* ``hpcc``, ``hpcc_qp``, ``hpcc_flow``: HPCC instead (``TransportConfig(hpcc=...)``): data
+  carries an INT header that ``programs/hpcc.p4`` switches fill hop by hop, ACKs echo it, and
+  the requester's window and rate follow HPCC's Algorithm 1.
 
 The collectives (``dataplane.net.collectives``) run over it.
 """

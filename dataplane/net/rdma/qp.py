@@ -33,6 +33,7 @@ from dataplane.net.apps.dcqcn_rp import ReactionPoint
 from dataplane.net.apps.dcqcn_wire import CNP_TOS, ROCE_PORT
 from dataplane.net.hosts import packets as pk
 from dataplane.net.rdma import wire
+from dataplane.net.rdma.hpcc_qp import QpHpcc
 from dataplane.net.rdma.sack import SackReceiver, SackSender
 
 __all__ = ["TransportConfig", "QueuePair", "QpStats", "RECEIVERS"]
@@ -60,6 +61,7 @@ class TransportConfig:
     receiver: str = "gbn"
     reorder_window: int = 1024
     reorder_ns: int = 250_000
+    hpcc: Any = None                 # HpccParams: HPCC instead of DCQCN (dataplane.net.rdma.hpcc_qp)
 
     def __post_init__(self) -> None:
         if not 1 <= self.mtu <= 9000:
@@ -78,6 +80,11 @@ class TransportConfig:
             raise ValueError(f"reorder_window must be in 2..65536 packets, got {self.reorder_window}")
         if self.reorder_ns < 1:
             raise ValueError(f"reorder_ns must be positive, got {self.reorder_ns}")
+        if self.hpcc is not None and (self.dcqcn is not None or self.hpcc.base_rtt_ns is None):
+            raise ValueError("hpcc needs its base_rtt_ns, and excludes dcqcn")
+        if self.hpcc is not None and self.receiver != "gbn":
+            # HPCC's records ride behind the ACK where the selective receiver puts its blocks
+            raise ValueError("hpcc runs with the go-back-N receiver (receiver: gbn) only")
 
 
 @dataclass
@@ -164,6 +171,9 @@ class QueuePair:
             self.cc = DcqcnRateControl(nic.line_rate_bps, config.dcqcn)
             # the timers run while the queue pair sends, and after it until RC is back at line rate
             self.rp = ReactionPoint(self.host, self.cc, config.dcqcn, self._rate_changed, self._recovered)
+        self.hpcc = QpHpcc(self, config.hpcc) if config.hpcc is not None else None
+        if self.hpcc is not None:
+            self.tos = self.hpcc.tos
 
     # ---- requester --------------------------------------------------------------------------------
     def post_send(self, nbytes: int, data: Any = None, on_complete: Callable[[int], None] | None = None) -> None:
@@ -188,7 +198,8 @@ class QueuePair:
         if self._sack_tx is not None and self._sack_tx.resend:
             return True
         window = self.config.window
-        return self._next < self._end and (window is None or self._next - self._una < window)
+        return self._next < self._end and (window is None or self._next - self._una < window) and \
+            (self.hpcc is None or self.hpcc.may_send(self._next, self._una))
 
     def send_one(self) -> None:
         """Send the next packet (the NIC calls this when the wire can take it): a hole to resend
@@ -228,7 +239,8 @@ class QueuePair:
         # smaller than the responder's ACK coalescing would wait for the timer)
         window = self.config.window
         ack_req = last or (window is not None and psn + 1 - self._una >= window)
-        payload = wire.data_header(op, self.remote_qpn, psn, ack_req) + bytes(body) + wire.ICRC
+        payload = wire.data_header(op, self.remote_qpn, psn, ack_req) + (self.hpcc.data_extra() if self.hpcc else b"") \
+            + bytes(body) + wire.ICRC
         self.host.send_udp(self.remote_ip, self.src_port, ROCE_PORT, payload, self.tos)
         st = self.stats
         st.packets_sent += 1
@@ -254,6 +266,8 @@ class QueuePair:
             if cc.rc < cc.line:
                 gap = self.nic.frame_bits(size) * 1e9 / cc.rc
                 self.ready_ns = max(self.ready_ns, float(now)) + gap
+        if self.hpcc is not None:
+            self.ready_ns = self.hpcc.paced(self.ready_ns, now, size)
 
     def _acknowledged(self, upto: int) -> None:
         """Every PSN below ``upto`` arrived: complete the messages they finish."""
@@ -343,7 +357,11 @@ class QueuePair:
         if op == wire.OP_ACK:
             if len(payload) >= wire.ACK_PAYLOAD_BYTES:
                 self._on_ack(psn, payload[wire.BTH.size], payload)
+                if self.hpcc is not None:
+                    self.hpcc.on_ack(payload)
             return
+        if self.hpcc is not None:
+            payload = self.hpcc.strip(payload)
         if op > wire.OP_SEND_ONLY or op == 0x03:
             return                             # not a SEND this transport speaks
         st = self.stats
@@ -395,8 +413,8 @@ class QueuePair:
         self._unacked = 0
         if syndrome == wire.SYNDROME_ACK:
             self.stats.acks_sent += 1
-        self.nic.control(self.remote_ip, self.src_port, wire.ack_payload(self.remote_qpn, psn, syndrome),
-                         self._ack_tos)
+        ack = wire.ack_payload(self.remote_qpn, psn, syndrome)
+        self.nic.control(self.remote_ip, self.src_port, self.hpcc.ack(ack) if self.hpcc else ack, self._ack_tos)
 
     def _notify_congestion(self) -> None:
         """DCQCN's notification point, as ``DcqcnReceiver``'s: at most one CNP per
