@@ -62,10 +62,15 @@ _CC_TEXT = {"none": "no congestion control", "dcqcn": "DCQCN",
             "hpcc": "HPCC (programs/hpcc.p4, go-back-N receiver)"}
 
 
+def _given(param: str) -> bool:
+    """True if the user set option ``param`` (not its default)."""
+    source = click.get_current_context().get_parameter_source(param)
+    return source is None or source.name != "DEFAULT"
+
+
 def _hpcc_receivers(receivers: list[str]) -> list[str]:
     """HPCC's receivers: gbn, chosen unless --receiver was given; sack refused (module docstring)."""
-    source = click.get_current_context().get_parameter_source("receiver_text")
-    if source is not None and source.name == "DEFAULT":
+    if not _given("receiver_text"):
         return ["gbn"]
     if "sack" in receivers:
         raise click.BadParameter("--cc hpcc runs with the go-back-N receiver only (HPCC's records ride behind "
@@ -76,7 +81,7 @@ def _hpcc_receivers(receivers: list[str]) -> list[str]:
 def _check_hpcc_switches(schemes: list[str], hash_seed: int, fields: tuple[str, ...], every: tuple[str, ...]) -> None:
     """--cc hpcc: only what programs/hpcc.p4 forwards by (module docstring)."""
     other = [s for s in schemes if s != "ecmp"]
-    if other:
+    if other and _given("lb_text"):
         raise click.BadParameter(f"{', '.join(other)}: --cc hpcc needs switches that stamp HPCC's records, and only "
                                  "programs/hpcc.p4 (ECMP) does; use --lb ecmp", param_hint="--lb")
     if hash_seed:
@@ -134,7 +139,7 @@ def _default_link(topology: str) -> tuple[str, str]:
 @click.option("--pfc/--no-pfc", default=True, show_default=True, help="PFC on every switch (a lossless fabric).")
 @click.option("--cc", default="none", show_default=True, type=click.Choice(CCS),
               help="Host congestion control; dcqcn also marks ECN on the switches; hpcc runs programs/hpcc.p4 "
-                   "(--lb ecmp only) and the gbn receiver.")
+                   "and the gbn receiver (--lb ecmp only, the default then).")
 @click.option("--seed", default=1, show_default=True, type=click.IntRange(0, 2**32 - 1),
               help="Seed of the permutation and of the switches' random draws.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
@@ -170,6 +175,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
     fields = tuple(_choices(hash_fields, tuple(HASH_FIELDS), "--hash-fields"))
     if cc == "hpcc":
         _check_hpcc_switches(schemes, hash_seed, fields, tuple(HASH_FIELDS))
+        schemes = ["ecmp"]
     try:
         size = parse_size(size_text)
         quantum = parse_size(quantum_text)
