@@ -30,10 +30,11 @@ behind every frame a switch sent) and the flows' FCT slowdowns (mean, p99); in `
 ``--cc``: the hosts' congestion control (``_loadbalance_cc``). ``none`` (the default), ``dcqcn``
 (the switches mark ECN), or ``hpcc``: HPCC's senders, the switches stamping HPCC's records by
 ``programs/hpcc.p4``. hpcc.p4 is ecn.p4's router, whose ECMP is ``ecmp.p4``'s with hash seed 0
-and the 5-tuple; the other schemes' programs stamp no records, so ``--cc hpcc`` takes ``--lb
-ecmp`` with those hash settings only, and refuses the rest rather than run HPCC blind. HPCC
-runs with the go-back-N receiver only: under ``--cc hpcc`` the receiver is gbn unless
-``--receiver`` says otherwise, and ``--receiver sack`` is refused.
+and the 5-tuple; the other schemes' programs stamp no records (and reorder, which HPCC's
+go-back-N receiver drops), so ``--cc hpcc`` takes ``--lb ecmp`` with those hash settings only,
+its default then, and refuses the rest rather than run HPCC blind. HPCC runs with the go-back-N
+receiver only: under ``--cc hpcc`` the receiver is gbn unless ``--receiver`` says otherwise,
+and ``--receiver sack`` is refused.
 """
 from __future__ import annotations
 
@@ -83,7 +84,9 @@ def _check_hpcc_switches(schemes: list[str], hash_seed: int, fields: tuple[str, 
     other = [s for s in schemes if s != "ecmp"]
     if other and _given("lb_text"):
         raise click.BadParameter(f"{', '.join(other)}: --cc hpcc needs switches that stamp HPCC's records, and only "
-                                 "programs/hpcc.p4 (ECMP) does; use --lb ecmp", param_hint="--lb")
+                                 "programs/hpcc.p4 (ECMP) does; besides, these schemes reorder a flow's packets, "
+                                 "which the go-back-N receiver HPCC runs with drops and resends; use --lb ecmp",
+                                 param_hint="--lb")
     if hash_seed:
         raise click.BadParameter("--cc hpcc runs programs/hpcc.p4, whose ECMP hash has no seed: use 0",
                                  param_hint="--hash-seed")
