@@ -1,5 +1,6 @@
 """One run of ``dataplane scenario loadbalance``: a workload on a fresh fabric with one scheme, one
-receiver and one event, and its row of results (``run_one``); the table (``format_table``)."""
+receiver and one event under one congestion control, and its row of results (``run_one``); the
+tables (``format_table``, ``format_cc_table``)."""
 from __future__ import annotations
 
 import random
@@ -15,7 +16,7 @@ from dataplane.net.loadbalance.metrics import (
 )
 from dataplane.scenarios.fabric import Fabric, FabricConfig, build_fabric
 
-__all__ = ["LbRun", "run_one", "format_table", "FLOW_WORKLOADS", "COLLECTIVE_WORKLOADS", "WORKLOADS", "EVENTS",
+__all__ = ["LbRun", "run_one", "format_table", "format_cc_table", "FLOW_WORKLOADS", "COLLECTIVE_WORKLOADS", "WORKLOADS", "EVENTS",
            "JSON_KEYS"]
 
 FLOW_WORKLOADS = ("permutation", "all-to-all")
@@ -24,7 +25,8 @@ WORKLOADS = FLOW_WORKLOADS + COLLECTIVE_WORKLOADS
 EVENTS = ("none", "down", "slow")
 JSON_KEYS = ("workload", "lb", "receiver", "event", "hash_seed", "goodput_gbps", "goodput_fraction", "ideal_fraction",
              "completion_us", "mean_us", "p99_us", "reordered", "retransmitted", "spurious", "timeouts",
-             "uplink_max", "uplink_spread", "pause_frames", "drops")
+             "uplink_max", "uplink_spread", "pause_frames", "drops", "cc", "queue_p50_bytes", "queue_p99_bytes",
+             "queue_max_bytes", "fct_slowdown_mean", "fct_slowdown_p99")
 
 
 @dataclass(frozen=True)
@@ -42,40 +44,57 @@ class LbRun:
     mtu: int = 4096
     seed: int = 1
     dcqcn: Any = None                      # DcqcnParams: DCQCN on the hosts (the fabric then marks ECN)
+    hpcc: bool = False                     # HPCC on the hosts, hpcc.p4 on the switches (_loadbalance_cc)
 
 
 def run_one(run: LbRun) -> dict[str, Any] | None:
     """Build, run and measure ``run``; None on MPI ranks but 0."""
     from dataplane.net.rdma import TransportConfig
+    from dataplane.scenarios._loadbalance_cc import hpcc_transport, record_queues
+    from dataplane.scenarios.incast_hpcc import set_link_rates
 
     cfg = run.fabric
+    lb = cfg.lb
+    if run.hpcc:
+        if lb is None or lb.scheme != "ecmp" or lb.hash_seed or lb.field_mask != 31:
+            raise ValueError("hpcc runs on programs/hpcc.p4, whose ECMP is ecmp.p4's with hash seed 0 "
+                             "and the 5-tuple")
+        cfg = replace(cfg, lb=None, program="hpcc")
     if run.event == "down":
         cfg = replace(cfg, down_links=(run.event_link,))
     fabric = build_fabric(cfg)
+    if run.hpcc:
+        set_link_rates(fabric.net)
+    recorders = record_queues(fabric.net)
     if run.event == "slow":
         try:
             link = fabric.net.link(*run.event_link)
         except Exception:
             raise ValueError(f"--event-link {','.join(run.event_link)}: the fabric has no such link") from None
         link.rate_bps = max(1, int(link.rate_bps * run.slow_rate))
-    transport = TransportConfig(mtu=run.mtu, receiver=run.receiver, dcqcn=run.dcqcn)
-    if run.workload in FLOW_WORKLOADS:
-        row = _flows(run, fabric, transport)
+    if run.hpcc:
+        transport = hpcc_transport(fabric, run.mtu)
     else:
-        row = _collective(run, fabric, transport)
+        transport = TransportConfig(mtu=run.mtu, receiver=run.receiver, dcqcn=run.dcqcn)
+    if run.workload in FLOW_WORKLOADS:
+        row = _flows(run, fabric, transport, recorders)
+    else:
+        row = _collective(run, fabric, transport, recorders)
     if row is None:
         return None
-    lb = cfg.lb
     row.update(_fabric_counters(run, fabric, row.pop("_time_ns")))
-    head = {"workload": run.workload, "lb": lb.scheme if lb is not None else "ecn", "receiver": run.receiver,
+    detail = lb.describe() if lb is not None else "ecn.p4"
+    head = {"workload": run.workload, "lb": lb.scheme if lb is not None else "ecn", "receiver": transport.receiver,
             "event": run.event, "hash_seed": lb.hash_seed if lb is not None and lb.scheme == "ecmp" else None,
-            "lb_detail": lb.describe() if lb is not None else "ecn.p4", "size": run.size}
+            "lb_detail": f"hpcc.p4: {detail}" if run.hpcc else detail, "size": run.size,
+            "cc": "hpcc" if run.hpcc else "dcqcn" if run.dcqcn is not None else "none"}
     return {**head, **row}
 
 
-def _flows(run: LbRun, fabric: Fabric, transport: Any) -> dict[str, Any] | None:
+def _flows(run: LbRun, fabric: Fabric, transport: Any, recorders: list) -> dict[str, Any] | None:
     from dataplane.net.loadbalance.workloads import all_to_all, permutation, start_flows
     from dataplane.net.parallel.session import gather_results
+    from dataplane.scenarios._loadbalance_cc import fct_slowdowns, queue_stats
 
     hosts = fabric.hosts
     n = len(hosts)
@@ -87,7 +106,7 @@ def _flows(run: LbRun, fabric: Fabric, transport: Any) -> dict[str, Any] | None:
         nbytes = max(1, run.size // max(1, n - 1))
     senders, receivers = start_flows(hosts, pairs, nbytes, transport)
     fabric.net.run()
-    if not gather_results(fabric.net, [*senders, *receivers]):
+    if not gather_results(fabric.net, [*senders, *receivers, *recorders]):
         return None
     unfinished = [r.index for r in receivers if r.done_ns is None]
     if unfinished:
@@ -107,6 +126,7 @@ def _flows(run: LbRun, fabric: Fabric, transport: Any) -> dict[str, Any] | None:
         "retransmitted": sum(s.stats.retransmitted for s in senders),
         "spurious": sum(r.stats.duplicates for r in receivers),
         "timeouts": sum(s.stats.timeouts for s in senders),
+        **queue_stats(recorders), **fct_slowdowns(fabric, pairs, fcts, nbytes, transport.mtu, run.hpcc),
         "_time_ns": max(r.done_ns for r in receivers),
     }
 
@@ -132,11 +152,12 @@ def _ideal(run: LbRun, fabric: Fabric, pairs: list[tuple[int, int]]) -> tuple[fl
     return sum(rack_bound(pairs, host_rate, rack_of, clean)), sum(rack_bound(pairs, host_rate, rack_of, now))
 
 
-def _collective(run: LbRun, fabric: Fabric, transport: Any) -> dict[str, Any] | None:
+def _collective(run: LbRun, fabric: Fabric, transport: Any, recorders: list) -> dict[str, Any] | None:
     from dataplane.net.collectives.algorithms import COLLECTIVES, ELEM_BYTES, build_plan
     from dataplane.net.collectives.bound import link_bound, plan_flows
     from dataplane.net.collectives.comm import Communicator
     from dataplane.net.parallel.session import gather_results
+    from dataplane.scenarios._loadbalance_cc import queue_stats
 
     spec = COLLECTIVES[run.workload]
     hosts = fabric.hosts
@@ -146,7 +167,7 @@ def _collective(run: LbRun, fabric: Fabric, transport: Any) -> dict[str, Any] | 
     comm = Communicator(hosts, transport=transport)
     comm.submit(plan, label=run.workload)
     fabric.net.run()
-    if not gather_results(fabric.net, comm.ranks):
+    if not gather_results(fabric.net, [*comm.ranks, *recorders]):
         return None
     if any(not cr.log for cr in comm.ranks):
         raise RuntimeError(f"{run.workload}: some ranks never finished")
@@ -164,7 +185,8 @@ def _collective(run: LbRun, fabric: Fabric, transport: Any) -> dict[str, Any] | 
         "p99_us": round(percentile(times, 99) / 1000, 2),
         "reordered": sum(s.out_of_sequence + s.reordered for s in stats),
         "retransmitted": sum(s.retransmitted for s in stats), "spurious": sum(s.duplicates for s in stats),
-        "timeouts": sum(s.timeouts for s in stats), "_time_ns": end,
+        "timeouts": sum(s.timeouts for s in stats), **queue_stats(recorders),
+        "fct_slowdown_mean": None, "fct_slowdown_p99": None, "_time_ns": end,
     }
 
 
@@ -197,4 +219,19 @@ def format_table(rows: list[dict[str, Any]]) -> str:
                      f"{frac} {ideal} {r['completion_us']:>9.1f} {r['mean_us']:>9.1f} {r['p99_us']:>9.1f} "
                      f"{r['reordered']:>7} {r['retransmitted']:>6} {r['spurious']:>6} {r['uplink_max']:>6.1%} "
                      f"{r['uplink_spread']:>6.2f} {r['pause_frames']:>6}")
+    return "\n".join(lines)
+
+
+def format_cc_table(rows: list[dict[str, Any]]) -> str:
+    """One line per run: its congestion control, the switches' queues and the FCT slowdowns."""
+    head = (f"{'workload':<13} {'event':<5} {'lb':<9} {'recv':<4} {'cc':<5} {'of bis.':>7} {'q p50 B':>9} "
+            f"{'q p99 B':>9} {'q max B':>9} {'slowdown':>8} {'p99':>7} {'drops':>6} {'pauses':>6}")
+    lines = [head]
+    for r in rows:
+        frac = f"{r['goodput_fraction']:7.1%}" if r.get("goodput_fraction") is not None else f"{'-':>7}"
+        slow = (f"{r['fct_slowdown_mean']:>8.2f} {r['fct_slowdown_p99']:>7.2f}" if r.get("fct_slowdown_mean")
+                is not None else f"{'-':>8} {'-':>7}")
+        lines.append(f"{r['workload']:<13} {r['event']:<5} {r['lb']:<9} {r['receiver']:<4} {r['cc']:<5} {frac} "
+                     f"{r['queue_p50_bytes']:>9} {r['queue_p99_bytes']:>9} {r['queue_max_bytes']:>9} {slow} "
+                     f"{r['drops']:>6} {r['pause_frames']:>6}")
     return "\n".join(lines)

@@ -23,7 +23,18 @@ bisection (the same for a perfect balancer on the fabric as built; collectives: 
 ideal-ECMP bound), the ideal fraction left under the event, completion times (the last, mean
 and p99 over flows or ranks), packets that arrived out of order, retransmissions and the
 spurious ones (duplicates at the receiver), uplink utilisation (busiest, and busiest over
-mean) and PFC pause frames; in ``--json``, ``--out`` (results.json) and ``--report``.
+mean), PFC pause frames and drops, the switches' queues (p50/p99/max of the bytes waiting
+behind every frame a switch sent) and the flows' FCT slowdowns (mean, p99); in ``--json``,
+``--out`` (results.json) and ``--report``.
+
+``--cc``: the hosts' congestion control (``_loadbalance_cc``). ``none`` (the default), ``dcqcn``
+(the switches mark ECN), or ``hpcc``: HPCC's senders, the switches stamping HPCC's records by
+``programs/hpcc.p4``. hpcc.p4 is ecn.p4's router, whose ECMP is ``ecmp.p4``'s with hash seed 0
+and the 5-tuple; the other schemes' programs stamp no records (and reorder, which HPCC's
+go-back-N receiver drops), so ``--cc hpcc`` takes ``--lb ecmp`` with those hash settings only,
+its default then, and refuses the rest rather than run HPCC blind. HPCC runs with the go-back-N
+receiver only: under ``--cc hpcc`` the receiver is gbn unless ``--receiver`` says otherwise,
+and ``--receiver sack`` is refused.
 """
 from __future__ import annotations
 
@@ -37,6 +48,7 @@ from dataplane.cli.options import OutputDir
 from dataplane.scenarios._ranks import on_root, ranks_option, relaunch
 
 SCHEME_NAMES = ("ecmp", "flowlet", "spray", "adaptive")
+CCS = ("none", "dcqcn", "hpcc")
 
 
 def _choices(text: str, allowed: tuple[str, ...], option: str) -> list[str]:
@@ -45,6 +57,42 @@ def _choices(text: str, allowed: tuple[str, ...], option: str) -> list[str]:
     if bad or not chosen:
         raise click.BadParameter(f"{', '.join(bad) or 'nothing'}: choose from {', '.join(allowed)}", param_hint=option)
     return list(dict.fromkeys(chosen))
+
+
+_CC_TEXT = {"none": "no congestion control", "dcqcn": "DCQCN",
+            "hpcc": "HPCC (programs/hpcc.p4, go-back-N receiver)"}
+
+
+def _given(param: str) -> bool:
+    """True if the user set option ``param`` (not its default)."""
+    source = click.get_current_context().get_parameter_source(param)
+    return source is None or source.name != "DEFAULT"
+
+
+def _hpcc_receivers(receivers: list[str]) -> list[str]:
+    """HPCC's receivers: gbn, chosen unless --receiver was given; sack refused (module docstring)."""
+    if not _given("receiver_text"):
+        return ["gbn"]
+    if "sack" in receivers:
+        raise click.BadParameter("--cc hpcc runs with the go-back-N receiver only (HPCC's records ride behind "
+                                 "the ACK where sack puts its blocks): use --receiver gbn", param_hint="--receiver")
+    return receivers
+
+
+def _check_hpcc_switches(schemes: list[str], hash_seed: int, fields: tuple[str, ...], every: tuple[str, ...]) -> None:
+    """--cc hpcc: only what programs/hpcc.p4 forwards by (module docstring)."""
+    other = [s for s in schemes if s != "ecmp"]
+    if other and _given("lb_text"):
+        raise click.BadParameter(f"{', '.join(other)}: --cc hpcc needs switches that stamp HPCC's records, and only "
+                                 "programs/hpcc.p4 (ECMP) does; besides, these schemes reorder a flow's packets, "
+                                 "which the go-back-N receiver HPCC runs with drops and resends; use --lb ecmp",
+                                 param_hint="--lb")
+    if hash_seed:
+        raise click.BadParameter("--cc hpcc runs programs/hpcc.p4, whose ECMP hash has no seed: use 0",
+                                 param_hint="--hash-seed")
+    if set(fields) != set(every):
+        raise click.BadParameter("--cc hpcc runs programs/hpcc.p4, which hashes the whole 5-tuple",
+                                 param_hint="--hash-fields")
 
 
 def _default_link(topology: str) -> tuple[str, str]:
@@ -92,8 +140,9 @@ def _default_link(topology: str) -> tuple[str, str]:
 @click.option("--mtu", default=4096, show_default=True, type=click.IntRange(256, 8192), help="The path MTU of the "
               "transport's payload.")
 @click.option("--pfc/--no-pfc", default=True, show_default=True, help="PFC on every switch (a lossless fabric).")
-@click.option("--cc", default="none", show_default=True, type=click.Choice(["none", "dcqcn"]),
-              help="Host congestion control; dcqcn also marks ECN on the switches.")
+@click.option("--cc", default="none", show_default=True, type=click.Choice(CCS),
+              help="Host congestion control; dcqcn also marks ECN on the switches; hpcc runs programs/hpcc.p4 "
+                   "and the gbn receiver (--lb ecmp only, the default then).")
 @click.option("--seed", default=1, show_default=True, type=click.IntRange(0, 2**32 - 1),
               help="Seed of the permutation and of the switches' random draws.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
@@ -110,14 +159,26 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
     from dataplane.net.core.units import UnitError, parse_rate, parse_time
     from dataplane.net.loadbalance.schemes import HASH_FIELDS, LbConfig
     from dataplane.scenarios._collective import parse_size
-    from dataplane.scenarios._loadbalance_run import EVENTS, WORKLOADS, LbRun, format_table, run_one
+    from dataplane.scenarios._loadbalance_run import (
+        EVENTS,
+        WORKLOADS,
+        LbRun,
+        format_cc_table,
+        format_table,
+        run_one,
+    )
     from dataplane.scenarios.fabric import FabricConfig
 
     workloads = _choices(workload, WORKLOADS, "--workload")
     schemes = _choices(lb_text, SCHEME_NAMES, "--lb")
     receivers = _choices(receiver_text, ("gbn", "sack"), "--receiver")
+    if cc == "hpcc":
+        receivers = _hpcc_receivers(receivers)
     events = _choices(event_text, EVENTS, "--event")
     fields = tuple(_choices(hash_fields, tuple(HASH_FIELDS), "--hash-fields"))
+    if cc == "hpcc":
+        _check_hpcc_switches(schemes, hash_seed, fields, tuple(HASH_FIELDS))
+        schemes = ["ecmp"]
     try:
         size = parse_size(size_text)
         quantum = parse_size(quantum_text)
@@ -148,7 +209,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
     lbs = [LbConfig(s, hash_seed=hash_seed, hash_fields=fields, flowlet_us=flowlet_us, flowlet_choice=flowlet_choice,
                     spray_order=spray_order, load_shift=quantum.bit_length() - 1) for s in schemes]
     runs = [LbRun(w, size, FabricConfig(**{**base.__dict__, "lb": lb}), receiver, event, link, slow_rate, mtu, seed,
-                  dcqcn)
+                  dcqcn, cc == "hpcc")
             for w in workloads for event in events for lb in lbs for receiver in receivers]
     relaunch(ranks)
     from dataplane.cli.errors import reported_errors
@@ -174,12 +235,15 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
         click.echo(json.dumps(payload))
     else:
         click.echo(f"loadbalance: {base.describe()}; {size} B per host; path MTU {mtu} B; "
-                   f"{'PFC' if pfc else 'no PFC'}; {'DCQCN' if dcqcn else 'no congestion control'}; seed {seed}; "
+                   f"{'PFC' if pfc else 'no PFC'}; {_CC_TEXT[cc]}; seed {seed}; "
                    f"event link {link[0]}-{link[1]}"
                    + (f" (slow: {slow_rate:.0%})" if "slow" in events else ""))
         click.echo(format_table(rows))
         click.echo("goodput in Gb/s (collectives: busbw); of bis.: of the bisection a perfect balancer gets; "
                    "ideal: what is left of it under the event")
+        click.echo(format_cc_table(rows))
+        click.echo("q: bytes waiting behind the frames the switches sent (p50, p99, max); slowdown: FCT over the "
+                   "flow's alone on an idle fabric (mean, p99)")
         click.echo(f"wall clock: {time.perf_counter() - wall:.1f} s")
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
