@@ -66,6 +66,7 @@ def test_top_level_instances_answer_to_their_name_annotation():
     """A top-level ``@name("foo") counter(...) bar;`` is ``foo`` in P4Info (and ``.x.reg`` is
     ``x.reg``): the Switch, which the P4Runtime server reaches instances through by their
     P4Info name, answers to those names as well as to the declared ones."""
+    pytest.importorskip("p4.config.v1.p4info_pb2")     # P4Info's protobuf (not on PyPy)
     from dataplane.control.p4info import build_p4info
 
     src = v1model_program(decls='@name("foo") counter(32w8, CounterType.packets) bar;\n'

@@ -75,12 +75,15 @@ def test_include_paths_and_defines_reach_the_compiler(repo_tool, checkout):
     no_define = run(_options(checkout))
     assert no_define["status"] == "fail" and "TABLE_SIZE" in no_define["message"]
     ok = run(_options(checkout, TABLE_SIZE="77"))
-    assert (ok["status"], ok["load"], ok["p4info"]) == ("pass", "pass", "built")
+    assert (ok["status"], ok["load"]) == ("pass", "pass")
+    pytest.importorskip("p4.config.v1.p4info_pb2")     # P4Info's protobuf (not on PyPy)
+    assert ok["p4info"] == "built"
 
 
 def test_a_committed_p4info_is_compared(repo_tool, checkout):
     """A golden P4Info beside the program is compared field by field: equal, then one table size
     off by one is a difference; --p4info-ignore leaves a field out of the comparison."""
+    pytest.importorskip("p4.config.v1.p4info_pb2")     # P4Info's protobuf (not on PyPy)
     from google.protobuf import text_format
 
     from dataplane.control.p4info import build_p4info
