@@ -151,7 +151,7 @@ ENGINE_LAYERS = [
 # Inside cli/: parameter types and error display, what commands share, the commands, the group.
 CLI_LAYERS = [
     ["options", "errors"], ["programs", "grpc_options", "emit", "telemetry"],
-    ["compile", "packet", "network", "serve", "scenario", "collective", "netns", "report"],
+    ["compile", "packet", "network", "topo", "serve", "scenario", "collective", "netns", "report"],
     ["__init__"],
 ]
 

@@ -1,7 +1,7 @@
 """The ``dataplane`` command: the group ``main``, its entry point ``run``, and a module per
 command group, imported only when its command runs (``_LAZY``).
 
-``compile``, ``packet`` (``run-packet``, ``test``), ``network`` (``run``, ``topo``),
+``compile``, ``packet`` (``run-packet``, ``test``), ``network`` (``run``), ``topo``,
 ``serve``, ``scenario``, ``collective``, ``netns`` (``exec``, ``console``, ``cleanup``) and
 ``report`` are the commands; beside them ``options``
 (click parameter types: sizes, durations, output files and folders), ``errors`` (how an error
@@ -36,7 +36,7 @@ _LAZY = {
     "run-packet": ("dataplane.cli.packet", "run_packet"),
     "test": ("dataplane.cli.packet", "test_command"),
     "run": ("dataplane.cli.network", "run_command"),
-    "topo": ("dataplane.cli.network", "topo_group"),
+    "topo": ("dataplane.cli.topo", "topo_group"),
     "serve": ("dataplane.cli.serve", "serve_command"),
     "scenario": ("dataplane.cli.scenario", "scenario_group"),
     "collective": ("dataplane.cli.collective", "collective_command"),
