@@ -9,14 +9,14 @@ mutual TLS) takes the P4Runtime server's files (``dataplane.control.p4runtime.tl
 """
 from __future__ import annotations
 
-from concurrent import futures
 from typing import Any
 
 import grpc
 from pygnmi.spec.v080 import gnmi_pb2_grpc
 
 from dataplane.control.gnmi.service import GnmiService
-from dataplane.control.p4runtime.address import check_free, join_address, split_address
+from dataplane.control.p4runtime.address import join_address, split_address
+from dataplane.control.p4runtime.listen import start_server
 from dataplane.control.p4runtime.tls import TlsFiles
 
 __all__ = ["GnmiServer", "DEFAULT_MAX_STREAMS", "DEFAULT_PORT"]
@@ -44,24 +44,9 @@ class GnmiServer:
         self._server: grpc.Server | None = None
 
     def start(self) -> int:
-        credentials = self.tls.credentials() if self.tls is not None else None
-        check_free(self.host, split_address(self.address)[1])
         # a few threads more for the subscriptions refused past the limit (each holds one to be told so)
-        pool = futures.ThreadPoolExecutor(max_workers=WORKERS + self.max_streams + 4, thread_name_prefix="gnmi")
-        server = grpc.server(pool, options=[("grpc.max_receive_message_length", MAX_MESSAGE),
-                                            ("grpc.max_send_message_length", MAX_MESSAGE),
-                                            ("grpc.so_reuseport", 0)])
-        gnmi_pb2_grpc.add_gNMIServicer_to_server(self.service, server)
-        try:
-            if credentials is not None:
-                port = server.add_secure_port(self.address, credentials)
-            else:
-                port = server.add_insecure_port(self.address)
-        except RuntimeError:
-            port = 0
-        if port == 0:
-            raise OSError(f"cannot listen on {self.address}")
-        server.start()
+        server, port = start_server(self.address, self.host, self.tls, WORKERS + self.max_streams + 4, MAX_MESSAGE,
+                                    "gnmi", lambda s: gnmi_pb2_grpc.add_gNMIServicer_to_server(self.service, s))
         self._server, self.port = server, port
         return port
 

@@ -27,7 +27,6 @@ or the server has gone.
 from __future__ import annotations
 
 import threading
-from concurrent import futures
 from typing import Any
 
 import grpc
@@ -35,10 +34,11 @@ from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
 from dataplane.control.p4runtime import entities, handlers, idle
-from dataplane.control.p4runtime.address import check_free, join_address, split_address
+from dataplane.control.p4runtime.address import join_address, split_address
 from dataplane.control.p4runtime.arbitration import Arbiter, Stream
 from dataplane.control.p4runtime.compiler import DEFAULT_TIMEOUT, BoundedCompiler
 from dataplane.control.p4runtime.digests import DigestQueue
+from dataplane.control.p4runtime.listen import start_server
 from dataplane.control.p4runtime.packet_io import packet_in_message, packet_out_bytes
 from dataplane.control.p4runtime.pipeline import Pipelines
 from dataplane.control.p4runtime.status import P4RuntimeError, abort, abort_write, invalid
@@ -308,25 +308,10 @@ class P4RuntimeServer:
 
     def start(self) -> int:
         """Listen and serve; OSError if the address cannot be listened on (a port in use is named)."""
-        credentials = self.tls.credentials() if self.tls is not None else None   # ValueError: a bad file
-        check_free(self.host, split_address(self.address)[1])
         # WORKERS for the unary calls plus a thread for every stream the limit lets in, and a few
         # for the streams refused past it (each holds a thread only to be told so).
-        pool = futures.ThreadPoolExecutor(max_workers=WORKERS + self.max_streams + 4, thread_name_prefix="p4rt")
-        server = grpc.server(pool, options=[("grpc.max_receive_message_length", MAX_MESSAGE),
-                                            ("grpc.max_send_message_length", MAX_MESSAGE),
-                                            ("grpc.so_reuseport", 0)])
-        handlers.add_to_server(self.service, server)
-        try:
-            if credentials is not None:
-                port = server.add_secure_port(self.address, credentials)
-            else:
-                port = server.add_insecure_port(self.address)
-        except RuntimeError:
-            port = 0
-        if port == 0:
-            raise OSError(f"cannot listen on {self.address}")
-        server.start()
+        server, port = start_server(self.address, self.host, self.tls, WORKERS + self.max_streams + 4,
+                                    MAX_MESSAGE, "p4rt", lambda s: handlers.add_to_server(self.service, s))
         self._server, self.port = server, port
         self._unlisten = self.live.listen(self.service.on_packet)
         self._poller = threading.Thread(target=self._poll, name="p4rt-poll", daemon=True)
