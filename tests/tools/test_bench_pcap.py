@@ -2,30 +2,14 @@
 address the routes cover, so the benchmark times forwarding rather than drops."""
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
 
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-TOOLS = Path(__file__).resolve().parents[2] / "tools"
 
-
-def _load(name: str):
-    sys.path.insert(0, str(TOOLS))        # bench_pcap imports bench_pps as a sibling
-    try:
-        spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(TOOLS))
-
-
-def test_packets_are_valid_and_routed(tmp_path):
-    bench = _load("bench_pcap")
+def test_packets_are_valid_and_routed(tmp_path, load_tool):
+    bench = load_tool("bench_pcap")
     routes = bench.make_routes(random.Random(1))
     data = bench.make_batch(routes, 300)
     assert data.shape == (300, 64)

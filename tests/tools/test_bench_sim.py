@@ -2,34 +2,23 @@
 cache (``--without decisions``) changes none of what they measure but the time."""
 from __future__ import annotations
 
-import importlib.util
 import math
-from pathlib import Path
 
 import pytest
-
-TOOLS = Path(__file__).resolve().parents[2] / "tools"
 
 pytestmark = pytest.mark.no_pypy     # a measurement tool's bookkeeping: nothing the interpreter changes
 
 
-def tool():
-    spec = importlib.util.spec_from_file_location("bench_sim", TOOLS / "bench_sim.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_the_permutation_moves_every_host():
-    bench = tool()
+def test_the_permutation_moves_every_host(load_tool):
+    bench = load_tool("bench_sim")
     for seed in range(5):
         p = bench.permutation(16, seed)
         assert sorted(p) == list(range(16)) and all(i != v for i, v in enumerate(p))
 
 
-def test_incast_hops_are_every_data_packet_over_its_four_links(monkeypatch):
+def test_incast_hops_are_every_data_packet_over_its_four_links(monkeypatch, load_tool):
     """16 senders, each message in 4 KB payloads, each packet host -> leaf -> spine -> leaf -> host."""
-    bench = tool()
+    bench = load_tool("bench_sim")
     scale = 0.01
     r = bench.run("incast", scale)
     packets = math.ceil(int(bench.SIZE["incast"] * scale) / bench.PAYLOAD)

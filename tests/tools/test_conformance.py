@@ -1,20 +1,14 @@
 """tools/conformance.py: which STF samples its stf suite collects and the architecture each runs on."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "conformance.py"
-
 
 @pytest.fixture(scope="module")
-def conformance():
-    spec = importlib.util.spec_from_file_location("conformance_tool", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def conformance(load_tool):
+    return load_tool("conformance")
 
 
 def _sample(d: Path, name: str, include: str, stf: bool = True) -> None:

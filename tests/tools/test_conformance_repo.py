@@ -1,13 +1,9 @@
 """tools/conformance.py --repo: any checkout's programs, with its include paths and defines."""
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
-
-TOOLS = Path(__file__).resolve().parents[2] / "tools"
 
 _PROGRAM = """#include <core.p4>
 #include <v1model.p4>
@@ -26,12 +22,8 @@ V1Switch(P(), C(), I(), I(), C(), D()) main;
 
 
 @pytest.fixture(scope="module")
-def repo_tool():
-    sys.path.insert(0, str(TOOLS))
-    spec = importlib.util.spec_from_file_location("conformance_repo", TOOLS / "conformance_repo.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def repo_tool(load_tool):
+    return load_tool("conformance_repo")
 
 
 @pytest.fixture

@@ -4,9 +4,7 @@ time, from memory or from the journal a killed run leaves, and -k picks entries 
 from __future__ import annotations
 
 import ast
-import importlib.util
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,15 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def mc():
-    spec = importlib.util.spec_from_file_location("mutation_check", ROOT / "tools" / "mutation_check.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["mutation_check"] = module       # dataclasses look their module up
-    try:
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.modules.pop("mutation_check", None)
+def mc(load_tool):
+    return load_tool("mutation_check")
 
 
 def test_every_entry_can_be_planted_and_names_tests_that_exist(mc):

@@ -2,26 +2,17 @@
 the order of repeated fields, the first differing field as the failure's category."""
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
 p4info_pb2 = pytest.importorskip("p4.config.v1.p4info_pb2")
 
-TOOLS = Path(__file__).resolve().parents[2] / "tools"
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
-def compare():
-    return _load("p4info_compare")
+def compare(load_tool):
+    return load_tool("p4info_compare")
 
 
 GOLDEN = """
@@ -52,8 +43,8 @@ def test_the_first_difference_names_the_field_path(compare):
     assert path == "tables.action_refs count"
 
 
-def test_the_p4info_suite_collects_samples_with_a_golden_file(tmp_path):
-    conformance = _load("conformance")
+def test_the_p4info_suite_collects_samples_with_a_golden_file(tmp_path, load_tool):
+    conformance = load_tool("conformance")
     samples = tmp_path / "testdata" / "p4_16_samples"
     outputs = tmp_path / "testdata" / "p4_16_samples_outputs"
     samples.mkdir(parents=True)

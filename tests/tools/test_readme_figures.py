@@ -4,7 +4,6 @@ simulated one exactly, a CPU time within the stated spread), and the cheap measu
 with README and docs/ as they stand."""
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -14,16 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def rf():
-    spec = importlib.util.spec_from_file_location("readme_figures", ROOT / "tools" / "readme_figures.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["readme_figures"] = module       # dataclasses look their module up
-    try:
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.modules.pop("readme_figures", None)
-        sys.modules.pop("readme_figures_table", None)
+def rf(load_tool):
+    return load_tool("readme_figures")
 
 
 def test_every_figure_is_found_where_it_is_quoted(rf):

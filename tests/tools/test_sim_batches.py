@@ -2,21 +2,15 @@
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import json
-from pathlib import Path
 
 import pytest
 
-TOOLS = Path(__file__).resolve().parents[2] / "tools"
-
 
 @pytest.mark.no_pypy     # a measurement tool's bookkeeping: nothing the interpreter changes
-def test_groups_count_every_ingress_packet_once():
-    spec = importlib.util.spec_from_file_location("sim_batches", TOOLS / "sim_batches.py")
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+def test_groups_count_every_ingress_packet_once(load_tool):
+    tool = load_tool("sim_batches")
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         sizes, apis, samples = tool.count_groups(["--traffic", "pingall", "--duration", "2ms", "--json"])
