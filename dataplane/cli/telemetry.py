@@ -35,19 +35,8 @@ def serve_gnmi(live: Any, host: str, base_port: int, tls: Any) -> list:
     """A gNMI server per switch on ``host``, ports from ``base_port`` (run's ``--gnmi-base-port``)."""
     from dataplane.control.gnmi.server import GnmiServer
     from dataplane.control.p4runtime.address import join_address
+    from dataplane.net.devices.live import start_servers
     from dataplane.net.telemetry.counters import CounterSource
 
-    servers: list = []
-    try:
-        for i, node in enumerate(live.nodes):
-            server = GnmiServer(CounterSource(node.node, live.lock), join_address(host, base_port + i), tls=tls)
-            try:
-                server.start()
-            except OSError as err:
-                raise OSError(f"switch {node.name}: {err}") from None
-            servers.append(server)
-    except BaseException:
-        for server in servers:
-            server.stop()
-        raise
-    return servers
+    return start_servers(live, lambda i, node: GnmiServer(CounterSource(node.node, live.lock),
+                                                          join_address(host, base_port + i), tls=tls))

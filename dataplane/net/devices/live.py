@@ -238,13 +238,25 @@ def serve_network(live: LiveNetwork, host: str = "127.0.0.1", base_port: int = 5
     last = base_port + len(live.nodes) - 1
     if not 1 <= base_port <= last <= 65535:
         raise ValueError(f"{len(live.nodes)} switches need ports {base_port}..{last}, which is not within 1..65535")
-    servers, cache = [], {}
+    cache: dict = {}
+
+    def make(i: int, node: LiveNode) -> Any:
+        p4info, config = _pipeline(node, cache)
+        server = P4RuntimeServer(node, join_address(host, base_port + i), p4info=p4info, device_config=config,
+                                 **options)
+        _note_writes(server.service, node)
+        return server
+
+    return start_servers(live, make)
+
+
+def start_servers(live: LiveNetwork, make: Callable[[int, LiveNode], Any]) -> list[Any]:
+    """``make(i, node)`` a server for each switch, in order, and start it; the started servers.
+    One that cannot listen stops those already started, and its OSError names its switch."""
+    servers: list[Any] = []
     try:
         for i, node in enumerate(live.nodes):
-            p4info, config = _pipeline(node, cache)
-            server = P4RuntimeServer(node, join_address(host, base_port + i), p4info=p4info, device_config=config,
-                                     **options)
-            _note_writes(server.service, node)
+            server = make(i, node)
             try:
                 server.start()
             except OSError as err:
