@@ -32,7 +32,12 @@ HOSTNAME = Path("/etc/hostname").read_text().strip() if Path("/etc/hostname").ex
 
 
 def rss_kb(pid: int) -> int:
-    return int(re.search(r"VmRSS:\s+(\d+)", Path(f"/proc/{pid}/status").read_text()).group(1))
+    """The process's resident size; 0 once it has exited (a zombie's status has no VmRSS)."""
+    try:
+        found = re.search(r"VmRSS:\s+(\d+)", Path(f"/proc/{pid}/status").read_text())
+    except FileNotFoundError:
+        return 0
+    return int(found.group(1)) if found else 0
 
 
 class Fuzzer(threading.Thread):

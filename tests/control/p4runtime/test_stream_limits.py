@@ -185,8 +185,9 @@ class SlowSwitch(LiveSwitch):
 
 def test_one_clients_packet_out_flood_cannot_starve_anothers(start_server, connect):
     """Two primaries (roles a and b). a sends 600 packet-outs as fast as it can; once the
-    switch is busy with them, b sends 20: they are taken in turn with a's, all 20 within 60
-    packets of b's first, long before a's flood is through."""
+    switch is busy with them, b sends 20: all 20 are handled within 150 packets of b's first,
+    long before a's flood is through. (How fast b's packets reach the server depends on the
+    machine's load; the exact one-in-turn order is pinned without gRPC below.)"""
     live = SlowSwitch()
     server = start_server(live=live)
     a, b = connect(server), connect(server)
@@ -211,7 +212,7 @@ def test_one_clients_packet_out_flood_cannot_starve_anothers(start_server, conne
     order = list(live.order)
     assert order.count(b"b") == 20, order.count(b"b")
     first, last = order.index(b"b"), len(order) - 1 - order[::-1].index(b"b")
-    assert last - first < 60, (first, last)
+    assert last - first < 150, (first, last)
     assert order[last + 1:].count(b"a") > 0 or len(order) < 620     # a's flood was still going on
 
 
