@@ -8,7 +8,6 @@ to its original file and line without needing ``# line`` markers in the text.
 """
 from __future__ import annotations
 
-import bisect
 import os
 import re
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from dataplane.errors import CompileError, Diagnostic, Span
 from dataplane.lang.bounded import Deadline, deep_call
 from dataplane.lang.limits import DEFAULT_LIMITS, CompileLimits, LimitExceeded
 from dataplane.lang.preprocess.expr import ExprError, ExprTooDeep, evaluate_condition
+from dataplane.lang.preprocess.lines import splice, strip_comments
 from dataplane.lang.preprocess.macros import (
     Budget,
     ExpansionLimit,
@@ -30,6 +30,7 @@ from dataplane.lang.preprocess.macros import (
     expand,
     parse_define,
 )
+from dataplane.lang.preprocess.source import PreprocessedSource, line_of
 from dataplane.lang.preprocess.source_budget import SourceBudget
 from dataplane.resources import include_dir
 
@@ -39,66 +40,10 @@ PREDEFINED = {"__TARGET_BMV2__": "1"}  # p4c-bm2-ss passes -D__TARGET_BMV2__
 # A P4 string literal may span lines, and p4c's cpp keeps comments (-C) for its lexer, which reads
 # `//` inside such a string as text (SAI P4's multi-line @entry_restriction strings): a string runs
 # to its closing quote across lines; a quote never closed is a stray character (as cpp has it).
-_COMMENT_OR_STRING = re.compile(r'"(?:\\.|[^"\\])*"|"|//[^\n]*|/\*.*?(?:\*/|\Z)', re.S)
 _DIRECTIVE = re.compile(r"[ \t\f\v]*#[ \t]*([A-Za-z_][A-Za-z0-9_]*|[0-9]+)?")
 _NAME = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)")
 _INCLUDE_ARG = re.compile(r'\s*(?:<([^>]*)>|"([^"]*)")\s*$')
 _LINE_ARGS = re.compile(r'\s*([0-9]+)(?:\s+"((?:\\.|[^"\\])*)")?(?:\s+[0-9]+)*\s*$')
-
-
-@dataclass
-class PreprocessedSource:
-    """A preprocessed program plus what is needed to point messages at the original files."""
-
-    text: str
-    line_map: list[tuple[str, int]]
-    files: dict[str, str]
-    col_maps: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
-    system_files: frozenset[str] = frozenset()  # files from the bundled p4include: no warnings there
-    _split: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
-
-    def locate(self, line: int, col: int) -> Span:
-        """Map a 1-based output ``line``/``col`` to a span in the original file.
-
-        Lines past the end (a parser's end-of-input position) continue counting
-        from the last mapped line. Within a macro expansion the column is clamped
-        to the macro name, since the expansion text exists in no file.
-        """
-        if not self.line_map:
-            return Span("<input>", line, col)
-        index = min(max(line, 1), len(self.line_map)) - 1
-        file, src_line = self.line_map[index]
-        if index != line - 1:
-            return Span(file, src_line + line - 1 - index, col)
-        breaks = self.col_maps.get(index)
-        if not breaks:
-            return Span(file, src_line, col)
-        i = bisect.bisect_right([out for out, _ in breaks], col) - 1
-        if i < 0:
-            return Span(file, src_line, col)
-        out, src = breaks[i]
-        mapped = src + col - out
-        if i + 1 < len(breaks):
-            mapped = min(mapped, max(breaks[i + 1][1] - 1, src))
-        return Span(file, src_line, mapped)
-
-    def source_line(self, span: Span) -> str | None:
-        """The original text of ``span.line`` in ``span.file``, or None if unknown."""
-        return _line_of(self.files, span.file, span.line, self._split)
-
-
-def _line_of(files: Mapping[str, str], file: str, line: int, split: dict[str, list[str]]) -> str | None:
-    """Line ``line`` of ``file``; ``split`` keeps each file's lines, so that a program with thousands
-    of diagnostics splits each of its files once rather than once per message."""
-    lines = split.get(file)
-    if lines is None:
-        text = files.get(file)
-        if text is None:
-            return None
-        lines = split[file] = text.split("\n")
-    if line < 1:
-        return None
-    return lines[line - 1].removesuffix("\r") if line <= len(lines) else None
 
 
 def _not_utf8(name: str, exc: UnicodeDecodeError) -> Diagnostic:
@@ -195,7 +140,7 @@ class _Preprocessor:
 
     def error(self, message: str, loc: tuple[str, int, int], code: str) -> None:
         file, line, col = loc
-        source = _line_of(self.files, file, line, self._split)
+        source = line_of(self.files, file, line, self._split)
         self.diagnostics.append(Diagnostic(message, Span(file, line, col), code=code, source_line=source))
 
     def run(self, path: str | Path | None, text: str | None, filename: str | None) -> None:
@@ -213,7 +158,7 @@ class _Preprocessor:
                 self.source.spend(text, name)
             self.run_file(text, name, real, 0)
         except LimitExceeded as exc:
-            self.diagnostics.append(exc.diagnostic(_line_of(self.files, exc.span.file, exc.span.line, self._split)))
+            self.diagnostics.append(exc.diagnostic(line_of(self.files, exc.span.file, exc.span.line, self._split)))
         except _Stop:
             pass
 
@@ -234,8 +179,8 @@ class _Preprocessor:
         physical = [line.removesuffix("\r") for line in text.split("\n")]
         if physical[-1] == "":
             physical.pop()
-        logical = _splice(physical)
-        code, unterminated = _strip_comments("\n".join(line for line, _, _ in logical))
+        logical = splice(physical)
+        code, unterminated = strip_comments("\n".join(line for line, _, _ in logical))
         if unterminated is not None:
             index = code.count("\n", 0, unterminated)
             col = unterminated - code.rfind("\n", 0, unterminated)
@@ -445,33 +390,3 @@ def bundled_includes() -> frozenset[str]:
 
 class _Stop(Exception):
     """Preprocessing ends here: a limit was crossed and reported."""
-
-
-def _splice(lines: list[str]) -> list[tuple[str, int, int]]:
-    """Join backslash-newline continuations: (logical text, first physical index, physical line count)."""
-    logical: list[tuple[str, int, int]] = []
-    i = 0
-    while i < len(lines):
-        start, text = i, lines[i]
-        while text.endswith("\\") and i + 1 < len(lines):
-            i += 1
-            text = text[:-1] + lines[i]
-        logical.append((text, start, i - start + 1))
-        i += 1
-    return logical
-
-
-def _strip_comments(text: str) -> tuple[str, int | None]:
-    """Blank out comments with spaces, keeping newlines and string literals; also return where an
-    unterminated block comment starts (or None)."""
-    unterminated: list[int] = []
-
-    def blank(m: re.Match[str]) -> str:
-        s = m.group()
-        if s.startswith('"'):
-            return s
-        if s.startswith("/*") and not (len(s) >= 4 and s.endswith("*/")):
-            unterminated.append(m.start())
-        return re.sub(r"[^\n]", " ", s)
-
-    return _COMMENT_OR_STRING.sub(blank, text), (unterminated[0] if unterminated else None)
