@@ -38,16 +38,17 @@ loaded, and its P4Info built and compared with a P4Info file committed beside it
 from __future__ import annotations
 
 import argparse
-import collections
 import fnmatch
 import json
-import multiprocessing as mp
 import os
 import re
 import sys
 import time
 import traceback
 from pathlib import Path
+
+from conformance_pool import Pool
+from conformance_report import category, p4c_reason, report
 
 from dataplane.progress import for_terminal
 
@@ -145,14 +146,14 @@ def run_job(job: tuple) -> dict:
             sys.path.insert(0, str(Path(__file__).resolve().parent))
             from conformance_repo import run_repo
 
-            return run_repo(path, out, job[2], _category)
+            return run_repo(path, out, job[2], category)
         if suite == "p4info":
             return _run_p4info(path, out)
         if suite == "load":
             sys.path.insert(0, str(Path(__file__).resolve().parent))
             from conformance_load import run_load
 
-            return run_load(path, out, _category)
+            return run_load(path, out, category)
         if suite == "batch":
             sys.path.insert(0, str(Path(__file__).resolve().parent))
             from conformance_batch import run_batch
@@ -177,12 +178,12 @@ def run_job(job: tuple) -> dict:
             out.update(status="fail", category="packet mismatch", message=res.failures[0].splitlines()[0])
     except CompileError as err:
         message, _ = _diagnostic(err)
-        out.update(status="fail", category="compile: " + _category(message), message=message)
+        out.update(status="fail", category="compile: " + category(message), message=message)
     except InternalError as err:
         out.update(status="fail", category="internal error", message=str(err))
     except DataplaneError as err:
         stage = "stf" if suite in ("stf", "batch") else "compile"
-        out.update(status="fail", category=f"{stage}: " + _category(str(err)), message=str(err))
+        out.update(status="fail", category=f"{stage}: " + category(str(err)), message=str(err))
     except RecursionError as err:
         out.update(status="fail", category="traceback: RecursionError", message=str(err)[:200])
     except Exception as err:  # a traceback a user would see: exactly what this suite hunts
@@ -219,13 +220,13 @@ def _run_p4info(path: str, out: dict) -> dict:
         program = compile_file(path).program
     except CompileError as err:
         message, _ = _diagnostic(err)
-        out.update(status="skip", category="not compiled: " + _category(message), message=message)
+        out.update(status="skip", category="not compiled: " + category(message), message=message)
         return out
     golden = _p4info_golden(path)
     try:
         info = build_p4info(program)
     except P4InfoError as err:
-        out.update(status="fail", category="p4info error: " + _category(str(err)), message=str(err))
+        out.update(status="fail", category="p4info error: " + category(str(err)), message=str(err))
         return out
     diff = compare_text(info, golden.read_text())
     if diff is None:
@@ -238,81 +239,6 @@ def _run_p4info(path: str, out: dict) -> dict:
 def _p4info_golden(path: str) -> Path:
     p = Path(path)
     return p.parent.parent / "p4_16_samples_outputs" / (p.name + ".p4info.txtpb")
-
-
-_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
-_NUMBER = re.compile(r"\b\d+\b")
-_LOCATION = re.compile(r"^\S+:\d+(:\d+)?: (error( \[[a-z-]+\])?: )?")
-
-
-def _category(message: str) -> str:
-    """A message with names and numbers taken out, so that alike failures group together."""
-    first = _LOCATION.sub("", message.splitlines()[0] if message else "")
-    return _NUMBER.sub("N", _QUOTED.sub("'…'", first))[:90]
-
-
-# ---- a pool whose workers can be killed ----------------------------------------------------------
-
-def _worker(conn) -> None:
-    sys.setrecursionlimit(10_000)
-    while True:
-        job = conn.recv()
-        if job is None:
-            return
-        conn.send(run_job(job))
-
-
-class Pool:
-    """N worker processes fed one job at a time; a worker past the time limit is killed and replaced."""
-
-    def __init__(self, jobs: int, timeout: float):
-        self.timeout = timeout
-        self.ctx = mp.get_context("fork" if hasattr(os, "fork") else "spawn")
-        self.slots = [self._start() for _ in range(jobs)]
-
-    def _start(self):
-        parent, child = self.ctx.Pipe()
-        proc = self.ctx.Process(target=_worker, args=(child,), daemon=True)
-        proc.start()
-        return [proc, parent, None, 0.0]   # process, pipe, job, started
-
-    def run(self, jobs: list, progress) -> list[dict]:
-        pending = collections.deque(jobs)
-        results = []
-        while pending or any(s[2] is not None for s in self.slots):
-            for i, slot in enumerate(self.slots):
-                proc, conn, job, started = slot
-                if job is None and pending:
-                    job = pending.popleft()
-                    conn.send(job)
-                    slot[2], slot[3] = job, time.monotonic()
-                    continue
-                if job is None:
-                    continue
-                if conn.poll(0.01):
-                    try:
-                        results.append(conn.recv())
-                    except EOFError:   # the worker died (a crash in C, an abort)
-                        results.append({"suite": job[0], "path": job[1], "status": "fail",
-                                        "category": "crash", "message": f"worker exit code {proc.exitcode}"})
-                        self.slots[i] = self._start()
-                        progress(results[-1])
-                        continue
-                    slot[2] = None
-                    progress(results[-1])
-                elif not proc.is_alive() or time.monotonic() - started > self.timeout:
-                    proc.kill()
-                    proc.join()
-                    cat = "timeout" if proc.exitcode in (-9, None) else "crash"
-                    results.append({"suite": job[0], "path": job[1], "status": "fail", "category": cat,
-                                    "message": f"no result after {self.timeout:.0f} s" if cat == "timeout"
-                                    else f"worker exit code {proc.exitcode}"})
-                    self.slots[i] = self._start()
-                    progress(results[-1])
-        for proc, conn, _, _ in self.slots:
-            conn.send(None)
-            proc.join(timeout=1)
-        return results
 
 
 # ---- the corpus ----------------------------------------------------------------------------------
@@ -334,94 +260,6 @@ def collect(p4c: Path, suites: list[str], only: str | None) -> list[tuple[str, s
     if only:
         jobs = [j for j in jobs if fnmatch.fnmatch(Path(j[1]).name, only)]
     return jobs
-
-
-def p4c_reason(p4c: Path, path: str) -> str:
-    """The first error p4c prints for an error program (its expected stderr), as one line."""
-    stderr = p4c / "testdata" / "p4_16_errors_outputs" / (Path(path).name + "-stderr")
-    if not stderr.is_file():
-        return "(no expected stderr)"
-    for line in stderr.read_text(errors="replace").splitlines():
-        if "error" in line.lower():
-            return _LOCATION.sub("", line.strip())[:120]
-    return "(p4c's expected output names no error)"
-
-
-def report(results: list[dict], p4c: Path, list_failures: bool) -> str:
-    lines = []
-    by_suite = collections.defaultdict(list)
-    for r in results:
-        by_suite[r["suite"]].append(r)
-    for suite in ("stf", "compile", "errors", "p4info", "load", "batch"):
-        rs = by_suite.get(suite)
-        if not rs:
-            continue
-        lines.append(f"\n== {suite} ==")
-        if suite == "batch":
-            sys.path.insert(0, str(Path(__file__).resolve().parent))
-            from conformance_batch import batch_table
-
-            lines += batch_table(rs, list_failures)
-            continue
-        if suite == "load":
-            sys.path.insert(0, str(Path(__file__).resolve().parent))
-            from conformance_load import load_table
-
-            lines += load_table(rs, list_failures)
-            continue
-        if suite == "p4info":
-            lines += _p4info_table(rs)
-        if suite != "p4info":
-            lines.append(f"{'architecture':<14}{'passed':>8}{'failed':>8}{'total':>8}{'rate':>8}")
-        by_arch = collections.defaultdict(list)
-        for r in rs:
-            by_arch[r["arch"]].append(r)
-        for arch in sorted(by_arch, key=lambda a: (-len(by_arch[a]), a)):
-            ok = sum(r["status"] == "pass" for r in by_arch[arch])
-            n = len(by_arch[arch])
-            if suite != "p4info":
-                lines.append(f"{arch:<14}{ok:>8}{n - ok:>8}{n:>8}{ok / n:>8.1%}")
-        for arch in sorted(by_arch, key=lambda a: (-len(by_arch[a]), a)):
-            fails = [r for r in by_arch[arch] if r["status"] != "pass"]
-            if not fails:
-                continue
-            lines.append(f"-- {suite}/{arch} failures by category --")
-            cats = collections.Counter(r["category"] for r in fails)
-            for cat, n in cats.most_common():
-                lines.append(f"{n:>6}  {cat}")
-                if list_failures:
-                    for r in fails:
-                        if r["category"] == cat:
-                            extra = f"  [p4c: {p4c_reason(p4c, r['path'])}]" if suite == "errors" else ""
-                            lines.append(f"          {Path(r['path']).name}: {r.get('message', '')[:140]}{extra}")
-    warned = [w for r in by_suite.get("compile", ()) for w in r.get("warnings", ())]
-    if warned:
-        codes = collections.Counter(re.search(r"\[([a-z-]+)\]", w).group(1) for w in warned)
-        lines.append(f"\ncompile warnings: {len(warned)} in {sum(bool(r.get('warnings')) for r in by_suite['compile'])} "
-                     "samples (" + ", ".join(f"{c} {n}" for c, n in codes.most_common()) + ")")
-    ok = sum(r["status"] in ("pass", "refused") for r in results)
-    skipped = sum(r["status"] == "skip" for r in results)
-    lines.append(f"\n{ok} passed, {len(results) - ok - skipped} failed" + (f", {skipped} not compiled or not run" if skipped else ""))
-    return "\n".join(lines)
-
-
-def _p4info_table(rs: list[dict]) -> list[str]:
-    """Identical / different / not compiled per architecture, and the figure: identical of compiled."""
-    lines = [f"{'architecture':<14}{'identical':>10}{'different':>10}{'not comp.':>10}{'rate':>8}"]
-    by_arch = collections.defaultdict(list)
-    for r in rs:
-        by_arch[r["arch"]].append(r)
-    for arch in sorted(by_arch, key=lambda a: (-len(by_arch[a]), a)):
-        same = sum(r["status"] == "pass" for r in by_arch[arch])
-        skip = sum(r["status"] == "skip" for r in by_arch[arch])
-        diff = len(by_arch[arch]) - same - skip
-        rate = same / (same + diff) if same + diff else 0.0
-        lines.append(f"{arch:<14}{same:>10}{diff:>10}{skip:>10}{rate:>8.1%}")
-    same = sum(r["status"] == "pass" for r in rs)
-    compiled = sum(r["status"] != "skip" for r in rs)
-    lines.append(f"P4Info identical to p4c's: {same}/{compiled} of the samples that compile here "
-                 f"({same / compiled if compiled else 0:.1%})")
-    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -472,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
             line.what = f"conformance {','.join(suites)} ({failed[0]} failed)"
             line.update(line.done + 1)
 
-        results = Pool(max(1, args.jobs), args.timeout).run(jobs, progress)
+        results = Pool(max(1, args.jobs), args.timeout, run_job).run(jobs, progress)
     for r in results:
         r["arch"] = arch[r["path"]]
     results.sort(key=lambda r: (r["suite"], r["path"]))
@@ -514,7 +352,7 @@ def _main_repo(args) -> int:
         def progress(r: dict) -> None:
             line.update(line.done + 1)
 
-        results = Pool(max(1, args.jobs), args.timeout).run(jobs, progress)
+        results = Pool(max(1, args.jobs), args.timeout, run_job).run(jobs, progress)
     results.sort(key=lambda r: r["path"])
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     print("\n".join(repo_table(results, root, args.list_failures)))
