@@ -117,16 +117,16 @@ def test_defines_without_a_valid_name_are_usage_errors(define, problem):
     assert f"Invalid value for '-D': {define!r}: {problem}" in r.output
 
 
-def test_defines_take_a_value_or_default_to_one():
+def test_defines_take_a_value_or_default_to_one(tmp_path):
     """-D A=x defines A as x, -D B as 1 and -D E= as nothing (cpp's rules), seen in the preprocessed text."""
     from click.testing import CliRunner
 
     from dataplane.cli import main
 
-    with CliRunner().isolated_filesystem():
-        Path("d.p4").write_text("A B E|\n")
-        r = CliRunner().invoke(main, ["compile", "d.p4", "--dump-after", "preprocess", "-D", "A=x", "-D", "B",
-                                      "-D", "E="])
+    source = tmp_path / "d.p4"
+    source.write_text("A B E|\n")
+    r = CliRunner().invoke(main, ["compile", str(source), "--dump-after", "preprocess", "-D", "A=x", "-D", "B",
+                                  "-D", "E="])
     assert r.exit_code == 0, r.output
     assert r.output.startswith("x 1 |")
 
