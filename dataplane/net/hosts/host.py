@@ -19,10 +19,11 @@ The NIC honours PAUSE/PFC frames (``dataplane.net.devices.pfc``; consumed by the
 stack): sends wait in the queues meanwhile. ``send_raw`` of one sends it ahead of the queue. With
 one queue (the default) a pause stops the whole NIC; with ``queues:`` in the host's spec it has a
 queue per priority and a pause stops only the classes it names (``host_classes``).
+
+The receive path is ``host_receive.HostReceive``'s, ARP resolution ``arp.ArpResolver``'s.
 """
 from __future__ import annotations
 
-import struct
 from collections import deque
 from typing import Any, Callable
 
@@ -33,6 +34,7 @@ from dataplane.net.devices.pfc import is_mac_control
 from dataplane.net.hosts import packets as pk
 from dataplane.net.hosts.arp import ArpResolver, _Pending
 from dataplane.net.hosts.host_classes import HostClasses
+from dataplane.net.hosts.host_receive import HostReceive
 from dataplane.net.hosts.host_stats import HostStats
 from dataplane.net.hosts.timer import Timer
 from dataplane.net.topology.spec import HostSpec
@@ -45,12 +47,10 @@ _ETH_IPV4 = b"\x08\x00"
 _IPV4 = pk._IPV4
 _UDP = pk._UDP
 _MIN_IP_PAYLOAD = pk.ETH_MIN_FRAME - pk.ETH_HEADER_LEN - pk.IPV4_HEADER_LEN   # shorter IP packets get padded
-_BCAST_BYTES = pk.BROADCAST_MAC.to_bytes(6, "big")
-_ETH_IPV4_UDP = struct.Struct("!6s6xH" + _IPV4.format.lstrip("!") + _UDP.format.lstrip("!"))   # 42 bytes
 PULL_AHEAD = 2     # frames a puller keeps queued: one on the wire's heels, one more behind it
 
 
-class Host(ArpResolver, Node):
+class Host(ArpResolver, HostReceive, Node):
     """An end host built from a :class:`HostSpec`; its port 0 is added by the network builder."""
 
     kind = "host"
@@ -324,132 +324,6 @@ class Host(ArpResolver, Node):
         if pull is not None and port is not None and port.up:
             while not backlog and len(port.queue) < PULL_AHEAD and self.up and pull():
                 pass
-
-    # ------------------------------------------------------------------ receive path
-
-    def receive(self, port: Port, data: bytes) -> None:
-        stats = self.stats
-        if not self.up:
-            stats.dropped_down += 1
-            return
-        stats.rx_frames += 1
-        stats.rx_bytes += len(data)
-        if self._raw:
-            now = self.sim.now
-            consumed = False
-            for cb in self._raw:
-                if cb(data, now):
-                    consumed = True
-            if consumed:
-                return
-        if self._fast_udp and len(data) >= 42:
-            # The common case read straight from the frame, the Ethernet, IPv4 and UDP headers in
-            # one unpack: a UDP datagram without options, fragments or a UDP checksum. What the
-            # general path below and _receive_ip and _receive_udp would count and deliver, in the
-            # same order; anything else goes the general way (nothing is counted before that).
-            (dst, ethertype, vihl, tos, total, ident, frag, ttl, proto, csum, src, dst_ip,
-             sport, dport, ulen, ucsum) = _ETH_IPV4_UDP.unpack_from(data)
-            if dst != self._mac_bytes and dst != _BCAST_BYTES:
-                stats.dropped_not_for_us += 1
-                return
-            if ethertype == 0x0800 and vihl == 0x45 and proto == 17 and 28 <= total <= len(data) - 14 \
-                    and not frag & 0x3FFF and not ucsum and 8 <= ulen <= total - 20:
-                if (0x4500 + tos + total + ident + frag + (ttl << 8) + 17 + csum + src + dst_ip) % 0xFFFF:
-                    stats.dropped_bad_checksum += 1      # pk.parse_ipv4's checksum_ok, as in ipv4_header
-                    return
-                if dst_ip != self.ip and dst_ip != pk.BROADCAST_IP and dst_ip != self.subnet_broadcast:
-                    stats.dropped_not_for_us += 1
-                    return
-                stats.received += 1
-                if tos & 3 == 3:
-                    stats.ce_received += 1
-                cb = self._udp.get(dport)
-                if cb is None:
-                    stats.dropped_no_listener += 1
-                    return
-                stats.udp_delivered += 1
-                cb(src, sport, data[42:34 + ulen], tos, self.sim.now)
-                return
-        if len(data) < pk.ETH_HEADER_LEN:
-            stats.dropped_malformed += 1
-            return
-        dst = data[0:6]
-        if dst != self._mac_bytes and dst != _BCAST_BYTES:
-            stats.dropped_not_for_us += 1
-            return
-        ethertype = data[12:14]
-        if ethertype == _ETH_IPV4:
-            self._receive_ip(data[14:])
-        elif ethertype == b"\x08\x06":
-            self._receive_arp(data[14:])
-        else:
-            stats.dropped_unsupported += 1
-
-    def _receive_ip(self, data: bytes) -> None:
-        stats = self.stats
-        ip = pk.parse_ipv4(data)
-        if ip is None:
-            stats.dropped_malformed += 1
-            return
-        if not ip.checksum_ok:
-            stats.dropped_bad_checksum += 1
-            return
-        dst = ip.dst
-        if dst != self.ip and dst != pk.BROADCAST_IP and dst != self.subnet_broadcast:
-            stats.dropped_not_for_us += 1
-            return
-        if ip.flags & 1 or ip.frag_offset:
-            stats.dropped_unsupported += 1   # no reassembly in this stack
-            return
-        stats.received += 1
-        if ip.tos & 3 == 3:
-            stats.ce_received += 1
-        proto = ip.protocol
-        if proto == pk.PROTO_UDP:
-            self._receive_udp(ip)
-        elif proto == pk.PROTO_ICMP:
-            self._receive_icmp(ip)
-        else:
-            stats.dropped_unsupported += 1
-
-    def _receive_udp(self, ip: pk.IPv4) -> None:
-        u = pk.parse_udp(ip.payload)
-        if u is None:
-            self.stats.dropped_malformed += 1
-            return
-        if u.checksum and pk.checksum(pk._pseudo_header(ip.src, ip.dst, pk.PROTO_UDP, u.length)
-                                      + ip.payload[:u.length]) != 0:
-            self.stats.dropped_bad_checksum += 1
-            return
-        cb = self._udp.get(u.dst_port)
-        if cb is None:
-            self.stats.dropped_no_listener += 1
-            return
-        self.stats.udp_delivered += 1
-        cb(ip.src, u.src_port, u.payload, ip.tos, self.sim.now)
-
-    def _receive_icmp(self, ip: pk.IPv4) -> None:
-        m = pk.parse_icmp(ip.payload)
-        if m is None:
-            self.stats.dropped_malformed += 1
-            return
-        if not m.checksum_ok:
-            self.stats.dropped_bad_checksum += 1
-            return
-        if m.type == pk.ICMP_ECHO_REQUEST and m.code == 0:
-            if ip.dst != self.ip:
-                return                        # like Linux (icmp_echo_ignore_broadcasts): no smurf replies
-            # Keep the DSCP, clear ECN: a CE mark belongs to the request's path, not the reply's.
-            if self.send_ip(ip.src, pk.PROTO_ICMP, pk.icmp_echo_reply(m.ident, m.seq, m.payload), ip.tos & 0xFC):
-                self.stats.echo_replies_sent += 1
-        elif m.type == pk.ICMP_ECHO_REPLY:
-            cb = self._echo.get(m.ident)
-            if cb is None:
-                self.stats.dropped_no_listener += 1
-                return
-            cb(ip.src, m.ident, m.seq, m.payload, self.sim.now)
-        else:
-            self.stats.dropped_unsupported += 1
 
     def __repr__(self) -> str:
         return f"Host({self.name}, {pk.ip_str(self.ip)}/{self.prefix_len}, {pk.mac_str(self.mac)})"
