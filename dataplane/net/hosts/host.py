@@ -185,7 +185,8 @@ class Host(ArpResolver, HostReceive, Node):
         into the frame, instead of once per header put in front of them."""
         dst = dst_ip if type(dst_ip) is int else pk.parse_ip(dst_ip)
         if self.udp_checksum:
-            return self.send_ip(dst, pk.PROTO_UDP, pk.udp(src_port, dst_port, payload + tail, self.ip, dst), tos)
+            return self.send_ip(dst, pk.PROTO_UDP, pk.udp(src_port, dst_port, payload + tail if tail else payload,
+                                                          self.ip, dst), tos)
         if type(payload) is not bytes:
             payload = bytes(payload)
         seg = _UDP.pack(src_port, dst_port, pk.UDP_HEADER_LEN + len(payload) + len(tail), 0) + payload
