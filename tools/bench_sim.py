@@ -19,6 +19,11 @@ CPU time is steadier than wall time).
 The last two are the physics of htsim's RoCE examples (100G, 1 us, 4 KB, PFC, line-rate
 senders, ECMP), so their figures compare with htsim's data packet-hops per CPU second.
 
+Two more, not run unless named (``--workload hosts,hosts-qp``), measure the hosts' side
+alone: two hosts on one 100 Gb/s link, no switch. ``hosts``: one such sender (1 GB) to its
+receiver, every hop a data packet; ``hosts-qp``: an RDMA queue pair (``dataplane.net.rdma``,
+go-back-N, 4 KB MTU) sending 1 MB messages (512 MB), whose ACKs count as hops too.
+
 For ``udp`` the run is repeated with the P4 pipeline timed (wrapping the switch's work
 function) to split the time into the pipeline and the rest; the bare event core is measured
 as the cost of an empty event.
@@ -49,7 +54,7 @@ sys.path.append(str(Path(__file__).resolve().parent.parent))
 
 WORKLOADS = ("udp", "rdma-perm", "incast")
 #: the size of each workload at --scale 1: udp's simulated time, the bytes of each RDMA flow
-SIZE = {"udp": 20_000_000, "rdma-perm": 16_000_000, "incast": 8_000_000}
+SIZE = {"udp": 20_000_000, "rdma-perm": 16_000_000, "incast": 8_000_000, "hosts": 1_000_000_000, "hosts-qp": 512_000_000}
 PAYLOAD = 4096
 RATE = "100Gbps"
 PFC = {"xoff": 1_000_000, "xon": 500_000}
@@ -138,7 +143,45 @@ def build_incast(total_bytes: int) -> Any:
     return net
 
 
-BUILDERS: dict[str, Callable[[int], Any]] = {"udp": build_udp, "rdma-perm": build_rdma_perm, "incast": build_incast}
+def _host_pair() -> Any:
+    """Two hosts on one 100 Gb/s, 1 us link and nothing else: what the hosts' side costs alone."""
+    from dataplane.net.core.units import parse_rate, parse_time
+    from dataplane.net.fabric.network import Network
+    from dataplane.net.topology.spec import HostSpec, LinkSpec, TopologySpec
+
+    spec = TopologySpec("host-pair")
+    for i, peer in ((1, 2), (2, 1)):
+        spec.hosts[f"h{i}"] = HostSpec(f"h{i}", 0x0A00_0000_0000 + i, 0x0A00_0000 + i, 24, None,
+                                       {0x0A00_0000 + peer: 0x0A00_0000_0000 + peer})
+    spec.links.append(LinkSpec(("h1", 0), ("h2", 0), parse_rate(RATE), parse_time("1us"), (BUFFER_BYTES, "bytes"), MTU))
+    net = Network.from_spec(spec, seed=1)
+    for host in net.hosts.values():
+        host.port.capacity = 1 << 40
+    return net
+
+
+def build_hosts(total_bytes: int) -> Any:
+    net = _host_pair()
+    _flows(net, [("h1", "h2")], total_bytes)
+    return net
+
+
+def build_hosts_qp(total_bytes: int) -> Any:
+    from dataplane.net.rdma import QueuePair, RdmaNic, TransportConfig
+
+    net = _host_pair()
+    config = TransportConfig(mtu=PAYLOAD)
+    a, b = RdmaNic.of(net.host("h1")), RdmaNic.of(net.host("h2"))
+    qp = a.add(QueuePair(a, 1, net.host("h2").ip, 2, config, src_port=49152))
+    b.add(QueuePair(b, 2, net.host("h1").ip, 1, config, src_port=49152))
+    message = 1 << 20
+    for _ in range(max(1, total_bytes // message)):
+        qp.post_send(message)
+    return net
+
+
+BUILDERS: dict[str, Callable[[int], Any]] = {"udp": build_udp, "rdma-perm": build_rdma_perm, "incast": build_incast,
+                                             "hosts": build_hosts, "hosts-qp": build_hosts_qp}
 
 
 # ---- the levers, each of which can be turned off to measure what it gives --------------------------------
@@ -235,7 +278,7 @@ def run_under(python: str, args: list[str], root: Path | None = None) -> list[di
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--workload", default=",".join(WORKLOADS), help=f"comma-separated, of {', '.join(WORKLOADS)}")
+    ap.add_argument("--workload", default=",".join(WORKLOADS), help=f"comma-separated, of {', '.join(BUILDERS)}")
     ap.add_argument("--scale", type=float, default=1.0, help="simulated time, times each workload's default")
     ap.add_argument("--split", action="store_true", help="also time the P4 pipeline and the bare event core")
     ap.add_argument("--without", default="", metavar="LEVERS",
@@ -247,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     names = [w.strip() for w in args.workload.split(",") if w.strip()]
     bad = [w for w in names if w not in BUILDERS]
     if bad:
-        ap.error(f"unknown workload(s) {', '.join(bad)}; known: {', '.join(WORKLOADS)}")
+        ap.error(f"unknown workload(s) {', '.join(bad)}; known: {', '.join(BUILDERS)}")
     off = [x.strip() for x in args.without.split(",") if x.strip()]
     bad = [x for x in off if x not in LEVERS]
     if bad:

@@ -29,3 +29,16 @@ def test_incast_hops_are_every_data_packet_over_its_four_links(monkeypatch, load
     off = bench.run("incast", scale)
     for k in ("packet_hops", "events", "sim_time_ns", "pause_frames"):
         assert off[k] == r[k], k
+
+
+def test_the_host_workloads_count_every_packet_on_their_one_link(load_tool):
+    """``hosts``: every 4 KB payload of the message crosses the one link once. ``hosts-qp``: so
+    does every packet of the 1 MB messages, and one ACK every 16 of them (``ack_every``, the
+    message's last packet among them), back the other way."""
+    bench = load_tool("bench_sim")
+    r = bench.run("hosts", 0.002)
+    assert r["packet_hops"] == math.ceil(int(bench.SIZE["hosts"] * 0.002) / bench.PAYLOAD) == 489
+    q = bench.run("hosts-qp", 0.004)
+    messages = int(bench.SIZE["hosts-qp"] * 0.004) // (1 << 20)
+    assert messages == 1
+    assert q["packet_hops"] == messages * (256 + 16)

@@ -17,6 +17,8 @@ from dataplane.net.hosts.host import Host
 
 __all__ = ["RoceFlowStats", "DcqcnReceiver"]
 
+_DATA_OVERHEAD = BTH.size + len(ICRC)    # what a data packet's UDP payload holds besides its payload bytes
+
 
 @dataclass(eq=False)
 class RoceFlowStats:
@@ -32,13 +34,28 @@ class RoceFlowStats:
     cnps_sent: int = 0
     arrivals: array = field(default_factory=lambda: array("q"))   # arrival time of every packet, ns
     sizes: array = field(default_factory=lambda: array("l"))      # its payload bytes (after the BTH, no ICRC)
-    bins: dict[int, int] = field(default_factory=dict)            # bin index -> payload bytes
     last_cnp_ns: int | None = None
     cnp_pending: bool = False
+    bin_ns: int = 10_000             # the receiver's throughput bins
 
     @property
     def lost(self) -> int:
         return self.max_psn + 1 - self.packets
+
+    @property
+    def bins(self) -> dict[int, int]:
+        """Bin index (arrival ns // ``bin_ns``) -> payload bytes, from ``arrivals`` and ``sizes``:
+        made when read (a dict update per packet cost every packet its share), and kept until
+        more packets arrive."""
+        made = self.__dict__.get("_bins")
+        if made is None or made[0] != len(self.arrivals):
+            bins: dict[int, int] = {}
+            width = self.bin_ns
+            for t, n in zip(self.arrivals, self.sizes):
+                b = t // width
+                bins[b] = bins.get(b, 0) + n
+            made = self.__dict__["_bins"] = (len(self.arrivals), bins)
+        return made[1]
 
     def bytes_between(self, t0: int, t1: int) -> int:
         """Payload bytes that arrived in [t0, t1]."""
@@ -62,21 +79,21 @@ class DcqcnReceiver:
             raise ValueError(f"{host.name}: QP {self.qpn} already has a receiver")
         self.endpoint.receivers[self.qpn] = self
         self.flows: dict[tuple[int, int], RoceFlowStats] = {}
+        self._records: dict[int, RoceFlowStats] = {}     # the same records by (source IP << 16) | port
         self.stats: dict[str, Any] = {"received": 0, "bytes": 0, "ce_marked": 0, "cnps_sent": 0, "last_ns": None}
 
     def on_data(self, src_ip: int, src_port: int, psn: int, payload: bytes, tos: int, time_ns: int) -> None:
-        key = (src_ip, src_port)
-        rec = self.flows.get(key)
+        # found by an int (a UDP port is 16 bits): cheaper than hashing a tuple once a packet
+        rec = self._records.get((src_ip << 16) | src_port)
         if rec is None:
-            rec = self.flows[key] = RoceFlowStats(src_ip, src_port, first_ns=time_ns)
-        n = len(payload) - BTH.size - len(ICRC)
+            rec = self.flows[(src_ip, src_port)] = self._records[(src_ip << 16) | src_port] = \
+                RoceFlowStats(src_ip, src_port, first_ns=time_ns, bin_ns=self.bin_ns)
+        n = len(payload) - _DATA_OVERHEAD
         rec.packets += 1
         rec.bytes += n
         rec.last_ns = time_ns
         rec.arrivals.append(time_ns)
         rec.sizes.append(n)
-        b = time_ns // self.bin_ns
-        rec.bins[b] = rec.bins.get(b, 0) + n
         if psn > rec.max_psn:
             rec.max_psn = psn
         st = self.stats

@@ -4,6 +4,7 @@ byte counter raise it)."""
 from __future__ import annotations
 
 import math
+import struct
 from typing import Callable
 
 from dataplane.net.apps.dcqcn_rate import DcqcnParams, DcqcnRateControl
@@ -22,6 +23,8 @@ from dataplane.net.hosts import packets as pk
 from dataplane.net.hosts.host import Host, Timer, _ip
 
 __all__ = ["DcqcnSender", "ReactionPoint"]
+
+_DATA_HEAD = struct.Struct(BTH.format + APP_HEADER.format.lstrip("!"))   # a data packet's BTH and app header
 
 
 class DcqcnSender:
@@ -96,10 +99,11 @@ class DcqcnSender:
         last = k == self.n_packets - 1
         size = self.total_bytes - k * self.payload_bytes if last else self.payload_bytes
         now = self.sim.now
-        payload = BTH.pack(OP_SEND_ONLY, 0, 0xFFFF, self.dst_qp, k & QP_MASK) + APP_HEADER.pack(k, now)
-        payload += self._pad if size == self.payload_bytes else self._pad[:max(0, size - APP_HEADER.size)] + ICRC
+        head = _DATA_HEAD.pack(OP_SEND_ONLY, 0, 0xFFFF, self.dst_qp, k & QP_MASK, k, now)
+        # the pad is the same bytes in every full packet: passed apart, it is copied once, into the frame
+        tail = self._pad if size == self.payload_bytes else self._pad[:max(0, size - APP_HEADER.size)] + ICRC
         st = self.stats
-        if self.host.send_udp(self.dst_ip, self.qpn, ROCE_PORT, payload, self.tos):
+        if self.host.send_udp(self.dst_ip, self.qpn, ROCE_PORT, head, self.tos, tail):
             st["sent"] += 1
             st["bytes"] += size
         else:

@@ -19,6 +19,8 @@ The NIC honours PAUSE/PFC frames (``dataplane.net.devices.pfc``; consumed by the
 stack): sends wait in the queues meanwhile. ``send_raw`` of one sends it ahead of the queue. With
 one queue (the default) a pause stops the whole NIC; with ``queues:`` in the host's spec it has a
 queue per priority and a pause stops only the classes it names (``host_classes``).
+
+The receive path is ``host_receive.HostReceive``'s, ARP resolution ``arp.ArpResolver``'s.
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ from dataplane.net.devices.pfc import is_mac_control
 from dataplane.net.hosts import packets as pk
 from dataplane.net.hosts.arp import ArpResolver, _Pending
 from dataplane.net.hosts.host_classes import HostClasses
+from dataplane.net.hosts.host_receive import HostReceive
 from dataplane.net.hosts.host_stats import HostStats
 from dataplane.net.hosts.timer import Timer
 from dataplane.net.topology.spec import HostSpec
@@ -44,11 +47,10 @@ _ETH_IPV4 = b"\x08\x00"
 _IPV4 = pk._IPV4
 _UDP = pk._UDP
 _MIN_IP_PAYLOAD = pk.ETH_MIN_FRAME - pk.ETH_HEADER_LEN - pk.IPV4_HEADER_LEN   # shorter IP packets get padded
-_BCAST_BYTES = pk.BROADCAST_MAC.to_bytes(6, "big")
 PULL_AHEAD = 2     # frames a puller keeps queued: one on the wire's heels, one more behind it
 
 
-class Host(ArpResolver, Node):
+class Host(ArpResolver, HostReceive, Node):
     """An end host built from a :class:`HostSpec`; its port 0 is added by the network builder."""
 
     kind = "host"
@@ -175,14 +177,20 @@ class Host(ArpResolver, Node):
             self._refill_scheduled = True
             self.sim.schedule(0, self._refill)
 
-    def send_udp(self, dst_ip: int | str, src_port: int, dst_port: int, payload: bytes, tos: int = 0) -> bool:
-        """Send one UDP datagram; False if it was dropped at once (no route, host down, queue full)."""
+    def send_udp(self, dst_ip: int | str, src_port: int, dst_port: int, payload: bytes, tos: int = 0,
+                 tail: bytes = b"") -> bool:
+        """Send one UDP datagram; False if it was dropped at once (no route, host down, queue full).
+        ``tail``, if given, follows ``payload`` in the datagram: a sender whose packets end in
+        the same bytes (a zero body, a pad) passes them apart, so that they are copied once,
+        into the frame, instead of once per header put in front of them."""
         dst = dst_ip if type(dst_ip) is int else pk.parse_ip(dst_ip)
         if self.udp_checksum:
-            seg = pk.udp(src_port, dst_port, payload, self.ip, dst)
-        else:
-            seg = _UDP.pack(src_port, dst_port, pk.UDP_HEADER_LEN + len(payload), 0) + payload
-        return self.send_ip(dst, pk.PROTO_UDP, seg, tos)
+            return self.send_ip(dst, pk.PROTO_UDP, pk.udp(src_port, dst_port, payload + tail if tail else payload,
+                                                          self.ip, dst), tos)
+        if type(payload) is not bytes:
+            payload = bytes(payload)
+        seg = _UDP.pack(src_port, dst_port, pk.UDP_HEADER_LEN + len(payload) + len(tail), 0) + payload
+        return self._send_ip(dst, pk.PROTO_UDP, seg, tail, tos)
 
     def send_echo_request(self, dst_ip: int | str, ident: int, seq: int, payload: bytes = b"", tos: int = 0) -> bool:
         """Send an ICMP echo request (replies reach the callback bound with ``bind_echo``)."""
@@ -196,15 +204,30 @@ class Host(ArpResolver, Node):
         dst = dst_ip if type(dst_ip) is int else pk.parse_ip(dst_ip)
         if type(payload) is not bytes:
             payload = bytes(payload)
+        return self._send_ip(dst, protocol, payload, b"", tos)
+
+    def _send_ip(self, dst: int, protocol: int, payload: bytes, tail: bytes, tos: int) -> bool:
+        """``send_ip`` of ``payload + tail`` (both bytes), the frame built with one copy of ``tail``."""
+        if not self.up:
+            self.stats.dropped_down += 1
+            return False
         self._ident = ident = (self._ident + 1) & 0xFFFF
-        header = pk.ipv4_header(self.ip, dst, protocol, len(payload), self.ttl, ident, tos)
-        if dst == self.ip:
+        # pk.ipv4_header, inline (once per packet sent): its checksum and its masks
+        tos &= 0xFF
+        ttl = self.ttl & 0xFF
+        protocol &= 0xFF
+        src = self.ip
+        length = len(payload) + len(tail)
+        total = pk.IPV4_HEADER_LEN + length
+        s = (0x4500 + tos + total + ident + (ttl << 8) + protocol + src + dst) % 0xFFFF
+        header = _IPV4.pack(0x45, tos, total, ident, 0, ttl, protocol, 0xFFFF - s if s else 0, src, dst)
+        if dst == src:
             # Loopback: delivered in a fresh event so the caller is not re-entered.
             self.stats.sent += 1
-            self.sim.schedule(0, self._receive_ip, header + payload)
+            self.sim.schedule(0, self._receive_ip, header + payload + tail)
             return True
         if dst == pk.BROADCAST_IP or dst == self.subnet_broadcast:
-            return self._send_frame(pk.BROADCAST_MAC, header + payload)
+            return self._send_frame(pk.BROADCAST_MAC, header + payload + tail)
         if (dst & self.netmask) == self.subnet:
             hop = dst
         elif self.gateway is not None:
@@ -214,14 +237,15 @@ class Host(ArpResolver, Node):
             return False
         mac = self.arp_table.get(hop)
         if mac is None:
-            return self._queue_for_arp(hop, header + payload)
-        # _send_frame, without building the IP packet on its own first.
+            return self._queue_for_arp(hop, header + payload + tail)
+        # _send_frame, without building the IP packet on its own first: the short parts are
+        # joined first, so the long one (the payload, or the tail when there is one) is copied once.
         head = self._eth_cache.get(mac)
         if head is None:
             head = self._eth_cache[mac] = mac.to_bytes(6, "big") + self._mac_bytes + _ETH_IPV4
-        frame = head + header + payload
-        if len(payload) < _MIN_IP_PAYLOAD:
-            frame += bytes(_MIN_IP_PAYLOAD - len(payload))   # NICs pad short frames; it costs wire time
+        frame = head + header + payload + tail if tail else head + header + payload
+        if length < _MIN_IP_PAYLOAD:
+            frame += bytes(_MIN_IP_PAYLOAD - length)   # NICs pad short frames; it costs wire time
         if self._tx(frame):
             self.stats.sent += 1
             return True
@@ -301,128 +325,6 @@ class Host(ArpResolver, Node):
         if pull is not None and port is not None and port.up:
             while not backlog and len(port.queue) < PULL_AHEAD and self.up and pull():
                 pass
-
-    # ------------------------------------------------------------------ receive path
-
-    def receive(self, port: Port, data: bytes) -> None:
-        stats = self.stats
-        if not self.up:
-            stats.dropped_down += 1
-            return
-        stats.rx_frames += 1
-        stats.rx_bytes += len(data)
-        if self._raw:
-            now = self.sim.now
-            consumed = False
-            for cb in self._raw:
-                if cb(data, now):
-                    consumed = True
-            if consumed:
-                return
-        if len(data) < pk.ETH_HEADER_LEN:
-            stats.dropped_malformed += 1
-            return
-        dst = data[0:6]
-        if dst != self._mac_bytes and dst != _BCAST_BYTES:
-            stats.dropped_not_for_us += 1
-            return
-        ethertype = data[12:14]
-        if ethertype == _ETH_IPV4:
-            if self._fast_udp and len(data) >= 42:
-                # The common case read straight from the frame: a UDP datagram without options,
-                # fragments or a UDP checksum. What _receive_ip and _receive_udp would count and
-                # deliver; anything else goes the general way (nothing is counted before that).
-                vihl, tos, total, ident, frag, ttl, proto, csum, src, dst_ip = _IPV4.unpack_from(data, 14)
-                if vihl == 0x45 and proto == 17 and 28 <= total <= len(data) - 14 and not frag & 0x3FFF:
-                    sport, dport, ulen, ucsum = _UDP.unpack_from(data, 34)
-                    if not ucsum and 8 <= ulen <= total - 20:
-                        if (0x4500 + tos + total + ident + frag + (ttl << 8) + 17 + csum + src + dst_ip) % 0xFFFF:
-                            stats.dropped_bad_checksum += 1      # pk.parse_ipv4's checksum_ok, as in ipv4_header
-                            return
-                        if dst_ip != self.ip and dst_ip != pk.BROADCAST_IP and dst_ip != self.subnet_broadcast:
-                            stats.dropped_not_for_us += 1
-                            return
-                        stats.received += 1
-                        if tos & 3 == 3:
-                            stats.ce_received += 1
-                        cb = self._udp.get(dport)
-                        if cb is None:
-                            stats.dropped_no_listener += 1
-                            return
-                        stats.udp_delivered += 1
-                        cb(src, sport, data[42:34 + ulen], tos, self.sim.now)
-                        return
-            self._receive_ip(data[14:])
-        elif ethertype == b"\x08\x06":
-            self._receive_arp(data[14:])
-        else:
-            stats.dropped_unsupported += 1
-
-    def _receive_ip(self, data: bytes) -> None:
-        stats = self.stats
-        ip = pk.parse_ipv4(data)
-        if ip is None:
-            stats.dropped_malformed += 1
-            return
-        if not ip.checksum_ok:
-            stats.dropped_bad_checksum += 1
-            return
-        dst = ip.dst
-        if dst != self.ip and dst != pk.BROADCAST_IP and dst != self.subnet_broadcast:
-            stats.dropped_not_for_us += 1
-            return
-        if ip.flags & 1 or ip.frag_offset:
-            stats.dropped_unsupported += 1   # no reassembly in this stack
-            return
-        stats.received += 1
-        if ip.tos & 3 == 3:
-            stats.ce_received += 1
-        proto = ip.protocol
-        if proto == pk.PROTO_UDP:
-            self._receive_udp(ip)
-        elif proto == pk.PROTO_ICMP:
-            self._receive_icmp(ip)
-        else:
-            stats.dropped_unsupported += 1
-
-    def _receive_udp(self, ip: pk.IPv4) -> None:
-        u = pk.parse_udp(ip.payload)
-        if u is None:
-            self.stats.dropped_malformed += 1
-            return
-        if u.checksum and pk.checksum(pk._pseudo_header(ip.src, ip.dst, pk.PROTO_UDP, u.length)
-                                      + ip.payload[:u.length]) != 0:
-            self.stats.dropped_bad_checksum += 1
-            return
-        cb = self._udp.get(u.dst_port)
-        if cb is None:
-            self.stats.dropped_no_listener += 1
-            return
-        self.stats.udp_delivered += 1
-        cb(ip.src, u.src_port, u.payload, ip.tos, self.sim.now)
-
-    def _receive_icmp(self, ip: pk.IPv4) -> None:
-        m = pk.parse_icmp(ip.payload)
-        if m is None:
-            self.stats.dropped_malformed += 1
-            return
-        if not m.checksum_ok:
-            self.stats.dropped_bad_checksum += 1
-            return
-        if m.type == pk.ICMP_ECHO_REQUEST and m.code == 0:
-            if ip.dst != self.ip:
-                return                        # like Linux (icmp_echo_ignore_broadcasts): no smurf replies
-            # Keep the DSCP, clear ECN: a CE mark belongs to the request's path, not the reply's.
-            if self.send_ip(ip.src, pk.PROTO_ICMP, pk.icmp_echo_reply(m.ident, m.seq, m.payload), ip.tos & 0xFC):
-                self.stats.echo_replies_sent += 1
-        elif m.type == pk.ICMP_ECHO_REPLY:
-            cb = self._echo.get(m.ident)
-            if cb is None:
-                self.stats.dropped_no_listener += 1
-                return
-            cb(ip.src, m.ident, m.seq, m.payload, self.sim.now)
-        else:
-            self.stats.dropped_unsupported += 1
 
     def __repr__(self) -> str:
         return f"Host({self.name}, {pk.ip_str(self.ip)}/{self.prefix_len}, {pk.mac_str(self.mac)})"

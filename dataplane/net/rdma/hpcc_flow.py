@@ -72,7 +72,7 @@ class HpccSender:
         self.endpoint.receivers[self.qpn] = self       # ACKs are addressed to this QP
         self.n_packets = -(-total_bytes // payload_bytes)
         self.frame_bits = self.link.wire_bytes(hpcc_frame_len(payload_bytes)) * 8
-        self._pad = bytes(payload_bytes - APP_HEADER.size)
+        self._tail = bytes(payload_bytes - APP_HEADER.size) + ICRC
         self._next = 0                 # PSN to send
         self._una = 0                  # one past the highest acknowledged PSN
         self._avail = float(start_ns)  # earliest time of the next packet (pacing)
@@ -118,9 +118,11 @@ class HpccSender:
 
     def _send(self, psn: int) -> None:
         size = self._size(psn)
-        body = APP_HEADER.pack(psn, self.sim.now) + self._pad[:max(0, size - APP_HEADER.size)]
-        payload = BTH.pack(OP_SEND_ONLY, 0, 0xFFFF, self.dst_qp, psn & QP_MASK) + _EMPTY_INT + body + ICRC
-        if self.host.send_udp(self.dst_ip, self.qpn, ROCE_PORT, payload, HPCC_TOS):
+        head = BTH.pack(OP_SEND_ONLY, 0, 0xFFFF, self.dst_qp, psn & QP_MASK) + _EMPTY_INT + \
+            APP_HEADER.pack(psn, self.sim.now)
+        # a full packet's pad and ICRC are the same bytes every time: copied once, into the frame
+        tail = self._tail if size == self.payload_bytes else bytes(max(0, size - APP_HEADER.size)) + ICRC
+        if self.host.send_udp(self.dst_ip, self.qpn, ROCE_PORT, head, HPCC_TOS, tail):
             self.stats["sent"] += 1
             self.stats["bytes"] += size
         else:

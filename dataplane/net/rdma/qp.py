@@ -152,7 +152,7 @@ class QueuePair:
         self._rto_armed = False
         self.queued = False              # in the NIC's active list
         self.ready_ns = 0.0              # paced: the earliest time of the next packet
-        self._zeros = bytes(config.mtu)
+        self._zeros = bytes(config.mtu) + wire.ICRC    # a full packet's body of zeros, and its ICRC
         # responder
         self._epsn = 0
         self._unacked = 0
@@ -233,15 +233,18 @@ class QueuePair:
             op = wire.OP_SEND_FIRST
         else:
             op = wire.OP_SEND_LAST if last else wire.OP_SEND_MIDDLE
-        body = m.data[k * mtu:k * mtu + size] if m.data is not None else \
-            (self._zeros if size == mtu else self._zeros[:size])
+        # the body and ICRC go apart from the headers (Host.send_udp's tail): copied once, into
+        # the frame; a zero body of the path MTU is the same bytes in every packet
+        tail = b"".join((m.data[k * mtu:k * mtu + size], wire.ICRC)) if m.data is not None else \
+            (self._zeros if size == mtu else bytes(size) + wire.ICRC)
         # AckReq on a message's last packet, and on the one that fills the window (else a window
         # smaller than the responder's ACK coalescing would wait for the timer)
         window = self.config.window
         ack_req = last or (window is not None and psn + 1 - self._una >= window)
-        payload = wire.data_header(op, self.remote_qpn, psn, ack_req) + (self.hpcc.data_extra() if self.hpcc else b"") \
-            + bytes(body) + wire.ICRC
-        self.host.send_udp(self.remote_ip, self.src_port, ROCE_PORT, payload, self.tos)
+        head = wire.data_header(op, self.remote_qpn, psn, ack_req)
+        if self.hpcc is not None:
+            head += self.hpcc.data_extra()
+        self.host.send_udp(self.remote_ip, self.src_port, ROCE_PORT, head, self.tos, tail)
         st = self.stats
         st.packets_sent += 1
         st.bytes_sent += size

@@ -382,3 +382,20 @@ def test_periodic_decrease_and_alpha_ticks_as_hpccs_mellanox_model(pair):
     assert cuts[0][1] == pytest.approx(rate)
     alpha = (1 - g) * alpha + g                          # the second tick saw the CNPs at 22/24 us
     assert cuts[1][1] == pytest.approx(rate * (1 - alpha / 2))
+
+
+def test_a_flows_bins_are_its_bytes_by_arrival_bin_and_follow_new_arrivals():
+    """``RoceFlowStats.bins`` (made when read) sums each packet's bytes into bin arrival // bin_ns,
+    bins in arrival order, and a read after more packets arrived counts them too."""
+    from dataplane.net.apps.dcqcn_np import RoceFlowStats
+
+    rec = RoceFlowStats(1, 2, bin_ns=100)
+    for t, n in ((0, 10), (99, 5), (100, 7), (250, 1)):
+        rec.arrivals.append(t)
+        rec.sizes.append(n)
+    assert rec.bins == {0: 15, 1: 7, 2: 1} and list(rec.bins) == [0, 1, 2]
+    rec.arrivals.append(299)
+    rec.sizes.append(4)
+    rec.arrivals.append(300)
+    rec.sizes.append(2)
+    assert rec.bins == {0: 15, 1: 7, 2: 5, 3: 2}

@@ -302,3 +302,28 @@ def test_a_subclass_changing_the_udp_path_keeps_it():
 
     assert not Custom(Simulator(), HostSpec("h", MAC1, IP1, 24))._fast_udp
     assert Host(Simulator(), HostSpec("h", MAC1, IP1, 24))._fast_udp
+
+
+def test_a_tail_sent_apart_makes_the_frame_scapy_builds_for_the_whole_payload(pair):
+    """``send_udp(..., tail=t)`` sends the datagram of ``payload + t``: the frame scapy builds
+    for that payload (IPv4 identification and checksum, UDP length and checksum, padding of a
+    short frame), with the UDP checksum off and on; a memoryview payload with no tail still goes."""
+    sim, h1, h2, _ = pair(static_arp=True)
+    frames = []
+    h2.on_receive(lambda data, t: frames.append(data))
+    sends = [(b"\x01\x02", b"\x00" * 1400, False, 0), (b"hd", b"t", False, 0x48), (b"head", b"\xff" * 40, True, 2)]
+    for head, tail, csum, tos in sends:
+        h1.udp_checksum = csum
+        assert h1.send_udp(IP2, 4791, 4791, head, tos, tail)
+    h1.udp_checksum = False
+    assert h1.send_udp(IP2, 7, 8, memoryview(b"view"))
+    sim.run()
+    assert len(frames) == 4
+    for i, (head, tail, csum, tos) in enumerate(sends):
+        expected = Ether(src="08:00:00:00:01:01", dst="08:00:00:00:02:02") / \
+            IP(src="10.0.0.1", dst="10.0.0.2", id=i + 1, tos=tos, ttl=64) / UDP(sport=4791, dport=4791) / (head + tail)
+        if not csum:
+            expected[UDP].chksum = 0
+        want = bytes(expected)
+        assert frames[i] == want + bytes(max(0, 60 - len(want)))
+    assert frames[3][42:46] == b"view"
