@@ -193,7 +193,7 @@ def _lb(r: Any, top: dict) -> tuple[Any, str]:
     m = {"scheme": value} if isinstance(value, str) else r.mapping(value, "lb", line)
     r.unknown(m, {*_LB_KEYS, "receiver", "quantum"}, "lb")
     if "scheme" not in m:
-        raise r.err(line, "lb", "needs 'scheme' (ecmp, flowlet, spray or adaptive)")
+        raise r.err(line, "lb", "needs 'scheme' (ecmp, flowlet, spray, adaptive or reps)")
     receiver = str(m.get("receiver", "sack"))
     if receiver not in RECEIVERS:
         raise r.err(r.line_of(m, "receiver"), "lb.receiver", f"must be one of {', '.join(RECEIVERS)}, got {receiver!r}",
