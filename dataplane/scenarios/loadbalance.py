@@ -3,8 +3,10 @@ collective-like traffic, with an uplink failed or slow.
 
 Every run builds a fresh generated fabric (``scenarios.fabric``: fat-tree or leaf-spine, PFC,
 100G) whose switches all run one load-balancing program (``--lb``: ``programs/ecmp.p4``,
-``flowlet.p4``, ``spray.p4``, ``adaptive.p4``), starts the workload at t = 0 on every host and
-runs it to the end:
+``flowlet.p4``, ``spray.p4``, ``adaptive.p4``; ``reps``: ecmp.p4 marking by queue wait
+(``--mark-us``), the hosts choosing each packet's entropy, ``dataplane.net.rdma.entropy``),
+starts the workload at t = 0 on every host and runs it to the end (``--window``: the packets
+in flight per flow; none by default, 96 for reps):
 
 * ``permutation``: every host sends one flow of ``--size`` to a host in another rack;
 * ``all-to-all``: every host sends ``--size`` split evenly over all the others;

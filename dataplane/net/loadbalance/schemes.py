@@ -41,8 +41,9 @@ SPRAY_ORDERS = ("round-robin", "random")
 HASH_FIELDS = {"src": 1, "dst": 2, "proto": 4, "sport": 8, "dport": 16}
 #: the members LeastLoaded compares (set_members' ports)
 MAX_MEMBERS = 8
-#: reps' packets in flight per flow unless ``window`` says: about 1.5 times the bandwidth-delay
-#: product of a 100G fat-tree with 1 us links (6 hops each way and the ACK coalescing)
+#: reps' packets in flight per flow unless ``window`` says: about 1.6 times the bandwidth-delay
+#: product of a 100G fat-tree's longest path with 1 us links (58 packets: a 14 us round trip
+#: and the 16 packets an ACK waits for), so no bound while the paths are clear
 REPS_WINDOW = 96
 ECMP_TABLE = "MyIngress.ecmp_nhop"
 MEMBERS_TABLE = "MyIngress.least_loaded.ecmp_members"
