@@ -106,6 +106,8 @@ def command(job: str, topology: str, k: int | None, bandwidth: str, latency: str
         spec.receiver = "sack"
     if receiver is not None:
         spec.receiver = receiver
+    if spec.lb is not None and spec.lb.host_entropy and spec.receiver != "sack":
+        raise click.BadParameter("reps sprays from the hosts and needs the sack receiver", param_hint="--receiver")
     chosen = [w.strip() for w in what_if.split(",") if w.strip() and w.strip() != "none"]
     for w in chosen:
         if w not in WHAT_IFS:
