@@ -50,6 +50,7 @@ class LbRun:
 def run_one(run: LbRun) -> dict[str, Any] | None:
     """Build, run and measure ``run``; None on MPI ranks but 0."""
     from dataplane.net.rdma import TransportConfig
+    from dataplane.net.rdma.entropy import EntropyParams
     from dataplane.scenarios._loadbalance_cc import hpcc_transport, record_queues
     from dataplane.scenarios.incast_hpcc import set_link_rates
 
@@ -75,7 +76,10 @@ def run_one(run: LbRun) -> dict[str, Any] | None:
     if run.hpcc:
         transport = hpcc_transport(fabric, run.mtu)
     else:
-        transport = TransportConfig(mtu=run.mtu, receiver=run.receiver, dcqcn=run.dcqcn)
+        # reps: the hosts choose every packet's entropy (dataplane.net.rdma.entropy)
+        entropy = EntropyParams(seed=run.seed) if lb is not None and lb.host_entropy else None
+        transport = TransportConfig(mtu=run.mtu, receiver=run.receiver, dcqcn=run.dcqcn, entropy=entropy,
+                                    window=lb.transport_window if lb is not None else None)
     if run.workload in FLOW_WORKLOADS:
         row = _flows(run, fabric, transport, recorders)
     else:
@@ -85,7 +89,7 @@ def run_one(run: LbRun) -> dict[str, Any] | None:
     row.update(_fabric_counters(run, fabric, row.pop("_time_ns")))
     detail = lb.describe() if lb is not None else "ecn.p4"
     head = {"workload": run.workload, "lb": lb.scheme if lb is not None else "ecn", "receiver": transport.receiver,
-            "event": run.event, "hash_seed": lb.hash_seed if lb is not None and lb.scheme == "ecmp" else None,
+            "event": run.event, "hash_seed": lb.hash_seed if lb is not None and lb.hashes else None,
             "lb_detail": f"hpcc.p4: {detail}" if run.hpcc else detail, "size": run.size,
             "cc": "hpcc" if run.hpcc else "dcqcn" if run.dcqcn is not None else "none"}
     return {**head, **row}

@@ -142,7 +142,7 @@ def _build_generated(cfg: FabricConfig) -> Fabric:
     gen = _generated(cfg)
     lb = cfg.lb
     ups = uplinks(gen)          # before the failed links leave the port maps: every uplink built
-    reroute(gen, hash_stride=lb is None or lb.scheme == "ecmp", down=tuple(cfg.down_links))
+    reroute(gen, hash_stride=lb is None or lb.hashes, down=tuple(cfg.down_links))
     program = builtin_program(lb.program if lb is not None else cfg.program)
     spec = TopologySpec(gen.name)
     params = {"pfc": {"xoff": cfg.pfc_xoff_bytes, "xon": cfg.pfc_xon_bytes}} if cfg.pfc else {}

@@ -3,8 +3,10 @@ collective-like traffic, with an uplink failed or slow.
 
 Every run builds a fresh generated fabric (``scenarios.fabric``: fat-tree or leaf-spine, PFC,
 100G) whose switches all run one load-balancing program (``--lb``: ``programs/ecmp.p4``,
-``flowlet.p4``, ``spray.p4``, ``adaptive.p4``), starts the workload at t = 0 on every host and
-runs it to the end:
+``flowlet.p4``, ``spray.p4``, ``adaptive.p4``; ``reps``: ecmp.p4 marking by queue wait
+(``--mark-us``), the hosts choosing each packet's entropy, ``dataplane.net.rdma.entropy``),
+starts the workload at t = 0 on every host and runs it to the end (``--window``: the packets
+in flight per flow; none by default, 96 for reps):
 
 * ``permutation``: every host sends one flow of ``--size`` to a host in another rack;
 * ``all-to-all``: every host sends ``--size`` split evenly over all the others;
@@ -47,7 +49,7 @@ import click
 from dataplane.cli.options import OutputDir
 from dataplane.scenarios._ranks import on_root, ranks_option, relaunch
 
-SCHEME_NAMES = ("ecmp", "flowlet", "spray", "adaptive")
+SCHEME_NAMES = ("ecmp", "flowlet", "spray", "adaptive", "reps")
 CCS = ("none", "dcqcn", "hpcc")
 
 
@@ -95,6 +97,17 @@ def _check_hpcc_switches(schemes: list[str], hash_seed: int, fields: tuple[str, 
                                  param_hint="--hash-fields")
 
 
+def _mark_us(text: str) -> tuple[int, int]:
+    """--mark-us: two whole microseconds, the first below the second."""
+    try:
+        kmin, kmax = (int(x) for x in text.split(","))
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: two whole microseconds, e.g. 2,20", param_hint="--mark-us") from None
+    if not 0 <= kmin < kmax < 2**32:
+        raise click.BadParameter(f"{text!r}: 0 <= KMIN < KMAX", param_hint="--mark-us")
+    return kmin, kmax
+
+
 def _default_link(topology: str) -> tuple[str, str]:
     return ("leaf1", "spine1") if topology == "leaf-spine" else ("edge1_1", "agg1_1")
 
@@ -116,7 +129,7 @@ def _default_link(topology: str) -> tuple[str, str]:
 @click.option("--size", "size_text", default="2MiB", show_default=True,
               help="Bytes each host sends (permutation, all-to-all) or the collective's size; K/M/G are 1024-based.")
 @click.option("--lb", "lb_text", default=",".join(SCHEME_NAMES), show_default=True,
-              help="Comma-separated schemes: ecmp, flowlet, spray, adaptive.")
+              help="Comma-separated schemes: ecmp, flowlet, spray, adaptive, reps (the hosts spray by entropy).")
 @click.option("--receiver", "receiver_text", default="sack", show_default=True,
               help="Comma-separated receivers: gbn (go-back-N), sack (selective repeat).")
 @click.option("--event", "event_text", default="none,down,slow", show_default=True,
@@ -137,6 +150,11 @@ def _default_link(topology: str) -> tuple[str, str]:
               show_default=True, help="spray: each flow's members in turn, or a random one per packet.")
 @click.option("--quantum", "quantum_text", default="16KiB", show_default=True,
               help="adaptive, flowlet least-loaded: loads are compared in units of this many bytes (a power of two).")
+@click.option("--mark-us", "mark_text", default="2,20", show_default=True, metavar="KMIN,KMAX",
+              help="reps: the switches mark CE with a probability rising from 0 to 1 as a packet's wait in "
+                   "its queue goes from KMIN to KMAX microseconds.")
+@click.option("--window", default=None, type=click.IntRange(1, 65536),
+              help="Packets in flight per flow, every scheme (default: no bound; reps: 96).")
 @click.option("--mtu", default=4096, show_default=True, type=click.IntRange(256, 8192), help="The path MTU of the "
               "transport's payload.")
 @click.option("--pfc/--no-pfc", default=True, show_default=True, help="PFC on every switch (a lossless fabric).")
@@ -151,8 +169,8 @@ def _default_link(topology: str) -> tuple[str, str]:
 def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int, bandwidth: str,
             fabric_bandwidth: str | None, latency: str, workload: str, size_text: str, lb_text: str,
             receiver_text: str, event_text: str, event_link: str | None, slow_rate: float, hash_seed: int,
-            hash_fields: str, flowlet_us: int, flowlet_choice: str, spray_order: str, quantum_text: str, mtu: int,
-            pfc: bool, cc: str, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
+            hash_fields: str, flowlet_us: int, flowlet_choice: str, spray_order: str, quantum_text: str, mark_text: str,
+            window: int | None, mtu: int, pfc: bool, cc: str, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
     """Compare load-balancing schemes (ECMP, flowlets, packet spraying, adaptive routing) on a fabric
     under a permutation, all-to-all or a collective, clean and with one uplink failed or slow."""
     from dataplane import progress
@@ -192,6 +210,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
         raise click.BadParameter("must be at least 1 byte", param_hint="--size")
     if quantum < 1 or quantum & (quantum - 1) or quantum > 2**31:
         raise click.BadParameter(f"{quantum_text}: a power of two from 1 B to 2 GiB", param_hint="--quantum")
+    mark = _mark_us(mark_text)
     if topology == "fat-tree" and k % 2:
         raise click.BadParameter(f"k must be even, got {k}", param_hint="--k")
     link = _default_link(topology)
@@ -207,7 +226,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
                         bandwidth=bandwidth, fabric_bandwidth=fabric_bandwidth, latency=latency, pfc=pfc,
                         ecn=cc == "dcqcn", seed=seed)
     lbs = [LbConfig(s, hash_seed=hash_seed, hash_fields=fields, flowlet_us=flowlet_us, flowlet_choice=flowlet_choice,
-                    spray_order=spray_order, load_shift=quantum.bit_length() - 1) for s in schemes]
+                    spray_order=spray_order, load_shift=quantum.bit_length() - 1, mark_us=mark, window=window) for s in schemes]
     runs = [LbRun(w, size, FabricConfig(**{**base.__dict__, "lb": lb}), receiver, event, link, slow_rate, mtu, seed,
                   dcqcn, cc == "hpcc")
             for w in workloads for event in events for lb in lbs for receiver in receivers]

@@ -19,7 +19,7 @@ each fault asked for (``--what-if``), every one against the clean run:
   routes converged without it (default: the first GPU's rack's first uplink).
 
 The fabric's load balancing is the job file's ``lb:`` (``dataplane.net.training.job``), or
-``--lb`` (ecmp, flowlet, spray, adaptive; ``dataplane scenario loadbalance`` compares them), with
+``--lb`` (ecmp, flowlet, spray, adaptive, reps; ``dataplane scenario loadbalance`` compares them), with
 ``--receiver`` (gbn or sack; sack by default with a scheme), so a job's step time can be compared
 across schemes and faults.
 """
@@ -76,7 +76,7 @@ def _load(job: str):
 @click.option("--tenant-rate", default="25Gbps", show_default=True, help="tenant: each flow's rate.")
 @click.option("--loss", default=0.001, show_default=True, type=click.FloatRange(0.0, 0.5, max_open=True),
               help="loss: the chance a frame is lost on each link.")
-@click.option("--lb", "lb_scheme", default=None, type=click.Choice(["ecmp", "flowlet", "spray", "adaptive"]),
+@click.option("--lb", "lb_scheme", default=None, type=click.Choice(["ecmp", "flowlet", "spray", "adaptive", "reps"]),
               help="The fabric's load-balancing program (default: the job file's lb, else ecn.p4's ECMP).")
 @click.option("--receiver", default=None, type=click.Choice(["gbn", "sack"]),
               help="The transport's receiver (default: the job file's; sack with a scheme, else gbn).")
@@ -106,6 +106,8 @@ def command(job: str, topology: str, k: int | None, bandwidth: str, latency: str
         spec.receiver = "sack"
     if receiver is not None:
         spec.receiver = receiver
+    if spec.lb is not None and spec.lb.host_entropy and spec.receiver != "sack":
+        raise click.BadParameter("reps sprays from the hosts and needs the sack receiver", param_hint="--receiver")
     chosen = [w.strip() for w in what_if.split(",") if w.strip() and w.strip() != "none"]
     for w in chosen:
         if w not in WHAT_IFS:

@@ -114,6 +114,7 @@ def run_job(job: Job, fabric_cfg: FabricConfig, fault: Fault, clean: JobResult |
     from dataplane.net.collectives.comm import Communicator
     from dataplane.net.parallel.session import gather_results
     from dataplane.net.rdma import TransportConfig
+    from dataplane.net.rdma.entropy import EntropyParams
     from dataplane.net.training.gpu import GpuWorker
     from dataplane.net.training.measure import decompose, step_ends
     from dataplane.net.training.program import GpuComms, Plans, gpu_program
@@ -141,7 +142,11 @@ def run_job(job: Job, fabric_cfg: FabricConfig, fault: Fault, clean: JobResult |
     if fault.kind == "loss":
         for l in fabric.net.links:
             l.loss = fault.loss
-    transport = TransportConfig(rto_ns=1_000_000, receiver=job.receiver)
+    lb = fabric_cfg.lb
+    # reps: the hosts choose every packet's entropy (dataplane.net.rdma.entropy)
+    entropy = EntropyParams(seed=fabric_cfg.seed) if lb is not None and lb.host_entropy else None
+    transport = TransportConfig(rto_ns=1_000_000, receiver=job.receiver, entropy=entropy,
+                                window=lb.transport_window if lb is not None else None)
     comms: list[Communicator] = []
     by_gpu: dict[int, dict[str, Any]] = {g: {} for g in range(job.world)}
 

@@ -113,6 +113,9 @@ def test_the_command_prints_its_table_and_json():
     (["--event", "slow", "--event-link", "edge1_1"], "two switches"),
     (["--k", "5"], "k must be even"),
     (["--size", "lots"], "cannot read"),
+    (["--mark-us", "20,2"], "0 <= KMIN < KMAX"),
+    (["--mark-us", "fast"], "two whole microseconds"),
+    (["--lb", "reps", "--receiver", "gbn"], "selective receiver"),
 ])
 def test_bad_options_get_a_clear_error(args, words):
     result = CliRunner().invoke(main, ["scenario", "loadbalance", "--size", "64KiB", *args])
@@ -130,7 +133,7 @@ def _mpi_works() -> bool:
 def test_the_results_are_identical_on_one_and_two_ranks():
     if not _mpi_works():
         pytest.skip("needs MPI (mpiexec) and mpi4py")
-    args = ["scenario", "loadbalance", "--lb", "ecmp,flowlet,spray,adaptive", "--event", "none,down",
+    args = ["scenario", "loadbalance", "--lb", "ecmp,flowlet,spray,adaptive,reps", "--event", "none,down",
             "--size", "256KiB", "--json"]
     outs = []
     for ranks in ("1", "2"):

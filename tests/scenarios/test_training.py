@@ -110,3 +110,17 @@ def test_a_job_on_a_sprayed_fabric_needs_receivers_that_place_out_of_order_packe
     down = run_job(job_from_text(DP4 + "lb: adaptive\n"), fabric, Fault("down"), sack)
     assert down.description == "link leaf1-spine1 down from the start, routes converged without it"
     assert len(down.steps) == 2 and down.summary()["inflation"] == pytest.approx(0, abs=0.01)
+
+
+def test_a_job_on_reps_sprays_from_its_hosts_and_refuses_go_back_n(tmp_path):
+    """lb: reps: the hosts choose every packet's entropy over ecmp.p4 switches; the job runs with
+    sack receivers, nothing resent, its step no longer than with the switches spraying (within
+    1%). --lb reps with --receiver gbn is refused before anything runs."""
+    fabric = FabricConfig(topology="leaf-spine", leaves=2, spines=2, hosts_per_leaf=2)
+    spray = run_job(job_from_text(DP4 + "lb: spray\n"), fabric, Fault("clean"))
+    reps = run_job(job_from_text(DP4 + "lb: reps\n"), fabric, Fault("clean"))
+    assert reps.retransmitted == 0 and reps.mean_step_ns <= spray.mean_step_ns * 1.01
+    job = tmp_path / "job.yaml"
+    job.write_text(DP4)
+    result = CliRunner().invoke(main, ["scenario", "training", str(job), "--lb", "reps", "--receiver", "gbn"])
+    assert result.exit_code == 2 and "needs the sack receiver" in result.output

@@ -9,7 +9,17 @@ sets (``configure``):
   ``flowlet_choice``: random, LetFlow's, or least-loaded; ``load_shift``);
 * ``spray``: ``spray_config`` = set_spray(mode) (``spray_order``: round-robin or random);
 * ``adaptive``: ``adaptive_config`` = set_adaptive(shift) (``load_shift``: loads are compared
-  in units of 2^shift bytes, ``programs/lb_least_loaded.p4h``).
+  in units of 2^shift bytes, ``programs/lb_least_loaded.p4h``);
+* ``reps``: the hosts spray (``dataplane.net.rdma.entropy``: every packet's UDP source port
+  chosen by its sender, recycled while its path is not congested) and the switches run
+  ``ecmp.p4`` (``hash_config`` as ecmp's), marking CE by how long a packet waited in its queue
+  (``ecn_profile`` = ecn_delay(kmin_us, kmax_us, 100%), ``mark_us``): the marks are what the
+  senders steer by. Its senders keep at most ``transport_window`` packets in flight (IRN's
+  BDP flow control; without a bound line-rate senders keep every path past the marking
+  threshold, and the marks stop telling paths apart).
+
+``window`` bounds the packets in flight of every flow under any scheme (None: unbounded, as
+RoCE NICs; reps: ``REPS_WINDOW``).
 
 Schemes that compare their ports' loads (adaptive; flowlet with least-loaded) also get
 ``ecmp_members`` entries, the ports of each ECMP group in select order, made from the same
@@ -21,16 +31,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SCHEMES", "FLOWLET_CHOICES", "SPRAY_ORDERS", "HASH_FIELDS", "MAX_MEMBERS", "LbConfig",
+__all__ = ["SCHEMES", "FLOWLET_CHOICES", "SPRAY_ORDERS", "HASH_FIELDS", "MAX_MEMBERS", "REPS_WINDOW", "LbConfig",
            "member_entries", "configure"]
 
-SCHEMES = ("ecmp", "flowlet", "spray", "adaptive")
+SCHEMES = ("ecmp", "flowlet", "spray", "adaptive", "reps")
 FLOWLET_CHOICES = ("random", "least-loaded")
 SPRAY_ORDERS = ("round-robin", "random")
 #: hash_config's field bits, in the order the 5-tuple is hashed
 HASH_FIELDS = {"src": 1, "dst": 2, "proto": 4, "sport": 8, "dport": 16}
 #: the members LeastLoaded compares (set_members' ports)
 MAX_MEMBERS = 8
+#: reps' packets in flight per flow unless ``window`` says: about 1.6 times the bandwidth-delay
+#: product of a 100G fat-tree's longest path with 1 us links (58 packets: a 14 us round trip
+#: and the 16 packets an ACK waits for), so no bound while the paths are clear
+REPS_WINDOW = 96
 ECMP_TABLE = "MyIngress.ecmp_nhop"
 MEMBERS_TABLE = "MyIngress.least_loaded.ecmp_members"
 MEMBERS_ACTION = "MyIngress.least_loaded.set_members"
@@ -47,6 +61,8 @@ class LbConfig:
     flowlet_choice: str = "random"
     spray_order: str = "round-robin"
     load_shift: int = 14
+    mark_us: tuple[int, int] = (2, 20)
+    window: int | None = None
 
     def __post_init__(self) -> None:
         if self.scheme not in SCHEMES:
@@ -62,13 +78,35 @@ class LbConfig:
             raise ValueError(f"flowlet choice is one of {', '.join(FLOWLET_CHOICES)}, got {self.flowlet_choice!r}")
         if not 0 <= self.load_shift <= 31:
             raise ValueError(f"the load quantum is 2^shift bytes with shift in 0..31, got {self.load_shift}")
+        kmin, kmax = self.mark_us
+        if not 0 <= kmin < kmax < 2**32:
+            raise ValueError(f"the marking delays are 0 <= kmin < kmax microseconds, got {kmin}, {kmax}")
+        if self.window is not None and not 1 <= self.window <= 65536:
+            raise ValueError(f"the window is 1..65536 packets, got {self.window}")
         if self.spray_order not in SPRAY_ORDERS:
             raise ValueError(f"spray order is one of {', '.join(SPRAY_ORDERS)}, got {self.spray_order!r}")
 
     @property
     def program(self) -> str:
         """The built-in program's name."""
-        return self.scheme
+        return "ecmp" if self.scheme == "reps" else self.scheme
+
+    @property
+    def hashes(self) -> bool:
+        """The switches pick members by a hash of the 5-tuple (they keep the generator's stride)."""
+        return self.scheme in ("ecmp", "reps")
+
+    @property
+    def host_entropy(self) -> bool:
+        """The hosts choose each packet's entropy (``reps``): the transport needs its ``entropy``."""
+        return self.scheme == "reps"
+
+    @property
+    def transport_window(self) -> int | None:
+        """The packets in flight per flow: ``window``, else REPS_WINDOW for reps, else no bound."""
+        if self.window is not None:
+            return self.window
+        return REPS_WINDOW if self.scheme == "reps" else None
 
     @property
     def compares_loads(self) -> bool:
@@ -79,6 +117,10 @@ class LbConfig:
         return sum(HASH_FIELDS[f] for f in set(self.hash_fields))
 
     def describe(self) -> str:
+        window = self.transport_window
+        return self._scheme_text() + (f", window {window} packets" if window is not None else "")
+
+    def _scheme_text(self) -> str:
         if self.scheme == "ecmp":
             fields = "5-tuple" if self.field_mask == 31 else "+".join(f for f in HASH_FIELDS if f in self.hash_fields)
             return f"ecmp (hash seed {self.hash_seed}, {fields})"
@@ -88,6 +130,8 @@ class LbConfig:
             return f"flowlet ({self.flowlet_us} us gap, {choice})"
         if self.scheme == "spray":
             return f"spray ({self.spray_order})"
+        if self.scheme == "reps":
+            return f"reps (the hosts' entropy per packet, marks past {self.mark_us[0]}..{self.mark_us[1]} us of queue)"
         return f"adaptive (least-loaded port, {quantum})"
 
 
@@ -113,9 +157,13 @@ def member_entries(entries: list[dict[str, Any]], switch: str = "") -> list[dict
 
 def configure(api: Any, cfg: LbConfig) -> None:
     """Set the scheme's configuration table on a switch running its program."""
-    if cfg.scheme == "ecmp":
+    if cfg.hashes:
         api.table_set_default("MyIngress.hash_config", "MyIngress.set_hash",
                               {"seed": cfg.hash_seed, "fields": cfg.field_mask})
+        if cfg.scheme == "reps":
+            # RED on the wait, up to certain marking at kmax (pmax 65536/65536)
+            api.table_set_default("MyEgress.ecn_profile", "MyEgress.ecn_delay",
+                                  {"kmin_us": cfg.mark_us[0], "kmax_us": cfg.mark_us[1], "pmax": 65536})
     elif cfg.scheme == "flowlet":
         api.table_set_default("MyIngress.flowlet_config", "MyIngress.set_flowlet",
                               {"timeout": cfg.flowlet_us, "mode": FLOWLET_CHOICES.index(cfg.flowlet_choice),

@@ -33,6 +33,7 @@ from dataplane.net.apps.dcqcn_rp import ReactionPoint
 from dataplane.net.apps.dcqcn_wire import CNP_TOS, ROCE_PORT
 from dataplane.net.hosts import packets as pk
 from dataplane.net.rdma import wire
+from dataplane.net.rdma.entropy import EntropyEcho, EntropySender
 from dataplane.net.rdma.hpcc_qp import QpHpcc
 from dataplane.net.rdma.sack import SackReceiver, SackSender
 
@@ -62,6 +63,7 @@ class TransportConfig:
     reorder_window: int = 1024
     reorder_ns: int = 250_000
     hpcc: Any = None                 # HpccParams: HPCC instead of DCQCN (dataplane.net.rdma.hpcc_qp)
+    entropy: Any = None              # EntropyParams: an entropy per packet, recycled (dataplane.net.rdma.entropy)
 
     def __post_init__(self) -> None:
         if not 1 <= self.mtu <= 9000:
@@ -85,6 +87,9 @@ class TransportConfig:
         if self.hpcc is not None and self.receiver != "gbn":
             # HPCC's records ride behind the ACK where the selective receiver puts its blocks
             raise ValueError("hpcc runs with the go-back-N receiver (receiver: gbn) only")
+        if self.entropy is not None and self.receiver != "sack":
+            # its echo rides in the selective ACK, and spraying reorders
+            raise ValueError("entropy spraying runs with the selective receiver (receiver: sack) only")
 
 
 @dataclass
@@ -174,6 +179,11 @@ class QueuePair:
         self.hpcc = QpHpcc(self, config.hpcc) if config.hpcc is not None else None
         if self.hpcc is not None:
             self.tos = self.hpcc.tos
+        # entropy spraying (rdma.entropy): ECT data, so that the switches' marks come back per path
+        self.entropy = EntropySender(self, config.entropy) if config.entropy is not None else None
+        self.echo = EntropyEcho() if config.entropy is not None else None
+        if self.entropy is not None:
+            self.tos |= pk.ECN_ECT0
 
     # ---- requester --------------------------------------------------------------------------------
     def post_send(self, nbytes: int, data: Any = None, on_complete: Callable[[int], None] | None = None) -> None:
@@ -244,7 +254,8 @@ class QueuePair:
         head = wire.data_header(op, self.remote_qpn, psn, ack_req)
         if self.hpcc is not None:
             head += self.hpcc.data_extra()
-        self.host.send_udp(self.remote_ip, self.src_port, ROCE_PORT, head, self.tos, tail)
+        sport = self.entropy.next_ev() if self.entropy is not None else self.src_port
+        self.host.send_udp(self.remote_ip, sport, ROCE_PORT, head, self.tos, tail)
         st = self.stats
         st.packets_sent += 1
         st.bytes_sent += size
@@ -362,6 +373,8 @@ class QueuePair:
                 self._on_ack(psn, payload[wire.BTH.size], payload)
                 if self.hpcc is not None:
                     self.hpcc.on_ack(payload)
+                if self.entropy is not None:
+                    self.entropy.on_ack(payload)
             return
         if self.hpcc is not None:
             payload = self.hpcc.strip(payload)
@@ -372,6 +385,8 @@ class QueuePair:
         if tos & 3 == pk.ECN_CE:
             st.ce_marked += 1
             self._notify_congestion()
+        if self.echo is not None:
+            self.echo.received(src_port, tos)
         if self._sack_rx is not None:
             self._sack_rx.on_data(psn, op, payload, bool(ack_req))
             return

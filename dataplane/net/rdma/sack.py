@@ -82,8 +82,8 @@ class SackReceiver:
         qp = self.qp
         qp._unacked = 0
         qp.stats.acks_sent += 1
-        qp.nic.control(qp.remote_ip, qp.src_port,
-                       wire.sack_payload(qp.remote_qpn, qp._epsn - 1, self.mask, self.duplicate), qp._ack_tos)
+        ack = wire.sack_payload(qp.remote_qpn, qp._epsn - 1, self.mask, self.duplicate)
+        qp.nic.control(qp.remote_ip, qp.src_port, ack if qp.echo is None else qp.echo.append_to(ack), qp._ack_tos)
         self.duplicate = False
 
 

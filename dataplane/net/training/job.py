@@ -193,7 +193,7 @@ def _lb(r: Any, top: dict) -> tuple[Any, str]:
     m = {"scheme": value} if isinstance(value, str) else r.mapping(value, "lb", line)
     r.unknown(m, {*_LB_KEYS, "receiver", "quantum"}, "lb")
     if "scheme" not in m:
-        raise r.err(line, "lb", "needs 'scheme' (ecmp, flowlet, spray or adaptive)")
+        raise r.err(line, "lb", "needs 'scheme' (ecmp, flowlet, spray, adaptive or reps)")
     receiver = str(m.get("receiver", "sack"))
     if receiver not in RECEIVERS:
         raise r.err(r.line_of(m, "receiver"), "lb.receiver", f"must be one of {', '.join(RECEIVERS)}, got {receiver!r}",
@@ -216,9 +216,14 @@ def _lb(r: Any, top: dict) -> tuple[Any, str]:
                         m["quantum"])
         kwargs["load_shift"] = quantum.bit_length() - 1
     try:
-        return LbConfig(**kwargs), receiver
+        cfg = LbConfig(**kwargs)
     except ValueError as err:
         raise r.err(line, "lb", str(err)) from None
+    if cfg.host_entropy and receiver != "sack":
+        # the entropy echo rides in the selective ACK (dataplane.net.rdma.entropy)
+        raise r.err(r.line_of(m, "receiver"), "lb.receiver", "reps sprays from the hosts and needs the sack receiver",
+                    receiver)
+    return cfg, receiver
 
 
 def _gpus(r: Any, top: dict) -> int | list[str]:

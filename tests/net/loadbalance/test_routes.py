@@ -82,3 +82,19 @@ def test_lb_config_refuses_what_the_programs_cannot_do():
                 {"flowlet_choice": "best"}, {"spray_order": "zigzag"}, {"load_shift": 32}):
         with pytest.raises(ValueError):
             LbConfig(**bad)
+    for bad in ({"mark_us": (20, 2)}, {"mark_us": (-1, 5)}, {"window": 0}, {"window": 65537}):
+        with pytest.raises(ValueError):
+            LbConfig("reps", **bad)
+
+
+def test_reps_runs_ecmp_with_the_hosts_entropy_and_a_window_only_reps_gets_by_default():
+    """reps: ecmp.p4 in the switches (with its hash stride), entropy from the hosts, 96 packets
+    in flight unless said; the other schemes have no bound unless given one."""
+    reps = LbConfig("reps")
+    assert (reps.program, reps.hashes, reps.host_entropy, reps.transport_window) == ("ecmp", True, True, 96)
+    assert LbConfig("reps", window=40).transport_window == 40
+    for scheme in ("ecmp", "flowlet", "spray", "adaptive"):
+        cfg = LbConfig(scheme)
+        assert not cfg.host_entropy and cfg.transport_window is None
+        assert LbConfig(scheme, window=7).transport_window == 7 and "window 7 packets" in LbConfig(scheme, window=7).describe()
+    assert LbConfig("ecmp").hashes and not LbConfig("spray").hashes

@@ -70,11 +70,14 @@ def test_lb_names_a_scheme_and_turns_on_selective_repeat():
     lb = job.lb
     assert (lb.scheme, lb.flowlet_us, lb.flowlet_choice, lb.load_shift, lb.hash_fields, job.receiver) == \
         ("flowlet", 200, "least-loaded", 16, ("src", "dst"), "gbn")
+    reps = job_from_text("gpus: 16\n" + MODEL + "lb: reps\n")
+    assert reps.lb.host_entropy and reps.lb.transport_window == 96 and reps.receiver == "sack"
 
 
 @pytest.mark.parametrize("text, line, words", [
     ("lb: hashing\n", 3, "unknown load-balancing scheme 'hashing'"),
     ("lb:\n  receiver: sack\n", 3, "needs 'scheme'"),
+    ("lb:\n  scheme: reps\n  receiver: gbn\n", 5, "needs the sack receiver"),
     ("lb:\n  scheme: spray\n  receiver: tcp\n", 5, "receiver"),
     ("lb:\n  scheme: spray\n  quantum: 3000B\n", 5, "power of two"),
     ("lb:\n  scheme: spray\n  sprey: random\n", 5, "unknown field 'sprey'"),
