@@ -187,7 +187,7 @@ _LB_KEYS = {"scheme": "scheme", "hash_seed": "hash_seed", "hash_fields": "hash_f
 def _lb(r: Any, top: dict) -> tuple[Any, str]:
     """``lb:``, a scheme's name or a mapping (module docstring): (LbConfig, receiver)."""
     from dataplane.net.loadbalance.schemes import LbConfig
-    from dataplane.net.rdma.qp import RECEIVERS
+    from dataplane.net.rdma.config import RECEIVERS
 
     value, line = top["lb"], r.line_of(top, "lb")
     m = {"scheme": value} if isinstance(value, str) else r.mapping(value, "lb", line)
