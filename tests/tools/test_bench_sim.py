@@ -29,3 +29,26 @@ def test_incast_hops_are_every_data_packet_over_its_four_links(monkeypatch, load
     off = bench.run("incast", scale)
     for k in ("packet_hops", "events", "sim_time_ns", "pause_frames"):
         assert off[k] == r[k], k
+
+
+def test_the_gc_clock_counts_a_collection_and_no_more(load_tool):
+    """GcClock: a full collection of many cycles adds its time, at most the CPU time it took."""
+    import gc
+    import time
+
+    bench = load_tool("bench_sim")
+    clock = bench.GcClock()
+    try:
+        junk = []
+        for _ in range(200_000):
+            a: list = []
+            a.append(a)
+            junk.append(a)
+        del junk, a
+        before, cpu = clock.seconds(), time.process_time()
+        gc.collect()
+        spent, took = clock.seconds() - before, time.process_time() - cpu
+        assert 0 < spent <= took
+    finally:
+        clock.close()
+    assert clock._callback not in gc.callbacks
