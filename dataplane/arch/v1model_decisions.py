@@ -173,7 +173,7 @@ class V1Decisions:
         was dropped in ingress (a str), or ``(work, result)`` of a pipeline run the caller finishes.
         ``trace`` is None or one that only counts (``counts_only``); it hears of ingress's lookups
         and actions now, and of egress's when the switch replays them at dequeue."""
-        d, out = self.cache.lookup(port, data)
+        d, out = self.cache.find(port, data)
         if d is None:
             return self._miss(port, data, trace)
         if d is UNCACHEABLE:
