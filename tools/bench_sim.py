@@ -24,6 +24,10 @@ alone: two hosts on one 100 Gb/s link, no switch. ``hosts``: one such sender (1 
 receiver, every hop a data packet; ``hosts-qp``: an RDMA queue pair (``dataplane.net.rdma``,
 go-back-N, 4 KB MTU) sending 1 MB messages (512 MB), whose ACKs count as hops too.
 
+The ``GC`` column is the share of that CPU time the interpreter's garbage collector took (on
+PyPy, most of it on the RDMA workloads: every 4 KB frame a host or a switch builds is a large
+object its collector allocates, promotes while it waits in a queue and sweeps).
+
 For ``udp`` the run is repeated with the P4 pipeline timed (wrapping the switch's work
 function) to split the time into the pipeline and the rest; the bare event core is measured
 as the cost of an empty event.
@@ -39,6 +43,7 @@ against another commit's code, side by side.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -240,13 +245,42 @@ def pipeline_share(workload: str, size: int) -> float:
     return spent[0] / max(clock() - t, 1e-9)
 
 
+class GcClock:
+    """CPU seconds the interpreter's garbage collector has taken so far: PyPy counts them itself
+    (``gc.get_stats().total_gc_time``, in ms); on CPython, ``gc.callbacks`` time each collection."""
+
+    def __init__(self) -> None:
+        self.spent = 0.0
+        self._start = 0.0
+        self._pypy = hasattr(getattr(gc, "get_stats", None) and gc.get_stats(), "total_gc_time")
+        if not self._pypy:
+            gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._start = time.process_time()
+        else:
+            self.spent += time.process_time() - self._start
+
+    def seconds(self) -> float:
+        return gc.get_stats().total_gc_time / 1000 if self._pypy else self.spent  # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        if not self._pypy:
+            gc.callbacks.remove(self._callback)
+
+
 def run(workload: str, scale: float = 1.0, split: bool = False) -> dict:
     size = int(SIZE[workload] * scale)
     net = BUILDERS[workload](size)
+    clock = GcClock()
+    g = clock.seconds()
     w, c = time.perf_counter(), time.process_time()
     net.run(size if workload == "udp" else None)
     cpu = time.process_time() - c
     wall = time.perf_counter() - w
+    gc_s = clock.seconds() - g
+    clock.close()
     n_hops = hops(net)
     events = net.sim.events_run
     import dataplane
@@ -254,7 +288,8 @@ def run(workload: str, scale: float = 1.0, split: bool = False) -> dict:
     r = {"workload": workload, "interpreter": interpreter_name(), "code": str(Path(dataplane.__file__).parent.parent), "sim_time_ns": net.sim.now, "packet_hops": n_hops,
          "events": events, "cpu_s": round(cpu, 3), "wall_s": round(wall, 3),
          "hops_per_cpu_s": round(n_hops / max(cpu, 1e-9)), "events_per_hop": round(events / max(n_hops, 1), 3),
-         "pause_frames": sum(p.stats.pause_tx for n in net.switches.values() for p in n.ports.values())}
+         "pause_frames": sum(p.stats.pause_tx for n in net.switches.values() for p in n.ports.values()),
+         "gc_share": round(gc_s / max(cpu, 1e-9), 3)}
     if split:
         r["pipeline_share"] = round(pipeline_share(workload, size), 3)
         r["event_core_share"] = round(event_core_cost() * events / max(cpu, 1e-9), 3)
@@ -306,10 +341,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(results))
         return 0
     print(f"{'workload':<11}{'interpreter':<16}{'hops':>10}{'CPU s':>8}{'hops/CPU s':>12}{'events/hop':>11}"
-          f"{'pauses':>8}")
+          f"{'pauses':>8}{'GC':>6}")
     for r in results:
         print(f"{r['workload']:<11}{r['interpreter']:<16}{r['packet_hops']:>10,}{r['cpu_s']:>8.2f}"
-              f"{r['hops_per_cpu_s']:>12,}{r['events_per_hop']:>11.2f}{r['pause_frames']:>8,}")
+              f"{r['hops_per_cpu_s']:>12,}{r['events_per_hop']:>11.2f}{r['pause_frames']:>8,}"
+              f"{r.get('gc_share', 0) * 100:>5.0f}%")
         if "pipeline_share" in r:
             print(f"{'':<27}P4 pipeline {r['pipeline_share'] * 100:.1f}%, bare event core "
                   f"{r['event_core_share'] * 100:.1f}% of the CPU time")

@@ -173,7 +173,7 @@ class V1Decisions:
         was dropped in ingress (a str), or ``(work, result)`` of a pipeline run the caller finishes.
         ``trace`` is None or one that only counts (``counts_only``); it hears of ingress's lookups
         and actions now, and of egress's when the switch replays them at dequeue."""
-        d, v, sh = self.cache.lookup(port, data)
+        d, out = self.cache.find(port, data)
         if d is None:
             return self._miss(port, data, trace)
         if d is UNCACHEABLE:
@@ -183,7 +183,6 @@ class V1Decisions:
             replay(d.ingress_events, trace)
         if d.port is None:
             return d.drop
-        out = sh.output(v, d.template, data) if d.template is not None else None
         return CachedEgress(d.port, out, d.drop, data, d, self, self.epoch, self.dp.now_us, port, d.priority)
 
     def _miss(self, port: int, data: bytes, trace: Any) -> Any:

@@ -235,3 +235,56 @@ def test_programs_with_state_or_time_on_the_path_are_not_cached(name):
         assert isinstance(found, V1Decisions)
     else:
         assert isinstance(found, str) and why in found, found
+
+
+def _ones_sum(header: bytes) -> int:
+    """RFC 1071's end-around-carry sum of 16-bit words (the test's own arithmetic)."""
+    s = 0
+    for i in range(0, len(header), 2):
+        s += int.from_bytes(header[i:i + 2], "big")
+        s = (s & 0xFFFF) + (s >> 16)
+    return s
+
+
+def _with_ident(data: bytes, ident: int, checksum: int) -> bytes:
+    return data[:18] + ident.to_bytes(2, "big") + data[20:24] + checksum.to_bytes(2, "big") + data[26:]
+
+
+@pytest.mark.parametrize("checksum", [0x0000, 0xFFFF, 0x0001])
+def test_a_header_summing_to_0xffff_verifies_as_the_pipeline_says(checksum):
+    """The cache's one-sum checksum check (``Shape.fast``) on the edge of ones' complement: an IPv4
+    header whose other words sum to 0xFFFF has checksum 0x0000, so 0xFFFF (its other zero) and
+    0x0001 are wrong; the cache gives each the pipeline's fate (forwarded or dropped)."""
+    sw = ecmp_switch()
+    dec = cached(sw)
+    base = udp("10.0.1.5")
+    fate_by_cache(dec, 2, base)                              # the flow's decision
+    assert all(sh.fast is not None for sh in dec.cache.shapes)
+    rest = _ones_sum(_with_ident(base, 0, 0)[14:34])
+    ident = 0xFFFF - rest                                    # now the words sum to exactly 0xFFFF
+    assert _ones_sum(_with_ident(base, ident, 0)[14:34]) == 0xFFFF
+    data = _with_ident(base, ident, checksum)
+    hits = dec.cache.hits
+    assert fate_by_cache(dec, 2, data) == fate_by_pipeline(sw, 2, data)
+    assert dec.cache.hits + dec.cache.misses > hits          # it was looked up, not refused
+    forwarded = fate_by_pipeline(sw, 2, data)[0]
+    assert bool(forwarded) == (checksum == 0x0000)
+
+
+def test_an_output_header_summing_to_0xffff_leaves_with_checksum_0():
+    """A packet whose outgoing IPv4 header (TTL and MACs rewritten) sums to 0xFFFF without its
+    checksum leaves with checksum 0x0000 (never 0xFFFF), as the pipeline writes it; its
+    neighbours' identifications too."""
+    sw = ecmp_switch()
+    dec = cached(sw)
+    base = udp("10.0.1.5")
+    out = fate_by_pipeline(sw, 2, base)[0][0][1]
+    ident = 0xFFFF - _ones_sum(_with_ident(out, 0, 0)[14:34])
+    fate_by_cache(dec, 2, base)
+    for i in (ident - 1, ident, ident + 1):
+        header = _with_ident(base, i, 0)[14:34]
+        data = _with_ident(base, i, ~_ones_sum(header) & 0xFFFF)
+        got = fate_by_cache(dec, 2, data)
+        assert got == fate_by_pipeline(sw, 2, data)
+        assert (int.from_bytes(got[0][0][1][24:26], "big") == 0) == (i == ident)
+    assert dec.cache.hits == 3

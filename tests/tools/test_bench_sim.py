@@ -42,3 +42,26 @@ def test_the_host_workloads_count_every_packet_on_their_one_link(load_tool):
     messages = int(bench.SIZE["hosts-qp"] * 0.004) // (1 << 20)
     assert messages == 1
     assert q["packet_hops"] == messages * (256 + 16)
+
+
+def test_the_gc_clock_counts_a_collection_and_no_more(load_tool):
+    """GcClock: a full collection of many cycles adds its time, at most the CPU time it took."""
+    import gc
+    import time
+
+    bench = load_tool("bench_sim")
+    clock = bench.GcClock()
+    try:
+        junk = []
+        for _ in range(200_000):
+            a: list = []
+            a.append(a)
+            junk.append(a)
+        del junk, a
+        before, cpu = clock.seconds(), time.process_time()
+        gc.collect()
+        spent, took = clock.seconds() - before, time.process_time() - cpu
+        assert 0 < spent <= took
+    finally:
+        clock.close()
+    assert clock._callback not in gc.callbacks

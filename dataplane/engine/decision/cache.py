@@ -20,7 +20,7 @@ every table write, before the next packet.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from dataplane.engine.decision.reads import FieldUse
 from dataplane.engine.structgen import py_name
@@ -43,7 +43,7 @@ def csum16_int(n: int) -> int:
 class Shape:
     """One path's header layout and masks (see the module docstring)."""
 
-    __slots__ = ("headers", "region", "kmask", "pmask", "cmask", "verify", "update", "carried", "table")
+    __slots__ = ("headers", "region", "kmask", "pmask", "cmask", "verify", "update", "carried", "table", "fast")
 
     def __init__(self, use: FieldUse, headers: tuple[str, ...]):
         self.headers = headers
@@ -83,9 +83,41 @@ class Shape:
         self.update = tuple(update)
         self.carried = tuple(carried)
         self.table: dict[tuple, Decision] = {}
+        self.fast = self._fast_checksum()
 
-    def key(self, v: int, port: int, n: int) -> tuple:
-        """The key of a packet whose first ``region`` bytes are ``v`` (port and length: 0 unless read)."""
+    def _fast_checksum(self) -> tuple | None:
+        """For the IPv4 idiom (one checksum, verified and updated, in a byte-aligned header, a
+        byte-aligned field no key reads): ``(the header's shift in the region, its mask, the
+        checksum's byte, 2**(its shift in the header mod 16), that shift)``, so that ``verdict``
+        takes one sum and ``lookup`` finds the new checksum from the old sum; None for other
+        layouts (the general arithmetic)."""
+        if len(self.verify) != 1 or len(self.update) != 1:
+            return None
+        end, hmask, cshift = self.verify[0]
+        gshift, ushift, uhmask = self.update[0]
+        width = hmask.bit_length()
+        if (ushift, uhmask) != (end, hmask) or gshift != end + cshift or end % 8 or width % 8 or cshift % 8 \
+                or self.cmask != 0xFFFF << gshift or self.cmask & self.kmask:
+            return None
+        return end, hmask, self.region - (end + cshift + 16) // 8, 1 << (cshift % 16), cshift
+
+    def verdict(self, v: int, data: bytes) -> tuple[bool, int]:
+        """``(whether the checksum verifies, the header's sum without it modulo 0xFFFF)`` of a packet
+        ``data`` of a ``fast`` shape (its region ``v``): one modulo where ``key`` takes two."""
+        shift, hmask, at, weight, cshift = self.fast  # type: ignore[misc]
+        h = (v >> shift) & hmask
+        c = data[at] << 8 | data[at + 1]
+        s = (h - c * weight) % 0xFFFF      # 2**16 is 1 modulo 0xFFFF: the field weighs 2**(cshift mod 16)
+        if s:
+            return (s ^ 0xFFFF) == c, s
+        # a sum of 0: the checksum is 0xFFFF if the rest of the header is all zero, else 0
+        return c == (0xFFFF if h == c << cshift else 0), s
+
+    def key(self, v: int, port: int, n: int, data: bytes = b"") -> tuple:
+        """The key of a packet ``data`` whose first ``region`` bytes are ``v`` (port and length: 0
+        unless read)."""
+        if self.fast is not None:
+            return v & self.kmask, self.verdict(v, data)[0], port, n
         vb = 0
         for shift, hmask, cshift in self.verify:
             h = (v >> shift) & hmask
@@ -111,13 +143,16 @@ class Decision:
     the table lookups ``(table, hit)`` and actions ``(action, None)`` of each half, in order, for
     a trace that only counts them (a report's)."""
 
-    __slots__ = ("port", "template", "drop", "priority", "snapshot", "shape", "ingress_events", "egress_events")
+    __slots__ = ("port", "template", "drop", "priority", "snapshot", "shape", "ingress_events", "egress_events",
+                 "delta")
 
     def __init__(self, port: int | None, template: int | None, drop: str | None, priority: int, snapshot: Any,
                  shape: Shape | None, ingress_events: tuple = (), egress_events: tuple = ()):
         self.port, self.template, self.drop, self.priority = port, template, drop, priority
         self.snapshot, self.shape = snapshot, shape
         self.ingress_events, self.egress_events = ingress_events, egress_events
+        # what the decision adds to a header's sum modulo 0xFFFF (a ``fast`` shape's checksum; see ``store``)
+        self.delta: int | None = None
 
 
 #: stored for a key whose path the cache does not replay (multicast, a clone...): the switch runs it
@@ -138,16 +173,53 @@ class DecisionCache:
         self.hits = 0
         self.misses = 0
         self.invalidations = 0
+        #: ``lookup``, or the same for a cache of one ``fast`` shape with its constants bound (``_one_shape``)
+        self.find: Callable[[int, bytes], tuple[Decision | None, bytes | None]] = self.lookup
 
     def shape(self, headers: tuple[str, ...]) -> Shape:
         sh = self._by_headers.get(headers)
         if sh is None:
             sh = self._by_headers[headers] = Shape(self.use, headers)
             self.shapes.append(sh)
+            one = len(self.shapes) == 1 and sh.fast is not None
+            self.find = self._one_shape(sh) if one else self.lookup
         return sh
 
-    def lookup(self, port: int, data: bytes) -> tuple[Decision | None, int, Shape | None]:
-        """(decision, the packet's region as an int, its shape), or (None, 0, None) on a miss."""
+    def _one_shape(self, sh: Shape) -> Callable[[int, bytes], tuple[Decision | None, bytes | None]]:
+        """``lookup`` for a cache whose only shape is ``sh``, a ``fast`` one: the same arithmetic with
+        the shape's constants in local variables (CPython reads those faster than attributes; a
+        routed fabric's switches see one shape, and this runs once a packet-hop)."""
+        r = sh.region
+        shift, hmask, at, weight, cshift = sh.fast  # type: ignore[misc]
+        kmask, pmask, gshift = sh.kmask, sh.pmask, sh.update[0][0]
+        get = sh.table.get           # the table is only ever cleared in place
+        reads_port, reads_length = self.reads_port, self.reads_length
+        cache = self
+
+        def find(port: int, data: bytes) -> tuple[Decision | None, bytes | None]:
+            n = len(data)
+            if n >= r:
+                v = int.from_bytes(data[:r], "big")
+                h = (v >> shift) & hmask
+                c = data[at] << 8 | data[at + 1]
+                s = (h - c * weight) % 0xFFFF
+                ok = (s ^ 0xFFFF) == c if s else c == (0xFFFF if h == c << cshift else 0)
+                d = get((v & kmask, ok, port if reads_port else 0, n if reads_length else 0))
+                if d is not None:
+                    cache.hits += 1
+                    t = d.template
+                    if t is None:
+                        return d, None
+                    s = (s + d.delta) % 0xFFFF      # as in ``lookup``
+                    head = ((v & pmask) | t | ((s ^ 0xFFFF if s else 0) << gshift)).to_bytes(r, "big")
+                    return d, (head + data[r:] if n > r else head)
+            cache.misses += 1
+            return None, None
+        return find
+
+    def lookup(self, port: int, data: bytes) -> tuple[Decision | None, bytes | None]:
+        """(the decision for ``data`` arriving on ``port``, the bytes it leaves with: None unless the
+        decision has a template), or (None, None) on a miss."""
         n = len(data)
         kp = port if self.reads_port else 0
         kn = n if self.reads_length else 0
@@ -156,18 +228,49 @@ class DecisionCache:
             if n < r:
                 continue
             v = int.from_bytes(data[:r], "big")
-            d = sh.table.get(sh.key(v, kp, kn))
-            if d is not None:
+            if sh.fast is None:
+                d = sh.table.get(sh.key(v, kp, kn))
+                if d is None:
+                    continue
                 self.hits += 1
-                return d, v, sh
+                t = d.template
+                return d, (None if t is None else sh.output(v, t, data))
+            # ``verdict``, inline: this runs once per packet-hop
+            shift, hmask, at, weight, cshift = sh.fast
+            h = (v >> shift) & hmask
+            c = data[at] << 8 | data[at + 1]
+            s = (h - c * weight) % 0xFFFF
+            ok = (s ^ 0xFFFF) == c if s else c == (0xFFFF if h == c << cshift else 0)
+            d = sh.table.get((v & sh.kmask, ok, kp, kn))
+            if d is None:
+                continue
+            self.hits += 1
+            t = d.template
+            if t is None:
+                return d, None
+            # The header's new sum: the old one less the key bits it came with plus the template's
+            # (every packet with this key has the same key bits); never 0 (``store``), so no 0xFFFF case.
+            s = (s + d.delta) % 0xFFFF
+            head = ((v & sh.pmask) | t | ((s ^ 0xFFFF if s else 0) << sh.update[0][0])).to_bytes(r, "big")
+            return d, (head + data[r:] if n > r else head)
         self.misses += 1
-        return None, 0, None
+        return None, None
 
     def store(self, sh: Shape, port: int, data: bytes, d: Decision) -> None:
         if self.entries >= self.max_entries:
             self.clear()
         v = int.from_bytes(data[:sh.region], "big")
-        sh.table[sh.key(v, port if self.reads_port else 0, len(data) if self.reads_length else 0)] = d
+        key = sh.key(v, port if self.reads_port else 0, len(data) if self.reads_length else 0, data)
+        t = d.template
+        if sh.fast is not None and t is not None and d.delta is None:
+            _, shift, hmask = sh.update[0]
+            out_key = (t >> shift) & hmask
+            if not out_key:
+                # a header of zeros but its carried bits could sum to 0 (checksum 0xFFFF, not 0):
+                # such a decision is kept for the general arithmetic, under a key lookup never makes
+                return
+            d.delta = (out_key - (((v & sh.kmask) >> shift) & hmask)) % 0xFFFF
+        sh.table[key] = d
         self.entries += 1
 
     def clear(self) -> None:

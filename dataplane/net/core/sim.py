@@ -13,10 +13,16 @@ whichever process schedules it. A heap entry is ``(time, key, fn, args, actor)``
 Code running as the world (before ``run``, in a failure event) schedules for the node that owns
 the callable (``owner_of``: a node, a port's node, an app's host, a controller handle's switch);
 ``schedule_for`` names the actor outright.
+
+On PyPy the first ``run`` of a process makes the JIT compile sooner than its defaults
+(``PYPY_JIT_PARAMS``; ``DATAPLANE_PYPY_JIT`` replaces them, empty or ``off`` keeps PyPy's own):
+a network's event handlers are many, and with PyPy's thresholds a run of a few seconds spends
+much of its time interpreting them before they are compiled (docs/speed/simulator.md).
 """
 from __future__ import annotations
 
 import heapq
+import os
 import random
 from typing import Any, Callable
 
@@ -28,6 +34,27 @@ _heappop = heapq.heappop
 
 ACTOR_SHIFT = 40   # an actor may schedule 2**40 events before its keys reach the next actor's
 WORLD = 0
+#: PyPy's defaults are threshold 1039, function_threshold 1619, trace_eagerness 200
+PYPY_JIT_PARAMS = "threshold=200,function_threshold=300,trace_eagerness=50"
+_jit_tuned = False
+
+
+def tune_pypy_jit() -> bool:
+    """Once per process, on PyPy: set ``DATAPLANE_PYPY_JIT`` or ``PYPY_JIT_PARAMS`` as the JIT's
+    parameters (``pypyjit.set_param``); True if it did. The simulator calls it when it starts."""
+    global _jit_tuned
+    if _jit_tuned:
+        return False
+    _jit_tuned = True
+    params = os.environ.get("DATAPLANE_PYPY_JIT", PYPY_JIT_PARAMS).strip()
+    if not params or params.lower() == "off":
+        return False
+    try:
+        import pypyjit  # type: ignore[import-not-found]
+    except ImportError:
+        return False
+    pypyjit.set_param(params)
+    return True
 
 
 def owner_of(fn: Callable) -> int:
@@ -118,6 +145,8 @@ class Simulator:
         heap = self._heap
         pop = _heappop
         self._stopped = False
+        if not _jit_tuned:
+            tune_pypy_jit()
         if on_progress is None:
             on_progress = sim_hook()     # None unless a terminal shows progress: then the bare loops below
         if on_progress is None:

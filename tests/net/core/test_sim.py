@@ -124,3 +124,29 @@ def test_world_events_keep_their_scheduling_order():
         sim.at(7, seen.append, tag)
     sim.run()
     assert seen == ["c", "a", "b"] and sim.actor == 0
+
+
+def test_the_first_run_tunes_pypys_jit_once_unless_told_not_to(monkeypatch):
+    """On PyPy (a stand-in ``pypyjit`` here) the first run of a process sets the JIT's thresholds
+    lower than PyPy's (threshold 1039, function_threshold 1619, trace_eagerness 200), once;
+    ``DATAPLANE_PYPY_JIT`` gives others, and ``off`` or an empty value leaves PyPy's own."""
+    import sys
+    import types
+
+    import dataplane.net.core.sim as sim_module
+
+    calls: list[str] = []
+    fake = types.ModuleType("pypyjit")
+    fake.set_param = calls.append      # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "pypyjit", fake)
+    monkeypatch.delenv("DATAPLANE_PYPY_JIT", raising=False)
+    monkeypatch.setattr(sim_module, "_jit_tuned", False)
+    Simulator().run()
+    Simulator().run()
+    assert calls == ["threshold=200,function_threshold=300,trace_eagerness=50"]
+    for value, expected in (("threshold=50", ["threshold=50"]), ("off", []), ("", [])):
+        calls.clear()
+        monkeypatch.setenv("DATAPLANE_PYPY_JIT", value)
+        monkeypatch.setattr(sim_module, "_jit_tuned", False)
+        Simulator().run()
+        assert calls == expected, value

@@ -3,7 +3,8 @@
 Each command runs twice in this process, with the switches' decision cache on (the default)
 and off (``SwitchNode.decision_cache = False``); stdout (``--json``) and every file written
 under ``--out`` (pcaps, metrics, CSVs, JSON; not PNGs) must be equal, and the run with the cache
-must have answered packets from it (else the comparison proves nothing). ``pic`` writes tables
+must have answered packets from it (else the comparison proves nothing), with the IPv4
+checksum's one-sum arithmetic (``Shape.fast``). ``pic`` writes tables
 while traffic flows (its controller repairs routes), so stale decisions would show there.
 """
 from __future__ import annotations
@@ -58,6 +59,9 @@ def test_runs_write_the_same_bytes_with_and_without_the_cache(name, tmp_path, mo
     monkeypatch.setattr(V1Decisions, "__init__", recording)
     with_cache = outputs(COMMANDS[name], tmp_path / "on")
     assert made and sum(d.cache.hits for d in made) > 0, "the cache answered no packet"
+    # the IPv4 checksum's one-sum arithmetic (Shape.fast, DecisionCache._one_shape) was what answered
+    fast = [d for d in made if d.cache.hits and any(sh.fast is not None for sh in d.cache.shapes)]
+    assert fast, "no cache answered through the one-sum checksum"
     made.clear()
     monkeypatch.setattr(SwitchNode, "decision_cache", False)
     without = outputs(COMMANDS[name], tmp_path / "off")
