@@ -6,7 +6,8 @@ command group, imported only when its command runs (``_LAZY``).
 ``report`` are the commands; beside them ``options``
 (click parameter types: sizes, durations, output files and folders), ``errors`` (how an error
 is shown, and the exit status), ``programs`` (a program named on the command line, loaded),
-``grpc_options`` (the P4Runtime server's options) and ``emit`` (``compile --emit-python``).
+``grpc_options`` (the P4Runtime server's options), ``emit`` (``compile --emit-python``) and
+``pypy_gc`` (on PyPy, the command started again with a larger nursery).
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import click
 from dataplane import __version__
 from dataplane.cli.errors import error_message, report_internal
 from dataplane.cli.options import remove_unwritten
+from dataplane.cli.pypy_gc import relaunch_with_nursery
 from dataplane.errors import DataplaneError, InternalError
 from dataplane.gc_pause import end_startup_pause, pause_for_startup
 
@@ -91,6 +93,7 @@ def run() -> None:
     CPython's cyclic collector is off until the command has loaded what it runs, and what was
     made until then is frozen (``gc_pause.end_startup_pause``): imports and a loaded program are objects that
     all stay alive, which it would only walk (about 4% of a ``run-packet``'s start)."""
+    relaunch_with_nursery()
     pause_for_startup()
     try:
         main(standalone_mode=True)

@@ -1,0 +1,65 @@
+"""On PyPy the command starts itself again once with PYPY_GC_NURSERY set; never on CPython,
+never when the variable is set already, never when DATAPLANE_PYPY_NURSERY turns it off."""
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+
+import pytest
+
+from dataplane.cli import pypy_gc
+from dataplane.cli.pypy_gc import relaunch_args
+
+
+def test_pypy_without_the_variable_starts_the_console_script_again_with_it():
+    argv = ["/venv/bin/dataplane", "scenario", "incast", "--senders", "16"]
+    start, env = relaunch_args(argv, {"HOME": "/h"}, pypy=True, executable="/venv/bin/pypy3")
+    assert start == ["/venv/bin/pypy3", "/venv/bin/dataplane", "scenario", "incast", "--senders", "16"]
+    assert env == {"HOME": "/h", "PYPY_GC_NURSERY": "32MB"}
+
+
+def test_dash_m_dataplane_is_started_again_as_dash_m_not_as_a_file():
+    argv = ["/src/dataplane/__main__.py", "run", "topo.yaml"]
+    start, _ = relaunch_args(argv, {}, pypy=True, executable="pypy3")
+    assert start == ["pypy3", "-m", "dataplane", "run", "topo.yaml"]
+    other = ["/src/other/__main__.py", "x"]        # a __main__.py of some other package: a file
+    assert relaunch_args(other, {}, pypy=True, executable="pypy3")[0] == ["pypy3", "/src/other/__main__.py", "x"]
+
+
+@pytest.mark.parametrize("environ, pypy", [
+    ({}, False),                                        # CPython
+    ({"PYPY_GC_NURSERY": "4MB"}, True),                 # the user's own size, kept
+    ({"PYPY_GC_NURSERY": ""}, True),                    # set, even empty: PyPy's business
+    ({"DATAPLANE_PYPY_NURSERY": "off"}, True),
+    ({"DATAPLANE_PYPY_NURSERY": " OFF "}, True),
+    ({"DATAPLANE_PYPY_NURSERY": ""}, True),
+])
+def test_nothing_to_do(environ, pypy):
+    assert relaunch_args(["dataplane", "run"], environ, pypy=pypy, executable="pypy3") is None
+
+
+def test_our_variable_chooses_the_size():
+    _, env = relaunch_args(["dataplane"], {"DATAPLANE_PYPY_NURSERY": "64MB"}, pypy=True, executable="p")
+    assert env["PYPY_GC_NURSERY"] == "64MB"
+
+
+def test_relaunch_execs_once_with_the_environment(monkeypatch):
+    calls = []
+    monkeypatch.setattr(pypy_gc.platform, "python_implementation", lambda: "PyPy")
+    monkeypatch.setattr(pypy_gc.os, "execve", lambda *a: calls.append(a))
+    monkeypatch.setattr(pypy_gc.sys, "argv", ["/venv/bin/dataplane", "compile", "x.p4"])
+    monkeypatch.delenv("PYPY_GC_NURSERY", raising=False)
+    monkeypatch.delenv("DATAPLANE_PYPY_NURSERY", raising=False)
+    pypy_gc.relaunch_with_nursery()
+    [(exe, args, env)] = calls
+    assert args[1:] == ["/venv/bin/dataplane", "compile", "x.p4"] and env["PYPY_GC_NURSERY"] == "32MB"
+
+
+@pytest.mark.skipif(platform.python_implementation() != "PyPy", reason="the relaunch happens on PyPy only")
+def test_under_pypy_the_command_runs_after_its_relaunch():
+    env = {k: v for k, v in os.environ.items() if k not in ("PYPY_GC_NURSERY", "DATAPLANE_PYPY_NURSERY")}
+    r = subprocess.run([sys.executable, "-m", "dataplane", "--version"], env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0 and "dataplane, version" in r.stdout, r.stderr
