@@ -30,6 +30,8 @@ def relaunch_args(argv: Sequence[str], environ: Mapping[str, str], *, pypy: bool
     size = environ.get(OURS, NURSERY).strip()
     if not pypy or ENV in environ or not argv or not size or size.lower() == "off":
         return None
+    if not argv[0] or argv[0].startswith("-"):
+        return None     # ``pypy3 -c "...run()"``: the code is not in argv (3.9 has no orig_argv)
     env = dict(environ)
     env[ENV] = size
     head = argv[0]

@@ -40,6 +40,12 @@ def test_nothing_to_do(environ, pypy):
     assert relaunch_args(["dataplane", "run"], environ, pypy=pypy, executable="pypy3") is None
 
 
+def test_code_given_with_dash_c_is_not_started_again():
+    """``pypy3 -c 'from dataplane.cli import run; run()' compile x.p4``: argv[0] is ``-c`` and the
+    code itself is not in argv, so it cannot be started again (it would run ``compile`` as code)."""
+    assert relaunch_args(["-c", "compile", "x.p4"], {}, pypy=True, executable="pypy3") is None
+
+
 def test_our_variable_chooses_the_size():
     _, env = relaunch_args(["dataplane"], {"DATAPLANE_PYPY_NURSERY": "64MB"}, pypy=True, executable="p")
     assert env["PYPY_GC_NURSERY"] == "64MB"
