@@ -1,4 +1,4 @@
 """``python -m dataplane``: the ``dataplane`` command under any interpreter (``pypy3 -m dataplane``)."""
-from dataplane.cli import run
+from dataplane.cli import entry
 
-run()
+entry()

@@ -7,7 +7,7 @@ command group, imported only when its command runs (``_LAZY``).
 (click parameter types: sizes, durations, output files and folders), ``errors`` (how an error
 is shown, and the exit status), ``programs`` (a program named on the command line, loaded),
 ``grpc_options`` (the P4Runtime server's options), ``emit`` (``compile --emit-python``) and
-``pypy_gc`` (on PyPy, the command started again with a larger nursery).
+``pypy_gc`` (on PyPy, the command started again with a larger nursery: ``entry``).
 """
 from __future__ import annotations
 
@@ -93,7 +93,6 @@ def run() -> None:
     CPython's cyclic collector is off until the command has loaded what it runs, and what was
     made until then is frozen (``gc_pause.end_startup_pause``): imports and a loaded program are objects that
     all stay alive, which it would only walk (about 4% of a ``run-packet``'s start)."""
-    relaunch_with_nursery()
     pause_for_startup()
     try:
         main(standalone_mode=True)
@@ -106,3 +105,11 @@ def run() -> None:
         sys.exit(1)
     except Exception as err:   # no layer made it a user-facing error: a bug, reported as one
         report_internal(err)
+
+
+def entry() -> None:
+    """The installed ``dataplane`` script and ``python -m dataplane``: on PyPy first started again
+    with a larger nursery (``pypy_gc``), then ``run``. Tests call ``run`` in their own process,
+    which must never be replaced."""
+    relaunch_with_nursery()
+    run()

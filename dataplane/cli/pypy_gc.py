@@ -47,8 +47,8 @@ def relaunch_with_nursery() -> None:
     only where nothing is to be done (CPython, the variable already set)."""
     args = relaunch_args(sys.argv, os.environ, pypy=platform.python_implementation() == "PyPy",
                          executable=sys.executable)
-    if args is None:
-        return
+    if args is None or not os.path.isfile(sys.argv[0]):
+        return      # (an argv[0] that is no file: a caller that set sys.argv itself)
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(args[0][0], args[0], args[1])

@@ -6,6 +6,7 @@ import os
 import platform
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -55,12 +56,30 @@ def test_relaunch_execs_once_with_the_environment(monkeypatch):
     calls = []
     monkeypatch.setattr(pypy_gc.platform, "python_implementation", lambda: "PyPy")
     monkeypatch.setattr(pypy_gc.os, "execve", lambda *a: calls.append(a))
-    monkeypatch.setattr(pypy_gc.sys, "argv", ["/venv/bin/dataplane", "compile", "x.p4"])
     monkeypatch.delenv("PYPY_GC_NURSERY", raising=False)
     monkeypatch.delenv("DATAPLANE_PYPY_NURSERY", raising=False)
+    monkeypatch.setattr(pypy_gc.sys, "argv", ["dataplane", "compile", "x.p4"])    # no such file
+    pypy_gc.relaunch_with_nursery()
+    assert calls == []
+    script = str(Path(pypy_gc.__file__))      # a file that exists, standing for the script
+    monkeypatch.setattr(pypy_gc.sys, "argv", [script, "compile", "x.p4"])
     pypy_gc.relaunch_with_nursery()
     [(exe, args, env)] = calls
-    assert args[1:] == ["/venv/bin/dataplane", "compile", "x.p4"] and env["PYPY_GC_NURSERY"] == "32MB"
+    assert args[1:] == [script, "compile", "x.p4"] and env["PYPY_GC_NURSERY"] == "32MB"
+
+
+def test_run_never_replaces_its_process_only_entry_does(monkeypatch):
+    """Tests (and any caller) run ``run()`` in their own process: only ``entry`` relaunches."""
+    import dataplane.cli as cli
+
+    calls = []
+    monkeypatch.setattr(cli, "relaunch_with_nursery", lambda: calls.append("relaunch"))
+    monkeypatch.setattr(cli, "main", lambda standalone_mode: calls.append("main"))
+    monkeypatch.setattr(cli, "pause_for_startup", lambda: None)
+    cli.run()
+    assert calls == ["main"]
+    cli.entry()
+    assert calls == ["main", "relaunch", "main"]
 
 
 @pytest.mark.skipif(platform.python_implementation() != "PyPy", reason="the relaunch happens on PyPy only")
