@@ -158,6 +158,9 @@ def _default_link(topology: str) -> tuple[str, str]:
 @click.option("--path-quantum", "path_quantum_text", default="128KiB", show_default=True,
               help="adaptive --adaptive path: the unit a path's congestion is measured and fed back in (a power "
                    "of two, no smaller than --quantum).")
+@click.option("--path-share", default=64, show_default=True, type=click.IntRange(0, 256),
+              help="adaptive --adaptive path: how many packets in 256 (a random draw each) heed the paths' "
+                   "congestion; the others go by the local backlog alone.")
 @click.option("--mark-us", "mark_text", default="2,20", show_default=True, metavar="KMIN,KMAX",
               help="reps: the switches mark CE with a probability rising from 0 to 1 as a packet's wait in "
                    "its queue goes from KMIN to KMAX microseconds.")
@@ -177,7 +180,8 @@ def _default_link(topology: str) -> tuple[str, str]:
 def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int, bandwidth: str,
             fabric_bandwidth: str | None, latency: str, workload: str, size_text: str, lb_text: str,
             receiver_text: str, event_text: str, event_link: str | None, slow_rate: float, hash_seed: int,
-            hash_fields: str, flowlet_us: int, flowlet_choice: str, spray_order: str, quantum_text: str, adaptive_mode: str, path_age_us: int, path_quantum_text: str,
+            hash_fields: str, flowlet_us: int, flowlet_choice: str, spray_order: str, quantum_text: str,
+            adaptive_mode: str, path_age_us: int, path_quantum_text: str, path_share: int,
             mark_text: str,
             window: int | None, mtu: int, pfc: bool, cc: str, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
     """Compare load-balancing schemes (ECMP, flowlets, packet spraying, adaptive routing) on a fabric
@@ -240,7 +244,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
                         ecn=cc == "dcqcn", seed=seed)
     lbs = [LbConfig(s, hash_seed=hash_seed, hash_fields=fields, flowlet_us=flowlet_us, flowlet_choice=flowlet_choice,
                     spray_order=spray_order, load_shift=quantum.bit_length() - 1, mark_us=mark, window=window, adaptive_mode=adaptive_mode, path_age_us=path_age_us,
-                    path_shift=path_quantum.bit_length() - 1) for s in schemes]
+                    path_shift=path_quantum.bit_length() - 1, path_share=path_share) for s in schemes]
     runs = [LbRun(w, size, FabricConfig(**{**base.__dict__, "lb": lb}), receiver, event, link, slow_rate, mtu, seed,
                   dcqcn, cc == "hpcc")
             for w in workloads for event in events for lb in lbs for receiver in receivers]

@@ -12,6 +12,9 @@ import subprocess
 import sys
 
 import pytest
+from click.testing import CliRunner
+
+from dataplane.cli import main
 
 from dataplane.net.loadbalance.schemes import LbConfig
 from dataplane.net.parallel.launch import mpi_available
@@ -102,3 +105,16 @@ def test_path_mode_results_are_identical_on_one_and_two_ranks():
         assert proc.returncode == 0, proc.stderr
         outs.append(proc.stdout)
     assert outs[0] == outs[1] and json.loads(outs[0])["results"][0]["lb_detail"].startswith("adaptive (least-loaded path")
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--path-quantum", "8KiB"], "from --quantum"),
+    (["--path-quantum", "96KiB"], "power of two"),
+    (["--path-share", "257"], "0<=x<=256"),
+    (["--adaptive", "global"], "'local', 'path'"),
+])
+def test_bad_path_options_get_a_clear_error(args, words):
+    """A path quantum finer than the load quantum (16 KiB) or not a power of two, a share past 256
+    and an unknown mode are refused before anything runs."""
+    result = CliRunner().invoke(main, ["scenario", "loadbalance", "--lb", "adaptive", *args])
+    assert result.exit_code == 2 and words in result.output, result.output

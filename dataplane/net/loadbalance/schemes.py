@@ -152,7 +152,9 @@ class LbConfig:
         if self.scheme == "reps":
             return f"reps (the hosts' entropy per packet, marks past {self.mark_us[0]}..{self.mark_us[1]} us of queue)"
         if self.adaptive_mode == "path":
-            return f"adaptive (least-loaded path: local port and fed-back path congestion, {quantum})"
+            return (f"adaptive (least-loaded path: local port first, then the path's fed-back congestion in "
+                    f"{1 << self.path_shift} B quanta, heeded by {self.path_share}/256 packets, aged "
+                    f"{self.path_age_us} us; {quantum})")
         return f"adaptive (least-loaded port, {quantum})"
 
 
