@@ -15,7 +15,6 @@ import pytest
 from click.testing import CliRunner
 
 from dataplane.cli import main
-
 from dataplane.net.loadbalance.schemes import LbConfig
 from dataplane.net.parallel.launch import mpi_available
 from dataplane.scenarios import _loadbalance_run

@@ -11,8 +11,9 @@ sets (``configure``):
 * ``adaptive``: ``adaptive_config`` = set_adaptive(shift) (``load_shift``: loads are compared
   in units of 2^shift bytes, ``programs/lb_least_loaded.p4h``); with ``adaptive_mode`` "path"
   (CONGA's path feedback between edge switches, ``programs/adaptive.p4``) also ``path_config``
-  = set_path(edge, leaf, age, shift) on every switch (edge: it has hosts, whose /24 is ``leaf_id``;
-  ``path_age_us``; the congestion quantum 2^``path_shift`` bytes);
+  = set_path(edge, leaf, age, shift, share) on every switch (edge: it has hosts, whose /24 is
+  ``leaf_id``; ``path_age_us``; the congestion quantum 2^``path_shift`` bytes; ``path_share``
+  of 256 packets heed the paths' congestion);
 * ``reps``: the hosts spray (``dataplane.net.rdma.entropy``: every packet's UDP source port
   chosen by its sender, recycled while its path is not congested) and the switches run
   ``ecmp.p4`` (``hash_config`` as ecmp's), marking CE by how long a packet waited in its queue
