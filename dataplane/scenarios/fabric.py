@@ -130,7 +130,7 @@ def _build_generated(cfg: FabricConfig) -> Fabric:
     from dataplane.net.core.units import parse_rate, parse_time
     from dataplane.net.devices.queue_bytes import attach_queue_bytes
     from dataplane.net.loadbalance.routes import reroute, uplinks
-    from dataplane.net.loadbalance.schemes import configure, member_entries
+    from dataplane.net.loadbalance.schemes import configure, leaf_id, member_entries
     from dataplane.net.parallel.session import build_network
     from dataplane.net.topology.generators import runtime_json_text
     from dataplane.resources import builtin_program
@@ -158,13 +158,14 @@ def _build_generated(cfg: FabricConfig) -> Fabric:
                                    (cfg.buffer_bytes, "bytes"), cfg.mtu))
     net = build_network(spec, seed=cfg.seed)
     profile = get_profile(cfg.ecn_profile).at_rate(rate) if cfg.ecn else None
+    leaves = {gh.switch: leaf_id(gh.ip) for gh in gen.hosts.values()}    # edge switches (adaptive's path mode)
     for name, node in net.switches.items():
         entries = gen.entries[name]
         if lb is not None and lb.compares_loads:
             entries = {**entries, "table_entries": entries["table_entries"] + member_entries(entries["table_entries"], name)}
         apply_runtime_config(node.api, parse_runtime_json(runtime_json_text(entries), f"<{name}>"))
         if lb is not None:
-            configure(node.api, lb)
+            configure(node.api, lb, leaves.get(name))
             node.dp.rng.seed(f"{cfg.seed}/{name}")
         if profile is not None:
             node.api.table_set_default("MyEgress.ecn_profile", "MyEgress.ecn_red", {

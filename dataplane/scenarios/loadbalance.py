@@ -150,6 +150,17 @@ def _default_link(topology: str) -> tuple[str, str]:
               show_default=True, help="spray: each flow's members in turn, or a random one per packet.")
 @click.option("--quantum", "quantum_text", default="16KiB", show_default=True,
               help="adaptive, flowlet least-loaded: loads are compared in units of this many bytes (a power of two).")
+@click.option("--adaptive", "adaptive_mode", type=click.Choice(["local", "path"]), default="local", show_default=True,
+              help="adaptive: compare the switch's own ports' backlog (DRILL), or also the congestion each "
+                   "path reported back to the source edge (CONGA).")
+@click.option("--path-age-us", default=50, show_default=True, type=click.IntRange(1, 2**32 - 1),
+              help="adaptive --adaptive path: a path's fed-back congestion older than this counts as none.")
+@click.option("--path-quantum", "path_quantum_text", default="128KiB", show_default=True,
+              help="adaptive --adaptive path: the unit a path's congestion is measured and fed back in (a power "
+                   "of two, no smaller than --quantum).")
+@click.option("--path-share", default=64, show_default=True, type=click.IntRange(0, 256),
+              help="adaptive --adaptive path: how many packets in 256 (a random draw each) heed the paths' "
+                   "congestion; the others go by the local backlog alone.")
 @click.option("--mark-us", "mark_text", default="2,20", show_default=True, metavar="KMIN,KMAX",
               help="reps: the switches mark CE with a probability rising from 0 to 1 as a packet's wait in "
                    "its queue goes from KMIN to KMAX microseconds.")
@@ -169,7 +180,9 @@ def _default_link(topology: str) -> tuple[str, str]:
 def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int, bandwidth: str,
             fabric_bandwidth: str | None, latency: str, workload: str, size_text: str, lb_text: str,
             receiver_text: str, event_text: str, event_link: str | None, slow_rate: float, hash_seed: int,
-            hash_fields: str, flowlet_us: int, flowlet_choice: str, spray_order: str, quantum_text: str, mark_text: str,
+            hash_fields: str, flowlet_us: int, flowlet_choice: str, spray_order: str, quantum_text: str,
+            adaptive_mode: str, path_age_us: int, path_quantum_text: str, path_share: int,
+            mark_text: str,
             window: int | None, mtu: int, pfc: bool, cc: str, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
     """Compare load-balancing schemes (ECMP, flowlets, packet spraying, adaptive routing) on a fabric
     under a permutation, all-to-all or a collective, clean and with one uplink failed or slow."""
@@ -200,6 +213,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
     try:
         size = parse_size(size_text)
         quantum = parse_size(quantum_text)
+        path_quantum = parse_size(path_quantum_text)
         rate = parse_rate(bandwidth)
         parse_time(latency)
         if fabric_bandwidth is not None:
@@ -210,6 +224,9 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
         raise click.BadParameter("must be at least 1 byte", param_hint="--size")
     if quantum < 1 or quantum & (quantum - 1) or quantum > 2**31:
         raise click.BadParameter(f"{quantum_text}: a power of two from 1 B to 2 GiB", param_hint="--quantum")
+    if path_quantum < quantum or path_quantum & (path_quantum - 1) or path_quantum > 2**31:
+        raise click.BadParameter(f"{path_quantum_text}: a power of two from --quantum to 2 GiB",
+                                 param_hint="--path-quantum")
     mark = _mark_us(mark_text)
     if topology == "fat-tree" and k % 2:
         raise click.BadParameter(f"k must be even, got {k}", param_hint="--k")
@@ -226,7 +243,8 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
                         bandwidth=bandwidth, fabric_bandwidth=fabric_bandwidth, latency=latency, pfc=pfc,
                         ecn=cc == "dcqcn", seed=seed)
     lbs = [LbConfig(s, hash_seed=hash_seed, hash_fields=fields, flowlet_us=flowlet_us, flowlet_choice=flowlet_choice,
-                    spray_order=spray_order, load_shift=quantum.bit_length() - 1, mark_us=mark, window=window) for s in schemes]
+                    spray_order=spray_order, load_shift=quantum.bit_length() - 1, mark_us=mark, window=window, adaptive_mode=adaptive_mode, path_age_us=path_age_us,
+                    path_shift=path_quantum.bit_length() - 1, path_share=path_share) for s in schemes]
     runs = [LbRun(w, size, FabricConfig(**{**base.__dict__, "lb": lb}), receiver, event, link, slow_rate, mtu, seed,
                   dcqcn, cc == "hpcc")
             for w in workloads for event in events for lb in lbs for receiver in receivers]

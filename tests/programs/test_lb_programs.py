@@ -1,5 +1,6 @@
-"""The load-balancing programs' random choices, beyond their STF tests (which fix every other
-decision): spray.p4's random mode and flowlet.p4's LetFlow choice draw members uniformly."""
+"""The load-balancing programs' random choices and clock, beyond their STF tests (which fix every
+other decision): spray.p4's random mode and flowlet.p4's LetFlow choice draw members uniformly;
+adaptive.p4's path mode ages its remote metrics and heeds them on a share of packets."""
 from __future__ import annotations
 
 import math
@@ -64,3 +65,60 @@ def test_a_seeded_ecmp_hash_still_spreads_flows_evenly(seed):
     sw = router("ecmp")
     sw.table_set_default("hash_config", "set_hash", {"seed": seed, "fields": 31})
     assert_uniform(spread(sw, range(30000, 30000 + N)))
+
+
+def _path_edge(age_us: int) -> Switch:
+    """adaptive.p4 in path mode as the edge of leaf 10.1.1.0/24 (id 0x101), leaf 0x201 over two ports."""
+    sw = Switch.from_file(builtin_program("adaptive"), seed=11)
+    sw.table_add("ipv4_lpm", "set_ecmp", ["10.2.1.0/24"], {"group": 1, "count": 2})
+    sw.table_add("ipv4_lpm", "set_nhop", ["10.1.1.2/32"], {"dmac": "00:00:00:00:01:02", "port": 5})
+    for s in range(2):
+        sw.table_add("ecmp_nhop", "set_nhop", [1, s], {"dmac": f"08:00:00:00:02:0{s}", "port": s + 1})
+    sw.table_add("least_loaded.ecmp_members", "least_loaded.set_members", [1],
+                 {f"port{i}": (i + 1 if i < 2 else 0) for i in range(8)})
+    sw.table_set_default("path_config", "set_path", {"edge": 1, "leaf": 0x101, "age": age_us, "shift": 14,
+                                                     "share": 256})
+    return sw
+
+
+def _feedback(sw: Switch, member: int, metric: int) -> None:
+    """A packet from leaf 0x201 to our host carrying one feedback entry (the shim of adaptive.p4)."""
+    word = 0x201 << 52 | member << 36 | 1 << 35 | metric << 24 | 0x0800
+    pkt = bytes(Ether(type=0x88B5)) + word.to_bytes(8, "big") + bytes(IP(src="10.2.1.5", dst="10.1.1.2") / UDP())
+    (out,) = sw.send(1, pkt)
+    assert out.port == 5 and out.data[12:14] == b"\x08\x00"      # the shim is off before the host
+
+
+def _ports(sw: Switch, n: int) -> list[int]:
+    pkt = bytes(Ether() / IP(src="10.1.1.2", dst="10.2.1.5") / UDP(sport=5000, dport=4791))
+    return [sw.send(5, pkt)[0].port for _ in range(n)]
+
+
+@pytest.mark.parametrize("age, fresh", [(50, True), (49, False)])
+def test_path_metrics_count_until_they_are_older_than_the_age(age, fresh):
+    """Remote metrics reported at 100 us steer the source edge at 150 us while age >= 50; one
+    microsecond past the age they count as none, and the equal ports go round both members."""
+    sw = _path_edge(age)
+    sw.dp.now_us = 100
+    _feedback(sw, 0, 5)          # member 0's path: 5 quanta
+    _feedback(sw, 1, 1)          # member 1's path: 1
+    sw.dp.now_us = 150
+    ports = _ports(sw, 4)
+    if fresh:
+        assert ports == [2, 2, 2, 2]
+    else:
+        assert sorted(ports) == [1, 1, 2, 2]
+
+
+def test_path_metrics_steer_only_the_share_of_packets_that_heed_them():
+    """share/256 of a source edge's packets heed the remote metrics (a random draw each): with
+    share 64, about a quarter go by the path (member 1 here) beyond the local round robin's half."""
+    sw = _path_edge(1000)
+    sw.table_set_default("path_config", "set_path", {"edge": 1, "leaf": 0x101, "age": 1000, "shift": 14,
+                                                     "share": 64})
+    _feedback(sw, 0, 5)
+    _feedback(sw, 1, 1)
+    ports = _ports(sw, N)
+    heeded = ports.count(2) - ports.count(1)     # heeding packets all go to port 2; the rest split evenly
+    p = 64 / 256
+    assert abs(heeded - N * p) <= 4 * math.sqrt(N * p * (1 - p)) + 2, ports.count(2)

@@ -9,7 +9,11 @@ sets (``configure``):
   ``flowlet_choice``: random, LetFlow's, or least-loaded; ``load_shift``);
 * ``spray``: ``spray_config`` = set_spray(mode) (``spray_order``: round-robin or random);
 * ``adaptive``: ``adaptive_config`` = set_adaptive(shift) (``load_shift``: loads are compared
-  in units of 2^shift bytes, ``programs/lb_least_loaded.p4h``);
+  in units of 2^shift bytes, ``programs/lb_least_loaded.p4h``); with ``adaptive_mode`` "path"
+  (CONGA's path feedback between edge switches, ``programs/adaptive.p4``) also ``path_config``
+  = set_path(edge, leaf, age, shift, share) on every switch (edge: it has hosts, whose /24 is
+  ``leaf_id``; ``path_age_us``; the congestion quantum 2^``path_shift`` bytes; ``path_share``
+  of 256 packets heed the paths' congestion);
 * ``reps``: the hosts spray (``dataplane.net.rdma.entropy``: every packet's UDP source port
   chosen by its sender, recycled while its path is not congested) and the switches run
   ``ecmp.p4`` (``hash_config`` as ecmp's), marking CE by how long a packet waited in its queue
@@ -28,15 +32,18 @@ routes (``member_entries``). Only ``ecmp`` hashes, so only it keeps the generato
 """
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SCHEMES", "FLOWLET_CHOICES", "SPRAY_ORDERS", "HASH_FIELDS", "MAX_MEMBERS", "REPS_WINDOW", "LbConfig",
+__all__ = ["SCHEMES", "ADAPTIVE_MODES", "FLOWLET_CHOICES", "leaf_id", "SPRAY_ORDERS", "HASH_FIELDS", "MAX_MEMBERS", "REPS_WINDOW", "LbConfig",
            "member_entries", "configure"]
 
 SCHEMES = ("ecmp", "flowlet", "spray", "adaptive", "reps")
 FLOWLET_CHOICES = ("random", "least-loaded")
 SPRAY_ORDERS = ("round-robin", "random")
+#: adaptive: its own ports' backlog only (DRILL), or also each path's congestion fed back (CONGA)
+ADAPTIVE_MODES = ("local", "path")
 #: hash_config's field bits, in the order the 5-tuple is hashed
 HASH_FIELDS = {"src": 1, "dst": 2, "proto": 4, "sport": 8, "dport": 16}
 #: the members LeastLoaded compares (set_members' ports)
@@ -63,6 +70,10 @@ class LbConfig:
     load_shift: int = 14
     mark_us: tuple[int, int] = (2, 20)
     window: int | None = None
+    adaptive_mode: str = "local"
+    path_age_us: int = 50
+    path_shift: int = 17
+    path_share: int = 64
 
     def __post_init__(self) -> None:
         if self.scheme not in SCHEMES:
@@ -83,6 +94,15 @@ class LbConfig:
             raise ValueError(f"the marking delays are 0 <= kmin < kmax microseconds, got {kmin}, {kmax}")
         if self.window is not None and not 1 <= self.window <= 65536:
             raise ValueError(f"the window is 1..65536 packets, got {self.window}")
+        if self.adaptive_mode not in ADAPTIVE_MODES:
+            raise ValueError(f"adaptive mode is one of {', '.join(ADAPTIVE_MODES)}, got {self.adaptive_mode!r}")
+        if not 1 <= self.path_age_us < 2**32:
+            raise ValueError(f"the path metrics' age is a positive number of microseconds, got {self.path_age_us}")
+        if not self.load_shift <= self.path_shift <= 31:
+            raise ValueError(f"the path congestion quantum is 2^shift bytes with shift in {self.load_shift}..31 "
+                             f"(no finer than the load quantum), got {self.path_shift}")
+        if not 0 <= self.path_share <= 256:
+            raise ValueError(f"the share of packets that heed the path metrics is 0..256 (of 256), got {self.path_share}")
         if self.spray_order not in SPRAY_ORDERS:
             raise ValueError(f"spray order is one of {', '.join(SPRAY_ORDERS)}, got {self.spray_order!r}")
 
@@ -132,6 +152,10 @@ class LbConfig:
             return f"spray ({self.spray_order})"
         if self.scheme == "reps":
             return f"reps (the hosts' entropy per packet, marks past {self.mark_us[0]}..{self.mark_us[1]} us of queue)"
+        if self.adaptive_mode == "path":
+            return (f"adaptive (least-loaded path: local port first, then the path's fed-back congestion in "
+                    f"{1 << self.path_shift} B quanta, heeded by {self.path_share}/256 packets, aged "
+                    f"{self.path_age_us} us; {quantum})")
         return f"adaptive (least-loaded port, {quantum})"
 
 
@@ -155,8 +179,15 @@ def member_entries(entries: list[dict[str, Any]], switch: str = "") -> list[dict
     return out
 
 
-def configure(api: Any, cfg: LbConfig) -> None:
-    """Set the scheme's configuration table on a switch running its program."""
+def leaf_id(ip: int | str) -> int:
+    """adaptive.p4's name of the leaf whose hosts are in ``ip``'s /24 (10.p.e.h): p[3:0] ++ e[7:0]."""
+    addr = int(ipaddress.IPv4Address(ip))
+    return (addr >> 8) & 0xFFF
+
+
+def configure(api: Any, cfg: LbConfig, leaf: int | None = None) -> None:
+    """Set the scheme's configuration table on a switch running its program; ``leaf``
+    (``leaf_id``) names an edge switch, for adaptive's path mode."""
     if cfg.hashes:
         api.table_set_default("MyIngress.hash_config", "MyIngress.set_hash",
                               {"seed": cfg.hash_seed, "fields": cfg.field_mask})
@@ -173,3 +204,8 @@ def configure(api: Any, cfg: LbConfig) -> None:
                               {"mode": SPRAY_ORDERS.index(cfg.spray_order)})
     else:
         api.table_set_default("MyIngress.adaptive_config", "MyIngress.set_adaptive", {"shift": cfg.load_shift})
+        if cfg.adaptive_mode == "path":
+            # every switch raises CE in the same quantum; only edges (a leaf) insert and strip the shim
+            api.table_set_default("MyIngress.path_config", "MyIngress.set_path",
+                                  {"edge": int(leaf is not None), "leaf": leaf or 0, "age": cfg.path_age_us,
+                                   "shift": cfg.path_shift, "share": cfg.path_share})
