@@ -150,7 +150,7 @@ ENGINE_LAYERS = [
 ]
 # Inside cli/: parameter types and error display, what commands share, the commands, the group.
 CLI_LAYERS = [
-    ["options", "errors"], ["programs", "grpc_options", "emit", "telemetry"],
+    ["options", "errors", "pypy_gc"], ["programs", "grpc_options", "emit", "telemetry"],
     ["compile", "packet", "network", "topo", "serve", "scenario", "collective", "netns", "report"],
     ["__init__"],
 ]
@@ -213,7 +213,7 @@ def test_engine_folders_in_their_layers():
 
 
 def test_cli_commands_import_only_what_they_share():
-    """cli/: options and errors < programs, grpc_options, emit < the commands < the group
+    """cli/: options, errors and pypy_gc < programs, grpc_options, emit < the commands < the group
     (``cli/__init__.py``), which names the commands by string (``_LAZY``) and imports none:
     no command imports the group."""
     assert _upward_imports("dataplane.cli", CLI_LAYERS) == []
