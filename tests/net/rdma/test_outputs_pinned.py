@@ -6,8 +6,8 @@ training, load balancing, incast with DCQCN and HPCC) and both RDMA workloads of
 sends (the time and bytes of each frame, as a pcap would). A run's fingerprint is the SHA-256
 of those frames, port by port, of ``--json`` (wall-clock keys left out) and of the files
 written under ``--out`` (not PNGs); ``data/pinned_outputs.json`` holds the fingerprints made
-by the code before any of these levers (commit a4e80cd; the checkout's path taken out of the
-outputs, so that they hold in any clone). A lever that changed one frame, one
+by the code before any of these levers (commit a4e80cd; the folder the programs lie in taken
+out of the outputs, so that they hold in any clone or install). A lever that changed one frame, one
 timestamp, one figure of a report fails here.
 
 When a change of behaviour is meant, write the fingerprints again with
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -28,6 +29,7 @@ import pytest
 PINNED = Path(__file__).parent / "data" / "pinned_outputs.json"
 ROOT = Path(__file__).resolve().parents[3]
 TOOLS = ROOT / "tools"
+_PROGRAM_PATH = re.compile(r"/[^\s\"']*/(programs/[^\s/\"']+)")
 DP4 = ("gpus: 4\nsteps: 2\nbucket: 256KiB\noptimizer: 10us\n"
        "model: {parameters: 400K, layers: 4, tokens: 8K, flops: 100T}\n")
 
@@ -105,14 +107,15 @@ class _Recorder:
 
 def _steady(value: Any) -> Any:
     """``value`` without what differs between two honest runs: wall-clock keys, the provenance
-    (the command line with its temporary folders) and the checkout's own path (a program's path
-    in a report), so that the fingerprints hold in any clone."""
+    (the command line with its temporary folders) and where the package lies (a report names each
+    switch's program by its path: a clone's programs/, or site-packages' when installed), so
+    that the fingerprints hold in any checkout and install."""
     if isinstance(value, dict):
         return {k: _steady(v) for k, v in value.items() if "wall" not in k and k != "provenance"}
     if isinstance(value, list):
         return [_steady(v) for v in value]
     if isinstance(value, str):
-        return value.replace(str(ROOT), "<checkout>")
+        return _PROGRAM_PATH.sub(r"\1", value)
     return value
 
 
