@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from dataplane.cli.errors import reported_errors
-from dataplane.cli.options import OutputDir
+from dataplane.cli.options import OutputDir, fabric_options
 from dataplane.net.collectives.algorithms import COLLECTIVES
 from dataplane.scenarios._ranks import on_root, ranks_option, relaunch
 
@@ -32,14 +32,7 @@ def _positive_size(ctx: click.Context, param: click.Parameter, value: str) -> in
                    "(default: the first).")
 @click.option("--topology", default="fat-tree", show_default=True,
               help="fat-tree, leaf-spine, dragonfly (generated), or a topology file (YAML, tutorial JSON).")
-@click.option("--k", default=4, show_default=True, type=click.IntRange(2, 32), help="The fat-tree's k (even).")
-@click.option("--leaves", default=4, show_default=True, type=click.IntRange(1, 255), help="Leaf-spine: leaves.")
-@click.option("--spines", default=2, show_default=True, type=click.IntRange(1, 255), help="Leaf-spine: spines.")
-@click.option("--hosts-per-leaf", default=4, show_default=True, type=click.IntRange(1, 253),
-              help="Leaf-spine: hosts per leaf.")
-@click.option("--bandwidth", default="100Gbps", show_default=True, help="Host links' rate.")
-@click.option("--fabric-bandwidth", default=None, help="Leaf-spine: the rate of links between switches.")
-@click.option("--latency", default="1us", show_default=True, help="Every link's latency.")
+@fabric_options(k_max=32, leaves=(1, 255), spines_max=255, hosts_max=253, bandwidth_help="Host links' rate.")
 @click.option("--sizes", default="8:16M", show_default=True,
               help="MIN:MAX in bytes, as nccl-tests' -b/-e (K, M, G are 1024-based; KB, MB, GB 1000-based).")
 @click.option("--factor", default=2.0, show_default=True, type=click.FloatRange(1.0, 1024.0, min_open=True),

@@ -1,5 +1,6 @@
 """Option types shared by the ``dataplane`` commands: output paths checked before any work, durations
-with units, seeds, finite floats and process counts.
+with units, seeds, finite floats and process counts; the generated fabric's options
+(``fabric_options``).
 
 A bad value is a usage error when the command line is read, so a long run never fails at
 its end because its output folder cannot be made (the folder itself is made when the command
@@ -11,7 +12,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -170,3 +171,28 @@ class MacroDefine(click.ParamType):
         if problem is not None:
             self.fail(f"{shown(str(value))}: {problem}", param, ctx)
         return name, body
+
+
+def fabric_options(*, k_max: int, leaves: tuple[int, int], spines_max: int, hosts_max: int,
+                   bandwidth_help: str) -> Callable[[Callable], Callable]:
+    """The generated fabric's size and links, as the commands that build one take them: ``--k``
+    (fat-tree), ``--leaves``, ``--spines``, ``--hosts-per-leaf`` (leaf-spine), ``--bandwidth``,
+    ``--fabric-bandwidth``, ``--latency``. The upper bounds are the command's own (a program's
+    ECMP group size, the addressing plan's /24 per leaf)."""
+    options = [
+        click.option("--k", default=4, show_default=True, type=Whole(2, k_max), help="The fat-tree's k (even)."),
+        click.option("--leaves", default=4, show_default=True, type=Whole(*leaves),
+                     help="Leaf-spine: leaves."),
+        click.option("--spines", default=2, show_default=True, type=Whole(1, spines_max), help="Leaf-spine: spines."),
+        click.option("--hosts-per-leaf", default=4, show_default=True, type=Whole(1, hosts_max),
+                     help="Leaf-spine: hosts per leaf."),
+        click.option("--bandwidth", default="100Gbps", show_default=True, help=bandwidth_help),
+        click.option("--fabric-bandwidth", default=None, help="Leaf-spine: the rate of links between switches."),
+        click.option("--latency", default="1us", show_default=True, help="Every link's latency."),
+    ]
+
+    def apply(command: Callable) -> Callable:
+        for option in reversed(options):
+            command = option(command)
+        return command
+    return apply

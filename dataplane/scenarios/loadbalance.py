@@ -46,7 +46,7 @@ from pathlib import Path
 
 import click
 
-from dataplane.cli.options import OutputDir
+from dataplane.cli.options import OutputDir, fabric_options
 from dataplane.scenarios._ranks import on_root, ranks_option, relaunch
 
 SCHEME_NAMES = ("ecmp", "flowlet", "spray", "adaptive", "reps")
@@ -115,15 +115,8 @@ def _default_link(topology: str) -> tuple[str, str]:
 @click.command("loadbalance")
 @click.option("--topology", type=click.Choice(["fat-tree", "leaf-spine"]), default="fat-tree", show_default=True,
               help="The generated fabric.")
-@click.option("--k", default=4, show_default=True, type=click.IntRange(2, 16), help="The fat-tree's k (even).")
-@click.option("--leaves", default=4, show_default=True, type=click.IntRange(2, 64), help="Leaf-spine: leaves.")
-@click.option("--spines", default=2, show_default=True, type=click.IntRange(1, 8), help="Leaf-spine: spines.")
-@click.option("--hosts-per-leaf", default=4, show_default=True, type=click.IntRange(1, 64),
-              help="Leaf-spine: hosts per leaf.")
-@click.option("--bandwidth", default="100Gbps", show_default=True, help="Every link's rate (host links with "
-              "--fabric-bandwidth).")
-@click.option("--fabric-bandwidth", default=None, help="Leaf-spine: the leaf-spine links' rate.")
-@click.option("--latency", default="1us", show_default=True, help="Every link's latency.")
+@fabric_options(k_max=16, leaves=(2, 64), spines_max=8, hosts_max=64,
+                bandwidth_help="Every link's rate (host links with --fabric-bandwidth).")
 @click.option("--workload", default="permutation", show_default=True,
               help="Comma-separated: permutation, all-to-all, allreduce, allgather, reducescatter, alltoall.")
 @click.option("--size", "size_text", default="2MiB", show_default=True,

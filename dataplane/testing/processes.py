@@ -2,7 +2,8 @@
 line, waiting until it listens, and stopping it as Ctrl-C would.
 
 What a pytest test needs to put ``dataplane serve`` or ``dataplane run --serve`` in front of
-a real client (p4runtime-shell, ptf, a controller script) and to leave nothing behind.
+a real client (p4runtime-shell, ptf, a controller script) and to leave nothing behind, and to
+run a command on one and on several MPI ranks (``stdout_on_ranks``).
 """
 from __future__ import annotations
 
@@ -26,6 +27,18 @@ def dataplane_command(*args: str) -> list[str]:
     """The argv that runs ``dataplane ARGS`` with this interpreter and the package this test
     imported (no PATH lookup; not a checkout in the working folder: ``resources.self_command``)."""
     return self_command(*args)
+
+
+def stdout_on_ranks(*args: str, ranks: tuple[int, ...] = (1, 2), timeout: float = 300) -> list[str]:
+    """What ``dataplane ARGS --ranks N`` prints for each N of ``ranks``, each run to success
+    (an AssertionError with its stderr otherwise): the runs a test compares byte for byte."""
+    outs = []
+    for n in ranks:
+        proc = subprocess.run(dataplane_command(*args, "--ranks", str(n)), capture_output=True, text=True,
+                              timeout=timeout)
+        assert proc.returncode == 0, proc.stderr
+        outs.append(proc.stdout)
+    return outs
 
 
 def wait_listening(proc: subprocess.Popen, port: int, log: Path, timeout: float = 30) -> None:

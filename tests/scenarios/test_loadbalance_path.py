@@ -20,7 +20,7 @@ from dataplane.net.parallel.launch import mpi_available
 from dataplane.scenarios import _loadbalance_run
 from dataplane.scenarios._loadbalance_run import LbRun, run_one
 from dataplane.scenarios.fabric import FabricConfig
-from dataplane.testing.processes import dataplane_command
+from dataplane.testing.processes import stdout_on_ranks
 
 SIZE = 2 << 20
 
@@ -98,11 +98,7 @@ def test_path_mode_results_are_identical_on_one_and_two_ranks():
         pytest.skip("needs MPI (mpiexec) and mpi4py")
     args = ["scenario", "loadbalance", "--lb", "adaptive", "--adaptive", "path", "--path-quantum", "16KiB",
             "--window", "96", "--event", "slow", "--size", "256KiB", "--json"]
-    outs = []
-    for ranks in ("1", "2"):
-        proc = subprocess.run(dataplane_command(*args, "--ranks", ranks), capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, proc.stderr
-        outs.append(proc.stdout)
+    outs = stdout_on_ranks(*args)
     assert outs[0] == outs[1] and json.loads(outs[0])["results"][0]["lb_detail"].startswith("adaptive (least-loaded path")
 
 

@@ -8,7 +8,7 @@ from functools import lru_cache
 import pytest
 
 from dataplane.net.parallel.launch import mpi_available
-from dataplane.testing.processes import dataplane_command
+from dataplane.testing.processes import stdout_on_ranks
 
 
 @lru_cache(maxsize=1)
@@ -25,11 +25,7 @@ pytestmark = [pytest.mark.no_pypy, pytest.mark.skipif(not _mpi_works(), reason="
 def test_a_collective_is_identical_on_one_and_two_ranks(op, algo):
     args = ["collective", op, "--algo", algo, "--topology", "fat-tree", "--k", "4", "--sizes", "4K:64K",
             "--factor", "16", "--json"]
-    outs = []
-    for ranks in ("1", "2"):
-        proc = subprocess.run(dataplane_command(*args, "--ranks", ranks), capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, proc.stderr
-        outs.append(proc.stdout)
+    outs = stdout_on_ranks(*args)
     assert outs[0] == outs[1] and '"wrong": 0' in outs[0]
 
 
@@ -38,9 +34,5 @@ def test_a_training_job_is_identical_on_one_and_two_ranks(tmp_path):
     job.write_text("gpus: 16\nsteps: 2\nbucket: 256KiB\nparallel: {tensor: 2}\n"
                    "model: {parameters: 400K, layers: 4, tokens: 8K, flops: 100T}\n")
     args = ["scenario", "training", str(job), "--what-if", "straggler,flap", "--flap-for", "200us", "--json"]
-    outs = []
-    for ranks in ("1", "2"):
-        proc = subprocess.run(dataplane_command(*args, "--ranks", ranks), capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, proc.stderr
-        outs.append(proc.stdout)
+    outs = stdout_on_ranks(*args)
     assert outs[0] == outs[1] and '"fault": "flap"' in outs[0]
