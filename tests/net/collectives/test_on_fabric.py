@@ -88,7 +88,7 @@ def test_ring_allreduce_reaches_its_bound_when_it_pipelines():
 
 
 def test_in_network_allreduce_beats_the_ring_on_the_same_fat_tree():
-    size = 1 << 20
+    size = 1 << 19
     ring = run_size(CollectiveConfig("allreduce", "ring", FabricConfig(k=4)), size)
     ina = run_size(CollectiveConfig("allreduce", "ina", FabricConfig(k=4)), size)
     assert ina["wrong"] == 0 and ring["wrong"] == 0
