@@ -125,7 +125,7 @@ control MyIngress(inout headers hdr,
 
     /* Avoidance (off unless avoid_config's default action is set_avoid(up, down)): per
        (leaf, member) the chance, in 256ths, that a packet from here to that leaf passes that
-       member over on a tie (the header comment). */
+       member over (the header comment). */
     register<bit<16>>(LEAF_ENTRIES) path_avoid;
 
     bit<1> avoid_on = 0;
