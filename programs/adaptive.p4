@@ -14,7 +14,8 @@
  * How it learns its ports' load: the register port_backlog[port] that the emulator keeps
  * (lb_least_loaded.p4h says what it holds and why v1model needs it).
  * State: LeastLoaded's turn[slot] (port_backlog is the fabric's); path mode:
- * congestion_from_leaf, congestion_to_leaf, to_leaf_time (leaf * 8 + LBTag) and fb_next[leaf]. A group without an
+ * congestion_from_leaf, congestion_to_leaf, to_leaf_time, path_avoid (leaf * 8 + LBTag) and
+ * fb_next[leaf]. A group without an
  * ecmp_members entry falls back to the flow hash (hash_select, today's ECMP).
  *
  * adaptive_config (no key; set its default action): set_adaptive(shift), the load quantum
@@ -45,6 +46,20 @@
  *    that looked best a round trip ago (CONGA decides per flowlet, which moves far fewer
  *    bytes at once); heeding a share of them shifts the split by a share of the load, and the
  *    feedback tells whether it was enough. Measured in docs/loadbalance.md.
+ *  - avoidance (off unless avoid_config's default action is set_avoid(up, down)): instead of a
+ *    share heeding the metrics, every packet from the source edge passes member m over
+ *    (meta.avoidN = 1: it loses to every member not passed over, whatever the loads; among
+ *    the rest the local backlog, then the turn) when its draw (0..255) is below
+ *    path_avoid[dst leaf][m], a chance in 256ths (0: never, 256: always) the destination
+ *    edge's reports move: up by `up` for each valid report of CE > 0, down by `down` for each
+ *    report of 0; older than age_us it counts as 0, like the metrics. The source edge's own
+ *    hop is left out of CE (meta.path_first): the packets passed over go to the other uplinks,
+ *    whose queues would otherwise report those paths congested too; the local backlog
+ *    balances the uplinks. Why: with a share, at least (1 - share) of a leaf's packets go
+ *    round the members, so a path of half the rate still gets its quarter of them, and a
+ *    snapshot metric swings the rest between all and none of it. A chance that integrates
+ *    the reports settles where the path's queue is past the quantum in down/(up + down) of
+ *    them: the path kept busy, its part of the traffic near its part of the capacity.
  * Feedback takes member indices in turn up to the packet's own group size: it assumes the
  * leaves have as many uplinks as each other (true of fat trees and leaf-spines here).
  *
@@ -108,6 +123,29 @@ control MyIngress(inout headers hdr,
         default_action = NoAction();
     }
 
+    /* Avoidance (off unless avoid_config's default action is set_avoid(up, down)): per
+       (leaf, member) the chance, in 256ths, that a packet from here to that leaf passes that
+       member over (the header comment). */
+    register<bit<16>>(LEAF_ENTRIES) path_avoid;
+
+    bit<1> avoid_on = 0;
+    bit<16> avoid_up = 0;
+    bit<16> avoid_down = 0;
+
+    action set_avoid(bit<16> up, bit<16> down) {
+        avoid_on = 1;
+        avoid_up = up;
+        avoid_down = down;
+    }
+
+    table avoid_config {
+        actions = {
+            set_avoid;
+            NoAction;
+        }
+        default_action = NoAction();
+    }
+
     bit<48> stamp = 0;
 
     bit<8> metric = 0;
@@ -117,6 +155,17 @@ control MyIngress(inout headers hdr,
         congestion_to_leaf.read(metric, at);
         to_leaf_time.read(stamp, at);
         m = (standard_metadata.ingress_global_timestamp - stamp > age_us) ? 8w0 : metric;
+    }
+
+    bit<16> chance = 0;
+
+    /* 1 when this packet passes member at over: its draw below path_avoid[at] (0 once older
+       than age_us, like the metrics) */
+    action avoid_of(in bit<32> at, in bit<8> draw, out bit<1> m) {
+        path_avoid.read(chance, at);
+        to_leaf_time.read(stamp, at);
+        m = (standard_metadata.ingress_global_timestamp - stamp > age_us) ? 1w0
+            : (((bit<16>)draw < chance) ? 1w1 : 1w0);
     }
 
     /* The 5-tuple's crc32, reduced to [0, count): today's ECMP, the fallback. */
@@ -137,10 +186,12 @@ control MyIngress(inout headers hdr,
             ipv4_lpm.apply();
             adaptive_config.apply();
             path_config.apply();
+            avoid_config.apply();
             meta.path_shift = ce_shift;
             bit<12> src_leaf = hdr.ipv4.srcAddr[19:16] ++ hdr.ipv4.srcAddr[15:8];
             bit<12> dst_leaf = hdr.ipv4.dstAddr[19:16] ++ hdr.ipv4.dstAddr[15:8];
             bit<1> source = 0;
+            bit<8> draw = 0;
             if (path_on == 1 && hdr.lb_path.isValid() && dst_leaf == my_leaf) {
                 bit<32> from = (bit<32>)(hdr.lb_path.src_leaf ++ hdr.lb_path.lbtag[2:0]);
                 congestion_from_leaf.write(from, hdr.lb_path.ce);
@@ -149,17 +200,39 @@ control MyIngress(inout headers hdr,
                     bit<32> to = (bit<32>)(hdr.lb_path.src_leaf ++ hdr.lb_path.fb_lbtag[2:0]);
                     congestion_to_leaf.write(to, hdr.lb_path.fb_metric);
                     to_leaf_time.write(to, standard_metadata.ingress_global_timestamp);
+                    if (avoid_on == 1) {
+                        /* a congested report raises the chance of passing that member over, a
+                           clear one lowers it: held between 0 and 256 (always) */
+                        bit<16> p;
+                        path_avoid.read(p, to);
+                        if (hdr.lb_path.fb_metric > 0) {
+                            p = (p + avoid_up > 256) ? 16w256 : p + avoid_up;
+                        } else {
+                            p = (p > avoid_down) ? p - avoid_down : 16w0;
+                        }
+                        path_avoid.write(to, p);
+                    }
                 }
                 hdr.ethernet.etherType = hdr.lb_path.etherType;
                 hdr.lb_path.setInvalid();
             } else if (path_on == 1 && !hdr.lb_path.isValid() && meta.use_ecmp == 1 && src_leaf == my_leaf
                        && dst_leaf != my_leaf) {
                 source = 1;
-                bit<8> draw;
                 random(draw, 8w0, 8w255);
                 heed = ((bit<9>)draw < heed_share) ? 1w1 : 1w0;
             }
-            if (source == 1 && heed == 1) {
+            if (source == 1 && avoid_on == 1) {
+                /* every packet: the members it passes over lose to the others (meta.avoidN = 1) */
+                bit<32> base = (bit<32>)(dst_leaf ++ 3w0);
+                avoid_of(base + 0, draw, meta.avoid0);
+                avoid_of(base + 1, draw, meta.avoid1);
+                avoid_of(base + 2, draw, meta.avoid2);
+                avoid_of(base + 3, draw, meta.avoid3);
+                avoid_of(base + 4, draw, meta.avoid4);
+                avoid_of(base + 5, draw, meta.avoid5);
+                avoid_of(base + 6, draw, meta.avoid6);
+                avoid_of(base + 7, draw, meta.avoid7);
+            } else if (source == 1 && heed == 1) {
                 bit<32> base = (bit<32>)(dst_leaf ++ 3w0);
                 remote_of(base + 0, meta.remote0);
                 remote_of(base + 1, meta.remote1);
@@ -187,6 +260,7 @@ control MyIngress(inout headers hdr,
                 hdr.lb_path.src_leaf = my_leaf;
                 hdr.lb_path.lbtag = (bit<4>)meta.ecmp_select;
                 hdr.lb_path.ce = 0;
+                meta.path_first = avoid_on;
                 bit<4> n;
                 fb_next.read(n, (bit<32>)dst_leaf);
                 if ((bit<16>)n >= meta.ecmp_count) {

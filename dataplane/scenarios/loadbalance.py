@@ -97,6 +97,17 @@ def _check_hpcc_switches(schemes: list[str], hash_seed: int, fields: tuple[str, 
                                  param_hint="--hash-fields")
 
 
+def _path_avoid(text: str) -> tuple[int, int]:
+    """--path-avoid: two steps in 256ths, each 1..256."""
+    try:
+        up, down = (int(x) for x in text.split(","))
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: two steps in 256ths, e.g. 32,8", param_hint="--path-avoid") from None
+    if not (1 <= up <= 256 and 1 <= down <= 256):
+        raise click.BadParameter(f"{text!r}: each step 1..256", param_hint="--path-avoid")
+    return up, down
+
+
 def _mark_us(text: str) -> tuple[int, int]:
     """--mark-us: two whole microseconds, the first below the second."""
     try:
@@ -154,6 +165,10 @@ def _default_link(topology: str) -> tuple[str, str]:
 @click.option("--path-share", default=64, show_default=True, type=click.IntRange(0, 256),
               help="adaptive --adaptive path: how many packets in 256 (a random draw each) heed the paths' "
                    "congestion; the others go by the local backlog alone.")
+@click.option("--path-avoid", "path_avoid_text", default=None, metavar="UP,DOWN",
+              help="adaptive --adaptive path: instead of a share heeding the metrics, every packet passes a "
+                   "member over with a chance per path, raised UP/256 by each congested report and lowered "
+                   "DOWN/256 by each clear one (default: off).")
 @click.option("--mark-us", "mark_text", default="2,20", show_default=True, metavar="KMIN,KMAX",
               help="reps: the switches mark CE with a probability rising from 0 to 1 as a packet's wait in "
                    "its queue goes from KMIN to KMAX microseconds.")
@@ -175,6 +190,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
             receiver_text: str, event_text: str, event_link: str | None, slow_rate: float, hash_seed: int,
             hash_fields: str, flowlet_us: int, flowlet_choice: str, spray_order: str, quantum_text: str,
             adaptive_mode: str, path_age_us: int, path_quantum_text: str, path_share: int,
+            path_avoid_text: str | None,
             mark_text: str,
             window: int | None, mtu: int, pfc: bool, cc: str, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
     """Compare load-balancing schemes (ECMP, flowlets, packet spraying, adaptive routing) on a fabric
@@ -221,6 +237,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
         raise click.BadParameter(f"{path_quantum_text}: a power of two from --quantum to 2 GiB",
                                  param_hint="--path-quantum")
     mark = _mark_us(mark_text)
+    path_avoid = None if path_avoid_text is None else _path_avoid(path_avoid_text)
     if topology == "fat-tree" and k % 2:
         raise click.BadParameter(f"k must be even, got {k}", param_hint="--k")
     link = _default_link(topology)
@@ -237,7 +254,8 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
                         ecn=cc == "dcqcn", seed=seed)
     lbs = [LbConfig(s, hash_seed=hash_seed, hash_fields=fields, flowlet_us=flowlet_us, flowlet_choice=flowlet_choice,
                     spray_order=spray_order, load_shift=quantum.bit_length() - 1, mark_us=mark, window=window, adaptive_mode=adaptive_mode, path_age_us=path_age_us,
-                    path_shift=path_quantum.bit_length() - 1, path_share=path_share) for s in schemes]
+                    path_shift=path_quantum.bit_length() - 1, path_share=path_share,
+                    path_avoid=path_avoid) for s in schemes]
     runs = [LbRun(w, size, FabricConfig(**{**base.__dict__, "lb": lb}), receiver, event, link, slow_rate, mtu, seed,
                   dcqcn, cc == "hpcc")
             for w in workloads for event in events for lb in lbs for receiver in receivers]

@@ -1,6 +1,7 @@
 """The load-balancing programs' random choices and clock, beyond their STF tests (which fix every
 other decision): spray.p4's random mode and flowlet.p4's LetFlow choice draw members uniformly;
-adaptive.p4's path mode ages its remote metrics and heeds them on a share of packets."""
+adaptive.p4's path mode ages its remote metrics and heeds them on a share of packets; with
+avoidance, a member is passed over on the drawn chance its reports built, aged as the metrics."""
 from __future__ import annotations
 
 import math
@@ -122,3 +123,35 @@ def test_path_metrics_steer_only_the_share_of_packets_that_heed_them():
     heeded = ports.count(2) - ports.count(1)     # heeding packets all go to port 2; the rest split evenly
     p = 64 / 256
     assert abs(heeded - N * p) <= 4 * math.sqrt(N * p * (1 - p)) + 2, ports.count(2)
+
+
+def _avoiding_edge(age_us: int, up: int, down: int) -> Switch:
+    sw = _path_edge(age_us)
+    sw.table_set_default("avoid_config", "set_avoid", {"up": up, "down": down})
+    return sw
+
+
+def test_avoidance_passes_a_member_over_on_its_chance_of_the_draws():
+    """A chance c (of 256) passes member 0 over on c/256 of the packets; those go to member 1,
+    the rest round both: member 0 gets (1 - c/256) / 2 of them. Chances built by reports: 0 + 128
+    (one congested report, step 128) is 128; from 256, a congested report holds it at 256 (not
+    past) and a clear one (step 56) takes it to 200, not to 300 - 56 = 244."""
+    for steps, reports, chance in (((128, 1), [1], 128), ((100, 56), [1, 1, 1, 0], 200)):
+        sw = _avoiding_edge(1000, *steps)
+        for metric in reports:
+            _feedback(sw, 0, metric)
+        ports = _ports(sw, N)
+        p = (1 - chance / 256) / 2
+        assert abs(ports.count(1) - N * p) <= 4 * math.sqrt(N * p * (1 - p)), (chance, ports.count(1))
+
+
+@pytest.mark.parametrize("age, fresh", [(50, True), (49, False)])
+def test_avoidance_counts_until_its_reports_are_older_than_the_age(age, fresh):
+    """A chance of 256 (a congested report, step 256) built at 100 us passes member 0 over at
+    150 us while age >= 50; past the age it counts as none, and the ports go round both members."""
+    sw = _avoiding_edge(age, 256, 256)
+    sw.dp.now_us = 100
+    _feedback(sw, 0, 1)
+    sw.dp.now_us = 150
+    ports = _ports(sw, 4)
+    assert ports == [2, 2, 2, 2] if fresh else sorted(ports) == [1, 1, 2, 2]

@@ -4,7 +4,8 @@ this small fabric are shorter than at k=8, where the default 128 KiB is measured
 edges learn from the destination edge that the path down through agg1_1 is congested and send
 less of rack 1's traffic that way, which no switch-local choice can do. Each rule is checked
 against the same run with the feedback heeded by no packet (share 0: the shim, CE and feedback
-still flow, nothing acts on them), which must break it."""
+still flow, nothing acts on them), which must break it; so are those of avoidance (--path-avoid: every
+packet passes a member over on a chance the reports build)."""
 from __future__ import annotations
 
 import json
@@ -23,6 +24,8 @@ from dataplane.scenarios.fabric import FabricConfig
 from dataplane.testing.processes import stdout_on_ranks
 
 SIZE = 2 << 20
+#: --path-avoid's steps (of 256) up on a congested report, down on a clear one
+AVOID = (32, 8)
 
 
 def run(event: str, **lb):
@@ -58,6 +61,8 @@ def rows():
         ("path", "slow"): run("slow", adaptive_mode="path", path_shift=14),
         ("blind", "none"): run("none", adaptive_mode="path", path_shift=14, path_share=0),
         ("blind", "slow"): run("slow", adaptive_mode="path", path_shift=14, path_share=0),
+        ("avoid", "none"): run("none", adaptive_mode="path", path_shift=14, path_avoid=AVOID),
+        ("avoid", "slow"): run("slow", adaptive_mode="path", path_shift=14, path_avoid=AVOID),
     }
 
 
@@ -89,6 +94,25 @@ def test_the_clean_fabric_is_where_local_adaptive_routing_left_it(rows):
     assert path["lb_detail"].startswith("adaptive (least-loaded path")
 
 
+def test_avoidance_sends_the_slow_link_near_its_part_of_the_capacity(rows):
+    """With avoidance (every packet passes a member over on the chance the reports built) the
+    slow link's share of rack 1's bytes comes near the ideal third, closer than a share heeding
+    the metrics does; with the feedback heeded by no packet it stays at half. Rack 1's last flow
+    then ends at least 10% sooner than without the feedback."""
+    (avoid, avoid_share), (blind, blind_share) = rows[("avoid", "slow")], rows[("blind", "slow")]
+    assert avoid_share <= 0.37 < rows[("path", "slow")][1]
+    assert avoid_share >= 1 / 3 - 0.02
+    assert blind_share >= 0.48
+    assert avoid["completion_us"] <= 0.9 * blind["completion_us"]
+    assert avoid["lb_detail"].startswith("adaptive (least-loaded path: local port first, then members passed over")
+
+
+def test_avoidance_leaves_the_clean_fabric_alone(rows):
+    """On the clean fabric the queues stay short of the quantum, no member is passed over, and
+    the goodput is local adaptive routing's (within the shim's 0.2%)."""
+    assert rows[("avoid", "none")][0]["goodput_gbps"] >= 0.995 * rows[("local", "none")][0]["goodput_gbps"]
+
+
 @pytest.mark.no_pypy
 def test_path_mode_results_are_identical_on_one_and_two_ranks():
     """The registers the feedback fills live in the switches, wherever their rank runs them: the
@@ -107,6 +131,9 @@ def test_path_mode_results_are_identical_on_one_and_two_ranks():
     (["--path-quantum", "96KiB"], "power of two"),
     (["--path-share", "257"], "0<=x<=256"),
     (["--adaptive", "global"], "'local', 'path'"),
+    (["--path-avoid", "32"], "two steps"),
+    (["--path-avoid", "0,8"], "each step 1..256"),
+    (["--path-avoid", "32,257"], "each step 1..256"),
 ])
 def test_bad_path_options_get_a_clear_error(args, words):
     """A path quantum finer than the load quantum (16 KiB) or not a power of two, a share past 256

@@ -13,7 +13,10 @@ sets (``configure``):
   (CONGA's path feedback between edge switches, ``programs/adaptive.p4``) also ``path_config``
   = set_path(edge, leaf, age, shift, share) on every switch (edge: it has hosts, whose /24 is
   ``leaf_id``; ``path_age_us``; the congestion quantum 2^``path_shift`` bytes; ``path_share``
-  of 256 packets heed the paths' congestion);
+  of 256 packets heed the paths' congestion); with ``path_avoid`` = (up, down) also
+  ``avoid_config`` = set_avoid(up, down): every packet passes a member over on a tie with a
+  chance kept per (leaf, member), raised by ``up``/256 on each congested report and lowered by
+  ``down``/256 on each clear one (instead of the share heeding the metrics);
 * ``reps``: the hosts spray (``dataplane.net.rdma.entropy``: every packet's UDP source port
   chosen by its sender, recycled while its path is not congested) and the switches run
   ``ecmp.p4`` (``hash_config`` as ecmp's), marking CE by how long a packet waited in its queue
@@ -74,6 +77,7 @@ class LbConfig:
     path_age_us: int = 50
     path_shift: int = 17
     path_share: int = 64
+    path_avoid: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         if self.scheme not in SCHEMES:
@@ -103,6 +107,8 @@ class LbConfig:
                              f"(no finer than the load quantum), got {self.path_shift}")
         if not 0 <= self.path_share <= 256:
             raise ValueError(f"the share of packets that heed the path metrics is 0..256 (of 256), got {self.path_share}")
+        if self.path_avoid is not None and not all(1 <= step <= 256 for step in self.path_avoid):
+            raise ValueError(f"the avoidance steps are 1..256 (of 256) each, got {self.path_avoid}")
         if self.spray_order not in SPRAY_ORDERS:
             raise ValueError(f"spray order is one of {', '.join(SPRAY_ORDERS)}, got {self.spray_order!r}")
 
@@ -152,6 +158,11 @@ class LbConfig:
             return f"spray ({self.spray_order})"
         if self.scheme == "reps":
             return f"reps (the hosts' entropy per packet, marks past {self.mark_us[0]}..{self.mark_us[1]} us of queue)"
+        if self.adaptive_mode == "path" and self.path_avoid is not None:
+            return (f"adaptive (least-loaded path: local port first, then members passed over with a chance "
+                    f"raised {self.path_avoid[0]}/256 by each report of congestion past {1 << self.path_shift} B "
+                    f"and lowered {self.path_avoid[1]}/256 by each clear one, aged {self.path_age_us} us; "
+                    f"{quantum})")
         if self.adaptive_mode == "path":
             return (f"adaptive (least-loaded path: local port first, then the path's fed-back congestion in "
                     f"{1 << self.path_shift} B quanta, heeded by {self.path_share}/256 packets, aged "
@@ -209,3 +220,6 @@ def configure(api: Any, cfg: LbConfig, leaf: int | None = None) -> None:
             api.table_set_default("MyIngress.path_config", "MyIngress.set_path",
                                   {"edge": int(leaf is not None), "leaf": leaf or 0, "age": cfg.path_age_us,
                                    "shift": cfg.path_shift, "share": cfg.path_share})
+            if cfg.path_avoid is not None:
+                api.table_set_default("MyIngress.avoid_config", "MyIngress.set_avoid",
+                                      {"up": cfg.path_avoid[0], "down": cfg.path_avoid[1]})
