@@ -48,7 +48,7 @@ from __future__ import annotations
 from dataplane.arch.aliases import alias_path, set_path
 from dataplane.arch.v1model import PacketResult
 from dataplane.arch.v1model_decisions import V1Decisions, counts_only, replay
-from dataplane.arch.work import CachedEgress, EgressWork, IngressWork
+from dataplane.arch.work import CachedEgress, EgressWork, Frame, IngressWork
 from dataplane.control.switch import Switch
 from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.link import Port
@@ -184,6 +184,8 @@ class SwitchNode(Node):
             work, result = got
             self._finish_ingress(work, result)
             return
+        if data.__class__ is Frame:
+            data = data.join()      # type: ignore[union-attr]
         result = PacketResult()
         work = dp.run_work(IngressWork(port_number, data), result, trace)
         self._finish_ingress(work, result)
@@ -253,9 +255,18 @@ class SwitchNode(Node):
             if item.epoch == owner.epoch and owner is self.decisions and (trace is None or counts_only(trace)):
                 if trace is not None:
                     replay(item.decision.egress_events, trace)
-                if item.out is None:
+                out = item.out
+                if out is None:
                     self._drop(item.drop)
-                return item.out
+                elif out.__class__ is Frame:
+                    # Unjoined only to a switch whose cache reads it as it is (frame.py): not to a
+                    # capture, another kind of node, nor a switch whose receive was replaced.
+                    node = port.peer.node
+                    if port.capture is not None or node.__class__ is not SwitchNode or node.decisions is None \
+                            or getattr(node.receive, "__func__", None) is not _RECEIVE \
+                            or getattr(node._ingress, "__func__", None) is not _INGRESS:
+                        out = out.join()
+                return out
             # An egress table changed while it waited (or a trace started): run egress for real.
             item = owner.egress_work(item, trace)
         now = self.sim.now
@@ -319,3 +330,6 @@ class SwitchNode(Node):
 
     def _drop(self, reason: str) -> None:
         self.drops[reason] = self.drops.get(reason, 0) + 1
+
+
+_RECEIVE, _INGRESS = SwitchNode.receive, SwitchNode._ingress
