@@ -199,20 +199,23 @@ class DecisionCache:
         frame = Frame
 
         def find(port: int, data: Any) -> tuple[Decision | None, Any]:
-            # A frame an earlier switch of this region rewrote: its header is ``head``, its payload
-            # still in ``base`` (frame.py), which the output shares in turn.
+            # An unjoined frame (frame.py): its first bytes are ``head``, the rest still in ``base``,
+            # which the output shares in turn. A host's head is longer than the region (all its
+            # headers over a shared body): the bytes past the region go on in the output's head.
+            rest = b""
             if data.__class__ is frame:
                 base = data.base
                 head = data.head
                 if len(head) != r:
-                    base = data.join()
-                    head = base[:r]
+                    if len(head) > r:
+                        rest = head[r:]
+                    else:
+                        base = head = data.join()
             else:
-                base = data
-                head = data[:r]
+                base = head = data
             n = len(base)
             if n >= r:
-                v = int.from_bytes(head, "big")
+                v = int.from_bytes(head[:r], "big")
                 h = (v >> shift) & hmask
                 c = head[at] << 8 | head[at + 1]
                 s = (h - c * weight) % 0xFFFF
@@ -225,7 +228,7 @@ class DecisionCache:
                         return d, None
                     s = (s + d.delta) % 0xFFFF      # as in ``lookup``
                     head = ((v & pmask) | t | ((s ^ 0xFFFF if s else 0) << gshift)).to_bytes(r, "big")
-                    return d, (frame(head, base) if n > r else head)
+                    return d, (frame(head + rest if rest else head, base) if n > r else head)
             cache.misses += 1
             return None, None
         return find

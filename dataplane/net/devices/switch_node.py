@@ -258,14 +258,8 @@ class SwitchNode(Node):
                 out = item.out
                 if out is None:
                     self._drop(item.drop)
-                elif out.__class__ is Frame:
-                    # Unjoined only to a switch whose cache reads it as it is (frame.py): not to a
-                    # capture, another kind of node, nor a switch whose receive was replaced.
-                    node = port.peer.node
-                    if port.capture is not None or node.__class__ is not SwitchNode or node.decisions is None \
-                            or getattr(node.receive, "__func__", None) is not _RECEIVE \
-                            or getattr(node._ingress, "__func__", None) is not _INGRESS:
-                        out = out.join()
+                elif out.__class__ is Frame and not unjoined_ok(port):
+                    out = out.join()
                 return out
             # An egress table changed while it waited (or a trace started): run egress for real.
             item = owner.egress_work(item, trace)
@@ -333,3 +327,12 @@ class SwitchNode(Node):
 
 
 _RECEIVE, _INGRESS = SwitchNode.receive, SwitchNode._ingress
+
+
+def unjoined_ok(port: Port) -> bool:
+    """Whether a frame ``port`` sends may stay an unjoined ``Frame`` (dataplane.engine.decision.frame):
+    only when its peer is a switch whose cache reads one as it is, and nothing else sees it (not a
+    capture, another kind of node, nor a switch whose ``receive`` or ``_ingress`` was replaced)."""
+    node = port.peer.node      # type: ignore[union-attr]
+    return port.capture is None and node.__class__ is SwitchNode and node.decisions is not None \
+        and getattr(node.receive, "__func__", None) is _RECEIVE and getattr(node._ingress, "__func__", None) is _INGRESS

@@ -1,10 +1,11 @@
 """Frames left unjoined between switches (``dataplane.engine.decision.frame``) change nothing.
 
 A switch whose decision cache rewrites a frame hands the next switch the new header over the
-payload it came with; the bytes are joined where something needs them whole. Here the two RDMA
-workloads of ``tools/bench_sim.py`` (at a small size, without captures, so the unjoined path is
-the one taken) run with the cache on and off (off: every switch runs the pipeline and makes
-bytes), and every frame that reaches every port (time, port, bytes), every port's counters and
+payload it came with, and a host keeps a sender's body shared under each packet's headers; the
+bytes are joined where something needs them whole. Here the two RDMA workloads of
+``tools/bench_sim.py`` (at a small size, without captures, so the unjoined path is the one
+taken) run with the cache and the hosts' shared bodies on, and both off (every host and switch
+making bytes, as before), and every frame that reaches every port (time, port, bytes), every port's counters and
 the hop count must be equal; the run with the cache must have carried unjoined frames. Only
 switches whose cache reads them receive one: hosts, captures and a switch whose ``receive`` was
 replaced get bytes.
@@ -21,6 +22,7 @@ import pytest
 from dataplane.engine.decision.frame import Frame
 from dataplane.net.devices.link import Port
 from dataplane.net.devices.switch_node import SwitchNode
+from dataplane.net.hosts.host import Host
 
 TOOLS = Path(__file__).resolve().parents[3] / "tools"
 
@@ -50,13 +52,15 @@ def run(workload: str, monkeypatch: Any, cache: bool) -> dict[str, Any]:
 
     monkeypatch.setattr(Port, "_arrive", recording)
     monkeypatch.setattr(SwitchNode, "decision_cache", cache)
+    monkeypatch.setattr(Host, "share_tails", cache)
     bs = bench_sim()
     net = bs.BUILDERS[workload](256 * 1024)
     net.run(None)
     stats = {p.name: (p.stats.tx_packets, p.stats.tx_bytes, p.stats.rx_packets, p.stats.rx_bytes, p.stats.pause_tx,
                       p.stats.drops, p.stats.max_qdepth, tuple(p.stats.qdepth_flat))
              for node in [*net.switches.values(), *net.hosts.values()] for p in node.ports.values()}
-    return {"arrivals": digest.hexdigest(), "stats": stats, "hops": bs.hops(net), "now": net.sim.now, **seen}
+    hosts = {name: repr(host.stats) for name, host in net.hosts.items()}
+    return {"arrivals": digest.hexdigest(), "stats": stats, "hosts": hosts, "hops": bs.hops(net), "now": net.sim.now, **seen}
 
 
 @pytest.mark.parametrize("workload", ["rdma-perm", "incast"])
@@ -65,7 +69,7 @@ def test_unjoined_frames_deliver_the_bytes_the_pipeline_makes(workload, monkeypa
     piped = run(workload, monkeypatch, False)
     assert cached["frames"] > cached["hops"] // 4     # the path under test was taken
     assert piped["frames"] == 0 and cached["to_hosts"] == 0
-    for key in ("arrivals", "stats", "hops", "now"):
+    for key in ("arrivals", "stats", "hosts", "hops", "now"):
         assert cached[key] == piped[key], key
 
 
