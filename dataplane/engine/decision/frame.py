@@ -2,14 +2,16 @@
 
 A decision (``cache``) rewrites a packet's header region and leaves the rest alone, so a 4 KB
 RoCE frame crossing five switches would be copied whole five times to change a few dozen bytes.
-A ``Frame`` keeps the new header (``head``, the shape's region) and the bytes it came in
-(``base``, whose first ``len(head)`` bytes it replaces): the next switch of the same shape reads
-the header from ``head`` and hands the same ``base`` on, and the bytes are joined once, where
-something needs them whole (a capture, a host, a pipeline run, a lossy link).
+A ``Frame`` keeps its first bytes (``head``) apart from the bytes it came in (``base``, whose first
+``len(head)`` bytes it replaces): a switch reads the header from ``head`` and hands the same
+``base`` on under its new header, and the bytes are joined once, where something needs them
+whole (a capture, a host, a pipeline run, a lossy link). A host does the same with a sender's
+body, the same bytes under every packet's headers (``dataplane.net.hosts.host``), so that a frame
+is not copied at all until it leaves the fabric.
 
-The network layer decides where frames stay unjoined (``dataplane.net.devices.switch_node``):
-only on a link between two switches whose packets the cache takes, so nothing else ever sees
-one. ``bytes(frame)`` (or ``join``) gives the frame; ``len`` its length; pickling gives bytes.
+The network layer decides where frames stay unjoined (``switch_node.unjoined_ok``): only on a
+link into a switch whose cache takes them, so nothing else ever sees one. ``bytes(frame)`` (or
+``join``) gives the frame; ``len`` its length; pickling gives bytes.
 """
 from __future__ import annotations
 
