@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from dataplane.engine.decision.frame import Frame
+from dataplane.engine.decision.frame import UNJOINED_MIN, Frame
 
-__all__ = ["IngressWork", "EgressWork", "CachedEgress", "Frame"]
+__all__ = ["IngressWork", "EgressWork", "CachedEgress", "Frame", "UNJOINED_MIN"]
 
 
 class IngressWork:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from dataplane.engine.decision.frame import Frame
+from dataplane.engine.decision.frame import UNJOINED_MIN, Frame
 from dataplane.engine.decision.reads import FieldUse
 from dataplane.engine.structgen import py_name
 
@@ -196,7 +196,7 @@ class DecisionCache:
         get = sh.table.get           # the table is only ever cleared in place
         reads_port, reads_length = self.reads_port, self.reads_length
         cache = self
-        frame = Frame
+        frame, unjoined_min = Frame, UNJOINED_MIN
 
         def find(port: int, data: Any) -> tuple[Decision | None, Any]:
             # An unjoined frame (frame.py): its first bytes are ``head``, the rest still in ``base``,
@@ -228,7 +228,11 @@ class DecisionCache:
                         return d, None
                     s = (s + d.delta) % 0xFFFF      # as in ``lookup``
                     head = ((v & pmask) | t | ((s ^ 0xFFFF if s else 0) << gshift)).to_bytes(r, "big")
-                    return d, (frame(head + rest if rest else head, base) if n > r else head)
+                    if n <= r:
+                        return d, head
+                    if n < unjoined_min and base is data:
+                        return d, head + data[r:]
+                    return d, frame(head + rest if rest else head, base)
             cache.misses += 1
             return None, None
         return find

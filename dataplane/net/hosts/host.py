@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Callable
 
-from dataplane.arch.work import Frame
+from dataplane.arch.work import UNJOINED_MIN, Frame
 from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.link import Port
 from dataplane.net.devices.node import Node
@@ -48,9 +48,6 @@ RawHandler = Callable[[bytes, int], Any]                      # (frame, time_ns)
 _ETH_IPV4 = b"\x08\x00"
 _IPV4 = pk._IPV4
 _UDP = pk._UDP
-#: a tail this long or longer stays shared under each packet's headers (``Host._send_ip``): below it,
-#: one copy into the frame costs less than the Frame
-SHARED_TAIL = 512
 _MIN_IP_PAYLOAD = pk.ETH_MIN_FRAME - pk.ETH_HEADER_LEN - pk.IPV4_HEADER_LEN   # shorter IP packets get padded
 PULL_AHEAD = 2     # frames a puller keeps queued: one on the wire's heels, one more behind it
 
@@ -250,7 +247,7 @@ class Host(ArpResolver, HostReceive, Node):
         head = self._eth_cache.get(mac)
         if head is None:
             head = self._eth_cache[mac] = mac.to_bytes(6, "big") + self._mac_bytes + _ETH_IPV4
-        if len(tail) >= SHARED_TAIL and self.share_tails:
+        if len(tail) >= UNJOINED_MIN and self.share_tails:
             # The body every packet of a sender ends in stays shared under their headers (an unjoined
             # Frame, dataplane.engine.decision.frame), joined where bytes are needed (``dequeue``).
             prefix = head + header + payload
