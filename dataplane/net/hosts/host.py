@@ -247,9 +247,8 @@ class Host(ArpResolver, HostReceive, Node):
         head = self._eth_cache.get(mac)
         if head is None:
             head = self._eth_cache[mac] = mac.to_bytes(6, "big") + self._mac_bytes + _ETH_IPV4
-        port = self.ports.get(0)
-        if len(tail) >= UNJOINED_MIN and self.share_tails and port is not None and port.peer is not None \
-                and unjoined_ok(port):
+        port = self.ports.get(0) if len(tail) >= UNJOINED_MIN and self.share_tails else None
+        if port is not None and port.peer is not None and unjoined_ok(port):
             # The body every packet of a sender ends in stays shared under their headers (an unjoined
             # Frame, dataplane.engine.decision.frame) on the way to a switch that reads frames as they
             # are; ``dequeue`` joins it if that changed while it was queued.
