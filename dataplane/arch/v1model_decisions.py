@@ -21,6 +21,7 @@ from dataplane.arch.v1model import NORMAL, PacketResult, V1ModelSwitch
 from dataplane.arch.work import CachedEgress, EgressWork, IngressWork
 from dataplane.engine.context import PacketContext
 from dataplane.engine.decision.cache import UNCACHEABLE, Decision, DecisionCache, Shape
+from dataplane.engine.decision.frame import Frame
 from dataplane.engine.decision.reads import FieldUse, NotCacheable, analyze
 from dataplane.engine.structgen import py_name
 from dataplane.ir import types as T
@@ -168,15 +169,18 @@ class V1Decisions:
         self.cache.clear()
 
     # ---- the packet path -------------------------------------------------------------------------------
-    def decide(self, port: int, data: bytes, trace: Any = None) -> Any:
-        """What becomes of ``data`` arriving on ``port``: a ``CachedEgress`` to queue, the reason it
+    def decide(self, port: int, data: bytes | Frame, trace: Any = None) -> Any:
+        """What becomes of ``data`` (bytes, or a ``Frame`` another switch's cache left unjoined)
+        arriving on ``port``: a ``CachedEgress`` to queue, the reason it
         was dropped in ingress (a str), or ``(work, result)`` of a pipeline run the caller finishes.
         ``trace`` is None or one that only counts (``counts_only``); it hears of ingress's lookups
         and actions now, and of egress's when the switch replays them at dequeue."""
         d, out = self.cache.find(port, data)
-        if d is None:
-            return self._miss(port, data, trace)
-        if d is UNCACHEABLE:
+        if d is None or d is UNCACHEABLE:
+            if data.__class__ is Frame:
+                data = data.join()      # the pipeline reads bytes
+            if d is None:
+                return self._miss(port, data, trace)
             result = PacketResult()
             return self.dp.run_work(IngressWork(port, data), result, trace), result
         if trace is not None:
@@ -274,6 +278,8 @@ class V1Decisions:
         h0, m0, s0, pos = d.snapshot
         hdr, meta, sm = h0._clone(), m0._clone(), s0._clone()
         data = item.data
+        if data.__class__ is Frame:
+            data = data.join()
         sh = d.shape
         if sh is not None:
             v = int.from_bytes(data[:sh.region], "big")

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["IngressWork", "EgressWork"]
+from dataplane.engine.decision.frame import UNJOINED_MIN, Frame
+
+__all__ = ["IngressWork", "EgressWork", "CachedEgress", "Frame", "UNJOINED_MIN"]
 
 
 class IngressWork:
@@ -100,7 +102,7 @@ class CachedEgress:
         self.owner = owner
         self.epoch = epoch
         self.now_us = now_us
-        self.packet_length = len(data)
+        self.packet_length = len(data) if data.__class__ is not Frame else len(data.base)  # type: ignore[attr-defined]
         self.ingress_port = ingress_port
         self.priority = priority
         self.qid = 0

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from dataplane.engine.decision.frame import UNJOINED_MIN, Frame
 from dataplane.engine.decision.reads import FieldUse
 from dataplane.engine.structgen import py_name
 
@@ -174,7 +175,7 @@ class DecisionCache:
         self.misses = 0
         self.invalidations = 0
         #: ``lookup``, or the same for a cache of one ``fast`` shape with its constants bound (``_one_shape``)
-        self.find: Callable[[int, bytes], tuple[Decision | None, bytes | None]] = self.lookup
+        self.find: Callable[[int, Any], tuple[Decision | None, Any]] = self.lookup
 
     def shape(self, headers: tuple[str, ...]) -> Shape:
         sh = self._by_headers.get(headers)
@@ -185,7 +186,7 @@ class DecisionCache:
             self.find = self._one_shape(sh) if one else self.lookup
         return sh
 
-    def _one_shape(self, sh: Shape) -> Callable[[int, bytes], tuple[Decision | None, bytes | None]]:
+    def _one_shape(self, sh: Shape) -> Callable[[int, Any], tuple[Decision | None, Any]]:
         """``lookup`` for a cache whose only shape is ``sh``, a ``fast`` one: the same arithmetic with
         the shape's constants in local variables (CPython reads those faster than attributes; a
         routed fabric's switches see one shape, and this runs once a packet-hop)."""
@@ -195,13 +196,28 @@ class DecisionCache:
         get = sh.table.get           # the table is only ever cleared in place
         reads_port, reads_length = self.reads_port, self.reads_length
         cache = self
+        frame, unjoined_min = Frame, UNJOINED_MIN
 
-        def find(port: int, data: bytes) -> tuple[Decision | None, bytes | None]:
-            n = len(data)
+        def find(port: int, data: Any) -> tuple[Decision | None, Any]:
+            # An unjoined frame (frame.py): its first bytes are ``head``, the rest still in ``base``,
+            # which the output shares in turn. A host's head is longer than the region (all its
+            # headers over a shared body): the bytes past the region go on in the output's head.
+            rest = b""
+            if data.__class__ is frame:
+                base = data.base
+                head = data.head
+                if len(head) != r:
+                    if len(head) > r:
+                        rest = head[r:]
+                    else:
+                        base = head = data.join()
+            else:
+                base = head = data
+            n = len(base)
             if n >= r:
-                v = int.from_bytes(data[:r], "big")
+                v = int.from_bytes(head[:r], "big")
                 h = (v >> shift) & hmask
-                c = data[at] << 8 | data[at + 1]
+                c = head[at] << 8 | head[at + 1]
                 s = (h - c * weight) % 0xFFFF
                 ok = (s ^ 0xFFFF) == c if s else c == (0xFFFF if h == c << cshift else 0)
                 d = get((v & kmask, ok, port if reads_port else 0, n if reads_length else 0))
@@ -212,14 +228,20 @@ class DecisionCache:
                         return d, None
                     s = (s + d.delta) % 0xFFFF      # as in ``lookup``
                     head = ((v & pmask) | t | ((s ^ 0xFFFF if s else 0) << gshift)).to_bytes(r, "big")
-                    return d, (head + data[r:] if n > r else head)
+                    if n <= r:
+                        return d, head
+                    if n < unjoined_min and base is data:
+                        return d, head + data[r:]
+                    return d, frame(head + rest if rest else head, base)
             cache.misses += 1
             return None, None
         return find
 
-    def lookup(self, port: int, data: bytes) -> tuple[Decision | None, bytes | None]:
+    def lookup(self, port: int, data: Any) -> tuple[Decision | None, bytes | None]:
         """(the decision for ``data`` arriving on ``port``, the bytes it leaves with: None unless the
         decision has a template), or (None, None) on a miss."""
+        if data.__class__ is Frame:
+            data = data.join()
         n = len(data)
         kp = port if self.reads_port else 0
         kn = n if self.reads_length else 0

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from heapq import heappush as _heappush
 from typing import Any
 
+from dataplane.arch.work import Frame
 from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.pfc import parse_pause, quanta_ns
 
@@ -200,7 +201,8 @@ class Port:
         # Whole nanoseconds: the fraction a packet's time is rounded down by is carried to
         # the next packet of a back-to-back train (so a busy link runs at exactly its rate),
         # and forgotten when the wire went idle (so a lone packet's time is easy to check).
-        size = len(data)
+        # a switch's unjoined frame (dataplane.engine.decision.frame) is as long as the bytes it came in
+        size = len(data) if data.__class__ is not Frame else len(data.base)  # type: ignore[attr-defined]
         wire = size + link.wire_extra
         if wire < link.wire_min:
             wire = link.wire_min
@@ -246,7 +248,7 @@ class Port:
             return
         stats = self.stats
         stats.rx_packets += 1
-        stats.rx_bytes += len(data)
+        stats.rx_bytes += len(data) if data.__class__ is not Frame else len(data.base)  # type: ignore[attr-defined]
         self.node.receive(self, data)
 
     def _arrive_control(self, data: bytes) -> None:
@@ -390,6 +392,8 @@ class Link:
         return self.wire_bytes(frame_len) * 8_000_000_000 // self.rate_bps
 
     def carry(self, sender: Port, data: bytes, serialize_ns: int) -> None:
+        if data.__class__ is Frame:
+            data = data.join()      # a switch's unjoined frame: loss and corruption draw on bytes
         receiver = sender.peer
         if not self.up or len(data) > self.mtu + 14:  # the MTU counts the Ethernet payload
             sender.stats.lost += 1

@@ -48,7 +48,7 @@ from __future__ import annotations
 from dataplane.arch.aliases import alias_path, set_path
 from dataplane.arch.v1model import PacketResult
 from dataplane.arch.v1model_decisions import V1Decisions, counts_only, replay
-from dataplane.arch.work import CachedEgress, EgressWork, IngressWork
+from dataplane.arch.work import CachedEgress, EgressWork, Frame, IngressWork
 from dataplane.control.switch import Switch
 from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.link import Port
@@ -184,6 +184,8 @@ class SwitchNode(Node):
             work, result = got
             self._finish_ingress(work, result)
             return
+        if data.__class__ is Frame:
+            data = data.join()      # type: ignore[union-attr]
         result = PacketResult()
         work = dp.run_work(IngressWork(port_number, data), result, trace)
         self._finish_ingress(work, result)
@@ -253,9 +255,12 @@ class SwitchNode(Node):
             if item.epoch == owner.epoch and owner is self.decisions and (trace is None or counts_only(trace)):
                 if trace is not None:
                     replay(item.decision.egress_events, trace)
-                if item.out is None:
+                out = item.out
+                if out is None:
                     self._drop(item.drop)
-                return item.out
+                elif out.__class__ is Frame and not unjoined_ok(port):
+                    out = out.join()
+                return out
             # An egress table changed while it waited (or a trace started): run egress for real.
             item = owner.egress_work(item, trace)
         now = self.sim.now
@@ -319,3 +324,15 @@ class SwitchNode(Node):
 
     def _drop(self, reason: str) -> None:
         self.drops[reason] = self.drops.get(reason, 0) + 1
+
+
+_RECEIVE, _INGRESS = SwitchNode.receive, SwitchNode._ingress
+
+
+def unjoined_ok(port: Port) -> bool:
+    """Whether a frame ``port`` sends may stay an unjoined ``Frame`` (dataplane.engine.decision.frame):
+    only when its peer is a switch whose cache reads one as it is, and nothing else sees it (not a
+    capture, another kind of node, nor a switch whose ``receive`` or ``_ingress`` was replaced)."""
+    node = port.peer.node      # type: ignore[union-attr]
+    return port.capture is None and node.__class__ is SwitchNode and node.decisions is not None \
+        and getattr(node.receive, "__func__", None) is _RECEIVE and getattr(node._ingress, "__func__", None) is _INGRESS

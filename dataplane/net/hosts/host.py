@@ -27,10 +27,12 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Callable
 
+from dataplane.arch.work import UNJOINED_MIN, Frame
 from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.link import Port
 from dataplane.net.devices.node import Node
 from dataplane.net.devices.pfc import is_mac_control
+from dataplane.net.devices.switch_node import unjoined_ok
 from dataplane.net.hosts import packets as pk
 from dataplane.net.hosts.arp import ArpResolver, _Pending
 from dataplane.net.hosts.host_classes import HostClasses
@@ -63,6 +65,7 @@ class Host(ArpResolver, HostReceive, Node):
     txqueuelen = 1000             # host transmit queue in packets (Linux default)
     ttl = 64
     udp_checksum = False          # compute UDP checksums on send (costs ~2 us per KB); verified on receive if non-zero
+    share_tails = True            # a long tail stays shared under the headers to a switch (``_send_ip``)
 
     def __init__(self, sim: Simulator, spec: HostSpec):
         super().__init__(sim, spec.name)
@@ -88,6 +91,7 @@ class Host(ArpResolver, HostReceive, Node):
         self._refill_scheduled = False
         self._puller: Callable[[], bool] | None = None   # the NIC's own sender (set_tx_puller)
         self._ident = 0
+        self._bases: dict[tuple[int, int], tuple[bytes, bytes]] = {}   # (head length, id(tail)) -> (tail, base)
         self._next_port = 49152                     # ephemeral ports handed out in order (deterministic)
         self._next_echo_id = 1
         self.stats = HostStats()
@@ -243,9 +247,23 @@ class Host(ArpResolver, HostReceive, Node):
         head = self._eth_cache.get(mac)
         if head is None:
             head = self._eth_cache[mac] = mac.to_bytes(6, "big") + self._mac_bytes + _ETH_IPV4
-        frame = head + header + payload + tail if tail else head + header + payload
-        if length < _MIN_IP_PAYLOAD:
-            frame += bytes(_MIN_IP_PAYLOAD - length)   # NICs pad short frames; it costs wire time
+        port = self.ports.get(0) if len(tail) >= UNJOINED_MIN and self.share_tails else None
+        if port is not None and port.peer is not None and unjoined_ok(port):
+            # The body every packet of a sender ends in stays shared under their headers (an unjoined
+            # Frame, dataplane.engine.decision.frame) on the way to a switch that reads frames as they
+            # are; ``dequeue`` joins it if that changed while it was queued.
+            prefix = head + header + payload
+            key = (len(prefix), id(tail))
+            got = self._bases.get(key)
+            if got is None or got[0] is not tail:
+                if len(self._bases) >= 16:
+                    self._bases.clear()
+                got = self._bases[key] = (tail, bytes(len(prefix)) + tail)
+            frame: Any = Frame(prefix, got[1])
+        else:
+            frame = head + header + payload + tail if tail else head + header + payload
+            if length < _MIN_IP_PAYLOAD:
+                frame += bytes(_MIN_IP_PAYLOAD - length)   # NICs pad short frames; it costs wire time
         if self._tx(frame):
             self.stats.sent += 1
             return True
@@ -282,8 +300,10 @@ class Host(ArpResolver, HostReceive, Node):
             self.stats.dropped_down += 1
             return False
         if self._classes is not None:
+            if frame.__class__ is Frame:
+                frame = frame.join()                  # type: ignore[attr-defined]
             return self._classes.tx(port, frame)      # port is a ClassPort
-        size = len(frame)
+        size = len(frame) if frame.__class__ is not Frame else len(frame.base)  # type: ignore[attr-defined]
         backlog = self._backlog
         # _full(port, size), inline
         if backlog or (len(port.queue) >= port.capacity if port.capacity_kind == "packets"
@@ -306,6 +326,8 @@ class Host(ArpResolver, HostReceive, Node):
                 and not self._refill_scheduled:
             self._refill_scheduled = True
             self.sim.schedule(0, self._refill)
+        if item.__class__ is Frame and not unjoined_ok(port):
+            return item.join()
         return item
 
     def _refill(self) -> None:
