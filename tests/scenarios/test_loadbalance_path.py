@@ -136,7 +136,8 @@ def test_path_mode_results_are_identical_on_one_and_two_ranks():
     (["--path-avoid", "32,257"], "each step 1..256"),
 ])
 def test_bad_path_options_get_a_clear_error(args, words):
-    """A path quantum finer than the load quantum (16 KiB) or not a power of two, a share past 256
-    and an unknown mode are refused before anything runs."""
+    """A path quantum finer than the load quantum (16 KiB) or not a power of two, a share past 256,
+    an unknown mode and avoidance steps that are not two numbers in 1..256 are refused before
+    anything runs."""
     result = CliRunner().invoke(main, ["scenario", "loadbalance", "--lb", "adaptive", *args])
     assert result.exit_code == 2 and words in result.output, result.output
