@@ -205,19 +205,17 @@ class DecisionCache:
             rest = b""
             if data.__class__ is frame:
                 base = data.base
-                top = head = data.head       # top: the region's bytes (a switch's head is just that)
+                head = data.head
                 if len(head) != r:
                     if len(head) > r:
                         rest = head[r:]
                     else:
                         base = head = data.join()
-                    top = head[:r]
             else:
                 base = head = data
-                top = data[:r]
             n = len(base)
             if n >= r:
-                v = int.from_bytes(top, "big")
+                v = int.from_bytes(head[:r], "big")
                 h = (v >> shift) & hmask
                 c = head[at] << 8 | head[at + 1]
                 s = (h - c * weight) % 0xFFFF

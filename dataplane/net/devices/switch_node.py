@@ -334,10 +334,5 @@ def unjoined_ok(port: Port) -> bool:
     only when its peer is a switch whose cache reads one as it is, and nothing else sees it (not a
     capture, another kind of node, nor a switch whose ``receive`` or ``_ingress`` was replaced)."""
     node = port.peer.node      # type: ignore[union-attr]
-    if port.capture is not None or node.__class__ is not SwitchNode or node.decisions is None:
-        return False
-    # Replaced on the node (its __dict__) or on the class: asked without making a bound method of
-    # each, as ``node.receive`` would once a packet-hop.
-    own = node.__dict__
-    return "receive" not in own and "_ingress" not in own and SwitchNode.receive is _RECEIVE \
-        and SwitchNode._ingress is _INGRESS
+    return port.capture is None and node.__class__ is SwitchNode and node.decisions is not None \
+        and getattr(node.receive, "__func__", None) is _RECEIVE and getattr(node._ingress, "__func__", None) is _INGRESS
