@@ -176,11 +176,6 @@ class V1Decisions:
         ``trace`` is None or one that only counts (``counts_only``); it hears of ingress's lookups
         and actions now, and of egress's when the switch replays them at dequeue."""
         d, out = self.cache.find(port, data)
-        return self.decided(port, data, trace, d, out)
-
-    def decided(self, port: int, data: bytes | Frame, trace: Any, d: Decision | None, out: Any) -> Any:
-        """``decide`` after the lookup: ``(d, out)`` is what ``cache.find(port, data)`` returned (the
-        switch looks up itself and builds a plain hit's ``CachedEgress`` inline)."""
         if d is None or d is UNCACHEABLE:
             if data.__class__ is Frame:
                 data = data.join()      # the pipeline reads bytes

@@ -170,16 +170,7 @@ class SwitchNode(Node):
         decisions = self.decisions
         trace = self.trace
         if decisions is not None and (trace is None or counts_only(trace)):
-            if trace is None:
-                # V1Decisions.decide, its plain hit inline (a call less a packet-hop)
-                d, out = decisions.cache.find(port_number, data)
-                if d is not None and d.port is not None:     # (UNCACHEABLE's port is None)
-                    got = CachedEgress(d.port, out, d.drop, data, d, decisions, decisions.epoch, dp.now_us,
-                                       port_number, d.priority)
-                else:
-                    got = decisions.decided(port_number, data, None, d, out)
-            else:
-                got = decisions.decide(port_number, data, trace)
+            got = decisions.decide(port_number, data, trace)
             if got.__class__ is CachedEgress:
                 port = self.ports[got.port]
                 if self.pfc is None:
