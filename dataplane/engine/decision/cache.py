@@ -205,17 +205,19 @@ class DecisionCache:
             rest = b""
             if data.__class__ is frame:
                 base = data.base
-                head = data.head
+                top = head = data.head       # top: the region's bytes (a switch's head is just that)
                 if len(head) != r:
                     if len(head) > r:
                         rest = head[r:]
                     else:
                         base = head = data.join()
+                    top = head[:r]
             else:
                 base = head = data
+                top = data[:r]
             n = len(base)
             if n >= r:
-                v = int.from_bytes(head[:r], "big")
+                v = int.from_bytes(top, "big")
                 h = (v >> shift) & hmask
                 c = head[at] << 8 | head[at + 1]
                 s = (h - c * weight) % 0xFFFF

@@ -61,6 +61,7 @@ import struct
 import zlib
 from typing import Any
 
+from dataplane.arch.work import CachedEgress
 from dataplane.net.topology.spec import MAX_QUANTA, PfcConfig
 
 __all__ = ["PAUSE_DST", "ETHERTYPE_MAC_CONTROL", "OPCODE_PAUSE", "OPCODE_PFC", "QUANTUM_BITS", "MAX_QUANTA",
@@ -169,8 +170,12 @@ class SwitchPfc:
 
     def enqueue(self, port: Any, item: Any) -> bool:
         """Queue ``item`` (an ``EgressWork``) on ``port``, accounting its bytes to its ingress port."""
-        size = item.pfc_bytes = item.ctx.packet_length
-        inp = item.sm.ingress_port
+        if item.__class__ is CachedEgress:      # its ctx and sm are itself, through properties
+            size = item.pfc_bytes = item.packet_length
+            inp = item.ingress_port
+        else:
+            size = item.pfc_bytes = item.ctx.packet_length
+            inp = item.sm.ingress_port
         if self.per_priority:
             prio = self.node._class_of(item)
             if prio not in self.lossless:

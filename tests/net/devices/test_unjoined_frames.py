@@ -109,3 +109,26 @@ def test_a_capture_gets_bytes(monkeypatch):
     net.run(None)
     assert len(types) > 100 and set(types) == {bytes}
     assert unjoined[0] > 100
+
+
+@pytest.mark.parametrize("where", ["class receive", "class _ingress", "node _ingress"])
+def test_a_receive_or_ingress_replaced_anywhere_gets_bytes(where, monkeypatch):
+    """``unjoined_ok`` asks the node's own attributes and the class's without binding methods: a
+    ``receive`` or ``_ingress`` replaced on the class, or ``_ingress`` on one node, is handed bytes."""
+    bs = bench_sim()
+    net = bs.build_rdma_perm(64 * 1024)
+    got: list[type] = []
+    name = where.split()[1]
+    original = getattr(SwitchNode, name)
+
+    def spy(node: SwitchNode, port: Any, data: Any) -> None:
+        got.append(type(data))
+        original(node, port, data)
+
+    if where.startswith("class"):
+        monkeypatch.setattr(SwitchNode, name, spy)
+    else:
+        for node in net.switches.values():
+            node._ingress = spy.__get__(node)
+    net.run(None)
+    assert len(got) > 100 and set(got) == {bytes}
