@@ -24,6 +24,7 @@ from typing import Callable
 import numpy as np
 
 from dataplane.net.apps.allreduce_vectors import BLOCK, ArrayVectors, WorkerVector
+from dataplane.net.core.timeouts import Timeouts
 from dataplane.net.devices.link import wire_bytes
 from dataplane.net.hosts.host import Host
 
@@ -72,7 +73,13 @@ class InaWorker:
     blocks it is sending from (``allreduce_vectors``); given ``expected`` (the exact sum), it checks
     each block's result as the block completes (``max_abs_error``). ``keep_result=True`` keeps
     the whole result for ``result()``.
+
+    ``shared_timeouts`` (on by default): the retransmission timeouts wait in the event heap one
+    at a time (``dataplane.net.core.timeouts``); off, each is a ``Host.timer`` of its own. The run
+    is the same either way, event for event.
     """
+
+    shared_timeouts = True
 
     def __init__(self, host: Host, worker_id: int, n_workers: int, data: np.ndarray | WorkerVector, scale: float,
                  switch_ip: int | str, k: int = 32, window: int = 128, timeout_ns: int = 100_000,
@@ -101,6 +108,10 @@ class InaWorker:
         self._slot_chunk: list[int] = [-1] * self.window     # chunk outstanding in each slot
         self._slot_set: list[int] = [1] * self.window        # flipped before each use
         self._timers: list = [None] * self.window
+        # One timeout a chunk sent, nearly all cancelled by the result: only the earliest still
+        # set waits in the event heap (core.timeouts), the run event for event the same.
+        self._timeouts = (Timeouts(self.sim, timeout_ns, self._timeout, host.actor) if self.shared_timeouts
+                          else None)
         self.received = 0
         self.retransmissions = 0
         self.saturated = False
@@ -151,7 +162,10 @@ class InaWorker:
         off *= 4 * self.k
         msg = HDR.pack(self.job, 0, pool, self.worker_id, 0, 0, chunk) + raw[off:off + 4 * self.k]
         self.host.send_udp(self.switch_ip, AR_PORT, AR_PORT, msg)
-        self._timers[slot] = self.host.timer(self.timeout_ns, self._timeout, slot, chunk)
+        if self._timeouts is not None:
+            self._timers[slot] = self._timeouts.set(slot, chunk)
+        else:
+            self._timers[slot] = self.host.timer(self.timeout_ns, self._timeout, slot, chunk)
 
     def _timeout(self, slot: int, chunk: int) -> None:
         if self._slot_chunk[slot] != chunk:
