@@ -6,6 +6,7 @@ widths of scalar ``out`` arguments; values of ``out`` arguments are returned.
 """
 from __future__ import annotations
 
+from array import array
 from typing import Callable
 
 from dataplane.errors import DataplaneError
@@ -31,11 +32,26 @@ def _check_index(kind: str, name: str, index: int, size: int) -> None:
         raise ExternError(f"{kind} '{name}': index {index} is out of range (size {size})")
 
 
+# The smallest unsigned array type of each width (``array`` item sizes are the platform's C types').
+_CELL_TYPES = sorted(((array(code).itemsize * 8, code) for code in "BHILQ"), key=lambda c: c[0])
+
+
+def register_cells(size: int, width: int) -> array | list[int]:
+    """``size`` zero cells of ``width`` bits: an unsigned ``array`` of the smallest item that holds
+    them (a k=16 fat-tree's 320 allreduce switches keep 35 registers of 4,096 cells each: as lists,
+    8 bytes a cell, 368 MB; as arrays of 32-bit items, half that), a list past 64 bits. Cells
+    hold the value masked to the width, so every value written fits."""
+    for bits, code in _CELL_TYPES:
+        if 0 < width <= bits:
+            return array(code, bytes(size * (bits // 8)))
+    return [0] * size
+
+
 @register_extern("register")
 class Register:
     def __init__(self, name: str, size: int, width: int = 32):
         self.name, self.size, self.width = name, size, width
-        self.values = [0] * size
+        self.values = register_cells(size, width)
 
     def read(self, ctx, index: int, width: int) -> int:
         return self.values[index] if 0 <= index < self.size else 0
@@ -60,7 +76,8 @@ class Register:
         self.values[index] = value
 
     def reset(self) -> None:
-        self.values[:] = [0] * self.size     # in place: generated code holds the list (codegen.inline)
+        # in place: generated code holds the cells (codegen.inline)
+        self.values[:] = register_cells(self.size, self.width)
 
 
 @register_extern("counter")

@@ -14,8 +14,9 @@ from dataplane.ir.node import walk
 
 def register_bindings(program, inst, name: str) -> list[str]:
     """``build``'s lines binding what an inlined v1model ``register<bit<W>>`` access reads: the
-    instance's value list, size and width mask (``InlineExterns.inline_register``). The list is
-    kept, never replaced (``externs.Register.reset`` clears it in place)."""
+    instance's cells (an array or list: ``externs.register_cells``), size and width mask
+    (``InlineExterns.inline_register``). The cells are kept, never replaced
+    (``externs.Register.reset`` clears them in place)."""
     if not _fast_register(program, inst.extern, inst.type_args):
         return []
     return [f"    xv_{name[2:]} = {name}.values", f"    xn_{name[2:]} = {name}.size",

@@ -24,6 +24,7 @@ from typing import Callable
 import numpy as np
 
 from dataplane.net.apps.allreduce_vectors import BLOCK, ArrayVectors, WorkerVector
+from dataplane.net.core.timeouts import Timeouts
 from dataplane.net.devices.link import wire_bytes
 from dataplane.net.hosts.host import Host
 
@@ -72,7 +73,13 @@ class InaWorker:
     blocks it is sending from (``allreduce_vectors``); given ``expected`` (the exact sum), it checks
     each block's result as the block completes (``max_abs_error``). ``keep_result=True`` keeps
     the whole result for ``result()``.
+
+    ``shared_timeouts`` (on by default): the retransmission timeouts wait in the event heap one
+    at a time (``dataplane.net.core.timeouts``); off, each is a ``Host.timer`` of its own. The run
+    is the same either way, event for event.
     """
+
+    shared_timeouts = True
 
     def __init__(self, host: Host, worker_id: int, n_workers: int, data: np.ndarray | WorkerVector, scale: float,
                  switch_ip: int | str, k: int = 32, window: int = 128, timeout_ns: int = 100_000,
@@ -90,7 +97,10 @@ class InaWorker:
         # Blocks in use (see allreduce_vectors): quantised payload bytes, results so far, results
         # still missing. A block is dropped once all its results are in (none can be resent).
         self._payload: dict[int, bytes] = {}
-        self._result: dict[int, np.ndarray] = {}
+        # Results so far, by block: the K big-endian int32 of each chunk's result where it goes,
+        # copied from the packet as they are (numpy once a block, not once a packet: on PyPy
+        # a numpy call per packet was an eighth of the run).
+        self._result: dict[int, bytearray] = {}
         self._missing: dict[int, int] = {}
         self.expected = expected                 # the exact sum: each finished block is checked
         self.max_abs_error = 0.0
@@ -101,6 +111,10 @@ class InaWorker:
         self._slot_chunk: list[int] = [-1] * self.window     # chunk outstanding in each slot
         self._slot_set: list[int] = [1] * self.window        # flipped before each use
         self._timers: list = [None] * self.window
+        # One timeout a chunk sent, nearly all cancelled by the result: only the earliest still
+        # set waits in the event heap (core.timeouts), the run event for event the same.
+        self._timeouts = (Timeouts(self.sim, timeout_ns, self._timeout, host.actor) if self.shared_timeouts
+                          else None)
         self.received = 0
         self.retransmissions = 0
         self.saturated = False
@@ -116,14 +130,14 @@ class InaWorker:
         q = np.zeros(n, dtype=">i4")
         q[:len(x)] = quantise(x, self.scale)
         self._payload[b] = raw = q.tobytes()
-        self._result[b] = np.zeros(n, dtype=np.int32)
+        self._result[b] = bytearray(4 * n)
         self._missing[b] = n // self.k
         return raw
 
     def _close_block(self, b: int) -> None:
         """All of block ``b``'s results are in: check them against the exact sum and let it go."""
         del self._payload[b], self._missing[b]
-        got = self._result.pop(b)
+        got = np.frombuffer(self._result.pop(b), dtype=">i4").astype(np.int32)
         lo = b * BLOCK
         n = min(len(got), self.size - lo)
         if self.expected is not None and n > 0:
@@ -151,7 +165,10 @@ class InaWorker:
         off *= 4 * self.k
         msg = HDR.pack(self.job, 0, pool, self.worker_id, 0, 0, chunk) + raw[off:off + 4 * self.k]
         self.host.send_udp(self.switch_ip, AR_PORT, AR_PORT, msg)
-        self._timers[slot] = self.host.timer(self.timeout_ns, self._timeout, slot, chunk)
+        if self._timeouts is not None:
+            self._timers[slot] = self._timeouts.set(slot, chunk)
+        else:
+            self._timers[slot] = self.host.timer(self.timeout_ns, self._timeout, slot, chunk)
 
     def _timeout(self, slot: int, chunk: int) -> None:
         if self._slot_chunk[slot] != chunk:
@@ -167,8 +184,12 @@ class InaWorker:
         if slot >= self.window or self._slot_chunk[slot] != chunk or self._slot_set[slot] != which:
             return                                          # a stale or duplicate result
         b, off = divmod(chunk, self._per_block)
-        off *= self.k
-        self._result[b][off:off + self.k] = np.frombuffer(payload, dtype=">i4", count=self.k, offset=HDR.size)
+        size = 4 * self.k
+        values = payload[HDR.size:HDR.size + size]
+        if len(values) != size:
+            raise ValueError(f"a result of {len(values) // 4} values, not K = {self.k}")
+        off *= size
+        self._result[b][off:off + size] = values
         self._missing[b] -= 1
         if not self._missing[b]:
             self._close_block(b)

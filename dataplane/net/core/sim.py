@@ -80,7 +80,7 @@ class SimulationTimeError(DataplaneError, ValueError):
 class Simulator:
     """Clock, event heap and random source shared by everything in one simulated network."""
 
-    __slots__ = ("now", "_heap", "_keys", "actor", "seed", "rng", "events_run", "_stopped", "background")
+    __slots__ = ("now", "_heap", "_keys", "actor", "seed", "rng", "events_run", "_stopped", "background", "elided")
 
     def __init__(self, seed: int = 0):
         self.now = 0
@@ -94,6 +94,9 @@ class Simulator:
         # Pending events of observers that must not keep a run going (the report's sampler):
         # ``pending - background`` is the work left. Observers keep the count themselves.
         self.background = 0
+        # Events that took their key and were dropped before their time because they would do
+        # nothing (``timeouts``: cancelled timeouts): they count as run, as they would have.
+        self.elided = 0
 
     def add_actor(self) -> int:
         """A new actor (a node) numbered after the existing ones; returns its number."""
@@ -175,6 +178,7 @@ class Simulator:
             self.events_run += sum(self._keys) - keys0 + n0 - len(heap)
         else:
             count = self.events_run
+            elided0 = self.elided
             limit = float("inf") if until_ns is None else until_ns
             next_report = count + progress_every
             while heap and not self._stopped:
@@ -185,10 +189,10 @@ class Simulator:
                 fn(*args)
                 count += 1
                 if count >= next_report:
-                    self.events_run = count
+                    self.events_run = count + self.elided - elided0
                     on_progress(t)
                     next_report = count + progress_every
-            self.events_run = count
+            self.events_run = count + self.elided - elided0
         self.actor = WORLD
         if until_ns is not None and self.now < until_ns and not self._stopped:
             self.now = until_ns

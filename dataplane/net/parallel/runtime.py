@@ -124,6 +124,7 @@ class ParallelSimulator(Simulator):
         lookahead = self.lookahead_ns if self.size > 1 else _INF
         world = 0
         ran0 = self.ran
+        elided0 = self.elided      # events that count as run without running (Simulator.elided)
         next_report = progress_every
         clock = time.perf_counter
         cpu = time.process_time
@@ -167,7 +168,7 @@ class ParallelSimulator(Simulator):
                 next_report = count + progress_every
             start = self._exchange()
             self.sync_s += clock() - t1
-        count = self.ran - ran0
+        count = self.ran - ran0 + self.elided - elided0
         self.local_events += count
         self.world_events += world
         self.events_run += count

@@ -45,3 +45,15 @@ def test_the_engine_refuses_a_program_with_an_array_of_values(field, locals_):
     p = program(field, ingress=ingress, locals_=locals_)
     with pytest.raises(ArchitectureError, match="unsupported: an array of non-header values"):
         Switch(p)
+
+
+def test_each_program_is_checked_whatever_was_checked_before():
+    """The check remembers the last program it walked (a fabric's switches share one): a program
+    with an array after one without, the same one again, then one without, each get their own answer."""
+    good = program("bit<8> other;", ingress="hdr.h.a = hdr.d.other;")
+    bad = program("bit<8>[4] arr;")
+    assert Switch(good) is not None and Switch(good) is not None
+    for _ in range(2):
+        with pytest.raises(ArchitectureError, match="unsupported: an array of non-header values"):
+            Switch(bad)
+    assert Switch(good) is not None
