@@ -79,7 +79,8 @@ def run_one(run: LbRun) -> dict[str, Any] | None:
         # reps: the hosts choose every packet's entropy (dataplane.net.rdma.entropy)
         entropy = EntropyParams(seed=run.seed) if lb is not None and lb.host_entropy else None
         transport = TransportConfig(mtu=run.mtu, receiver=run.receiver, dcqcn=run.dcqcn, entropy=entropy,
-                                    window=lb.transport_window if lb is not None else None)
+                                    window=lb.transport_window if lb is not None else None,
+                                    window_counts=lb.window_counts if lb is not None else "span")
     if run.workload in FLOW_WORKLOADS:
         row = _flows(run, fabric, transport, recorders)
     else:

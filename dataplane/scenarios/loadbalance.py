@@ -6,7 +6,8 @@ Every run builds a fresh generated fabric (``scenarios.fabric``: fat-tree or lea
 ``flowlet.p4``, ``spray.p4``, ``adaptive.p4``; ``reps``: ecmp.p4 marking by queue wait
 (``--mark-us``), the hosts choosing each packet's entropy, ``dataplane.net.rdma.entropy``),
 starts the workload at t = 0 on every host and runs it to the end (``--window``: the packets
-in flight per flow; none by default, 96 for reps):
+in flight per flow; none by default, 96 for reps; ``--window-counts``: counted as the PSN span or as
+the selective sender's pipe):
 
 * ``permutation``: every host sends one flow of ``--size`` to a host in another rack;
 * ``all-to-all``: every host sends ``--size`` split evenly over all the others;
@@ -174,6 +175,11 @@ def _default_link(topology: str) -> tuple[str, str]:
                    "its queue goes from KMIN to KMAX microseconds.")
 @click.option("--window", default=None, type=click.IntRange(1, 65536),
               help="Packets in flight per flow, every scheme (default: no bound; reps: 96).")
+@click.option("--window-counts", "window_counts", type=click.Choice(["span", "pipe"]), default="span",
+              show_default=True,
+              help="What --window bounds: the PSNs from the oldest unacknowledged one on, or the packets "
+                   "acknowledged neither cumulatively nor selectively (the pipe; the sack receiver only, and the "
+                   "span kept within its reorder window).")
 @click.option("--mtu", default=4096, show_default=True, type=click.IntRange(256, 8192), help="The path MTU of the "
               "transport's payload.")
 @click.option("--pfc/--no-pfc", default=True, show_default=True, help="PFC on every switch (a lossless fabric).")
@@ -192,7 +198,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
             adaptive_mode: str, path_age_us: int, path_quantum_text: str, path_share: int,
             path_avoid_text: str | None,
             mark_text: str,
-            window: int | None, mtu: int, pfc: bool, cc: str, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
+            window: int | None, window_counts: str, mtu: int, pfc: bool, cc: str, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
     """Compare load-balancing schemes (ECMP, flowlets, packet spraying, adaptive routing) on a fabric
     under a permutation, all-to-all or a collective, clean and with one uplink failed or slow."""
     from dataplane import progress
@@ -215,6 +221,9 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
     if cc == "hpcc":
         receivers = _hpcc_receivers(receivers)
     events = _choices(event_text, EVENTS, "--event")
+    if window_counts == "pipe" and "gbn" in receivers:
+        raise click.BadParameter("the pipe is counted from the selective ACKs: it needs --receiver sack "
+                                 "(and no --cc hpcc)", param_hint="--window-counts")
     fields = tuple(_choices(hash_fields, tuple(HASH_FIELDS), "--hash-fields"))
     if cc == "hpcc":
         _check_hpcc_switches(schemes, hash_seed, fields, tuple(HASH_FIELDS))
@@ -255,7 +264,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
     lbs = [LbConfig(s, hash_seed=hash_seed, hash_fields=fields, flowlet_us=flowlet_us, flowlet_choice=flowlet_choice,
                     spray_order=spray_order, load_shift=quantum.bit_length() - 1, mark_us=mark, window=window, adaptive_mode=adaptive_mode, path_age_us=path_age_us,
                     path_shift=path_quantum.bit_length() - 1, path_share=path_share,
-                    path_avoid=path_avoid) for s in schemes]
+                    path_avoid=path_avoid, window_counts=window_counts) for s in schemes]
     runs = [LbRun(w, size, FabricConfig(**{**base.__dict__, "lb": lb}), receiver, event, link, slow_rate, mtu, seed,
                   dcqcn, cc == "hpcc")
             for w in workloads for event in events for lb in lbs for receiver in receivers]

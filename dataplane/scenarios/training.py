@@ -108,6 +108,9 @@ def command(job: str, topology: str, k: int | None, bandwidth: str, latency: str
         spec.receiver = receiver
     if spec.lb is not None and spec.lb.host_entropy and spec.receiver != "sack":
         raise click.BadParameter("reps sprays from the hosts and needs the sack receiver", param_hint="--receiver")
+    if spec.lb is not None and spec.lb.window_counts == "pipe" and spec.receiver != "sack":
+        raise click.BadParameter("the job's lb counts its window as the pipe, which needs the sack receiver",
+                                 param_hint="--receiver")
     chosen = [w.strip() for w in what_if.split(",") if w.strip() and w.strip() != "none"]
     for w in chosen:
         if w not in WHAT_IFS:

@@ -146,7 +146,8 @@ def run_job(job: Job, fabric_cfg: FabricConfig, fault: Fault, clean: JobResult |
     # reps: the hosts choose every packet's entropy (dataplane.net.rdma.entropy)
     entropy = EntropyParams(seed=fabric_cfg.seed) if lb is not None and lb.host_entropy else None
     transport = TransportConfig(rto_ns=1_000_000, receiver=job.receiver, entropy=entropy,
-                                window=lb.transport_window if lb is not None else None)
+                                window=lb.transport_window if lb is not None else None,
+                                window_counts=lb.window_counts if lb is not None else "span")
     comms: list[Communicator] = []
     by_gpu: dict[int, dict[str, Any]] = {g: {} for g in range(job.world)}
 

@@ -124,3 +124,20 @@ def test_a_job_on_reps_sprays_from_its_hosts_and_refuses_go_back_n(tmp_path):
     job.write_text(DP4)
     result = CliRunner().invoke(main, ["scenario", "training", str(job), "--lb", "reps", "--receiver", "gbn"])
     assert result.exit_code == 2 and "needs the sack receiver" in result.output
+
+
+def test_a_job_s_lb_window_counted_as_the_pipe_reaches_its_transport(tmp_path):
+    """lb: spray with 2 packets in flight per flow on two spines: a packet overtaken on the other
+    spine holds the span's whole window, and only one slot of the pipe, so counting the pipe
+    the step is shorter (1.88 ms against 1.97); nothing is resent either way. --receiver gbn
+    with such a job is refused before anything runs."""
+    fabric = FabricConfig(topology="leaf-spine", leaves=2, spines=2, hosts_per_leaf=2)
+    lb = "lb: {scheme: spray, window: 2, window_counts: %s}\n"
+    span = run_job(job_from_text(DP4 + lb % "span"), fabric, Fault("clean"))
+    pipe = run_job(job_from_text(DP4 + lb % "pipe"), fabric, Fault("clean"))
+    assert pipe.mean_step_ns < span.mean_step_ns * 0.98
+    assert span.retransmitted == pipe.retransmitted == 0
+    job = tmp_path / "job.yaml"
+    job.write_text(DP4 + lb % "pipe")
+    result = CliRunner().invoke(main, ["scenario", "training", str(job), "--receiver", "gbn", "--what-if", "none"])
+    assert result.exit_code == 2 and "needs the sack receiver" in result.output, result.output

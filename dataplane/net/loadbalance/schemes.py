@@ -26,7 +26,8 @@ sets (``configure``):
   threshold, and the marks stop telling paths apart).
 
 ``window`` bounds the packets in flight of every flow under any scheme (None: unbounded, as
-RoCE NICs; reps: ``REPS_WINDOW``).
+RoCE NICs; reps: ``REPS_WINDOW``); ``window_counts`` says how they are counted (the transport's
+``TransportConfig.window_counts``: the PSN span, or the pipe of the selective sender).
 
 Schemes that compare their ports' loads (adaptive; flowlet with least-loaded) also get
 ``ecmp_members`` entries, the ports of each ECMP group in select order, made from the same
@@ -38,6 +39,8 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 from typing import Any
+
+from dataplane.net.rdma.config import WINDOW_COUNTS
 
 __all__ = ["SCHEMES", "ADAPTIVE_MODES", "FLOWLET_CHOICES", "leaf_id", "SPRAY_ORDERS", "HASH_FIELDS", "MAX_MEMBERS", "REPS_WINDOW", "LbConfig",
            "member_entries", "configure"]
@@ -78,8 +81,11 @@ class LbConfig:
     path_shift: int = 17
     path_share: int = 64
     path_avoid: tuple[int, int] | None = None
+    window_counts: str = "span"
 
     def __post_init__(self) -> None:
+        if self.window_counts not in WINDOW_COUNTS:
+            raise ValueError(f"the window counts one of {', '.join(WINDOW_COUNTS)}, got {self.window_counts!r}")
         if self.scheme not in SCHEMES:
             raise ValueError(f"unknown load-balancing scheme {self.scheme!r} (one of {', '.join(SCHEMES)})")
         if not 0 <= self.hash_seed < 2**32:
@@ -144,7 +150,10 @@ class LbConfig:
 
     def describe(self) -> str:
         window = self.transport_window
-        return self._scheme_text() + (f", window {window} packets" if window is not None else "")
+        pipe = self.window_counts == "pipe"
+        text = f", window {window} packets" + (" in the pipe" if pipe else "") if window is not None else \
+            (", the span within the reorder window" if pipe else "")
+        return self._scheme_text() + text
 
     def _scheme_text(self) -> str:
         if self.scheme == "ecmp":

@@ -6,9 +6,12 @@ from typing import Any
 
 from dataplane.net.apps.dcqcn_rate import DcqcnParams
 
-__all__ = ["TransportConfig", "QpStats", "RECEIVERS"]
+__all__ = ["TransportConfig", "QpStats", "RECEIVERS", "WINDOW_COUNTS"]
 
 RECEIVERS = ("gbn", "sack")
+#: what ``window`` bounds: the PSN span from the oldest unacknowledged packet (IRN's BDP-FC),
+#: or the packets neither cumulatively nor selectively acknowledged (RFC 6675's pipe)
+WINDOW_COUNTS = ("span", "pipe")
 
 
 @dataclass(frozen=True)
@@ -19,7 +22,11 @@ class TransportConfig:
     ``dscp`` is the traffic class of data and acknowledgements; ``receiver`` is ``gbn``
     (go-back-N, in-order only, as RoCE NICs) or ``sack`` (selective repeat, ``rdma.sack``), which
     holds up to ``reorder_window`` packets past a missing one and resends a hole once it is
-    ``reorder_ns`` old (doubled, up to ``rto_ns``, each time a resend proves spurious)."""
+    ``reorder_ns`` old (doubled, up to ``rto_ns``, each time a resend proves spurious).
+    ``window_counts`` says what ``window`` bounds: ``span``, every PSN from the oldest
+    unacknowledged one on (one packet held on a slow path holds the whole window), or ``pipe``
+    (sack only), the packets sent and acknowledged neither cumulatively nor selectively, with
+    the span kept under ``reorder_window`` so that nothing is sent the responder would drop."""
 
     mtu: int = 4096
     ack_every: int = 16
@@ -32,6 +39,7 @@ class TransportConfig:
     reorder_ns: int = 250_000
     hpcc: Any = None                 # HpccParams: HPCC instead of DCQCN (dataplane.net.rdma.hpcc_qp)
     entropy: Any = None              # EntropyParams: an entropy per packet, recycled (dataplane.net.rdma.entropy)
+    window_counts: str = "span"
 
     def __post_init__(self) -> None:
         if not 1 <= self.mtu <= 9000:
@@ -50,6 +58,11 @@ class TransportConfig:
             raise ValueError(f"reorder_window must be in 2..65536 packets, got {self.reorder_window}")
         if self.reorder_ns < 1:
             raise ValueError(f"reorder_ns must be positive, got {self.reorder_ns}")
+        if self.window_counts not in WINDOW_COUNTS:
+            raise ValueError(f"window_counts must be one of {', '.join(WINDOW_COUNTS)}, got {self.window_counts!r}")
+        if self.window_counts == "pipe" and self.receiver != "sack":
+            # only the selective sender knows which packets past a hole arrived
+            raise ValueError("window_counts pipe needs the selective receiver (receiver: sack)")
         if self.hpcc is not None and (self.dcqcn is not None or self.hpcc.base_rtt_ns is None):
             raise ValueError("hpcc needs its base_rtt_ns, and excludes dcqcn")
         if self.hpcc is not None and self.receiver != "gbn":

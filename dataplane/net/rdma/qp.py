@@ -133,8 +133,12 @@ class QueuePair:
         return len(self._msgs) - self._head
 
     def has_work(self) -> bool:
-        if self._sack_tx is not None and self._sack_tx.resend:
-            return True
+        tx = self._sack_tx
+        if tx is not None:
+            if tx.resend:
+                return True
+            if tx.pipe:
+                return self._next < self._end and tx.may_send(self.config.window)
         window = self.config.window
         return self._next < self._end and (window is None or self._next - self._una < window) and \
             (self.hpcc is None or self.hpcc.may_send(self._next, self._una))
@@ -178,7 +182,10 @@ class QueuePair:
         # AckReq on a message's last packet, and on the one that fills the window (else a window
         # smaller than the responder's ACK coalescing would wait for the timer)
         window = self.config.window
-        ack_req = last or (window is not None and psn + 1 - self._una >= window)
+        if self._sack_tx is not None and self._sack_tx.pipe:
+            ack_req = last or self._sack_tx.fills(psn, window)
+        else:
+            ack_req = last or (window is not None and psn + 1 - self._una >= window)
         head = wire.data_header(op, self.remote_qpn, psn, ack_req)
         if self.hpcc is not None:
             head += self.hpcc.data_extra()

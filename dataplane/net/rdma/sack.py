@@ -24,6 +24,14 @@ Ethernet's transport, which places packets where they belong and acknowledges se
   the sender allowed: it doubles its ``reorder_ns``, up to ``rto_ns``, at most once per
   ``reorder_ns`` (RACK widens its reordering window on D-SACKs the same way, RFC 8985). After ``rto_ns`` without progress every
   PSN not acknowledged either way is resent, never what arrived. Resends go before new packets.
+
+  With ``window_counts="pipe"`` the sender's ``window`` bounds the pipe (RFC 6675: packets sent
+  and acknowledged neither cumulatively nor selectively; here each such PSN counts once, resent
+  or not, and resends go regardless of it) instead of the PSN span from the oldest
+  unacknowledged one, as TCP with SACK and Ultra Ethernet's transport count: a packet held on a
+  slow path then holds one slot, not the window. The span is still kept below the responder's
+  ``reorder_window``, so that nothing is sent that it would drop; the packet that fills either
+  bound asks for an ACK (``fills``), as the one that fills the span does when the span is counted.
 """
 from __future__ import annotations
 
@@ -93,6 +101,8 @@ class SackSender:
     def __init__(self, qp: Any, reorder_ns: int):
         self.qp = qp
         self.reorder_ns = reorder_ns
+        self.pipe = qp.config.window_counts == "pipe"    # the window bounds the pipe, not the span
+        self.span_limit = qp.config.reorder_window       # PSNs past una the responder can hold
         self.sacked = 0                       # bit i: PSN una + i arrived (past the cumulative point)
         self.sent_at: dict[int, int] = {}     # PSN -> when it was last sent (PSNs from una on)
         self.resend: deque[int] = deque()     # holes to send again, in the order they were found
@@ -102,6 +112,26 @@ class SackSender:
 
     def sent(self, psn: int, now: int) -> None:
         self.sent_at[psn] = now
+
+    def in_flight(self) -> int:
+        """The pipe: PSNs sent (below ``_next``) acknowledged neither cumulatively nor selectively."""
+        qp = self.qp
+        return qp._next - qp._una - self.sacked.bit_count()
+
+    def may_send(self, window: int | None) -> bool:
+        """Pipe counting: room for the new packet at ``_next``. Its PSN must stay inside the
+        responder's reorder window counted from ``_una`` (the responder's expected PSN is at or
+        past it), and the pipe below ``window``."""
+        qp = self.qp
+        span = qp._next - qp._una
+        return span < self.span_limit and (window is None or span - self.sacked.bit_count() < window)
+
+    def fills(self, psn: int, window: int | None) -> bool:
+        """Pipe counting: with ``psn`` sent, ``may_send`` says no; it then asks for an ACK, else a
+        window smaller than the responder's ACK coalescing waits for the timer."""
+        qp = self.qp
+        span = max(psn + 1, qp._next) - qp._una
+        return span >= self.span_limit or (window is not None and span - self.sacked.bit_count() >= window)
 
     def next_resend(self) -> int | None:
         """The next hole to send again (None: none left)."""
@@ -145,6 +175,8 @@ class SackSender:
             self.sacked |= bitmap << off if off >= 0 else bitmap >> -off
             self.sacked &= (1 << (qp._high - qp._una)) - 1
         self.find_holes()
+        if self.pipe and qp.has_work():
+            qp.nic.activate(qp)              # what the bitmap marks left the pipe
 
     def find_holes(self) -> None:
         """Queue the holes old enough to resend; look again when the next one comes of age."""

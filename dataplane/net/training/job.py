@@ -27,6 +27,8 @@ A job file is YAML; every key is optional but the model::
       flowlet_choice: random # flowlet: random or least-loaded
       spray: round-robin     # spray: round-robin or random
       quantum: 16KiB         # adaptive, flowlet least-loaded: loads compared in these units
+      window: 96             # packets in flight per flow (default: none; reps 96) ...
+      window_counts: pipe    # ... counted as the PSN span (default) or the pipe (sack only)
 
 Without ``lb`` the receivers are go-back-N (RoCE's); with it, selective repeat unless ``receiver``
 says otherwise (spraying and adaptive routing reorder packets).
@@ -181,13 +183,14 @@ def job_from_text(text: str, filename: str = "<job>") -> Job:
 
 
 _LB_KEYS = {"scheme": "scheme", "hash_seed": "hash_seed", "hash_fields": "hash_fields", "flowlet_us": "flowlet_us",
-            "flowlet_choice": "flowlet_choice", "spray": "spray_order"}
+            "flowlet_choice": "flowlet_choice", "spray": "spray_order", "window": "window",
+            "window_counts": "window_counts"}
 
 
 def _lb(r: Any, top: dict) -> tuple[Any, str]:
     """``lb:``, a scheme's name or a mapping (module docstring): (LbConfig, receiver)."""
     from dataplane.net.loadbalance.schemes import LbConfig
-    from dataplane.net.rdma.config import RECEIVERS
+    from dataplane.net.rdma.config import RECEIVERS, WINDOW_COUNTS
 
     value, line = top["lb"], r.line_of(top, "lb")
     m = {"scheme": value} if isinstance(value, str) else r.mapping(value, "lb", line)
@@ -206,6 +209,11 @@ def _lb(r: Any, top: dict) -> tuple[Any, str]:
                 v = tuple(str(x).strip() for x in (v if isinstance(v, list) else str(v).split(",")))
             elif key in ("hash_seed", "flowlet_us"):
                 v = r.positive_int(v, r.line_of(m, key), f"lb.{key}", 0 if key == "hash_seed" else 1, 2**32 - 1)
+            elif key == "window":
+                v = r.positive_int(v, r.line_of(m, key), "lb.window", 1, 65536)
+            elif key == "window_counts" and str(v) not in WINDOW_COUNTS:
+                raise r.err(r.line_of(m, key), "lb.window_counts", f"must be one of {', '.join(WINDOW_COUNTS)}, "
+                            f"got {v!r}", v)
             else:
                 v = str(v)
             kwargs[field_name] = v
@@ -223,6 +231,9 @@ def _lb(r: Any, top: dict) -> tuple[Any, str]:
         # the entropy echo rides in the selective ACK (dataplane.net.rdma.entropy)
         raise r.err(r.line_of(m, "receiver"), "lb.receiver", "reps sprays from the hosts and needs the sack receiver",
                     receiver)
+    if cfg.window_counts == "pipe" and receiver != "sack":
+        # the pipe is counted from the selective ACKs' bitmaps
+        raise r.err(r.line_of(m, "window_counts"), "lb.window_counts", "pipe needs the sack receiver", receiver)
     return cfg, receiver
 
 

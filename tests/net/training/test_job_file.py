@@ -72,6 +72,9 @@ def test_lb_names_a_scheme_and_turns_on_selective_repeat():
         ("flowlet", 200, "least-loaded", 16, ("src", "dst"), "gbn")
     reps = job_from_text("gpus: 16\n" + MODEL + "lb: reps\n")
     assert reps.lb.host_entropy and reps.lb.transport_window == 96 and reps.receiver == "sack"
+    piped = job_from_text("gpus: 16\n" + MODEL + "lb:\n  scheme: spray\n  window: 64\n  window_counts: pipe\n")
+    assert (piped.lb.transport_window, piped.lb.window_counts, piped.receiver) == (64, "pipe", "sack")
+    assert spray.lb.window_counts == "span" and spray.lb.transport_window is None
 
 
 @pytest.mark.parametrize("text, line, words", [
@@ -82,6 +85,10 @@ def test_lb_names_a_scheme_and_turns_on_selective_repeat():
     ("lb:\n  scheme: spray\n  quantum: 3000B\n", 5, "power of two"),
     ("lb:\n  scheme: spray\n  sprey: random\n", 5, "unknown field 'sprey'"),
     ("lb:\n  scheme: flowlet\n  flowlet_us: 0\n", 5, "lb.flowlet_us"),
+    ("lb:\n  scheme: spray\n  window: 0\n", 5, "lb.window"),
+    ("lb:\n  scheme: spray\n  window: 65537\n", 5, "lb.window"),
+    ("lb:\n  scheme: spray\n  window_counts: bytes\n", 5, "must be one of span, pipe"),
+    ("lb:\n  scheme: spray\n  receiver: gbn\n  window_counts: pipe\n", 6, "pipe needs the sack receiver"),
 ])
 def test_a_bad_lb_gets_a_located_error(text, line, words):
     with pytest.raises(ConfigError) as info:
