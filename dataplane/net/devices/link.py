@@ -261,16 +261,7 @@ class Port:
     def _done(self) -> None:
         self.busy = False
         if self.queue or self.hold:
-            # _start, inline: this is the wake-up at the end of a frame that has one waiting behind it
-            now = self.sim.now
-            if self.free_at > now:
-                self.busy = True
-                self.sim.at(self.free_at, self._done)
-                return
-            if self.hold and self._held():
-                return
-            self.busy = True
-            self._drain(now)
+            self._start()
 
     # ---- flow control (dataplane.net.devices.pfc) ----------------------------------------------------------
     def _held(self) -> bool:
