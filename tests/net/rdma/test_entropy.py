@@ -8,12 +8,9 @@ import os
 import pytest
 
 from dataplane.net.core.sim import Simulator
-from dataplane.net.devices.link import Link
 from dataplane.net.devices.node import Node
 from dataplane.net.hosts import packets as pk
-from dataplane.net.hosts.host import Host
-from dataplane.net.hosts.packets import parse_ip
-from dataplane.net.rdma import QueuePair, RdmaNic, TransportConfig, wire
+from dataplane.net.rdma import TransportConfig, wire
 from dataplane.net.rdma.entropy import (
     EV_COUNT,
     EV_FIRST,
@@ -23,11 +20,8 @@ from dataplane.net.rdma.entropy import (
     echo_bytes,
     parse_echo,
 )
-from dataplane.net.topology.spec import HostSpec
+from dataplane.testing.rdma_pair import qp_pair
 
-IP1, IP2 = parse_ip("10.0.0.1"), parse_ip("10.0.0.2")
-MAC1, MAC2 = 0x0800_0000_0101, 0x0800_0000_0202
-RATE = 100_000_000_000
 UDP_SPORT, TOS = 34, 15          # offsets in an Ethernet + IPv4 frame
 
 
@@ -63,16 +57,9 @@ def network(config: TransportConfig):
     """h1 -- m -- h2 at 100 Gb/s; QP 10 on h1 sends to QP 20 on h2; the ACK payloads h1 gets
     are kept in ``acks``."""
     sim = Simulator(0)
-    h1 = Host(sim, HostSpec("h1", MAC1, IP1, 24, static_arp={IP2: MAC2}))
-    h2 = Host(sim, HostSpec("h2", MAC2, IP2, 24, static_arp={IP1: MAC1}))
     m = Marker(sim)
-    Link(sim, h1.add_port(0, "h1:eth0"), m.add_port(1, "m:1"), RATE, 500, mtu=9000)
-    Link(sim, m.add_port(2, "m:2"), h2.add_port(0, "h2:eth0"), RATE, 500, mtu=9000)
-    n1, n2 = RdmaNic.of(h1), RdmaNic.of(h2)
-    got: list = []
-    a = n1.add(QueuePair(n1, 10, IP2, 20, config, src_port=50000))
-    b = n2.add(QueuePair(n2, 20, IP1, 10, config, src_port=50001, keep_data=True,
-                         on_message=lambda qp, data, n: got.append(data)))
+    net = qp_pair(sim, config, m, record=lambda now, data, n: data)
+    a, b, got = net.a, net.b, net.got
     acks: list[bytes] = []
     on_ack = a.entropy.on_ack
 

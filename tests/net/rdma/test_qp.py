@@ -8,30 +8,14 @@ import pytest
 
 from dataplane.net.apps.dcqcn_rate import DcqcnParams
 from dataplane.net.core.sim import Simulator
-from dataplane.net.devices.link import Link
-from dataplane.net.hosts.host import Host
-from dataplane.net.hosts.packets import parse_ip
-from dataplane.net.rdma import QueuePair, RdmaNic, TransportConfig, wire
-from dataplane.net.topology.spec import HostSpec
-
-IP1, IP2 = parse_ip("10.0.0.1"), parse_ip("10.0.0.2")
-MAC1, MAC2 = 0x0800_0000_0101, 0x0800_0000_0202
-RATE = 100_000_000_000
+from dataplane.net.rdma import QueuePair, TransportConfig, wire
+from dataplane.testing.rdma_pair import IP1, RATE, qp_pair
 
 
 def pair(loss: float = 0.0, seed: int = 0, config: TransportConfig | None = None, keep_data: bool = True):
     """h1 -- h2 back to back at 100 Gb/s, 1 us; QP 10 on h1 to QP 20 on h2; h2 keeps what arrives."""
-    sim = Simulator(seed)
-    h1 = Host(sim, HostSpec("h1", MAC1, IP1, 24, static_arp={IP2: MAC2}))
-    h2 = Host(sim, HostSpec("h2", MAC2, IP2, 24, static_arp={IP1: MAC1}))
-    link = Link(sim, h1.add_port(0, "h1:eth0"), h2.add_port(0, "h2:eth0"), RATE, 1_000, mtu=9000, loss=loss)
-    cfg = config or TransportConfig()
-    n1, n2 = RdmaNic.of(h1), RdmaNic.of(h2)
-    got: list = []
-    a = n1.add(QueuePair(n1, 10, IP2, 20, cfg, src_port=50000))
-    b = n2.add(QueuePair(n2, 20, IP1, 10, cfg, src_port=50001, keep_data=keep_data,
-                         on_message=lambda qp, data, n: got.append((sim.now, data, n))))
-    return sim, link, a, b, got
+    net = qp_pair(Simulator(seed), config or TransportConfig(), latency_ns=1_000, loss=loss, keep_data=keep_data)
+    return net.sim, net.links[0], net.a, net.b, net.got
 
 
 def line_ns(payload: int) -> float:

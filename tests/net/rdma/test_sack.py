@@ -8,16 +8,10 @@ import os
 import pytest
 
 from dataplane.net.core.sim import Simulator
-from dataplane.net.devices.link import Link
 from dataplane.net.devices.node import Node
-from dataplane.net.hosts.host import Host
-from dataplane.net.hosts.packets import parse_ip
-from dataplane.net.rdma import QueuePair, RdmaNic, TransportConfig, wire
-from dataplane.net.topology.spec import HostSpec
+from dataplane.net.rdma import TransportConfig, wire
+from dataplane.testing.rdma_pair import qp_pair
 
-IP1, IP2 = parse_ip("10.0.0.1"), parse_ip("10.0.0.2")
-MAC1, MAC2 = 0x0800_0000_0101, 0x0800_0000_0202
-RATE = 100_000_000_000
 SACK = TransportConfig(receiver="sack")
 
 
@@ -50,19 +44,11 @@ def network(config: TransportConfig, every: int = 5, delay_ns: int = 3_000, loss
     """h1 -- r -- h2 at 100 Gb/s, 500 ns per link; QP 10 on h1 sends to QP 20 on h2, which keeps
     what arrives (time, bytes, size) in ``got``."""
     sim = Simulator(seed)
-    h1 = Host(sim, HostSpec("h1", MAC1, IP1, 24, static_arp={IP2: MAC2}))
-    h2 = Host(sim, HostSpec("h2", MAC2, IP2, 24, static_arp={IP1: MAC1}))
     r = Reorderer(sim, every, delay_ns, first)
-    Link(sim, h1.add_port(0, "h1:eth0"), r.add_port(1, "r:1"), RATE, 500, mtu=9000, loss=loss)
-    Link(sim, r.add_port(2, "r:2"), h2.add_port(0, "h2:eth0"), RATE, 500, mtu=9000, loss=loss)
+    net = qp_pair(sim, config, r, loss=loss)
     for port in r.ports.values():
         port.capacity = 10_000
-    n1, n2 = RdmaNic.of(h1), RdmaNic.of(h2)
-    got: list = []
-    a = n1.add(QueuePair(n1, 10, IP2, 20, config, src_port=50000))
-    b = n2.add(QueuePair(n2, 20, IP1, 10, config, src_port=50001, keep_data=True,
-                         on_message=lambda qp, data, n: got.append((sim.now, data, n))))
-    return sim, a, b, got
+    return sim, net.a, net.b, net.got
 
 
 MESSAGES = [os.urandom(n) for n in (1, 4095, 4096, 4097, 100_000, 40_000)] + [b"", os.urandom(300_000)]

@@ -10,16 +10,10 @@ import os
 import pytest
 
 from dataplane.net.core.sim import Simulator
-from dataplane.net.devices.link import Link
 from dataplane.net.devices.node import Node
-from dataplane.net.hosts.host import Host
-from dataplane.net.hosts.packets import parse_ip
-from dataplane.net.rdma import QueuePair, RdmaNic, TransportConfig, wire
-from dataplane.net.topology.spec import HostSpec
+from dataplane.net.rdma import TransportConfig, wire
+from dataplane.testing.rdma_pair import IP2, qp_pair
 
-IP1, IP2 = parse_ip("10.0.0.1"), parse_ip("10.0.0.2")
-MAC1, MAC2 = 0x0800_0000_0101, 0x0800_0000_0202
-RATE = 100_000_000_000
 NOTHING = 0xFFFFFF            # the cumulative PSN of an ACK before PSN 0 arrived (-1 in 24 bits)
 
 
@@ -50,17 +44,8 @@ def network(config: TransportConfig, held: set[int] = frozenset(), delay_ns: int
     """h1 -- w -- h2 at 100 Gb/s, 500 ns a link; QP 10 on h1 sends to QP 20 on h2, which keeps
     the messages it delivers in ``got``."""
     sim = Simulator(0)
-    h1 = Host(sim, HostSpec("h1", MAC1, IP1, 24, static_arp={IP2: MAC2}))
-    h2 = Host(sim, HostSpec("h2", MAC2, IP2, 24, static_arp={IP1: MAC1}))
-    w = Holder(sim, held, delay_ns)
-    Link(sim, h1.add_port(0, "h1:eth0"), w.add_port(1, "w:1"), RATE, 500, mtu=9000)
-    Link(sim, w.add_port(2, "w:2"), h2.add_port(0, "h2:eth0"), RATE, 500, mtu=9000)
-    n1, n2 = RdmaNic.of(h1), RdmaNic.of(h2)
-    got: list = []
-    a = n1.add(QueuePair(n1, 10, IP2, 20, config, src_port=50000))
-    b = n2.add(QueuePair(n2, 20, IP1, 10, config, src_port=50001, keep_data=True,
-                         on_message=lambda qp, data, n: got.append(data)))
-    return sim, a, b, got
+    net = qp_pair(sim, config, Holder(sim, held, delay_ns), record=lambda now, data, n: data)
+    return sim, net.a, net.b, net.got
 
 
 def sender(config: TransportConfig, packets: int = 200):
