@@ -70,10 +70,14 @@ def partition(spec: TopologySpec, ranks: int) -> Partition:
     if ranks > len(units):
         raise PartitionError(f"{ranks} ranks for {len(units)} parts that can be separated (hosts stay with "
                              f"their switch, zero-latency links are never cut): use at most {len(units)} ranks")
-    weight = [len(members) for members in units]
-    unit_rank = [0] * len(units)
-    _bisect(list(range(len(units))), 0, ranks, adj, weight, pinned, unit_rank)
-    rank_of = {name: unit_rank[unit_of[name]] for name in names}
+    rank_of = _assign(spec, names, unit_of, len(units), adj, ranks, pinned)
+    if not pinned and ranks > 1:
+        blocks, count = _blocks(spec, unit_of, units, adj, ranks)
+        if count != len(units):
+            whole = _assign(spec, names, blocks, count, _unit_graph(spec, blocks, count), ranks, pinned)
+            # Whole blocks unless that loads the busiest rank with more nodes (6 pods on 4 ranks).
+            if max(_counts(whole, ranks)) <= max(_counts(rank_of, ranks)):
+                rank_of = whole
     cut = [i for i, ls in enumerate(spec.links) if rank_of[ls.a[0]] != rank_of[ls.b[0]]]
     lookahead = min((spec.links[i].latency_ns for i in cut), default=0)
     return Partition(ranks, rank_of, cut, lookahead, len(units))
@@ -114,6 +118,75 @@ def _units(spec: TopologySpec, names: list[str]) -> tuple[dict[str, int], list[l
         unit_of[n] = order[root]
         units[order[root]].append(n)
     return unit_of, units
+
+
+def _assign(spec: TopologySpec, names: list[str], unit_of: dict[str, int], count: int, adj: list[dict[int, int]],
+            ranks: int, pinned: dict[int, int]) -> dict[str, int]:
+    """Bisect ``count`` units (weighed by their nodes) and give every node its unit's rank."""
+    weight = [0] * count
+    for name in names:
+        weight[unit_of[name]] += 1
+    unit_rank = [0] * count
+    _bisect(list(range(count)), 0, ranks, adj, weight, pinned, unit_rank)
+    return {name: unit_rank[unit_of[name]] for name in names}
+
+
+def _counts(rank_of: dict[str, int], ranks: int) -> list[int]:
+    counts = [0] * ranks
+    for r in rank_of.values():
+        counts[r] += 1
+    return counts
+
+
+def _blocks(spec: TopologySpec, unit_of: dict[str, int], units: list[list[str]], adj: list[dict[int, int]],
+            ranks: int) -> tuple[dict[str, int], int]:
+    """Units joined into blocks that the bisection keeps whole: the top tier (the units farthest,
+    by links, from every host) is set aside, and what stays connected without it is a block (a
+    fat-tree's pod, a leaf with its hosts). Every link looks alike before the run, so cutting a
+    pod's own links cuts no more of them than cutting only core links, but carries its hosts'
+    traffic before aggregation: measured on the k=16 INA allreduce, 67,584 frames crossed the cut
+    each way with 9 pods split against 8,192 with pods whole. Returns the blocked ``unit_of``
+    and the number of blocks; the units unchanged where no host, no tier or too few blocks."""
+    hosts = set(spec.hosts)
+    dist = [-1] * len(units)
+    frontier = [u for u, members in enumerate(units) if any(n in hosts for n in members)]
+    for u in frontier:
+        dist[u] = 0
+    while frontier:
+        nxt = []
+        for u in frontier:
+            for v in sorted(adj[u]):
+                if dist[v] < 0:
+                    dist[v] = dist[u] + 1
+                    nxt.append(v)
+        frontier = nxt
+    top = max(dist, default=0)
+    if top <= 0:
+        return unit_of, len(units)
+    block = [-1] * len(units)
+    count = 0
+    for start in range(len(units)):
+        if block[start] >= 0 or dist[start] == top:
+            continue
+        block[start] = count
+        stack = [start]
+        while stack:
+            u = stack.pop()
+            for v in adj[u]:
+                if block[v] < 0 and dist[v] != top:
+                    block[v] = count
+                    stack.append(v)
+        count += 1
+    if count < ranks:
+        return unit_of, len(units)
+    for u in range(len(units)):
+        if block[u] < 0:           # the top tier: a unit of its own each, after the blocks
+            block[u] = count
+            count += 1
+    # Number blocks by their first unit so the order (and every tie) follows the units'.
+    order = sorted(range(count), key=lambda b: min(u for u in range(len(units)) if block[u] == b))
+    renumber = {b: i for i, b in enumerate(order)}
+    return {name: renumber[block[u]] for name, u in unit_of.items()}, count
 
 
 def _unit_graph(spec: TopologySpec, unit_of: dict[str, int], n: int) -> list[dict[int, int]]:
