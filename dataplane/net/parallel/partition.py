@@ -8,8 +8,12 @@ half is grown from a peripheral unit (the one farthest from the first unit, by l
 repeatedly adding the frontier unit with the most links into the grown set, until the half
 holds its share of the nodes; (4) a Fiduccia-Mattheyses style pass moves boundary units that
 reduce the number of cut links without unbalancing the halves. Every link counts as the same
-traffic (nothing is known of the traffic before the run). On a k-ary fat-tree this keeps the
-pods whole and splits the cores, as a person would.
+traffic (nothing is known of the traffic before the run). (5) The same once more on blocks:
+set aside the tier of units farthest from every host, and what stays connected is a block,
+bisected whole; kept unless it puts more nodes on the busiest rank. Cutting only links to that
+tier cuts no more links than splitting blocks, but a block's own links carry its hosts' packets
+before any aggregation. On a k-ary fat-tree this keeps the pods whole and splits the cores
+evenly, as a person would (steps 1-4 alone split pods: 9 of 16 at k=16 on 2 ranks).
 """
 from __future__ import annotations
 
