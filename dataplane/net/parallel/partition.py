@@ -188,8 +188,9 @@ def _blocks(spec: TopologySpec, unit_of: dict[str, int], units: list[list[str]],
             block[u] = count
             count += 1
     # Number blocks by their first unit so the order (and every tie) follows the units'.
-    order = sorted(range(count), key=lambda b: min(u for u in range(len(units)) if block[u] == b))
-    renumber = {b: i for i, b in enumerate(order)}
+    renumber: dict[int, int] = {}
+    for u in range(len(units)):
+        renumber.setdefault(block[u], len(renumber))
     return {name: renumber[block[u]] for name, u in unit_of.items()}, count
 
 
