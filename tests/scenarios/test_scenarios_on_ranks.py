@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import subprocess
 import sys
 from functools import lru_cache
@@ -42,9 +43,11 @@ def _scenario(tmp: Path, args: list[str], ranks: int) -> tuple[str, dict[str, by
         assert result.exit_code == 0, result.output
         stdout = result.output
     else:
+        # With the per-rank report asked for: it goes to stderr, every output stays one process's.
         proc = subprocess.run(dataplane_command(*argv, "--ranks", str(ranks)), capture_output=True, text=True,
-                              timeout=300)
+                              timeout=300, env={**os.environ, "DATAPLANE_RANK_STATS": "1"})
         assert proc.returncode == 0, proc.stderr
+        assert f"rank {ranks - 1}: " in proc.stderr and "critical path" in proc.stderr, proc.stderr
         stdout = proc.stdout
     files = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
     # What differs, and must: the command line and the --ranks option the report records.

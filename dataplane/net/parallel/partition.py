@@ -8,8 +8,12 @@ half is grown from a peripheral unit (the one farthest from the first unit, by l
 repeatedly adding the frontier unit with the most links into the grown set, until the half
 holds its share of the nodes; (4) a Fiduccia-Mattheyses style pass moves boundary units that
 reduce the number of cut links without unbalancing the halves. Every link counts as the same
-traffic (nothing is known of the traffic before the run). On a k-ary fat-tree this keeps the
-pods whole and splits the cores, as a person would.
+traffic (nothing is known of the traffic before the run). (5) The same once more on blocks:
+set aside the tier of units farthest from every host, and what stays connected is a block,
+bisected whole; kept unless it puts more nodes on the busiest rank. Cutting only links to that
+tier cuts no more links than splitting blocks, but a block's own links carry its hosts' packets
+before any aggregation. On a k-ary fat-tree this keeps the pods whole and splits the cores
+evenly, as a person would (steps 1-4 alone split pods: 9 of 16 at k=16 on 2 ranks).
 """
 from __future__ import annotations
 
@@ -70,10 +74,14 @@ def partition(spec: TopologySpec, ranks: int) -> Partition:
     if ranks > len(units):
         raise PartitionError(f"{ranks} ranks for {len(units)} parts that can be separated (hosts stay with "
                              f"their switch, zero-latency links are never cut): use at most {len(units)} ranks")
-    weight = [len(members) for members in units]
-    unit_rank = [0] * len(units)
-    _bisect(list(range(len(units))), 0, ranks, adj, weight, pinned, unit_rank)
-    rank_of = {name: unit_rank[unit_of[name]] for name in names}
+    rank_of = _assign(spec, names, unit_of, len(units), adj, ranks, pinned)
+    if not pinned and ranks > 1:
+        blocks, count = _blocks(spec, unit_of, units, adj, ranks)
+        if count != len(units):
+            whole = _assign(spec, names, blocks, count, _unit_graph(spec, blocks, count), ranks, pinned)
+            # Whole blocks unless that loads the busiest rank with more nodes (6 pods on 4 ranks).
+            if max(_counts(whole, ranks)) <= max(_counts(rank_of, ranks)):
+                rank_of = whole
     cut = [i for i, ls in enumerate(spec.links) if rank_of[ls.a[0]] != rank_of[ls.b[0]]]
     lookahead = min((spec.links[i].latency_ns for i in cut), default=0)
     return Partition(ranks, rank_of, cut, lookahead, len(units))
@@ -114,6 +122,76 @@ def _units(spec: TopologySpec, names: list[str]) -> tuple[dict[str, int], list[l
         unit_of[n] = order[root]
         units[order[root]].append(n)
     return unit_of, units
+
+
+def _assign(spec: TopologySpec, names: list[str], unit_of: dict[str, int], count: int, adj: list[dict[int, int]],
+            ranks: int, pinned: dict[int, int]) -> dict[str, int]:
+    """Bisect ``count`` units (weighed by their nodes) and give every node its unit's rank."""
+    weight = [0] * count
+    for name in names:
+        weight[unit_of[name]] += 1
+    unit_rank = [0] * count
+    _bisect(list(range(count)), 0, ranks, adj, weight, pinned, unit_rank)
+    return {name: unit_rank[unit_of[name]] for name in names}
+
+
+def _counts(rank_of: dict[str, int], ranks: int) -> list[int]:
+    counts = [0] * ranks
+    for r in rank_of.values():
+        counts[r] += 1
+    return counts
+
+
+def _blocks(spec: TopologySpec, unit_of: dict[str, int], units: list[list[str]], adj: list[dict[int, int]],
+            ranks: int) -> tuple[dict[str, int], int]:
+    """Units joined into blocks that the bisection keeps whole: the top tier (the units farthest,
+    by links, from every host) is set aside, and what stays connected without it is a block (a
+    fat-tree's pod, a leaf with its hosts). Every link looks alike before the run, so cutting a
+    pod's own links cuts no more of them than cutting only core links, but carries its hosts'
+    traffic before aggregation: measured on the k=16 INA allreduce, 67,584 frames crossed the cut
+    each way with 9 pods split against 8,192 with pods whole. Returns the blocked ``unit_of``
+    and the number of blocks; the units unchanged where no host, no tier or too few blocks."""
+    hosts = set(spec.hosts)
+    dist = [-1] * len(units)
+    frontier = [u for u, members in enumerate(units) if any(n in hosts for n in members)]
+    for u in frontier:
+        dist[u] = 0
+    while frontier:
+        nxt = []
+        for u in frontier:
+            for v in sorted(adj[u]):
+                if dist[v] < 0:
+                    dist[v] = dist[u] + 1
+                    nxt.append(v)
+        frontier = nxt
+    top = max(dist, default=0)
+    if top <= 0:
+        return unit_of, len(units)
+    block = [-1] * len(units)
+    count = 0
+    for start in range(len(units)):
+        if block[start] >= 0 or dist[start] == top:
+            continue
+        block[start] = count
+        stack = [start]
+        while stack:
+            u = stack.pop()
+            for v in adj[u]:
+                if block[v] < 0 and dist[v] != top:
+                    block[v] = count
+                    stack.append(v)
+        count += 1
+    if count < ranks:
+        return unit_of, len(units)
+    for u in range(len(units)):
+        if block[u] < 0:           # the top tier: a unit of its own each, after the blocks
+            block[u] = count
+            count += 1
+    # Number blocks by their first unit so the order (and every tie) follows the units'.
+    renumber: dict[int, int] = {}
+    for u in range(len(units)):
+        renumber.setdefault(block[u], len(renumber))
+    return {name: renumber[block[u]] for name, u in unit_of.items()}, count
 
 
 def _unit_graph(spec: TopologySpec, unit_of: dict[str, int], n: int) -> list[dict[int, int]]:

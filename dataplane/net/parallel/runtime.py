@@ -43,7 +43,7 @@ class ParallelSimulator(Simulator):
     """The event core of one rank (see the module docstring)."""
 
     __slots__ = ("local", "comm", "rank", "size", "lookahead_ns", "_key", "cut_ports", "ports_by_link",
-                 "world_events", "windows", "cut_messages", "busy_s", "busy_cpu_s", "pack_cpu_s", "sync_s", "local_events", "ran", "observers",
+                 "world_events", "windows", "cut_messages", "busy_s", "busy_cpu_s", "pack_cpu_s", "sync_s", "window_cpu_s", "local_events", "ran", "observers",
                  "observer_runs", "_observer_ids", "gathered", "window_start", "before_ns", "before_key", "last_other_ns",
                  "last_other_key", "_other_mark", "pollers", "tracking")
 
@@ -61,6 +61,9 @@ class ParallelSimulator(Simulator):
         self.windows = self.cut_messages = 0
         self.busy_s = self.busy_cpu_s = self.sync_s = 0.0   # wall and CPU time running events; wall time trading
         self.pack_cpu_s = 0.0      # CPU time packing and unpacking the frames that cross the cut
+        # CPU time of each window's events: the ranks wait for the slowest at every window, so the
+        # sum over windows of the largest is the run's time with a core per rank (DATAPLANE_RANK_STATS).
+        self.window_cpu_s: list[float] = []
         self.ran = 0               # events run on this rank, observers' included
         self.observers: list = []  # world observers to settle after the run (``track_observer``)
         self._observer_ids: set[int] = set()
@@ -157,7 +160,9 @@ class ParallelSimulator(Simulator):
             self.actor = 0
             if start > limit:
                 break
-            self.busy_cpu_s += cpu() - c0
+            c1 = cpu() - c0
+            self.busy_cpu_s += c1
+            self.window_cpu_s.append(c1)
             t1 = clock()
             self.busy_s += t1 - t0
             self.windows += 1

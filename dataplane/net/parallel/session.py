@@ -13,6 +13,8 @@ from typing import Any, Iterable
 
 from dataplane.errors import DataplaneError
 from dataplane.net.parallel.partition import Partition, node_names, partition
+from dataplane.net.parallel.rank_stats import report as report_ranks
+from dataplane.net.parallel.rank_stats import wanted as ranks_wanted
 from dataplane.net.parallel.runtime import ParallelError, ParallelSimulator
 from dataplane.net.parallel.state import apply_state, plain_state
 from dataplane.net.topology.spec import TopologySpec
@@ -126,7 +128,9 @@ class Session:
         results = [result.part() for result in gathered]
         stats = {"events": sim.local_events, "world_events": sim.world_events, "windows": sim.windows,
                  "cut_messages": sim.cut_messages, "busy_s": sim.busy_s, "busy_cpu_s": sim.busy_cpu_s,
-                 "pack_cpu_s": sim.pack_cpu_s,
+                 "pack_cpu_s": sim.pack_cpu_s, "window_cpu_s": sim.window_cpu_s,
+                 "pipeline_runs": sum(getattr(node, "packets_in", 0) for node in net.nodes()
+                                      if self.local[node.actor] and node.kind == "switch"),
                  "sync_s": sim.sync_s, "max_rss_mb": _max_rss_mb()}
         parts = self.comm.gather((nodes, lost, mine, log, stats, controllers, results, summaries, watchdogs), root=0)
         if not self.root:
@@ -166,6 +170,8 @@ class Session:
         sim.events_run = sum(s["events"] for s in self.rank_stats) - (self.size - 1) * world
         for i, result in enumerate(gathered):
             result.merge([part[6][i] for part in parts])
+        if ranks_wanted():          # DATAPLANE_RANK_STATS: on stderr, outside every output
+            report_ranks(self.rank_stats)
         return True
 
 

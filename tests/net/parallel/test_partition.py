@@ -80,3 +80,34 @@ def test_zero_latency_links_are_never_cut(tmp_path):
     assert part.cut_links == []
     with pytest.raises(PartitionError, match="at most 1 ranks"):
         partition(spec, 2)
+
+
+def _pods_split(spec, part, k):
+    return [pod for pod in range(1, k + 1)
+            if len({part.rank_of[n] for n in spec.switches if n.startswith((f"edge{pod}_", f"agg{pod}_"))}) > 1]
+
+
+@pytest.mark.parametrize("k, ranks", [(8, 2), (8, 4), (16, 2)])
+def test_fat_tree_pods_stay_whole_and_cores_split_evenly(tmp_path, k, ranks):
+    """Pods are cut as blocks (what stays connected without the core tier): no pod is split, and
+    each rank gets k/ranks pods and (k/2)^2/ranks cores, so only pod-core links are cut. Cutting
+    pods instead cuts as many links but sends 8x the frames across (k=16 INA allreduce)."""
+    spec = _spec(fat_tree(k), tmp_path)
+    part = partition(spec, ranks)
+    assert _pods_split(spec, part, k) == []
+    cores = [n for n in spec.switches if n.startswith("core")]
+    assert len(cores) == (k // 2) ** 2
+    assert [sum(part.rank_of[c] == r for c in cores) for r in range(ranks)] == [len(cores) // ranks] * ranks
+    per_rank = k // ranks * (k + k * k // 4) + len(cores) // ranks     # pods' switches and hosts, cores
+    assert part.nodes_per_rank() == [per_rank] * ranks
+    assert all(spec.links[i].a[0] in cores or spec.links[i].b[0] in cores for i in part.cut_links)
+
+
+def test_whole_pods_give_way_when_they_load_one_rank_more(tmp_path):
+    """6 pods of 15 nodes on 4 ranks: whole pods put 2 pods (30 nodes) on a rank, more than cutting
+    pods does (99 nodes over 4 ranks), so the plain cut is kept."""
+    spec = _spec(fat_tree(6), tmp_path)
+    part = partition(spec, 4)
+    assert len(spec.switches) + len(spec.hosts) == 99
+    assert max(part.nodes_per_rank()) < 2 * 15
+    assert _pods_split(spec, part, 6)
