@@ -14,6 +14,7 @@ from dataplane.arch.device import ArchitectureError, Device
 from dataplane.arch.work import EgressWork, IngressWork
 from dataplane.engine.context import PacketContext
 from dataplane.engine.extern_functions import CLONE_E2E, CLONE_I2E, DROP_PORT, bind_functions
+from dataplane.engine.externs import Register
 from dataplane.engine.hashes import hash_function
 from dataplane.engine.instances import make_instances, value_width
 from dataplane.engine.source_map import p4_location
@@ -86,7 +87,11 @@ class V1ModelSwitch(Device):
 
     # ---- construction ------------------------------------------------------------------------
     def _make_instances(self) -> dict[str, Any]:
-        return make_instances(self.program, frozenset({"register"}), ArchitectureError, "engine")
+        instances = make_instances(self.program, frozenset({"register"}), ArchitectureError, "engine")
+        # Registers make their cells when first used (externs.Register): the generated code
+        # indexes them unchecked, so run_work warms them all before the pipeline first runs.
+        self._cold_registers = [inst for inst in instances.values() if inst.__class__ is Register]
+        return instances
 
     def _make_tables(self) -> dict[str, RuntimeTable]:
         tables = {}
@@ -115,6 +120,12 @@ class V1ModelSwitch(Device):
         self.sm_class = self.pipeline.struct_class("standard_metadata_t")
         return blocks
 
+    def warm_registers(self) -> None:
+        """Make every register's cells (``externs.Register``), as before the pipeline first runs."""
+        for register in self._cold_registers:
+            register.warm()
+        self._cold_registers = []
+
     # ---- the packet path ---------------------------------------------------------------------------
     def process(self, port: int, data: bytes, trace: Any = None) -> PacketResult:
         """Run one packet that arrived on ``port`` straight through (empty queues); return what leaves."""
@@ -132,6 +143,8 @@ class V1ModelSwitch(Device):
         passes for resubmitted or recirculated packets. The network layer queues egress
         work on the port and runs it when the packet reaches the head of the queue.
         """
+        if self._cold_registers:
+            self.warm_registers()
         try:
             if item.__class__ is EgressWork:
                 return self._egress(item.port, item.hdr, item.meta, item.sm, item.ctx, item.instance_type,

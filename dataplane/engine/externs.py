@@ -41,17 +41,59 @@ def register_cells(size: int, width: int) -> array | list[int]:
     them (a k=16 fat-tree's 320 allreduce switches keep 35 registers of 4,096 cells each: as lists,
     8 bytes a cell, 368 MB; as arrays of 32-bit items, half that), a list past 64 bits. Cells
     hold the value masked to the width, so every value written fits."""
+    cells = no_cells(width)
+    grow_cells(cells, size, width)
+    return cells
+
+
+def no_cells(width: int) -> array | list[int]:
+    """Empty cells of the type ``register_cells`` makes for ``width`` bits (a ``Register`` not yet used)."""
     for bits, code in _CELL_TYPES:
         if 0 < width <= bits:
-            return array(code, bytes(size * (bits // 8)))
-    return [0] * size
+            return array(code)
+    return []
+
+
+def grow_cells(cells: array | list[int], size: int, width: int) -> None:
+    """Append ``size`` zero cells to ``cells`` in place: the object stays the one the generated
+    code bound (``codegen.inline.register_bindings``)."""
+    if isinstance(cells, array):
+        cells.frombytes(bytes(size * cells.itemsize))
+    else:
+        cells.extend([0] * size)
 
 
 @register_extern("register")
 class Register:
+    """v1model ``register<T>``. Its cells are made when first used, not when the switch is built:
+    a fabric's switches that never run a packet (a k=16 allreduce fat-tree's idle aggregation and
+    core switches, the other rank's half of it) then hold none (issue 36: 188 MB of 320
+    switches' registers). ``cells`` is the array itself, empty until ``warm`` fills it in place;
+    ``values`` warms it first, so every reader and writer outside the generated code sees the
+    cells; the device warms its registers before the generated code first runs
+    (``V1ModelSwitch.run_work``), which binds ``cells`` (``codegen.inline``)."""
+
     def __init__(self, name: str, size: int, width: int = 32):
         self.name, self.size, self.width = name, size, width
-        self.values = register_cells(size, width)
+        self.cells = no_cells(width)
+
+    @property
+    def cold(self) -> bool:
+        """True until the cells are made (a register of size 0 is never cold)."""
+        return len(self.cells) < self.size
+
+    def warm(self) -> None:
+        """Make the cells (all zero), in place, if not yet made."""
+        missing = self.size - len(self.cells)
+        if missing > 0:
+            grow_cells(self.cells, missing, self.width)
+
+    @property
+    def values(self) -> array | list[int]:
+        """The cells, made first if not yet."""
+        if len(self.cells) < self.size:
+            self.warm()
+        return self.cells
 
     def read(self, ctx, index: int, width: int) -> int:
         return self.values[index] if 0 <= index < self.size else 0
@@ -76,8 +118,9 @@ class Register:
         self.values[index] = value
 
     def reset(self) -> None:
-        # in place: generated code holds the cells (codegen.inline)
-        self.values[:] = register_cells(self.size, self.width)
+        # in place: generated code holds the cells (codegen.inline); cold cells are all zero already
+        if not self.cold:
+            self.cells[:] = register_cells(self.size, self.width)
 
 
 @register_extern("counter")

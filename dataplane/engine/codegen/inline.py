@@ -16,10 +16,11 @@ def register_bindings(program, inst, name: str) -> list[str]:
     """``build``'s lines binding what an inlined v1model ``register<bit<W>>`` access reads: the
     instance's cells (an array or list: ``externs.register_cells``), size and width mask
     (``InlineExterns.inline_register``). The cells are kept, never replaced
-    (``externs.Register.reset`` clears them in place)."""
+    (``externs.Register.reset`` clears them in place); they are bound as ``cells``, which may
+    still be empty (``Register.warm`` fills them in place before the pipeline first runs)."""
     if not _fast_register(program, inst.extern, inst.type_args):
         return []
-    return [f"    xv_{name[2:]} = {name}.values", f"    xn_{name[2:]} = {name}.size",
+    return [f"    xv_{name[2:]} = {name}.cells", f"    xn_{name[2:]} = {name}.size",
             f"    xm_{name[2:]} = (1 << {name}.width) - 1"]
 
 

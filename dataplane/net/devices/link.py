@@ -354,8 +354,8 @@ class Link:
     """A full-duplex link: each direction serializes at ``rate_bps`` and takes ``latency_ns``;
     ``overhead`` (``"ethernet"`` or ``"none"``, see ``wire_bytes``) is what a frame costs beyond its bytes."""
 
-    __slots__ = ("a", "b", "rate_bps", "latency_ns", "mtu", "loss", "corruption", "up", "sim", "name", "rng",
-                 "rng_b", "overhead", "wire_extra", "wire_min", "wire_tail")
+    __slots__ = ("a", "b", "rate_bps", "latency_ns", "mtu", "loss", "corruption", "up", "sim", "name", "_rng",
+                 "_rng_b", "overhead", "wire_extra", "wire_min", "wire_tail")
 
     def __init__(self, sim: Simulator, a: Port, b: Port, rate_bps: int, latency_ns: int, mtu: int = 1500,
                  loss: float = 0.0, corruption: float = 0.0, overhead: str = "ethernet"):
@@ -379,8 +379,24 @@ class Link:
         # Loss and corruption draw from the link's own streams (seeded by the run's seed and the
         # link's name), one per direction, so what one link loses does not depend on the others'
         # traffic, nor on which process simulates each end (a cut link's ends are on two ranks).
-        self.rng = random.Random(f"{sim.seed}/{self.name}")            # frames a sends
-        self.rng_b = random.Random(f"{sim.seed}/{self.name}/b")        # frames b sends
+        # Each is made when first drawn from (a stream is its seed's until then): a lossless
+        # link never draws, and 2 x 3,072 of them were 16 MB of a k=16 fat-tree (issue 36).
+        self._rng: random.Random | None = None      # frames a sends
+        self._rng_b: random.Random | None = None    # frames b sends
+
+    @property
+    def rng(self) -> random.Random:
+        """The loss and corruption stream of the frames ``a`` sends."""
+        if self._rng is None:
+            self._rng = random.Random(f"{self.sim.seed}/{self.name}")
+        return self._rng
+
+    @property
+    def rng_b(self) -> random.Random:
+        """The loss and corruption stream of the frames ``b`` sends."""
+        if self._rng_b is None:
+            self._rng_b = random.Random(f"{self.sim.seed}/{self.name}/b")
+        return self._rng_b
 
     def wire_bytes(self, frame_len: int) -> int:
         """Line time, in bytes, of a captured frame of ``frame_len`` bytes on this link."""
@@ -398,16 +414,17 @@ class Link:
         if not self.up or len(data) > self.mtu + 14:  # the MTU counts the Ethernet payload
             sender.stats.lost += 1
             return
-        rng = self.rng if sender is self.a else self.rng_b
-        if self.loss and rng.random() < self.loss:
-            sender.stats.lost += 1
-            return
-        if self.corruption and rng.random() < self.corruption:
-            bit = rng.randrange(len(data) * 8)
-            buf = bytearray(data)
-            buf[bit // 8] ^= 0x80 >> (bit % 8)
-            data = bytes(buf)
-            sender.stats.corrupted += 1
+        if self.loss or self.corruption:
+            rng = self.rng if sender is self.a else self.rng_b
+            if self.loss and rng.random() < self.loss:
+                sender.stats.lost += 1
+                return
+            if self.corruption and rng.random() < self.corruption:
+                bit = rng.randrange(len(data) * 8)
+                buf = bytearray(data)
+                buf[bit // 8] ^= 0x80 >> (bit % 8)
+                data = bytes(buf)
+                sender.stats.corrupted += 1
         sender._deliver(serialize_ns + self.latency_ns, receiver._arrival, (data,))
 
     def carry_control(self, sender: Port, data: bytes, serialize_ns: int) -> None:

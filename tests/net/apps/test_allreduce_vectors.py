@@ -69,3 +69,19 @@ def test_lean_ring_worker_checks_each_block_as_the_whole_result_would_and_keeps_
         assert w.done_ns is not None and w.max_abs_error == whole
         assert len(w._own) <= RingWorker._BLOCKS_IN_USE and all(f is None for f in w._final)   # all let go
     assert not vectors._ahead
+
+
+def test_block_starts_take_three_64_bit_words_a_block_and_restore_the_buffered_half_draw():
+    """The generator's state at each block start is kept as 24 bytes (its 128-bit PCG64 state,
+    and has_uint32 with the buffered 32 bits float32 draws leave), one array a worker; blocks
+    drawn again from starts with and without a buffered half are the stream's."""
+    n = 12 * BLOCK
+    whole = np.random.default_rng((5, 2)).standard_normal(n, dtype=np.float32)
+    v = SeededVectors(3, n, seed=5)
+    reference(v)
+    starts = v._starts[2]
+    assert starts.itemsize == 8 and len(starts) == 3 * 12
+    buffered = [b for b in range(12) if starts[3 * b + 2] >> 32]
+    assert buffered and len(buffered) < 12           # both kinds of start occur
+    for b in [*reversed(buffered), *(b for b in range(12) if b not in buffered)]:
+        assert np.array_equal(v.block(2, b), whole[b * BLOCK:(b + 1) * BLOCK])
