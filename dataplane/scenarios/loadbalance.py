@@ -180,6 +180,9 @@ def _default_link(topology: str) -> tuple[str, str]:
               help="What --window bounds: the PSNs from the oldest unacknowledged one on, or the packets "
                    "acknowledged neither cumulatively nor selectively (the pipe; the sack receiver only, and the "
                    "span kept within its reorder window).")
+@click.option("--spray-acks", is_flag=True,
+              help="reps: the receivers send each ACK on a fresh random entropy (UDP source port) instead of "
+                   "the flow's own, so that a flow's ACKs do not all wait on one path.")
 @click.option("--mtu", default=4096, show_default=True, type=click.IntRange(256, 8192), help="The path MTU of the "
               "transport's payload.")
 @click.option("--pfc/--no-pfc", default=True, show_default=True, help="PFC on every switch (a lossless fabric).")
@@ -198,7 +201,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
             adaptive_mode: str, path_age_us: int, path_quantum_text: str, path_share: int,
             path_avoid_text: str | None,
             mark_text: str,
-            window: int | None, window_counts: str, mtu: int, pfc: bool, cc: str, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
+            window: int | None, window_counts: str, spray_acks: bool, mtu: int, pfc: bool, cc: str, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
     """Compare load-balancing schemes (ECMP, flowlets, packet spraying, adaptive routing) on a fabric
     under a permutation, all-to-all or a collective, clean and with one uplink failed or slow."""
     from dataplane import progress
@@ -224,6 +227,9 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
     if window_counts == "pipe" and "gbn" in receivers:
         raise click.BadParameter("the pipe is counted from the selective ACKs: it needs --receiver sack "
                                  "(and no --cc hpcc)", param_hint="--window-counts")
+    if spray_acks and "reps" not in schemes:
+        raise click.BadParameter("only reps' hosts choose the entropy: it needs --lb reps (among the schemes)",
+                                 param_hint="--spray-acks")
     fields = tuple(_choices(hash_fields, tuple(HASH_FIELDS), "--hash-fields"))
     if cc == "hpcc":
         _check_hpcc_switches(schemes, hash_seed, fields, tuple(HASH_FIELDS))
@@ -264,7 +270,8 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
     lbs = [LbConfig(s, hash_seed=hash_seed, hash_fields=fields, flowlet_us=flowlet_us, flowlet_choice=flowlet_choice,
                     spray_order=spray_order, load_shift=quantum.bit_length() - 1, mark_us=mark, window=window, adaptive_mode=adaptive_mode, path_age_us=path_age_us,
                     path_shift=path_quantum.bit_length() - 1, path_share=path_share,
-                    path_avoid=path_avoid, window_counts=window_counts) for s in schemes]
+                    path_avoid=path_avoid, window_counts=window_counts,
+                    spray_acks=spray_acks and s == "reps") for s in schemes]
     runs = [LbRun(w, size, FabricConfig(**{**base.__dict__, "lb": lb}), receiver, event, link, slow_rate, mtu, seed,
                   dcqcn, cc == "hpcc")
             for w in workloads for event in events for lb in lbs for receiver in receivers]

@@ -144,7 +144,7 @@ def run_job(job: Job, fabric_cfg: FabricConfig, fault: Fault, clean: JobResult |
             l.loss = fault.loss
     lb = fabric_cfg.lb
     # reps: the hosts choose every packet's entropy (dataplane.net.rdma.entropy)
-    entropy = EntropyParams(seed=fabric_cfg.seed) if lb is not None and lb.host_entropy else None
+    entropy = EntropyParams(seed=fabric_cfg.seed, spray_acks=lb.spray_acks) if lb is not None and lb.host_entropy else None
     transport = TransportConfig(rto_ns=1_000_000, receiver=job.receiver, entropy=entropy,
                                 window=lb.transport_window if lb is not None else None,
                                 window_counts=lb.window_counts if lb is not None else "span")

@@ -23,7 +23,9 @@ sets (``configure``):
   (``ecn_profile`` = ecn_delay(kmin_us, kmax_us, 100%), ``mark_us``): the marks are what the
   senders steer by. Its senders keep at most ``transport_window`` packets in flight (IRN's
   BDP flow control; without a bound line-rate senders keep every path past the marking
-  threshold, and the marks stop telling paths apart).
+  threshold, and the marks stop telling paths apart). With ``spray_acks`` the responders send
+  each ACK on a fresh random entropy too (``EntropyParams.spray_acks``), so that no flow's
+  ACKs all wait behind the data queued on one path.
 
 ``window`` bounds the packets in flight of every flow under any scheme (None: unbounded, as
 RoCE NICs; reps: ``REPS_WINDOW``); ``window_counts`` says how they are counted (the transport's
@@ -82,6 +84,7 @@ class LbConfig:
     path_share: int = 64
     path_avoid: tuple[int, int] | None = None
     window_counts: str = "span"
+    spray_acks: bool = False
 
     def __post_init__(self) -> None:
         if self.window_counts not in WINDOW_COUNTS:
@@ -115,6 +118,8 @@ class LbConfig:
             raise ValueError(f"the share of packets that heed the path metrics is 0..256 (of 256), got {self.path_share}")
         if self.path_avoid is not None and not all(1 <= step <= 256 for step in self.path_avoid):
             raise ValueError(f"the avoidance steps are 1..256 (of 256) each, got {self.path_avoid}")
+        if self.spray_acks and self.scheme != "reps":
+            raise ValueError(f"spraying the ACKs is reps' (the hosts choose the entropy), not {self.scheme}'s")
         if self.spray_order not in SPRAY_ORDERS:
             raise ValueError(f"spray order is one of {', '.join(SPRAY_ORDERS)}, got {self.spray_order!r}")
 
@@ -166,7 +171,8 @@ class LbConfig:
         if self.scheme == "spray":
             return f"spray ({self.spray_order})"
         if self.scheme == "reps":
-            return f"reps (the hosts' entropy per packet, marks past {self.mark_us[0]}..{self.mark_us[1]} us of queue)"
+            acks = ", ACKs sprayed" if self.spray_acks else ""
+            return f"reps (the hosts' entropy per packet{acks}, marks past {self.mark_us[0]}..{self.mark_us[1]} us of queue)"
         if self.adaptive_mode == "path" and self.path_avoid is not None:
             return (f"adaptive (least-loaded path: local port first, then members passed over with a chance "
                     f"raised {self.path_avoid[0]}/256 by each report of congestion past {1 << self.path_shift} B "

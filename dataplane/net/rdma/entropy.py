@@ -15,6 +15,11 @@ what came back:
   With none kept it draws a fresh one at random (``explore``: the first ``explore`` packets
   always do, before any echo could be back). An EV that keeps coming back clean keeps being
   reused, one whose path fills up is dropped and replaced by a random draw.
+* with ``spray_acks`` the responder sprays its ACKs too, each on a fresh random EV (as htsim's
+  UEC and NDP receivers send theirs round the paths). An ACK on the flow's own port follows one
+  fixed path back; when that path crosses a slow or congested link, every ACK of the flow waits
+  in its queue behind data and the whole window is held that long (a cumulative ACK that waited
+  is overtaken by the next one on another path, which acknowledges as much and more).
 
 Wire (after the ``sack`` ACK's bitmap, before the ICRC; a reader of the SACK extension alone
 ignores it): a byte n (at most ``MAX_ECHO``), n 16-bit EVs (network order, oldest first), then
@@ -44,11 +49,13 @@ EV_COUNT = 0x4000
 class EntropyParams:
     """The sender's ring of good EVs (``pool``), how many first packets draw at random
     (``explore``), and the seed of the draws (each queue pair mixes in its host and number, so
-    runs repeat on any number of MPI ranks)."""
+    runs repeat on any number of MPI ranks). ``spray_acks``: the responder sends each ACK on a
+    fresh random EV instead of the flow's own source port (module docstring)."""
 
     pool: int = 256
     explore: int = 64
     seed: int = 1
+    spray_acks: bool = False
 
     def __post_init__(self) -> None:
         if not 1 <= self.pool <= 65536:
@@ -117,11 +124,18 @@ class EntropySender:
 
 
 class EntropyEcho:
-    """The receiving queue pair's record of the EVs (and CE marks) since its last ACK."""
+    """The receiving queue pair's record of the EVs (and CE marks) since its last ACK; with
+    ``params.spray_acks`` also the source ports of its ACKs (``ack_port``), drawn from ``seed``."""
 
-    def __init__(self) -> None:
+    def __init__(self, params: EntropyParams | None = None, seed: str = "") -> None:
         self.evs: list[int] = []
         self.marked = 0
+        spray = params is not None and params.spray_acks
+        self.rng = random.Random(f"{params.seed}/ack/{seed}") if spray and params is not None else None
+
+    def ack_port(self, port: int) -> int:
+        """The UDP source port of the next ACK: ``port`` (the flow's), or a fresh EV."""
+        return port if self.rng is None else EV_FIRST + self.rng.randrange(EV_COUNT)
 
     def received(self, ev: int, tos: int) -> None:
         """A data packet arrived on EV ``ev`` with ToS ``tos``."""

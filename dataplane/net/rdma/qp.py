@@ -109,7 +109,7 @@ class QueuePair:
             self.tos = self.hpcc.tos
         # entropy spraying (rdma.entropy): ECT data, so that the switches' marks come back per path
         self.entropy = EntropySender(self, config.entropy) if config.entropy is not None else None
-        self.echo = EntropyEcho() if config.entropy is not None else None
+        self.echo = EntropyEcho(config.entropy, f"{self.host.name}/{qpn}") if config.entropy is not None else None
         if self.entropy is not None:
             self.tos |= pk.ECN_ECT0
 

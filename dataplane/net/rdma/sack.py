@@ -91,7 +91,10 @@ class SackReceiver:
         qp._unacked = 0
         qp.stats.acks_sent += 1
         ack = wire.sack_payload(qp.remote_qpn, qp._epsn - 1, self.mask, self.duplicate)
-        qp.nic.control(qp.remote_ip, qp.src_port, ack if qp.echo is None else qp.echo.append_to(ack), qp._ack_tos)
+        if qp.echo is None:
+            qp.nic.control(qp.remote_ip, qp.src_port, ack, qp._ack_tos)
+        else:
+            qp.nic.control(qp.remote_ip, qp.echo.ack_port(qp.src_port), qp.echo.append_to(ack), qp._ack_tos)
         self.duplicate = False
 
 

@@ -29,6 +29,7 @@ A job file is YAML; every key is optional but the model::
       quantum: 16KiB         # adaptive, flowlet least-loaded: loads compared in these units
       window: 96             # packets in flight per flow (default: none; reps 96) ...
       window_counts: pipe    # ... counted as the PSN span (default) or the pipe (sack only)
+      spray_acks: true       # reps: each ACK on a fresh entropy, not the flow's (default false)
 
 Without ``lb`` the receivers are go-back-N (RoCE's); with it, selective repeat unless ``receiver``
 says otherwise (spraying and adaptive routing reorder packets).
@@ -184,7 +185,7 @@ def job_from_text(text: str, filename: str = "<job>") -> Job:
 
 _LB_KEYS = {"scheme": "scheme", "hash_seed": "hash_seed", "hash_fields": "hash_fields", "flowlet_us": "flowlet_us",
             "flowlet_choice": "flowlet_choice", "spray": "spray_order", "window": "window",
-            "window_counts": "window_counts"}
+            "window_counts": "window_counts", "spray_acks": "spray_acks"}
 
 
 def _lb(r: Any, top: dict) -> tuple[Any, str]:
@@ -211,6 +212,9 @@ def _lb(r: Any, top: dict) -> tuple[Any, str]:
                 v = r.positive_int(v, r.line_of(m, key), f"lb.{key}", 0 if key == "hash_seed" else 1, 2**32 - 1)
             elif key == "window":
                 v = r.positive_int(v, r.line_of(m, key), "lb.window", 1, 65536)
+            elif key == "spray_acks":
+                if not isinstance(v, bool):
+                    raise r.err(r.line_of(m, key), "lb.spray_acks", f"must be true or false, got {v!r}", v)
             elif key == "window_counts" and str(v) not in WINDOW_COUNTS:
                 raise r.err(r.line_of(m, key), "lb.window_counts", f"must be one of {', '.join(WINDOW_COUNTS)}, "
                             f"got {v!r}", v)

@@ -35,9 +35,11 @@ class Marker(Node):
     def __init__(self, sim):
         super().__init__(sim, "m")
         self.seen: list[tuple[int, bool]] = []
+        self.ack_ports: list[int] = []          # h2's packets (its ACKs): their UDP source ports
 
     def receive(self, port, data):
         if port.number == 2:
+            self.ack_ports.append(int.from_bytes(data[UDP_SPORT:UDP_SPORT + 2], "big"))
             self.transmit(1, data)
             return
         if len(data) > 42 and data[36:38] == (4791).to_bytes(2, "big") and data[42] <= wire.OP_SEND_ONLY:
@@ -141,6 +143,37 @@ def test_the_echo_rides_behind_the_sack_bitmap_and_is_bounded():
 def echo_bytes_ack(evs: list[int]) -> bytes:
     ack = wire.sack_payload(1, 1, 0)
     return ack[:-4] + echo_bytes(evs, 0) + ack[-4:]
+
+
+@pytest.mark.parametrize("spray", [False, True])
+def test_spray_acks_sends_each_ack_on_a_fresh_entropy(spray):
+    """Without ``spray_acks`` every ACK leaves on the responder's own source port (one path
+    back); with it each ACK draws an EV of its own in 0xC000..0xFFFF, and the message still
+    arrives whole, every packet echoed once."""
+    sim, a, b, m, got, acks = network(TransportConfig(receiver="sack", entropy=EntropyParams(spray_acks=spray)))
+    msg = os.urandom(400 * 4096)
+    a.post_send(len(msg), msg)
+    sim.run()
+    assert got == [msg] and len(m.ack_ports) >= 25
+    assert sum(len(parse_echo(p)[0]) for p in acks) == 400
+    if spray:
+        assert all(EV_FIRST <= port < EV_FIRST + EV_COUNT for port in m.ack_ports)
+        assert len(set(m.ack_ports)) >= len(m.ack_ports) - 1      # 16,384 values: alike at most once
+        assert b.src_port not in m.ack_ports
+    else:
+        assert set(m.ack_ports) == {b.src_port}
+
+
+def test_the_ack_ports_repeat_from_the_seed_and_differ_per_queue_pair():
+    """The draws come from the seed, the host and the queue pair, so a run repeats on any number
+    of MPI ranks; two queue pairs draw differently."""
+    one = EntropyEcho(EntropyParams(spray_acks=True, seed=3), "h2/20")
+    again = EntropyEcho(EntropyParams(spray_acks=True, seed=3), "h2/20")
+    other = EntropyEcho(EntropyParams(spray_acks=True, seed=3), "h2/21")
+    ports = [one.ack_port(4791) for _ in range(20)]
+    assert ports == [again.ack_port(4791) for _ in range(20)]
+    assert ports != [other.ack_port(4791) for _ in range(20)]
+    assert EntropyEcho(EntropyParams(), "h2/20").ack_port(50000) == 50000 == EntropyEcho().ack_port(50000)
 
 
 def test_entropy_needs_the_selective_receiver_and_sane_settings():

@@ -75,6 +75,8 @@ def test_lb_names_a_scheme_and_turns_on_selective_repeat():
     piped = job_from_text("gpus: 16\n" + MODEL + "lb:\n  scheme: spray\n  window: 64\n  window_counts: pipe\n")
     assert (piped.lb.transport_window, piped.lb.window_counts, piped.receiver) == (64, "pipe", "sack")
     assert spray.lb.window_counts == "span" and spray.lb.transport_window is None
+    acks = job_from_text("gpus: 16\n" + MODEL + "lb:\n  scheme: reps\n  spray_acks: true\n")
+    assert acks.lb.spray_acks and not reps.lb.spray_acks
 
 
 @pytest.mark.parametrize("text, line, words", [
@@ -89,6 +91,8 @@ def test_lb_names_a_scheme_and_turns_on_selective_repeat():
     ("lb:\n  scheme: spray\n  window: 65537\n", 5, "lb.window"),
     ("lb:\n  scheme: spray\n  window_counts: bytes\n", 5, "must be one of span, pipe"),
     ("lb:\n  scheme: spray\n  receiver: gbn\n  window_counts: pipe\n", 6, "pipe needs the sack receiver"),
+    ("lb:\n  scheme: reps\n  spray_acks: 1\n", 5, "lb.spray_acks"),
+    ("lb:\n  scheme: spray\n  spray_acks: true\n", 3, "spraying the ACKs is reps'"),
 ])
 def test_a_bad_lb_gets_a_located_error(text, line, words):
     with pytest.raises(ConfigError) as info:
