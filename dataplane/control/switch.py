@@ -18,6 +18,7 @@ from dataplane.control.match_keys import action_args, key_value, match_key, pars
 from dataplane.control.naming import action_names, find_action, instance_names, resolve, table_aliases, table_names
 from dataplane.control.replication import ReplicationApi
 from dataplane.control.value_sets import ValueSetApi
+from dataplane.engine.externs import Register
 from dataplane.engine.table_errors import TableError
 from dataplane.engine.table_runtime import ActionEntry, RuntimeTable
 from dataplane.errors import DataplaneError
@@ -34,7 +35,7 @@ class Switch(ValueSetApi, ReplicationApi):
     """A loaded switch: the v1model pipeline plus the control-plane operations on it."""
 
     def __init__(self, program, *, name: str = "s1", seed: int = 0, net_ports: Iterable[int] | None = None,
-                 extern_functions: dict | None = None):
+                 extern_functions: dict | None = None, lazy_registers: bool = False):
         """Load ``program``; ``net_ports`` (PNA programs only) are the NIC's network-facing ports.
 
         ``extern_functions`` (v1model programs) implement extern functions the program declares
@@ -62,6 +63,14 @@ class Switch(ValueSetApi, ReplicationApi):
         else:
             module, cls = DEVICES[arch]
             self.dp = getattr(importlib.import_module(module), cls)(program, name=name, seed=seed)
+        if not lazy_registers:
+            # Registers make their cells when first used (externs.Register); a loaded switch makes
+            # them now, so that what a program costs is paid where it is built (the P4Runtime
+            # server's bounded compile child). A simulated fabric's switches opt out: most of a
+            # large fabric's never run the program's registers (issue 36).
+            for inst in getattr(self.dp, "instances", {}).values():
+                if isinstance(inst, Register):
+                    inst.warm()
         self.program = program
         self.name = name
         # (table, action name as given) -> (name in the program, Action): entries loaded from a

@@ -71,7 +71,7 @@ class PsaRegister(X.Register):
         return self.values[index] if 0 <= index < self.size else 0
 
     def reset(self) -> None:
-        self.values = [self.initial & ((1 << self.width) - 1)] * self.size
+        self.cells = [self.initial & ((1 << self.width) - 1)] * self.size
 
 
 @psa_extern("Counter")

@@ -55,7 +55,16 @@ def old_of(out: bytes) -> int:
 
 
 def switch() -> Switch:
-    return Switch(compile_source(SOURCE, "warm.p4").program, name="s1")
+    """A switch as a simulated fabric builds it: its registers made when first used."""
+    return Switch(compile_source(SOURCE, "warm.p4").program, name="s1", lazy_registers=True)
+
+
+def test_a_loaded_switch_makes_its_cells_when_built_unless_told_otherwise() -> None:
+    """Built on its own (the P4Runtime server's bounded compile child builds the program so), a
+    switch pays for its registers at once: a program too large for the child's memory fails there."""
+    program = compile_source(SOURCE, "warm.p4").program
+    assert not Switch(program, name="a").dp.instances["I.r"].cold
+    assert Switch(program, name="b", lazy_registers=True).dp.instances["I.r"].cold
 
 
 def test_a_register_is_built_without_cells_and_makes_them_in_place_on_first_use() -> None:
@@ -108,7 +117,7 @@ def test_a_control_plane_write_before_any_packet_is_what_the_first_packet_reads(
 
 def test_two_switches_of_one_program_keep_their_own_cells() -> None:
     program = compile_source(SOURCE, "warm.p4").program
-    a, b = Switch(program, name="a"), Switch(program, name="b")
+    a, b = Switch(program, name="a", lazy_registers=True), Switch(program, name="b", lazy_registers=True)
     a.send(0, packet(1, 9))
     assert a.register_read("r", 1) == 9 and b.register_read("r", 1) == 0
     assert b.dp.instances["I.r"].cells is not a.dp.instances["I.r"].cells

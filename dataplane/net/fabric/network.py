@@ -85,7 +85,8 @@ class Network:
             return prog
 
         for name, s in spec.switches.items():
-            api = Switch(program(name, s.program, s.line, "v1model|psa", "switch"), name=name, seed=seed)
+            api = Switch(program(name, s.program, s.line, "v1model|psa", "switch"), name=name, seed=seed,
+                         lazy_registers=True)
             if s.entries is not None:
                 load_entries(api, s.entries)
             net.switches[name] = SwitchNode(net.sim, s, api)
