@@ -17,33 +17,19 @@ from dataplane.control.switch import Switch
 from dataplane.engine import externs
 from dataplane.engine.externs import Register
 from dataplane.lang.frontend import compile_source
+from dataplane.testing.skeleton import v1model_program
 
 # r[idx] += add; the header carries back what r[idx] held before the packet.
-SOURCE = """
-#include <core.p4>
-#include <v1model.p4>
-header t_t { bit<16> idx; bit<32> add; bit<32> old; }
-struct headers { t_t t; }
-struct metadata { }
-parser P(packet_in pkt, out headers hdr, inout metadata meta, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.t); transition accept; }
-}
-control VC(inout headers hdr, inout metadata meta) { apply { } }
-control I(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) {
-    register<bit<32>>(1000) r;
-    apply {
-        bit<32> v;
+SOURCE = v1model_program(
+    decls="header t_t { bit<16> idx; bit<32> add; bit<32> old; }",
+    headers="t_t t;",
+    parser="state start { pkt.extract(hdr.t); transition accept; }",
+    ingress_locals="register<bit<32>>(1000) r;",
+    ingress="""bit<32> v;
         r.read(v, (bit<32>)hdr.t.idx);
         hdr.t.old = v;
         r.write((bit<32>)hdr.t.idx, v + hdr.t.add);
-        sm.egress_spec = 1;
-    }
-}
-control E(inout headers hdr, inout metadata meta, inout standard_metadata_t sm) { apply { } }
-control CC(inout headers hdr, inout metadata meta) { apply { } }
-control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.t); } }
-V1Switch(P(), VC(), I(), E(), CC(), D()) main;
-"""
+        sm.egress_spec = 1;""")
 
 
 def packet(idx: int, add: int) -> bytes:
@@ -63,8 +49,8 @@ def test_a_loaded_switch_makes_its_cells_when_built_unless_told_otherwise() -> N
     """Built on its own (the P4Runtime server's bounded compile child builds the program so), a
     switch pays for its registers at once: a program too large for the child's memory fails there."""
     program = compile_source(SOURCE, "warm.p4").program
-    assert not Switch(program, name="a").dp.instances["I.r"].cold
-    assert Switch(program, name="b", lazy_registers=True).dp.instances["I.r"].cold
+    assert not Switch(program, name="a").dp.instances["IG.r"].cold
+    assert Switch(program, name="b", lazy_registers=True).dp.instances["IG.r"].cold
 
 
 def test_a_register_is_built_without_cells_and_makes_them_in_place_on_first_use() -> None:
@@ -100,7 +86,7 @@ def test_the_switch_makes_its_cells_before_its_pipeline_first_runs() -> None:
     """The first packet, at the register's last index, reads 0 and its write stays: cells the
     generated code indexed before they were made would fail (and drop the packet)."""
     sw = switch()
-    reg = sw.dp.instances["I.r"]
+    reg = sw.dp.instances["IG.r"]
     assert reg.cold
     out = sw.send(0, packet(999, 7))
     assert not reg.cold and len(out) == 1 and old_of(out[0].data) == 0
@@ -120,7 +106,7 @@ def test_two_switches_of_one_program_keep_their_own_cells() -> None:
     a, b = Switch(program, name="a", lazy_registers=True), Switch(program, name="b", lazy_registers=True)
     a.send(0, packet(1, 9))
     assert a.register_read("r", 1) == 9 and b.register_read("r", 1) == 0
-    assert b.dp.instances["I.r"].cells is not a.dp.instances["I.r"].cells
+    assert b.dp.instances["IG.r"].cells is not a.dp.instances["IG.r"].cells
 
 
 ALLREDUCE = ["scenario", "allreduce", "--topology", "fat-tree", "--k", "4", "--elements", "2048", "--mode", "ina",
