@@ -1,14 +1,15 @@
-"""Push and pop on the simulator's event heap, chosen for the interpreter.
+"""Popping the simulator's event heap, chosen for the interpreter and the heap's size.
 
 Every entry starts ``(time, key, ...)`` and no two entries share both (``sim.py``), so an entry's
 place follows from those two integers alone. CPython's ``heapq`` is C and compares whole tuples
-cheaply; PyPy's ``heapq`` is Python comparing tuples item by item through the generic protocol,
-which on the RDMA workloads of ``tools/bench_sim.py`` was a fifth of the run. There
-``push_by_time_key`` and ``pop_by_time_key`` sift on the two integers themselves, which PyPy's
-JIT compiles to plain machine comparisons. Both keep the same heap invariant (with unique
-``(time, key)`` a tuple comparison is decided by those two), so code that still calls ``heapq``
-on the same list (``heapify`` in the parallel runtime) stays correct, and every run pops its
-events in the same order under either interpreter.
+cheaply. PyPy's is Python comparing tuples item by item through the generic protocol; on a heap
+of thousands of events (the in-network allreduce keeps every worker's packets and timeouts in
+it) its pop was a fifth of a run, and ``pop_by_time_key``, which compares the two integers
+themselves, takes a tenth of that run's CPU off. On heaps of tens or hundreds of events
+(``tools/bench_sim.py``'s workloads) the same function made PyPy's JIT trace more and ran
+35-40% slower (docs/speed/simulator.md, "The event heap, again"), so PyPy pops with it only
+above ``LARGE`` entries, and every push stays ``heapq``'s. Both keep heapq's invariant, so a run
+pops its events in the same order whichever pops it.
 """
 from __future__ import annotations
 
@@ -16,31 +17,18 @@ import heapq
 import sys
 from typing import Any
 
-__all__ = ["heappush", "heappop", "push_by_time_key", "pop_by_time_key"]
+__all__ = ["heappop", "pop_by_time_key", "pop_large_by_time_key", "LARGE"]
 
-
-def push_by_time_key(heap: list, item: tuple) -> None:
-    """Add ``item`` to ``heap``, ordered by its first two items (``heapq.heappush``'s sift-down)."""
-    heap.append(item)
-    pos = len(heap) - 1
-    t, k = item[0], item[1]
-    while pos > 0:
-        up = (pos - 1) >> 1
-        parent = heap[up]
-        pt = parent[0]
-        if t < pt or (t == pt and k < parent[1]):
-            heap[pos] = parent
-            pos = up
-        else:
-            break
-    heap[pos] = item
+#: entries above which PyPy pops with ``pop_by_time_key``
+LARGE = 512
+_heapq_pop = heapq.heappop
 
 
 def pop_by_time_key(heap: list) -> Any:
     """Remove and return the entry with the least ``(time, key)``; IndexError on an empty heap.
 
     The last entry sinks from the root to where it belongs, the smaller child moving up at each
-    level (heapq goes to a leaf first and back up; with few levels the direct way costs less).
+    level (heapq goes to a leaf first and back up).
     """
     last = heap.pop()
     if not heap:
@@ -67,7 +55,11 @@ def pop_by_time_key(heap: list) -> Any:
     return top
 
 
-if sys.implementation.name == "pypy":
-    heappush, heappop = push_by_time_key, pop_by_time_key
-else:
-    heappush, heappop = heapq.heappush, heapq.heappop
+def pop_large_by_time_key(heap: list) -> Any:
+    """``pop_by_time_key`` on a heap of more than ``LARGE`` entries, else ``heapq.heappop``."""
+    if len(heap) > LARGE:
+        return pop_by_time_key(heap)
+    return _heapq_pop(heap)
+
+
+heappop = pop_large_by_time_key if sys.implementation.name == "pypy" else heapq.heappop

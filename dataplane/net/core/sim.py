@@ -21,14 +21,16 @@ much of its time interpreting them before they are compiled (docs/speed/simulato
 """
 from __future__ import annotations
 
+import heapq
 import os
 import random
 from typing import Any, Callable
 
 from dataplane.errors import DataplaneError
 from dataplane.net.core.eventheap import heappop as _heappop
-from dataplane.net.core.eventheap import heappush as _heappush
 from dataplane.progress import sim_hook
+
+_heappush = heapq.heappush
 
 ACTOR_SHIFT = 40   # an actor may schedule 2**40 events before its keys reach the next actor's
 WORLD = 0

@@ -26,11 +26,13 @@ A ``set`` by another actor than the one the queue is for (``actor``) gets its ow
 """
 from __future__ import annotations
 
+import heapq
 from collections import deque
 from typing import Any, Callable
 
-from dataplane.net.core.eventheap import heappush as _heappush
 from dataplane.net.core.sim import SimulationTimeError, Simulator
+
+_heappush = heapq.heappush
 
 
 class Timeout:

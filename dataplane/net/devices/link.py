@@ -28,10 +28,10 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass, field
+from heapq import heappush as _heappush
 from typing import Any
 
 from dataplane.arch.work import Frame
-from dataplane.net.core.eventheap import heappush as _heappush
 from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.pfc import parse_pause, quanta_ns
 

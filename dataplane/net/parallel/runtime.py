@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_left
-from heapq import heapify
+from heapq import heapify, heappush
 from typing import Any, Callable
 
 from dataplane.errors import DataplaneError
-from dataplane.net.core.eventheap import heappop, heappush
+from dataplane.net.core.eventheap import heappop
 from dataplane.net.core.sim import Simulator, owner_of
 from dataplane.net.devices.link import Port
 
