@@ -78,7 +78,8 @@ def run_one(run: LbRun) -> dict[str, Any] | None:
         transport = hpcc_transport(fabric, run.mtu)
     else:
         # reps: the hosts choose every packet's entropy (dataplane.net.rdma.entropy)
-        entropy = EntropyParams(seed=run.seed, spray_acks=lb.spray_acks) if lb is not None and lb.host_entropy else None
+        entropy = EntropyParams(seed=run.seed, spray_acks=lb.spray_acks,
+                                explore_every=lb.explore_every) if lb is not None and lb.host_entropy else None
         transport = TransportConfig(mtu=run.mtu, receiver=run.receiver, dcqcn=run.dcqcn, entropy=entropy,
                                     window=lb.transport_window if lb is not None else None,
                                     window_counts=lb.window_counts if lb is not None else "span",

@@ -186,6 +186,9 @@ def _default_link(topology: str) -> tuple[str, str]:
 @click.option("--spray-acks", is_flag=True,
               help="reps: the receivers send each ACK on a fresh random entropy (UDP source port) instead of "
                    "the flow's own, so that a flow's ACKs do not all wait on one path.")
+@click.option("--explore-every", default=0, show_default=True, type=click.IntRange(0, 1 << 20), metavar="N",
+              help="reps: every N-th data packet takes a fresh random entropy even when the sender holds good ones "
+                   "(0: only when it holds none).")
 @click.option("--ack-priority", is_flag=True,
               help="ACKs and NAKs in a class the switches serve first: every switch port gets 8 queues in strict "
                    "priority, the programs queue a packet by its IP precedence, and the hosts send ACKs with "
@@ -208,7 +211,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
             adaptive_mode: str, path_age_us: int, path_quantum_text: str, path_share: int,
             path_avoid_text: str | None,
             mark_text: str,
-            window: int | None, window_counts: str, spray_acks: bool, ack_priority: bool, mtu: int, pfc: bool, cc: str, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
+            window: int | None, window_counts: str, spray_acks: bool, explore_every: int, ack_priority: bool, mtu: int, pfc: bool, cc: str, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
     """Compare load-balancing schemes (ECMP, flowlets, packet spraying, adaptive routing) on a fabric
     under a permutation, all-to-all or a collective, clean and with one uplink failed or slow."""
     from dataplane import progress
@@ -237,6 +240,9 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
     if spray_acks and "reps" not in schemes:
         raise click.BadParameter("only reps' hosts choose the entropy: it needs --lb reps (among the schemes)",
                                  param_hint="--spray-acks")
+    if explore_every and "reps" not in schemes:
+        raise click.BadParameter("only reps' hosts choose the entropy: it needs --lb reps (among the schemes)",
+                                 param_hint="--explore-every")
     if ack_priority and cc == "hpcc":
         raise click.BadParameter("--cc hpcc runs programs/hpcc.p4, which queues every packet alike; the classes "
                                  "are the load-balancing programs'", param_hint="--ack-priority")
@@ -281,7 +287,8 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
                     spray_order=spray_order, load_shift=quantum.bit_length() - 1, mark_us=mark, window=window, adaptive_mode=adaptive_mode, path_age_us=path_age_us,
                     path_shift=path_quantum.bit_length() - 1, path_share=path_share,
                     path_avoid=path_avoid, window_counts=window_counts,
-                    spray_acks=spray_acks and s == "reps", ack_priority=ack_priority) for s in schemes]
+                    spray_acks=spray_acks and s == "reps", ack_priority=ack_priority,
+                    explore_every=explore_every if s == "reps" else 0) for s in schemes]
     runs = [LbRun(w, size, FabricConfig(**{**base.__dict__, "lb": lb}), receiver, event, link, slow_rate, mtu, seed,
                   dcqcn, cc == "hpcc")
             for w in workloads for event in events for lb in lbs for receiver in receivers]

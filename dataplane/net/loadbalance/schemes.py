@@ -25,7 +25,9 @@ sets (``configure``):
   BDP flow control; without a bound line-rate senders keep every path past the marking
   threshold, and the marks stop telling paths apart). With ``spray_acks`` the responders send
   each ACK on a fresh random entropy too (``EntropyParams.spray_acks``), so that no flow's
-  ACKs all wait behind the data queued on one path.
+  ACKs all wait behind the data queued on one path; with ``explore_every`` n every n-th data
+  packet takes a fresh entropy even when the sender holds good ones
+  (``EntropyParams.explore_every``).
 
 ``window`` bounds the packets in flight of every flow under any scheme (None: unbounded, as
 RoCE NICs; reps: ``REPS_WINDOW``); ``window_counts`` says how they are counted (the transport's
@@ -97,6 +99,7 @@ class LbConfig:
     window_counts: str = "span"
     spray_acks: bool = False
     ack_priority: bool = False
+    explore_every: int = 0
 
     def __post_init__(self) -> None:
         if self.window_counts not in WINDOW_COUNTS:
@@ -132,6 +135,10 @@ class LbConfig:
             raise ValueError(f"the avoidance steps are 1..256 (of 256) each, got {self.path_avoid}")
         if self.spray_acks and self.scheme != "reps":
             raise ValueError(f"spraying the ACKs is reps' (the hosts choose the entropy), not {self.scheme}'s")
+        if self.explore_every and self.scheme != "reps":
+            raise ValueError(f"exploring fresh entropy is reps' (the hosts choose it), not {self.scheme}'s")
+        if not 0 <= self.explore_every <= 1 << 20:
+            raise ValueError(f"explore_every is 0..2^20 packets (0: never), got {self.explore_every}")
         if self.spray_order not in SPRAY_ORDERS:
             raise ValueError(f"spray order is one of {', '.join(SPRAY_ORDERS)}, got {self.spray_order!r}")
 
@@ -184,7 +191,9 @@ class LbConfig:
             return f"spray ({self.spray_order})"
         if self.scheme == "reps":
             acks = ", ACKs sprayed" if self.spray_acks else ""
-            return f"reps (the hosts' entropy per packet{acks}, marks past {self.mark_us[0]}..{self.mark_us[1]} us of queue)"
+            every = f", a fresh one every {self.explore_every} packets" if self.explore_every else ""
+            return (f"reps (the hosts' entropy per packet{every}{acks}, marks past {self.mark_us[0]}..{self.mark_us[1]} "
+                    "us of queue)")
         if self.adaptive_mode == "path" and self.path_avoid is not None:
             return (f"adaptive (least-loaded path: local port first, then members passed over with a chance "
                     f"raised {self.path_avoid[0]}/256 by each report of congestion past {1 << self.path_shift} B "
