@@ -49,6 +49,7 @@ class LbRun:
 
 def run_one(run: LbRun) -> dict[str, Any] | None:
     """Build, run and measure ``run``; None on MPI ranks but 0."""
+    from dataplane.net.loadbalance.schemes import ACK_DSCP
     from dataplane.net.rdma import TransportConfig
     from dataplane.net.rdma.entropy import EntropyParams
     from dataplane.scenarios._loadbalance_cc import hpcc_transport, record_queues
@@ -77,10 +78,12 @@ def run_one(run: LbRun) -> dict[str, Any] | None:
         transport = hpcc_transport(fabric, run.mtu)
     else:
         # reps: the hosts choose every packet's entropy (dataplane.net.rdma.entropy)
-        entropy = EntropyParams(seed=run.seed, spray_acks=lb.spray_acks) if lb is not None and lb.host_entropy else None
+        entropy = EntropyParams(seed=run.seed, spray_acks=lb.spray_acks,
+                                explore_every=lb.explore_every) if lb is not None and lb.host_entropy else None
         transport = TransportConfig(mtu=run.mtu, receiver=run.receiver, dcqcn=run.dcqcn, entropy=entropy,
                                     window=lb.transport_window if lb is not None else None,
-                                    window_counts=lb.window_counts if lb is not None else "span")
+                                    window_counts=lb.window_counts if lb is not None else "span",
+                                    ack_dscp=ACK_DSCP if lb is not None and lb.ack_priority else None)
     if run.workload in FLOW_WORKLOADS:
         row = _flows(run, fabric, transport, recorders)
     else:

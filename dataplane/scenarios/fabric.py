@@ -13,8 +13,9 @@ a rack (the switch their NIC is cabled to), for hierarchical algorithms and plac
 
 ``lb`` (a ``dataplane.net.loadbalance.schemes.LbConfig``) runs a load-balancing program instead
 (``programs/ecmp.p4``, ``flowlet.p4``, ``spray.p4`` or ``adaptive.p4``: the same routes, ECN
-marking and PFC, another way to pick a member of an ECMP group), each switch's random draws
-seeded by ``seed`` and its name. ``down_links`` (pairs of switches of a generated fabric) are
+marking and PFC, another way to pick a member of an ECMP group; with its ``ack_priority`` every
+switch port gets strict-priority queues), each switch's random draws seeded by ``seed`` and
+its name. ``down_links`` (pairs of switches of a generated fabric) are
 down from the start and the routes are computed without them, as after a failure the control
 plane has converged on (``loadbalance.routes``).
 """
@@ -130,9 +131,10 @@ def _build_generated(cfg: FabricConfig) -> Fabric:
     from dataplane.net.core.units import parse_rate, parse_time
     from dataplane.net.devices.queue_bytes import attach_queue_bytes
     from dataplane.net.loadbalance.routes import reroute, uplinks
-    from dataplane.net.loadbalance.schemes import configure, leaf_id, member_entries
+    from dataplane.net.loadbalance.schemes import ACK_QUEUES, configure, leaf_id, member_entries
     from dataplane.net.parallel.session import build_network
     from dataplane.net.topology.generators import runtime_json_text
+    from dataplane.net.topology.tclass_spec import QueueConfig
     from dataplane.resources import builtin_program
 
     if cfg.ecn and cfg.program != "ecn":
@@ -146,6 +148,8 @@ def _build_generated(cfg: FabricConfig) -> Fabric:
     program = builtin_program(lb.program if lb is not None else cfg.program)
     spec = TopologySpec(gen.name)
     params = {"pfc": {"xoff": cfg.pfc_xoff_bytes, "xon": cfg.pfc_xon_bytes}} if cfg.pfc else {}
+    if lb is not None and lb.ack_priority:
+        params["queues"] = QueueConfig.from_value(ACK_QUEUES)
     for name in gen.switches:
         spec.switches[name] = SwitchSpec(name, program, params=dict(params))
     for name, gh in gen.hosts.items():

@@ -30,6 +30,9 @@ mean), PFC pause frames and drops, the switches' queues (p50/p99/max of the byte
 behind every frame a switch sent) and the flows' FCT slowdowns (mean, p99); in ``--json``,
 ``--out`` (results.json) and ``--report``.
 
+``--ack-priority``: ACKs (and NAKs) in a class the switches serve first
+(``LbConfig.ack_priority``: 8 queues a port in strict priority, ACKs with DSCP 48).
+
 ``--cc``: the hosts' congestion control (``_loadbalance_cc``). ``none`` (the default), ``dcqcn``
 (the switches mark ECN), or ``hpcc``: HPCC's senders, the switches stamping HPCC's records by
 ``programs/hpcc.p4``. hpcc.p4 is ecn.p4's router, whose ECMP is ``ecmp.p4``'s with hash seed 0
@@ -183,6 +186,13 @@ def _default_link(topology: str) -> tuple[str, str]:
 @click.option("--spray-acks", is_flag=True,
               help="reps: the receivers send each ACK on a fresh random entropy (UDP source port) instead of "
                    "the flow's own, so that a flow's ACKs do not all wait on one path.")
+@click.option("--explore-every", default=0, show_default=True, type=click.IntRange(0, 1 << 20), metavar="N",
+              help="reps: every N-th data packet takes a fresh random entropy even when the sender holds good ones "
+                   "(0: only when it holds none).")
+@click.option("--ack-priority", is_flag=True,
+              help="ACKs and NAKs in a class the switches serve first: every switch port gets 8 queues in strict "
+                   "priority, the programs queue a packet by its IP precedence, and the hosts send ACKs with "
+                   "DSCP 48 (CS6, the class of RoCE's CNPs) and data with 0.")
 @click.option("--mtu", default=4096, show_default=True, type=click.IntRange(256, 8192), help="The path MTU of the "
               "transport's payload.")
 @click.option("--pfc/--no-pfc", default=True, show_default=True, help="PFC on every switch (a lossless fabric).")
@@ -201,7 +211,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
             adaptive_mode: str, path_age_us: int, path_quantum_text: str, path_share: int,
             path_avoid_text: str | None,
             mark_text: str,
-            window: int | None, window_counts: str, spray_acks: bool, mtu: int, pfc: bool, cc: str, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
+            window: int | None, window_counts: str, spray_acks: bool, explore_every: int, ack_priority: bool, mtu: int, pfc: bool, cc: str, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
     """Compare load-balancing schemes (ECMP, flowlets, packet spraying, adaptive routing) on a fabric
     under a permutation, all-to-all or a collective, clean and with one uplink failed or slow."""
     from dataplane import progress
@@ -230,6 +240,12 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
     if spray_acks and "reps" not in schemes:
         raise click.BadParameter("only reps' hosts choose the entropy: it needs --lb reps (among the schemes)",
                                  param_hint="--spray-acks")
+    if explore_every and "reps" not in schemes:
+        raise click.BadParameter("only reps' hosts choose the entropy: it needs --lb reps (among the schemes)",
+                                 param_hint="--explore-every")
+    if ack_priority and cc == "hpcc":
+        raise click.BadParameter("--cc hpcc runs programs/hpcc.p4, which queues every packet alike; the classes "
+                                 "are the load-balancing programs'", param_hint="--ack-priority")
     fields = tuple(_choices(hash_fields, tuple(HASH_FIELDS), "--hash-fields"))
     if cc == "hpcc":
         _check_hpcc_switches(schemes, hash_seed, fields, tuple(HASH_FIELDS))
@@ -271,7 +287,8 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
                     spray_order=spray_order, load_shift=quantum.bit_length() - 1, mark_us=mark, window=window, adaptive_mode=adaptive_mode, path_age_us=path_age_us,
                     path_shift=path_quantum.bit_length() - 1, path_share=path_share,
                     path_avoid=path_avoid, window_counts=window_counts,
-                    spray_acks=spray_acks and s == "reps") for s in schemes]
+                    spray_acks=spray_acks and s == "reps", ack_priority=ack_priority,
+                    explore_every=explore_every if s == "reps" else 0) for s in schemes]
     runs = [LbRun(w, size, FabricConfig(**{**base.__dict__, "lb": lb}), receiver, event, link, slow_rate, mtu, seed,
                   dcqcn, cc == "hpcc")
             for w in workloads for event in events for lb in lbs for receiver in receivers]
@@ -294,12 +311,13 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
         return
     payload = {"fabric": base.describe(), "size": size, "mtu": mtu, "seed": seed, "cc": cc, "pfc": pfc,
                "event_link": list(link),
-               "slow_rate": slow_rate, "results": rows}
+               "slow_rate": slow_rate, **({"ack_priority": True} if ack_priority else {}), "results": rows}
     if as_json:
         click.echo(json.dumps(payload))
     else:
         click.echo(f"loadbalance: {base.describe()}; {size} B per host; path MTU {mtu} B; "
                    f"{'PFC' if pfc else 'no PFC'}; {_CC_TEXT[cc]}; seed {seed}; "
+                   + ("ACKs in a class served first; " if ack_priority else "") +
                    f"event link {link[0]}-{link[1]}"
                    + (f" (slow: {slow_rate:.0%})" if "slow" in events else ""))
         click.echo(format_table(rows))

@@ -112,6 +112,7 @@ def _fault_link(fabric: Fabric, fault: Fault, first_host: Any) -> tuple[str, str
 def run_job(job: Job, fabric_cfg: FabricConfig, fault: Fault, clean: JobResult | None = None) -> JobResult | None:
     """Build the fabric, apply ``fault``, run ``job`` to its end; None on MPI ranks but 0."""
     from dataplane.net.collectives.comm import Communicator
+    from dataplane.net.loadbalance.schemes import ACK_DSCP
     from dataplane.net.parallel.session import gather_results
     from dataplane.net.rdma import TransportConfig
     from dataplane.net.rdma.entropy import EntropyParams
@@ -144,10 +145,12 @@ def run_job(job: Job, fabric_cfg: FabricConfig, fault: Fault, clean: JobResult |
             l.loss = fault.loss
     lb = fabric_cfg.lb
     # reps: the hosts choose every packet's entropy (dataplane.net.rdma.entropy)
-    entropy = EntropyParams(seed=fabric_cfg.seed, spray_acks=lb.spray_acks) if lb is not None and lb.host_entropy else None
+    entropy = EntropyParams(seed=fabric_cfg.seed, spray_acks=lb.spray_acks,
+                            explore_every=lb.explore_every) if lb is not None and lb.host_entropy else None
     transport = TransportConfig(rto_ns=1_000_000, receiver=job.receiver, entropy=entropy,
                                 window=lb.transport_window if lb is not None else None,
-                                window_counts=lb.window_counts if lb is not None else "span")
+                                window_counts=lb.window_counts if lb is not None else "span",
+                                ack_dscp=ACK_DSCP if lb is not None and lb.ack_priority else None)
     comms: list[Communicator] = []
     by_gpu: dict[int, dict[str, Any]] = {g: {} for g in range(job.world)}
 

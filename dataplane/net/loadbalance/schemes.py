@@ -25,11 +25,19 @@ sets (``configure``):
   BDP flow control; without a bound line-rate senders keep every path past the marking
   threshold, and the marks stop telling paths apart). With ``spray_acks`` the responders send
   each ACK on a fresh random entropy too (``EntropyParams.spray_acks``), so that no flow's
-  ACKs all wait behind the data queued on one path.
+  ACKs all wait behind the data queued on one path; with ``explore_every`` n every n-th data
+  packet takes a fresh entropy even when the sender holds good ones
+  (``EntropyParams.explore_every``).
 
 ``window`` bounds the packets in flight of every flow under any scheme (None: unbounded, as
 RoCE NICs; reps: ``REPS_WINDOW``); ``window_counts`` says how they are counted (the transport's
 ``TransportConfig.window_counts``: the PSN span, or the pipe of the selective sender).
+``ack_priority`` puts ACKs and NAKs in a class the switches serve first: the hosts send them
+with ``ACK_DSCP``, every switch port gets ``ACK_QUEUES`` queues in strict priority, and the
+programs queue a packet by its IP precedence (``programs/lb_routes.p4h``), as htsim's switch
+queues serve control packets ahead of data. Behind a bottleneck's data an ACK waits as long as
+the data does, and a window-bound sender whose ACKs cross that bottleneck the other way slows
+down with it.
 
 Schemes that compare their ports' loads (adaptive; flowlet with least-loaded) also get
 ``ecmp_members`` entries, the ports of each ECMP group in select order, made from the same
@@ -44,7 +52,8 @@ from typing import Any
 
 from dataplane.net.rdma.config import WINDOW_COUNTS
 
-__all__ = ["SCHEMES", "ADAPTIVE_MODES", "FLOWLET_CHOICES", "leaf_id", "SPRAY_ORDERS", "HASH_FIELDS", "MAX_MEMBERS", "REPS_WINDOW", "LbConfig",
+__all__ = ["SCHEMES", "ADAPTIVE_MODES", "FLOWLET_CHOICES", "leaf_id", "SPRAY_ORDERS", "HASH_FIELDS", "MAX_MEMBERS", "REPS_WINDOW", "ACK_DSCP",
+           "ACK_QUEUES", "LbConfig",
            "member_entries", "configure"]
 
 SCHEMES = ("ecmp", "flowlet", "spray", "adaptive", "reps")
@@ -60,6 +69,10 @@ MAX_MEMBERS = 8
 #: product of a 100G fat-tree's longest path with 1 us links (58 packets: a 14 us round trip
 #: and the 16 packets an ACK waits for), so no bound while the paths are clear
 REPS_WINDOW = 96
+#: ``ack_priority``: the ACKs' DSCP (CS6, as RoCE's CNPs, ``dcqcn_wire.CNP_TOS``): precedence 6,
+#: so queue 6 of the ACK_QUEUES strict-priority queues every switch port then has; data keeps 0
+ACK_DSCP = 48
+ACK_QUEUES = 8
 ECMP_TABLE = "MyIngress.ecmp_nhop"
 MEMBERS_TABLE = "MyIngress.least_loaded.ecmp_members"
 MEMBERS_ACTION = "MyIngress.least_loaded.set_members"
@@ -85,6 +98,8 @@ class LbConfig:
     path_avoid: tuple[int, int] | None = None
     window_counts: str = "span"
     spray_acks: bool = False
+    ack_priority: bool = False
+    explore_every: int = 0
 
     def __post_init__(self) -> None:
         if self.window_counts not in WINDOW_COUNTS:
@@ -120,6 +135,10 @@ class LbConfig:
             raise ValueError(f"the avoidance steps are 1..256 (of 256) each, got {self.path_avoid}")
         if self.spray_acks and self.scheme != "reps":
             raise ValueError(f"spraying the ACKs is reps' (the hosts choose the entropy), not {self.scheme}'s")
+        if self.explore_every and self.scheme != "reps":
+            raise ValueError(f"exploring fresh entropy is reps' (the hosts choose it), not {self.scheme}'s")
+        if not 0 <= self.explore_every <= 1 << 20:
+            raise ValueError(f"explore_every is 0..2^20 packets (0: never), got {self.explore_every}")
         if self.spray_order not in SPRAY_ORDERS:
             raise ValueError(f"spray order is one of {', '.join(SPRAY_ORDERS)}, got {self.spray_order!r}")
 
@@ -158,7 +177,7 @@ class LbConfig:
         pipe = self.window_counts == "pipe"
         text = f", window {window} packets" + (" in the pipe" if pipe else "") if window is not None else \
             (", the span within the reorder window" if pipe else "")
-        return self._scheme_text() + text
+        return self._scheme_text() + text + (", ACKs served first" if self.ack_priority else "")
 
     def _scheme_text(self) -> str:
         if self.scheme == "ecmp":
@@ -172,7 +191,9 @@ class LbConfig:
             return f"spray ({self.spray_order})"
         if self.scheme == "reps":
             acks = ", ACKs sprayed" if self.spray_acks else ""
-            return f"reps (the hosts' entropy per packet{acks}, marks past {self.mark_us[0]}..{self.mark_us[1]} us of queue)"
+            every = f", a fresh one every {self.explore_every} packets" if self.explore_every else ""
+            return (f"reps (the hosts' entropy per packet{every}{acks}, marks past {self.mark_us[0]}..{self.mark_us[1]} "
+                    "us of queue)")
         if self.adaptive_mode == "path" and self.path_avoid is not None:
             return (f"adaptive (least-loaded path: local port first, then members passed over with a chance "
                     f"raised {self.path_avoid[0]}/256 by each report of congestion past {1 << self.path_shift} B "

@@ -19,7 +19,8 @@ class TransportConfig:
     """How queue pairs behave. ``mtu`` is the path MTU of the payload (RoCE's 256..4096);
     ``dcqcn`` turns on DCQCN (ECT packets, CNPs, paced rate) with these parameters;
     ``window`` bounds the packets in flight per queue pair (None: no bound, as RoCE NICs);
-    ``dscp`` is the traffic class of data and acknowledgements; ``receiver`` is ``gbn``
+    ``dscp`` is the traffic class of data, ``ack_dscp`` that of ACKs and NAKs (None: ``dscp``;
+    a class the switches serve first keeps the ACK clock off the data's queues); ``receiver`` is ``gbn``
     (go-back-N, in-order only, as RoCE NICs) or ``sack`` (selective repeat, ``rdma.sack``), which
     holds up to ``reorder_window`` packets past a missing one and resends a hole once it is
     ``reorder_ns`` old (doubled, up to ``rto_ns``, each time a resend proves spurious).
@@ -40,6 +41,7 @@ class TransportConfig:
     hpcc: Any = None                 # HpccParams: HPCC instead of DCQCN (dataplane.net.rdma.hpcc_qp)
     entropy: Any = None              # EntropyParams: an entropy per packet, recycled (dataplane.net.rdma.entropy)
     window_counts: str = "span"
+    ack_dscp: int | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.mtu <= 9000:
@@ -52,6 +54,8 @@ class TransportConfig:
             raise ValueError(f"window must be at least 1 packet, got {self.window}")
         if not 0 <= self.dscp <= 63:
             raise ValueError(f"dscp must be in 0..63, got {self.dscp}")
+        if self.ack_dscp is not None and not 0 <= self.ack_dscp <= 63:
+            raise ValueError(f"ack_dscp must be in 0..63, got {self.ack_dscp}")
         if self.receiver not in RECEIVERS:
             raise ValueError(f"receiver must be one of {', '.join(RECEIVERS)}, got {self.receiver!r}")
         if not 2 <= self.reorder_window <= 65536:

@@ -13,7 +13,10 @@ what came back:
 * the sender (``EntropySender``) keeps the EVs that came back unmarked in a ring of at most
   ``pool`` and sends each packet on the oldest of them, taking it out; a marked EV is not kept.
   With none kept it draws a fresh one at random (``explore``: the first ``explore`` packets
-  always do, before any echo could be back). An EV that keeps coming back clean keeps being
+  always do, before any echo could be back; with ``explore_every`` n, every n-th packet does
+  too, so that a path whose EVs were all dropped once is found again when it clears: with the
+  window counted as the pipe, senders seldom run out of kept EVs, and a slow link that marked
+  early would otherwise stay unused). An EV that keeps coming back clean keeps being
   reused, one whose path fills up is dropped and replaced by a random draw.
 * with ``spray_acks`` the responder sprays its ACKs too, each on a fresh random EV (as htsim's
   UEC and NDP receivers send theirs round the paths). An ACK on the flow's own port follows one
@@ -48,7 +51,8 @@ EV_COUNT = 0x4000
 @dataclass(frozen=True)
 class EntropyParams:
     """The sender's ring of good EVs (``pool``), how many first packets draw at random
-    (``explore``), and the seed of the draws (each queue pair mixes in its host and number, so
+    (``explore``) and every how many later packets one does (``explore_every``, 0: none), and
+    the seed of the draws (each queue pair mixes in its host and number, so
     runs repeat on any number of MPI ranks). ``spray_acks``: the responder sends each ACK on a
     fresh random EV instead of the flow's own source port (module docstring)."""
 
@@ -56,12 +60,15 @@ class EntropyParams:
     explore: int = 64
     seed: int = 1
     spray_acks: bool = False
+    explore_every: int = 0
 
     def __post_init__(self) -> None:
         if not 1 <= self.pool <= 65536:
             raise ValueError(f"the entropy pool holds 1..65536 values, got {self.pool}")
         if not 0 <= self.explore <= 1 << 20:
             raise ValueError(f"explore must be in 0..2^20 packets, got {self.explore}")
+        if not 0 <= self.explore_every <= 1 << 20:
+            raise ValueError(f"explore_every must be in 0..2^20 packets (0: never), got {self.explore_every}")
 
 
 def echo_bytes(evs: list[int], marked: int) -> bytes:
@@ -99,15 +106,18 @@ class EntropySender:
         self.rng = random.Random(f"{params.seed}/{qp.host.name}/{qp.qpn}")
         self.good: deque[int] = deque(maxlen=params.pool)
         self.explore = params.explore
+        self.every = params.explore_every
+        self.sent = 0                   # EVs handed out
         self.echoed = 0                 # EVs echoed back
         self.marked = 0                 # of which CE
         self.fresh = 0                  # packets sent on a fresh random EV
 
     def next_ev(self) -> int:
         """The EV of the next data packet: the oldest good one, else a fresh draw."""
+        self.sent += 1
         if self.explore:
             self.explore -= 1
-        elif self.good:
+        elif self.good and not (self.every and self.sent % self.every == 0):
             return self.good.popleft()
         self.fresh += 1
         return EV_FIRST + self.rng.randrange(EV_COUNT)

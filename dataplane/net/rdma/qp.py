@@ -73,7 +73,7 @@ class QueuePair:
         self.stats = QpStats()
         ecn = config.dcqcn is not None
         self.tos = (config.dscp << 2) | (pk.ECN_ECT0 if ecn else pk.ECN_NOT_ECT)
-        self._ack_tos = config.dscp << 2
+        self._ack_tos = (config.dscp if config.ack_dscp is None else config.ack_dscp) << 2
         # requester
         self._msgs: list[_Message] = []
         self._firsts: list[int] = []

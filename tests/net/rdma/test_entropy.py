@@ -17,6 +17,7 @@ from dataplane.net.rdma.entropy import (
     MAX_ECHO,
     EntropyEcho,
     EntropyParams,
+    EntropySender,
     echo_bytes,
     parse_echo,
 )
@@ -183,3 +184,35 @@ def test_entropy_needs_the_selective_receiver_and_sane_settings():
         EntropyParams(pool=0)
     with pytest.raises(ValueError):
         EntropyParams(explore=-1)
+
+
+class _Qp:
+    """What EntropySender reads of its queue pair."""
+
+    class host:
+        name = "h1"
+
+    qpn = 7
+
+
+@pytest.mark.parametrize("explore, every, fresh_at", [
+    (0, 0, []),                                   # only when the ring is empty (never here)
+    (0, 4, [4, 8, 12]),                           # every 4th EV handed out
+    (2, 4, [1, 2, 4, 8, 12]),                     # the first two, then every 4th, counted from the first
+    (0, 1, list(range(1, 13))),                   # every one
+    (0, 13, []),                                  # past the last of the 12
+])
+def test_explore_every_draws_a_fresh_ev_every_nth_packet_and_keeps_the_ring_for_the_rest(explore, every, fresh_at):
+    sender = EntropySender(_Qp(), EntropyParams(explore=explore, explore_every=every))
+    sender.good.extend(range(1, 101))             # kept EVs, all below the drawn range
+    evs = [sender.next_ev() for _ in range(12)]
+    assert [i for i, ev in enumerate(evs, 1) if ev >= EV_FIRST] == fresh_at
+    kept = [ev for ev in evs if ev < EV_FIRST]
+    assert kept == list(range(1, len(kept) + 1))  # the ring's oldest first, none skipped
+    assert sender.fresh == len(fresh_at)
+
+
+@pytest.mark.parametrize("every", [-1, (1 << 20) + 1])
+def test_explore_every_is_checked(every):
+    with pytest.raises(ValueError, match="explore_every"):
+        EntropyParams(explore_every=every)

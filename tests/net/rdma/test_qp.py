@@ -139,7 +139,24 @@ def test_data_is_ect_with_dcqcn_and_not_ect_without():
         assert a.tos & 3 == ecn
 
 
-@pytest.mark.parametrize("bad", [dict(mtu=0), dict(ack_every=0), dict(rto_ns=0), dict(window=0), dict(dscp=64)])
+@pytest.mark.parametrize("ack_dscp, acks", [(None, 10), (48, 48), (0, 0), (63, 63)])
+def test_acks_take_ack_dscp_and_data_keeps_dscp(ack_dscp, acks):
+    sim, _, a, b, _ = pair(config=TransportConfig(dscp=10, ack_dscp=ack_dscp))
+    sent: dict[str, set[int]] = {"data": set(), "acks": set()}
+    for qp, kind in ((a, "data"), (b, "acks")):
+        send = qp.host.send_udp
+
+        def spy(*args, _send=send, _kind=kind):
+            sent[_kind].add(args[4] >> 2)        # the ToS's DSCP
+            return _send(*args)
+        qp.host.send_udp = spy
+    a.post_send(100_000, b"\0" * 100_000)
+    sim.run()
+    assert sent == {"data": {10}, "acks": {acks}}
+
+
+@pytest.mark.parametrize("bad", [dict(mtu=0), dict(ack_every=0), dict(rto_ns=0), dict(window=0), dict(dscp=64),
+                                 dict(ack_dscp=64), dict(ack_dscp=-1)])
 def test_transport_settings_are_checked(bad):
     with pytest.raises(ValueError):
         TransportConfig(**bad)
