@@ -1,8 +1,8 @@
 """A soak of ``dataplane serve`` with real gRPC clients on loopback, bounded in count and time:
-64 idle streams, a primary writing 1,000 entries, and hostile clients sending malformed and
+64 idle streams, a primary writing 1,000 entries (then 1,000 more under load), and hostile clients sending malformed and
 oversized messages, random requests and configs (a macro bomb, an include of /etc/hostname,
-one over the size limit). The primary's writes all complete within 10 s, the server never
-dies, its memory stays bounded, and SIGTERM ends it within 2 s while a bomb compiles."""
+one over the size limit). The primary's writes take at most 20 times as long as the same
+number on the quiet server (measured first, in the same run), the server never dies, its memory stays bounded, and SIGTERM ends it within 2 s while a bomb compiles."""
 from __future__ import annotations
 
 import os
@@ -191,6 +191,17 @@ class ConfigPusher(threading.Thread):
                 self.push("bomb", config(macro_bomb()))
 
 
+def write_entries(primary: Client, ids: range) -> float:
+    """Insert one entry a Write as the primary; the seconds it took."""
+    started = time.monotonic()
+    for i in ids:
+        req = p4runtime_pb2.WriteRequest(device_id=1)
+        req.election_id.low = 100
+        req.updates.append(exact_entry(i))
+        primary.stub.Write(req, timeout=10)
+    return time.monotonic() - started
+
+
 def test_soak(tmp_path):
     p = subprocess.Popen([sys.executable, "-m", "dataplane", "serve", "--grpc-addr", "127.0.0.1:0",
                           "--cpu-port", "255", "--compile-timeout", "4"],
@@ -207,6 +218,7 @@ def test_soak(tmp_path):
         primary.set_pipeline()
         idle += [IdleStream(port, arbitration(1, i + 1) if i % 2 else None) for i in range(64)]
         time.sleep(0.5)
+        quiet = write_entries(primary, range(1000, 2000))
         baseline = rss_kb(p.pid)
         pusher = ConfigPusher(port, stop)
         workers = [Fuzzer(port, 1, stop), Fuzzer(port, 2, stop), StreamFuzzer(port, 3, stop), pusher]
@@ -222,17 +234,13 @@ def test_soak(tmp_path):
         watcher.start()
 
         time.sleep(1.0)       # the hostile clients under way
-        started = time.monotonic()
-        for i in range(1000):
-            req = p4runtime_pb2.WriteRequest(device_id=1)
-            req.election_id.low = 100
-            req.updates.append(exact_entry(i))
-            primary.stub.Write(req, timeout=10)
-        took = time.monotonic() - started
+        took = write_entries(primary, range(1000))
         q = p4runtime_pb2.Entity()
         q.table_entry.table_id = 33554433
-        assert len(primary.read(q)) == 1000
-        assert took < 10.0, f"1,000 writes took {took:.1f} s"
+        assert len(primary.read(q)) == 2000
+        # A ratio, not seconds: the CPU the hostile clients take costs 7 to 9 times the quiet
+        # time on a 2-core machine whatever its speed (3.5 s on one, 10 to 12 s on one 3x slower)
+        assert took < 20 * quiet, f"1,000 writes took {took:.1f} s, {quiet:.2f} s on the quiet server"
 
         # then macro bombs among the configs: one is refused at the limit, the next compiles now
         pusher.bombs.set()
