@@ -3,8 +3,6 @@ fresh EV every N-th packet (``EntropyParams.explore_every``, whose rule test_ent
 here, that the option reaches every sender from the command line, and only reps takes it."""
 from __future__ import annotations
 
-import json
-
 import pytest
 from click.testing import CliRunner
 
@@ -14,7 +12,7 @@ from dataplane.net.rdma import entropy
 INIT = entropy.EntropySender.__init__
 
 
-def senders(monkeypatch, *args: str) -> tuple[dict, list[entropy.EntropySender]]:
+def senders(monkeypatch, loadbalance_row, *args: str) -> tuple[dict, list[entropy.EntropySender]]:
     made: list[entropy.EntropySender] = []
 
     def keep(self, qp, params):
@@ -22,16 +20,13 @@ def senders(monkeypatch, *args: str) -> tuple[dict, list[entropy.EntropySender]]
         made.append(self)
 
     monkeypatch.setattr(entropy.EntropySender, "__init__", keep)
-    result = CliRunner().invoke(main, ["scenario", "loadbalance", "--k", "4", "--size", "1MiB", "--lb", "reps",
-                                       "--event", "none", "--json", *args])
-    assert result.exit_code == 0, result.output
-    (row,) = json.loads(result.output)["results"]
+    row = loadbalance_row("--size", "1MiB", "--lb", "reps", "--event", "none", *args)
     return row, made
 
 
-def test_explore_every_reaches_every_sender(monkeypatch):
-    plain, before = senders(monkeypatch)
-    row, made = senders(monkeypatch, "--explore-every", "8")
+def test_explore_every_reaches_every_sender(monkeypatch, loadbalance_row):
+    plain, before = senders(monkeypatch, loadbalance_row)
+    row, made = senders(monkeypatch, loadbalance_row, "--explore-every", "8")
     made, before = [s for s in made if s.sent], [s for s in before if s.sent]    # the requesters
     assert len(made) == len(before) == 16 and {s.sent for s in made} == {256}    # 1 MiB in 4 KB packets
     assert {s.every for s in made} == {8} and {s.every for s in before} == {0}

@@ -6,8 +6,6 @@ so the slow link's queue holds what only the pipe allows. Each rule is checked a
 run counting the span, which must break it; and the option's bad uses are refused."""
 from __future__ import annotations
 
-import json
-
 import pytest
 from click.testing import CliRunner
 
@@ -20,17 +18,11 @@ WINDOW = 96
 FRAME = 4_200
 
 
-def scenario(*args: str) -> dict:
-    result = CliRunner().invoke(main, ["scenario", "loadbalance", "--k", "4", "--size", "2MiB", "--lb", "spray",
-                                       "--window", str(WINDOW), "--event", "slow", "--json", *args])
-    assert result.exit_code == 0, result.output
-    (row,) = json.loads(result.output)["results"]
-    return row
-
-
 @pytest.fixture(scope="module")
-def rows():
-    return {counts: scenario("--window-counts", counts) for counts in ("span", "pipe")}
+def rows(loadbalance_row):
+    return {counts: loadbalance_row("--size", "2MiB", "--lb", "spray", "--window", str(WINDOW), "--event", "slow",
+                                    "--window-counts", counts)
+            for counts in ("span", "pipe")}
 
 
 def test_pipe_counting_lets_the_slow_link_hold_more_than_half_of_each_window(rows):

@@ -4,8 +4,6 @@ k=4 fat-tree by recording every port an ACK leaves with (``EntropyEcho.ack_port`
 option must reach the transport from the command line, and only for reps."""
 from __future__ import annotations
 
-import json
-
 import pytest
 from click.testing import CliRunner
 
@@ -14,7 +12,7 @@ from dataplane.net.rdma import entropy
 
 ACK_PORT = entropy.EntropyEcho.ack_port
 
-def run(monkeypatch, *args: str) -> tuple[dict, list[tuple[int, int]]]:
+def run(monkeypatch, loadbalance_row, *args: str) -> tuple[dict, list[tuple[int, int]]]:
     """The run's row and (flow's own port, port the ACK left with) for every ACK."""
     seen: list[tuple[int, int]] = []
 
@@ -24,16 +22,13 @@ def run(monkeypatch, *args: str) -> tuple[dict, list[tuple[int, int]]]:
         return chosen
 
     monkeypatch.setattr(entropy.EntropyEcho, "ack_port", recording)
-    result = CliRunner().invoke(main, ["scenario", "loadbalance", "--k", "4", "--size", "256KiB", "--lb", "reps",
-                                       "--event", "none", "--json", *args])
-    assert result.exit_code == 0, result.output
-    (row,) = json.loads(result.output)["results"]
+    row = loadbalance_row("--size", "256KiB", "--lb", "reps", "--event", "none", *args)
     return row, seen
 
 
-def test_spray_acks_puts_the_acks_on_fresh_entropy_and_the_default_keeps_the_flows_port(monkeypatch):
-    plain, kept = run(monkeypatch)
-    sprayed, drawn = run(monkeypatch, "--spray-acks")
+def test_spray_acks_puts_the_acks_on_fresh_entropy_and_the_default_keeps_the_flows_port(monkeypatch, loadbalance_row):
+    plain, kept = run(monkeypatch, loadbalance_row)
+    sprayed, drawn = run(monkeypatch, loadbalance_row, "--spray-acks")
     assert len(kept) > 16 * 4 and len(drawn) > 16 * 4           # 16 flows, several ACKs each
     assert all(own == chosen for own, chosen in kept)
     moved = [chosen for own, chosen in drawn if chosen != own]
