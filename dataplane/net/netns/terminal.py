@@ -85,6 +85,7 @@ def _pump(proc: subprocess.Popen, master: int, write: Callable[[str], None], key
     deadline = None if timeout_s is None else time.monotonic() + timeout_s
     ended_at = None
     watch = [master] + ([keyboard] if keyboard is not None else [])
+    typed = b""         # keys not yet given to the pty: held until the command has taken it
     while True:
         try:
             ready, _, _ = select.select(watch, [], [], 0.05)
@@ -104,9 +105,12 @@ def _pump(proc: subprocess.Popen, master: int, write: Callable[[str], None], key
         if keyboard is not None and keyboard in ready:
             keys = os.read(keyboard, 1024)
             if keys:
-                os.write(master, keys)
+                typed += keys
             else:
                 watch.remove(keyboard)  # the console's input ended: the command keeps its own
+        if typed and _has_terminal(master):
+            os.write(master, typed)
+            typed = b""
         if proc.poll() is not None:
             ended_at = ended_at or time.monotonic()
             if master not in ready and time.monotonic() - ended_at > _DRAIN_S:
@@ -117,6 +121,16 @@ def _pump(proc: subprocess.Popen, master: int, write: Callable[[str], None], key
             return None
     write(decoder.decode(b"", final=True))
     return proc.wait()
+
+
+def _has_terminal(master: int) -> bool:
+    """Whether the command has made the pty its controlling terminal (``setsid --ctty``). Until
+    then the pty has no foreground process group, and a Ctrl-C typed into it would signal
+    nobody: a command started on a slow machine would run on past a key pressed at once."""
+    try:
+        return os.tcgetpgrp(master) > 0
+    except OSError:
+        return False
 
 
 def _signal(proc: subprocess.Popen, sig: int) -> None:
