@@ -13,6 +13,8 @@ from scapy.layers.l2 import Ether
 from dataplane.control.switch import Switch
 from dataplane.resources import builtin_program
 
+pytestmark = pytest.mark.simulation      # runs in the PyPy re-run only, when there is one (tests/conftest.py)
+
 MEMBERS = 4
 N = 4000
 

@@ -11,6 +11,8 @@ from dataplane.cli import main
 from dataplane.net.apps.allreduce import dequantise, make_scale, quantisation_bound, quantise
 from dataplane.scenarios.allreduce import JSON_KEYS, make_data, run_allreduce
 
+pytestmark = pytest.mark.simulation      # runs in the PyPy re-run only, when there is one (tests/conftest.py)
+
 
 def test_quantisation_cannot_overflow_and_is_within_bound():
     n = 8

@@ -17,6 +17,8 @@ from click.testing import CliRunner
 from dataplane.cli import main
 from dataplane.net.apps.allreduce import InaWorker
 
+pytestmark = pytest.mark.simulation      # runs in the PyPy re-run only, when there is one (tests/conftest.py)
+
 CASES = {
     "star, lossless": ["--workers", "4", "--elements", "16384", "--mode", "ina,ring"],
     "star, loss, short timeout": ["--workers", "4", "--elements", "2048", "--mode", "ina", "--loss", "0.02",

@@ -14,6 +14,8 @@ from dataplane.net.apps.dcqcn_profiles import PROFILES
 from dataplane.net.devices.pfc import headroom_bytes
 from dataplane.scenarios.incast import JSON_KEYS, MODES, IncastConfig, jain, run_incast
 
+pytestmark = pytest.mark.simulation      # runs in the PyPy re-run only, when there is one (tests/conftest.py)
+
 # 4 senders x 16 MB in 4 KB RoCE packets (16k packets): long enough for DCQCN to get past the
 # incast's first burst; an 8.2 MB buffer (PFC's headroom rule needs 8.08 MB at leaf1), which 4
 # line-rate senders overflow in ~27 us.

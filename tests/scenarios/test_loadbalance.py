@@ -18,6 +18,8 @@ from dataplane.scenarios._loadbalance_run import LbRun, run_one
 from dataplane.scenarios.fabric import FabricConfig
 from dataplane.testing.processes import stdout_on_ranks
 
+pytestmark = pytest.mark.simulation      # runs in the PyPy re-run only, when there is one (tests/conftest.py)
+
 MIB = 1 << 20
 
 

@@ -14,6 +14,8 @@ from click.testing import CliRunner
 from dataplane.cli import main
 from dataplane.scenarios import _loadbalance_cc
 
+pytestmark = pytest.mark.simulation      # runs in the PyPy re-run only, when there is one (tests/conftest.py)
+
 RECORD_QUEUES = _loadbalance_cc.record_queues
 
 

@@ -14,6 +14,8 @@ from dataplane.cli import main
 from dataplane.scenarios._loadbalance_cc import fct_slowdowns, hpcc_transport, queue_stats
 from dataplane.scenarios.fabric import FabricConfig, build_fabric
 
+pytestmark = pytest.mark.simulation      # runs in the PyPy re-run only, when there is one (tests/conftest.py)
+
 ARGS = ["scenario", "loadbalance", "--lb", "ecmp", "--event", "none"]
 CC_KEYS = {"cc", "queue_p50_bytes", "queue_p99_bytes", "queue_max_bytes", "fct_slowdown_mean", "fct_slowdown_p99",
            "goodput_fraction", "drops", "pause_frames"}

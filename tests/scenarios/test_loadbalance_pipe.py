@@ -12,6 +12,8 @@ from click.testing import CliRunner
 from dataplane.cli import main
 from dataplane.net.loadbalance.schemes import LbConfig
 
+pytestmark = pytest.mark.simulation      # runs in the PyPy re-run only, when there is one (tests/conftest.py)
+
 WINDOW = 96
 #: a frame on the wire: 4,096 B of payload in RoCEv2 (BTH, ICRC), UDP, IPv4 and Ethernet headers
 #: (4,178 B by the scenario's bisection; rounded up)

@@ -11,6 +11,8 @@ from dataplane.net.rdma.entropy import EntropySender
 from dataplane.scenarios._loadbalance_run import LbRun, run_one
 from dataplane.scenarios.fabric import FabricConfig
 
+pytestmark = pytest.mark.simulation      # runs in the PyPy re-run only, when there is one (tests/conftest.py)
+
 SIZE = 2 << 20
 
 

@@ -39,6 +39,8 @@ from dataplane.scenarios.pic_controllers import (
 )
 from dataplane.testing.stf_runner import run_stf_file
 
+pytestmark = pytest.mark.simulation      # runs in the PyPy re-run only, when there is one (tests/conftest.py)
+
 DATA = Path(__file__).parent / "data"
 STF_DIR = Path(__file__).parent.parent / "stf"
 DETECTION = 1_000_000

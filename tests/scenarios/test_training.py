@@ -11,6 +11,8 @@ from dataplane.net.training.job import job_from_text
 from dataplane.scenarios.fabric import FabricConfig
 from dataplane.scenarios.training_run import Fault, run_job
 
+pytestmark = pytest.mark.simulation      # runs in the PyPy re-run only, when there is one (tests/conftest.py)
+
 FABRIC = FabricConfig(topology="leaf-spine", leaves=2, spines=1, hosts_per_leaf=2)       # 4 hosts
 DP4 = ("gpus: 4\nsteps: 2\nbucket: 256KiB\noptimizer: 10us\n"
        "model: {parameters: 400K, layers: 4, tokens: 8K, flops: 100T}\n")

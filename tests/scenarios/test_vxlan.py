@@ -32,6 +32,8 @@ from dataplane.net.topology.spec import HostSpec
 from dataplane.resources import builtin_program
 from dataplane.scenarios.vxlan import JSON_KEYS, VNI_BASE, VxlanConfig, build_fabric, run_mode, run_vxlan
 
+pytestmark = pytest.mark.simulation      # runs in the PyPy re-run only, when there is one (tests/conftest.py)
+
 SMALL = dict(hosts=4, tenants=2, duration_ns=10_000, stray_packets=5)
 
 

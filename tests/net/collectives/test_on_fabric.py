@@ -11,6 +11,8 @@ from dataplane.net.rdma import TransportConfig
 from dataplane.scenarios._collective import CollectiveConfig, expected_outputs, rank_inputs, run_size
 from dataplane.scenarios.fabric import FabricConfig, build_fabric
 
+pytestmark = pytest.mark.simulation      # runs in the PyPy re-run only, when there is one (tests/conftest.py)
+
 SMALL = FabricConfig(topology="leaf-spine", leaves=2, spines=2, hosts_per_leaf=3)   # 6 hosts, 2 racks
 
 

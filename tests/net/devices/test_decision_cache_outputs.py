@@ -19,6 +19,8 @@ from dataplane.arch.v1model_decisions import V1Decisions
 from dataplane.cli import main
 from dataplane.net.devices.switch_node import SwitchNode
 
+pytestmark = pytest.mark.simulation      # runs in the PyPy re-run only, when there is one (tests/conftest.py)
+
 COMMANDS = {
     "run-incast": ["run", "--traffic", "incast", "--duration", "2ms", "--seed", "3", "--json"],
     "run-all-to-all": ["run", "--traffic", "all-to-all", "--duration", "1ms", "--json"],
