@@ -3,8 +3,9 @@
 The PyPy re-run of the suite (tests/test_pypy.py) runs beside this one.
 pytest keeps one core busy; CI's machine has two. When the PyPy test is collected and a PyPy
 interpreter is named, its run of the suite starts at collection on the other core, and the
-test that judges it is ordered last but for the tests marked ``realtime``, which are paced to
-the wall clock and so run after it, on a quiet machine. Tests marked ``simulation`` (long
+test that judges it is ordered last but for the tests marked ``ranks`` (two MPI ranks: two
+processes, which then have both cores) and ``realtime`` (paced to the wall clock), which run
+after it, on a quiet machine. Tests marked ``simulation`` (long
 simulations, interpreter-independent) then run in the PyPy run only, 2-4x faster there, which
 evens the two cores' work; without the PyPy run they run here.
 """
@@ -48,7 +49,8 @@ def pytest_collection_modifyitems(config, items):
             config.hook.pytest_deselected(items=moved)
             rest = [item for item in rest if not moves_to_pypy(item)]
     realtime = [item for item in rest if item.get_closest_marker("realtime")]
-    items[:] = [item for item in rest if item not in realtime] + judged + realtime
+    ranks = [item for item in rest if item.get_closest_marker("ranks") and item not in realtime]
+    items[:] = [item for item in rest if item not in realtime and item not in ranks] + judged + ranks + realtime
     if pypy and platform.python_implementation() != "PyPy":
         work = Path(tempfile.mkdtemp(prefix="dataplane-pypy-suite-"))
         env = {k: v for k, v in os.environ.items() if k not in ("DATAPLANE_PYPY", "PYTHONPATH")}

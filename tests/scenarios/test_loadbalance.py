@@ -132,6 +132,7 @@ def _mpi_works() -> bool:
 
 
 @pytest.mark.no_pypy
+@pytest.mark.ranks
 def test_the_results_are_identical_on_one_and_two_ranks():
     if not _mpi_works():
         pytest.skip("needs MPI (mpiexec) and mpi4py")

@@ -116,6 +116,7 @@ def test_avoidance_leaves_the_clean_fabric_alone(rows):
 
 
 @pytest.mark.no_pypy
+@pytest.mark.ranks
 def test_path_mode_results_are_identical_on_one_and_two_ranks():
     """The registers the feedback fills live in the switches, wherever their rank runs them: the
     results do not depend on how the fabric is split."""

@@ -72,6 +72,7 @@ def runs(request, tmp_path_factory):
 
 
 @pytest.mark.no_pypy
+@pytest.mark.ranks
 def test_json_and_files_are_identical_on_two_ranks(runs):
     _, (one, files1), (two, files2) = runs
     assert two == one
@@ -80,6 +81,7 @@ def test_json_and_files_are_identical_on_two_ranks(runs):
 
 
 @pytest.mark.no_pypy
+@pytest.mark.ranks
 def test_the_runs_cover_what_crosses_the_cut(runs):
     """Not an empty comparison: incast paused, marked and sampled its queue; the allreduce lost
     packets on the fat-tree's links, retransmitted, and still summed within the bound."""

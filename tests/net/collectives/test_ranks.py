@@ -19,7 +19,7 @@ def _mpi_works() -> bool:
     return subprocess.run([sys.executable, "-c", "from mpi4py import MPI"], capture_output=True).returncode == 0
 
 
-pytestmark = [pytest.mark.no_pypy, pytest.mark.skipif(not _mpi_works(), reason="needs MPI (mpiexec) and mpi4py")]
+pytestmark = [pytest.mark.no_pypy, pytest.mark.ranks, pytest.mark.skipif(not _mpi_works(), reason="needs MPI (mpiexec) and mpi4py")]
 
 
 @pytest.mark.parametrize("op, algo", [("allreduce", "ring"), ("alltoall", "direct")])

@@ -31,7 +31,7 @@ def _mpi_works() -> bool:
     return subprocess.run([sys.executable, "-c", "from mpi4py import MPI"], capture_output=True).returncode == 0
 
 
-pytestmark = [pytest.mark.no_pypy, pytest.mark.skipif(not _mpi_works(), reason="needs MPI (mpiexec) and mpi4py"),
+pytestmark = [pytest.mark.no_pypy, pytest.mark.ranks, pytest.mark.skipif(not _mpi_works(), reason="needs MPI (mpiexec) and mpi4py"),
               pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads the process tree from /proc")]
 
 

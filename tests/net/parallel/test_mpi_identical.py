@@ -35,7 +35,7 @@ def _mpi_works() -> bool:
     return probe.returncode == 0
 
 
-pytestmark = [pytest.mark.no_pypy, pytest.mark.skipif(not _mpi_works(), reason="needs MPI (mpiexec) and a working mpi4py")]
+pytestmark = [pytest.mark.no_pypy, pytest.mark.ranks, pytest.mark.skipif(not _mpi_works(), reason="needs MPI (mpiexec) and a working mpi4py")]
 
 
 def _run(tmp: Path, name: str, args: list[str], ranks: int, files: bool = True) -> tuple[str, Path]:
