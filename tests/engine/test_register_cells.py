@@ -68,7 +68,6 @@ def run(argv: list[str], out: Path) -> dict[str, Any]:
     return {"json": printed.output, "report": report}
 
 
-@pytest.mark.simulation
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_scenarios_run_as_with_list_cells(name: str, tmp_path: Path, monkeypatch: Any) -> None:
     arrays = run(SCENARIOS[name], tmp_path / "arrays")
