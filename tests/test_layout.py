@@ -129,7 +129,8 @@ def test_layers_outside_net_do_not_import_net():
 # the layer of the longest name it is or starts with. ``dataplane/__init__.py``, the public API
 # that names every layer's exports, is in none.
 LAYERS = [
-    ["errors", "records", "diagnostics", "progress", "resources", "cache_files", "gc_pause", "natural_order"],
+    ["errors", "records", "diagnostics", "progress", "resources", "cache_files", "gc_pause", "natural_order",
+     "compiled"],
     ["ir"], ["lang"], ["engine"], ["arch"], ["control"], ["pcap"], ["replay"], ["net"], ["report"], ["testing"],
     ["cli.options", "cli.errors"],   # the commands' option types and error display: scenarios declare theirs with them
     ["scenarios"],

@@ -297,7 +297,15 @@ def run(workload: str, scale: float = 1.0, split: bool = False) -> dict:
 
 
 def interpreter_name() -> str:
-    return f"{platform.python_implementation()} {platform.python_version()}"
+    """``CPython 3.11.7``, with `` mypyc`` when the simulator's modules are compiled (dataplane.compiled;
+    an older tree that bench_vs.py runs has no such module)."""
+    try:
+        from dataplane.compiled import compiled_modules
+    except ImportError:
+        compiled = ""
+    else:
+        compiled = " mypyc" if compiled_modules() else ""
+    return f"{platform.python_implementation()} {platform.python_version()}{compiled}"
 
 
 def run_under(python: str, args: list[str], root: Path | None = None) -> list[dict]:
@@ -340,10 +348,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(results))
         return 0
-    print(f"{'workload':<11}{'interpreter':<16}{'hops':>10}{'CPU s':>8}{'hops/CPU s':>12}{'events/hop':>11}"
+    print(f"{'workload':<11}{'interpreter':<22}{'hops':>10}{'CPU s':>8}{'hops/CPU s':>12}{'events/hop':>11}"
           f"{'pauses':>8}{'GC':>6}")
     for r in results:
-        print(f"{r['workload']:<11}{r['interpreter']:<16}{r['packet_hops']:>10,}{r['cpu_s']:>8.2f}"
+        print(f"{r['workload']:<11}{r['interpreter']:<22}{r['packet_hops']:>10,}{r['cpu_s']:>8.2f}"
               f"{r['hops_per_cpu_s']:>12,}{r['events_per_hop']:>11.2f}{r['pause_frames']:>8,}"
               f"{r.get('gc_share', 0) * 100:>5.0f}%")
         if "pipeline_share" in r:

@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
                         if key not in best or r["hops_per_cpu_s"] > best[key]["hops_per_cpu_s"]:
                             best[key] = r
                         if not args.json:
-                            print(f"round {rnd + 1} {label:<5}{r['interpreter']:<16}{r['workload']:<11}"
+                            print(f"round {rnd + 1} {label:<5}{r['interpreter']:<22}{r['workload']:<11}"
                                   f"{r['hops_per_cpu_s']:>10,} hops/CPU s", flush=True)
     rows = []
     for python in pythons:
@@ -82,9 +82,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"base_commit": full, "rounds": args.rounds, "scale": args.scale, "results": rows}))
         return 0
     print(f"\nbest of {args.rounds} rounds, data packet-hops per CPU second; base = {full[:10]}")
-    print(f"{'interpreter':<16}{'workload':<11}{'base':>10}{'this':>10}{'ratio':>7}")
+    print(f"{'interpreter':<22}{'workload':<11}{'base':>10}{'this':>10}{'ratio':>7}")
     for r in rows:
-        print(f"{r['interpreter']:<16}{r['workload']:<11}{r['base']:>10,}{r['this']:>10,}{r['ratio']:>6.2f}x")
+        print(f"{r['interpreter']:<22}{r['workload']:<11}{r['base']:>10,}{r['this']:>10,}{r['ratio']:>6.2f}x")
     return 0
 
 

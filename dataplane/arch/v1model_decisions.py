@@ -48,9 +48,9 @@ def field_use(dp: V1ModelSwitch) -> FieldUse | str:
     parser = program.block("p")
     try:
         use: FieldUse | str = analyze(
-            program, [(slot, program.block(slot)) for slot, _ in program.package.blocks],
-            headers_type=T.strip_newtype(parser.params[1].type).name,
-            metadata_type=T.strip_newtype(parser.params[2].type).name, standard_type="standard_metadata_t",
+            program, [(slot, program.block(slot)) for slot, _ in program.package.blocks],  # type: ignore[union-attr]
+            headers_type=T.strip_newtype(parser.params[1].type).name,  # type: ignore[attr-defined]
+            metadata_type=T.strip_newtype(parser.params[2].type).name, standard_type="standard_metadata_t",  # type: ignore[attr-defined]
             forbidden_metadata=TIME_AND_QUEUE, verify_slot="vr", update_slot="ck", deparser_slot="dep")
     except NotCacheable as err:
         use = str(err)
@@ -111,7 +111,7 @@ class _Recorder:
     def log(self, text: str) -> None:
         self.bad = True
 
-    def packet_in(self, port: int, data: bytes) -> None:
+    def packet_in(self, port: int, data: Any) -> None:
         pass
 
     def state(self, name: str, where: str = "") -> None:
@@ -126,7 +126,7 @@ class _Recorder:
     def drop(self, where: str, why: str = "") -> None:
         pass
 
-    def packet_out(self, port: int, data: bytes) -> None:
+    def packet_out(self, port: int, data: Any) -> None:
         pass
 
 
@@ -142,7 +142,7 @@ class V1Decisions:
         self.epoch = 0              # egress tables' edits: queued packets made before run egress again
         parser = dp.program.block("p")
         self._prefix = parser.params[1].name + "."     # how the parser's trace names hdr.X
-        egress = dict(dp.program.package.blocks)["eg"]
+        egress = dict(dp.program.package.blocks)["eg"]  # type: ignore[union-attr]
         for rt in dp.tables.values():
             rt.match.on_edit = self._egress_edited if rt.control == egress else self.cache.clear
 
@@ -189,7 +189,7 @@ class V1Decisions:
             return d.drop
         return CachedEgress(d.port, out, d.drop, data, d, self, self.epoch, self.dp.now_us, port, d.priority)
 
-    def _miss(self, port: int, data: bytes, trace: Any) -> Any:
+    def _miss(self, port: int, data: Any, trace: Any) -> Any:
         dp = self.dp
         rec = _Recorder()
         result = PacketResult()
@@ -206,7 +206,7 @@ class V1Decisions:
                 self.cache.store(sh, port, data, UNCACHEABLE)
             return work, result
         ew = work[0]
-        ctx = ew.ctx
+        ctx = ew.ctx  # type: ignore[union-attr]
         if len(work) != 1 or ew.__class__ is not EgressWork or ew.instance_type != NORMAL or ew.port not in self.ports \
                 or ctx.clone_request is not None or ctx.truncate_length is not None or result.drops or rec.bad:
             if sh is not None:
@@ -250,7 +250,7 @@ class V1Decisions:
             names.append(h)
         return self.cache.shape(tuple(names))
 
-    def _decision(self, sh: Shape, rec: _Recorder, ew: EgressWork, data: bytes, out: bytes | None,
+    def _decision(self, sh: Shape, rec: _Recorder, ew: EgressWork, data: Any, out: Any,
                   drop: str | None, own: Decision) -> Decision:
         """The decision for this path, or UNCACHEABLE if its output is not the shape's template with
         the packet's carried bits (a header added or removed, a field reset by ``setValid``...)."""

@@ -33,7 +33,7 @@ class IngressWork:
 
     __slots__ = ("port", "data", "instance_type", "carried", "depth")
 
-    def __init__(self, port: int, data: bytes, instance_type: int = 0, carried: Any = None, depth: int = 0):
+    def __init__(self, port: int, data: Any, instance_type: int = 0, carried: Any = None, depth: int = 0):
         self.port = port
         self.data = data
         self.instance_type = instance_type
@@ -62,6 +62,8 @@ class EgressWork:
     """
 
     __slots__ = ("port", "hdr", "meta", "sm", "ctx", "instance_type", "depth", "qid", "pfc_key", "pfc_bytes")
+    pfc_key: int
+    pfc_bytes: int
 
     def __init__(self, port: int, hdr: Any, meta: Any, sm: Any, ctx: Any, instance_type: int, depth: int):
         self.port = port
@@ -91,8 +93,10 @@ class CachedEgress:
 
     __slots__ = ("port", "out", "drop", "data", "decision", "owner", "epoch", "now_us", "packet_length",
                  "ingress_port", "priority", "qid", "pfc_key", "pfc_bytes")
+    pfc_key: int
+    pfc_bytes: int
 
-    def __init__(self, port: int, out: bytes | None, drop: str | None, data: bytes, decision: Any, owner: Any,
+    def __init__(self, port: int, out: Any, drop: str | None, data: Any, decision: Any, owner: Any,
                  epoch: int, now_us: int, ingress_port: int, priority: int):
         self.port = port
         self.out = out

@@ -77,8 +77,21 @@ class _Commands(click.Group):
         return super().get_command(ctx, name)
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: the version, and whether this install compiled the simulator's hot modules."""
+    if not value or ctx.resilient_parsing:
+        return
+    from dataplane.compiled import MODULES, compiled_modules
+
+    n = len(compiled_modules())
+    how = f"{n} of {len(MODULES)} compiled with mypyc" if n else "pure Python (DATAPLANE_COMPILE=1 at install compiles them)"
+    click.echo(f"dataplane, version {__version__}\nsimulator's hot modules: {how}")
+    ctx.exit()
+
+
 @click.group(cls=_Commands, context_settings=CONTEXT_SETTINGS)
-@click.version_option(__version__, prog_name="dataplane")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version (and whether the simulator is compiled) and exit.")
 @click.pass_context
 def main(ctx: click.Context) -> None:
     """dataplane: run P4_16 programs on an emulated data plane."""

@@ -102,7 +102,7 @@ class Shape:
             return None
         return end, hmask, self.region - (end + cshift + 16) // 8, 1 << (cshift % 16), cshift
 
-    def verdict(self, v: int, data: bytes) -> tuple[bool, int]:
+    def verdict(self, v: int, data: Any) -> tuple[bool, int]:
         """``(whether the checksum verifies, the header's sum without it modulo 0xFFFF)`` of a packet
         ``data`` of a ``fast`` shape (its region ``v``): one modulo where ``key`` takes two."""
         shift, hmask, at, weight, cshift = self.fast  # type: ignore[misc]
@@ -126,7 +126,7 @@ class Shape:
             vb = (vb << 1) | (csum16_int(h ^ (c << cshift)) == c)
         return (v & self.kmask, vb, port, n)
 
-    def output(self, v: int, template: int, data: bytes) -> bytes:
+    def output(self, v: int, template: int, data: Any) -> bytes:
         """The bytes a packet ``data`` (its region ``v``) leaves with under a decision's ``template``."""
         out = (v & self.pmask) | template
         for gshift, shift, hmask in self.update:
@@ -280,7 +280,7 @@ class DecisionCache:
         self.misses += 1
         return None, None
 
-    def store(self, sh: Shape, port: int, data: bytes, d: Decision) -> None:
+    def store(self, sh: Shape, port: int, data: Any, d: Decision) -> None:
         if self.entries >= self.max_entries:
             self.clear()
         v = int.from_bytes(data[:sh.region], "big")

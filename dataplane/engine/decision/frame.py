@@ -15,6 +15,8 @@ link into a switch whose cache takes them, so nothing else ever sees one. ``byte
 """
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = ["Frame", "UNJOINED_MIN"]
 
 #: frames shorter than this are joined at once: copying a kilobyte costs less than a Frame and its
@@ -27,7 +29,7 @@ class Frame:
 
     __slots__ = ("head", "base")
 
-    def __init__(self, head: bytes, base: bytes):
+    def __init__(self, head: Any, base: Any):
         self.head = head
         self.base = base
 
@@ -36,7 +38,8 @@ class Frame:
         head = self.head
         return head + self.base[len(head):]
 
-    __bytes__ = join
+    def __bytes__(self) -> bytes:
+        return self.join()
 
     def __len__(self) -> int:
         return len(self.base)
@@ -49,8 +52,9 @@ class Frame:
     def __hash__(self) -> int:
         return hash(self.join())
 
-    def __getitem__(self, index: int | slice) -> int | bytes:
-        return self.join()[index]
+    def __getitem__(self, index: Any) -> Any:
+        whole: Any = self.join()      # (typed bytes, the compiled build would index it by int only)
+        return whole[index]
 
     def __reduce__(self) -> tuple:
         # another process (a cut link's far end, dataplane.net.parallel) gets plain bytes

@@ -26,8 +26,9 @@ import os
 import random
 from typing import Any, Callable
 
-from dataplane.errors import DataplaneError
+from dataplane.net.core.errors import SimulationTimeError
 from dataplane.net.core.eventheap import heappop as _heappop
+from dataplane.net.core.mypyc_attr import mypyc_attr
 from dataplane.progress import sim_hook
 
 _heappush = heapq.heappush
@@ -71,12 +72,7 @@ def owner_of(fn: Callable) -> int:
     return WORLD
 
 
-class SimulationTimeError(DataplaneError, ValueError):
-    """An event was scheduled before the current time: the clock never runs backwards."""
-
-    code = "sim-time"
-
-
+@mypyc_attr(allow_interpreted_subclasses=True)     # dataplane.net.parallel's ParallelSimulator
 class Simulator:
     """Clock, event heap and random source shared by everything in one simulated network."""
 

@@ -22,6 +22,10 @@ FCS, no preamble). ``overhead="none"`` times the captured bytes alone (an abstra
 The serializer costs an event only when something waits for it: a packet that leaves an
 empty queue just records when the wire is free again (``free_at``), and the next packet
 starts at once if it comes later, or wakes the port at ``free_at`` if it comes sooner.
+
+A frame on the data path is ``bytes`` or a switch's unjoined ``Frame`` (``dataplane.arch.work``),
+so those parameters say ``Any``: the compiled build (``dataplane.compiled``) checks annotations
+when a function is called.
 """
 from __future__ import annotations
 
@@ -32,6 +36,7 @@ from heapq import heappush as _heappush
 from typing import Any
 
 from dataplane.arch.work import Frame
+from dataplane.net.core.mypyc_attr import mypyc_attr
 from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.pfc import parse_pause, quanta_ns
 
@@ -81,6 +86,7 @@ class PortStats:
         return list(zip(flat[0::2], flat[1::2]))
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)     # traffic classes' and the PFC watchdog's ports
 class Port:
     """One end of a link, owned by a node; ``number`` is the P4 port number."""
 
@@ -103,7 +109,7 @@ class Port:
         self.free_at = 0          # ns when the frame on the wire has been serialized
         self._frac = 0            # serialization time below 1 ns owed by the last frame (x rate_bps)
         self.stats = PortStats()
-        self.capture = None       # a PcapWriter for what this port sends
+        self.capture: Any = None      # a PcapWriter for what this port sends
         self.record_depth = True
         self.paused_until = 0     # ns; 0 when not paused
         self.hold = False         # a pause or a control frame is pending: _start takes the slow path
@@ -196,7 +202,7 @@ class Port:
         if self.hold:
             self._held()     # a control frame queued while the node built bytes it then dropped
 
-    def _wire(self, data: bytes, now: int, link: "Link") -> None:
+    def _wire(self, data: Any, now: int, link: "Link") -> None:
         """Serialize ``data`` onto the (up) link from ``now``; the port is busy until it is free."""
         # Whole nanoseconds: the fraction a packet's time is rounded down by is carried to
         # the next packet of a back-to-back train (so a busy link runs at exactly its rate),
@@ -231,7 +237,7 @@ class Port:
             keys = sim._keys
             actor = sim.actor
             keys[actor] = key = keys[actor] + 1
-            _heappush(self._out, (now + serialize + link.latency_ns, key, self.peer._arrival, (data,), self._dst))
+            _heappush(self._out, (now + serialize + link.latency_ns, key, self.peer._arrival, (data,), self._dst))  # type: ignore[union-attr]
 
     def _deliver(self, delay_ns: int, fn: Any, args: tuple) -> None:
         """Schedule ``fn(*args)`` (a method of the peer port) for the peer's node, ``delay_ns`` from now."""
@@ -241,10 +247,10 @@ class Port:
         keys[actor] = key = keys[actor] + 1
         _heappush(self._out, (sim.now + delay_ns, key, fn, args, self._dst))
 
-    def _arrive(self, data: bytes) -> None:
+    def _arrive(self, data: Any) -> None:
         """A frame the peer sent has arrived (the serialization and the latency have passed)."""
-        if not self.link.up:
-            self.peer.stats.lost += 1  # the link failed while the packet was in flight
+        if not self.link.up:  # type: ignore[union-attr]
+            self.peer.stats.lost += 1  # type: ignore[union-attr]  # the link failed while the packet was in flight
             return
         stats = self.stats
         stats.rx_packets += 1
@@ -253,8 +259,8 @@ class Port:
 
     def _arrive_control(self, data: bytes) -> None:
         """A MAC control frame the peer sent has arrived: consumed by this port, never its node."""
-        if not self.link.up:
-            self.peer.stats.lost += 1
+        if not self.link.up:  # type: ignore[union-attr]
+            self.peer.stats.lost += 1  # type: ignore[union-attr]
             return
         self.receive_control(data)
 
@@ -407,7 +413,7 @@ class Link:
         whole ns (as a port times it; back-to-back trains carry the remainder)."""
         return self.wire_bytes(frame_len) * 8_000_000_000 // self.rate_bps
 
-    def carry(self, sender: Port, data: bytes, serialize_ns: int) -> None:
+    def carry(self, sender: Port, data: Any, serialize_ns: int) -> None:
         if data.__class__ is Frame:
             data = data.join()      # a switch's unjoined frame: loss and corruption draw on bytes
         receiver = sender.peer
@@ -425,7 +431,7 @@ class Link:
                 buf[bit // 8] ^= 0x80 >> (bit % 8)
                 data = bytes(buf)
                 sender.stats.corrupted += 1
-        sender._deliver(serialize_ns + self.latency_ns, receiver._arrival, (data,))
+        sender._deliver(serialize_ns + self.latency_ns, receiver._arrival, (data,))  # type: ignore[union-attr]
 
     def carry_control(self, sender: Port, data: bytes, serialize_ns: int) -> None:
         """A MAC control frame: lost like data (down, random loss), never corrupted, and handed
@@ -434,7 +440,7 @@ class Link:
             sender.stats.lost += 1
             return
         receiver = sender.peer
-        sender._deliver(serialize_ns + self.latency_ns, receiver._arrive_control, (data,))
+        sender._deliver(serialize_ns + self.latency_ns, receiver._arrive_control, (data,))  # type: ignore[union-attr]
 
     def set_up(self, up: bool) -> None:
         self.up = up

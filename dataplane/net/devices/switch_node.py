@@ -45,6 +45,9 @@ traffic manager account queued bytes per ingress port and pause upstream ports
 """
 from __future__ import annotations
 
+from types import BuiltinMethodType, FunctionType
+from typing import Any, ClassVar
+
 from dataplane.arch.aliases import alias_path, set_path
 from dataplane.arch.v1model import PacketResult
 from dataplane.arch.v1model_decisions import V1Decisions, counts_only, replay
@@ -67,14 +70,14 @@ _QDEPTH_MAX = (1 << 19) - 1     # enq_qdepth/deq_qdepth are bit<19>
 class SwitchNode(Node):
     kind = "switch"
     #: keep a decision cache when the program allows (see the module docstring)
-    decision_cache = True
+    decision_cache: ClassVar[bool] = True
 
     def __init__(self, sim: Simulator, spec: SwitchSpec, api: Switch):
         super().__init__(sim, spec.name)
         self.spec = spec
         self.processing_ns = spec.processing_ns
-        self.controller = None  # a ControllerHandle, when one is attached
-        self.cpu = None         # where packets for the CPU port go (``live.CpuPort``), when served
+        self.controller: Any = None  # a ControllerHandle, when one is attached
+        self.cpu: Any = None        # where packets for the CPU port go (``live.CpuPort``), when served
         self.drops: dict[str, int] = {}
         self.packets_in = 0
         self.queue_config = QueueConfig.from_value(spec.params.get("queues"))
@@ -148,7 +151,7 @@ class SwitchNode(Node):
             self.port_status.values[port] = 1 if up else 0
 
     # ---- the packet path ---------------------------------------------------------------------
-    def receive(self, port: Port, data: bytes) -> None:
+    def receive(self, port: Port, data: Any) -> None:
         if not self.up:
             return
         self.packets_in += 1
@@ -157,7 +160,7 @@ class SwitchNode(Node):
             return
         self._ingress(port.number, data)
 
-    def _ingress(self, port_number: int, data: bytes) -> None:
+    def _ingress(self, port_number: int, data: Any) -> None:
         if not self.up:
             return
         dp = self.dp
@@ -244,7 +247,9 @@ class SwitchNode(Node):
             else:
                 work.extend(dp.run_work(item, result, self.trace))
 
-    def dequeue(self, port: Port, item: EgressWork | CachedEgress, enq_time: int, enq_depth: int) -> bytes | None:
+    def dequeue(self, port: Any, item: Any, enq_time: int, enq_depth: int) -> Any:
+        # port: a Port, or a served switch's CpuPort (live.py); item: an EgressWork or a CachedEgress;
+        # returns bytes, an unjoined Frame or None
         if self.pfc is not None:
             self.pfc.dequeued(item)
         if not self.up:
@@ -257,7 +262,7 @@ class SwitchNode(Node):
                     replay(item.decision.egress_events, trace)
                 out = item.out
                 if out is None:
-                    self._drop(item.drop)
+                    self._drop(item.drop)  # type: ignore[arg-type]  # a drop has its reason
                 elif out.__class__ is Frame and not unjoined_ok(port):
                     out = out.join()
                 return out
@@ -273,7 +278,7 @@ class SwitchNode(Node):
         else:
             depth, qbytes = len(queue), port.queue_bytes
         if self._queue_metadata:
-            sm = item.sm
+            sm: Any = item.sm     # the generated standard_metadata_t
             sm.enq_timestamp = (enq_time // 1000) & _MASK32
             sm.enq_qdepth = enq_depth if enq_depth < _QDEPTH_MAX else _QDEPTH_MAX
             sm.deq_timedelta = ((now - enq_time) // 1000) & _MASK32
@@ -304,7 +309,7 @@ class SwitchNode(Node):
                 return out.data
         return None
 
-    def _telemetry_registers(self, port: Port, now: int) -> None:
+    def _telemetry_registers(self, port: Any, now: int) -> None:
         """``timestamp_ns`` and ``port_tx_bytes`` before an egress run (the module docstring)."""
         clock = self._clock_register
         if clock is not None:
@@ -327,6 +332,9 @@ class SwitchNode(Node):
 
 
 _RECEIVE, _INGRESS = SwitchNode.receive, SwitchNode._ingress
+#: this module compiled (dataplane.compiled): a node's own methods are then bound builtins, and a
+#: replacement a user wrote in Python is not
+_COMPILED = not isinstance(_RECEIVE, FunctionType)
 
 
 def unjoined_ok(port: Port) -> bool:
@@ -334,5 +342,8 @@ def unjoined_ok(port: Port) -> bool:
     only when its peer is a switch whose cache reads one as it is, and nothing else sees it (not a
     capture, another kind of node, nor a switch whose ``receive`` or ``_ingress`` was replaced)."""
     node = port.peer.node      # type: ignore[union-attr]
-    return port.capture is None and node.__class__ is SwitchNode and node.decisions is not None \
-        and getattr(node.receive, "__func__", None) is _RECEIVE and getattr(node._ingress, "__func__", None) is _INGRESS
+    if port.capture is not None or node.__class__ is not SwitchNode or node.decisions is None:
+        return False
+    if _COMPILED:
+        return node.receive.__class__ is BuiltinMethodType and node._ingress.__class__ is BuiltinMethodType
+    return getattr(node.receive, "__func__", None) is _RECEIVE and getattr(node._ingress, "__func__", None) is _INGRESS

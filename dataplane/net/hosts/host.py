@@ -25,9 +25,10 @@ The receive path is ``host_receive.HostReceive``'s, ARP resolution ``arp.ArpReso
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 from dataplane.arch.work import UNJOINED_MIN, Frame
+from dataplane.net.core.mypyc_attr import mypyc_attr
 from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.link import Port
 from dataplane.net.devices.node import Node
@@ -52,6 +53,7 @@ _MIN_IP_PAYLOAD = pk.ETH_MIN_FRAME - pk.ETH_HEADER_LEN - pk.IPV4_HEADER_LEN   # 
 PULL_AHEAD = 2     # frames a puller keeps queued: one on the wire's heels, one more behind it
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)     # XDP hosts, VXLAN's virtual machines
 class Host(ArpResolver, HostReceive, Node):
     """An end host built from a :class:`HostSpec`; its port 0 is added by the network builder."""
 
@@ -65,7 +67,7 @@ class Host(ArpResolver, HostReceive, Node):
     txqueuelen = 1000             # host transmit queue in packets (Linux default)
     ttl = 64
     udp_checksum = False          # compute UDP checksums on send (costs ~2 us per KB); verified on receive if non-zero
-    share_tails = True            # a long tail stays shared under the headers to a switch (``_send_ip``)
+    share_tails: ClassVar[bool] = True   # a long tail stays shared under the headers to a switch (``_send_ip``)
 
     def __init__(self, sim: Simulator, spec: HostSpec):
         super().__init__(sim, spec.name)
@@ -181,13 +183,13 @@ class Host(ArpResolver, HostReceive, Node):
             self._refill_scheduled = True
             self.sim.schedule(0, self._refill)
 
-    def send_udp(self, dst_ip: int | str, src_port: int, dst_port: int, payload: bytes, tos: int = 0,
+    def send_udp(self, dst_ip: int | str, src_port: int, dst_port: int, payload: Any, tos: int = 0,
                  tail: bytes = b"") -> bool:
         """Send one UDP datagram; False if it was dropped at once (no route, host down, queue full).
         ``tail``, if given, follows ``payload`` in the datagram: a sender whose packets end in
         the same bytes (a zero body, a pad) passes them apart, so that they are copied once,
         into the frame, instead of once per header put in front of them."""
-        dst = dst_ip if type(dst_ip) is int else pk.parse_ip(dst_ip)
+        dst = dst_ip if type(dst_ip) is int else pk.parse_ip(dst_ip)  # type: ignore[arg-type]
         if self.udp_checksum:
             return self.send_ip(dst, pk.PROTO_UDP, pk.udp(src_port, dst_port, payload + tail if tail else payload,
                                                           self.ip, dst), tos)
@@ -200,17 +202,17 @@ class Host(ArpResolver, HostReceive, Node):
         """Send an ICMP echo request (replies reach the callback bound with ``bind_echo``)."""
         return self.send_ip(_ip(dst_ip), pk.PROTO_ICMP, pk.icmp_echo_request(ident, seq, payload), tos)
 
-    def send_ip(self, dst_ip: int | str, protocol: int, payload: bytes, tos: int = 0) -> bool:
+    def send_ip(self, dst_ip: int | str, protocol: int, payload: Any, tos: int = 0) -> bool:
         """Wrap ``payload`` in IPv4 from this host and send it toward ``dst_ip``."""
         if not self.up:
             self.stats.dropped_down += 1
             return False
-        dst = dst_ip if type(dst_ip) is int else pk.parse_ip(dst_ip)
+        dst = dst_ip if type(dst_ip) is int else pk.parse_ip(dst_ip)  # type: ignore[arg-type]
         if type(payload) is not bytes:
             payload = bytes(payload)
         return self._send_ip(dst, protocol, payload, b"", tos)
 
-    def _send_ip(self, dst: int, protocol: int, payload: bytes, tail: bytes, tos: int) -> bool:
+    def _send_ip(self, dst: int, protocol: int, payload: Any, tail: Any, tos: int) -> bool:
         """``send_ip`` of ``payload + tail`` (both bytes), the frame built with one copy of ``tail``."""
         if not self.up:
             self.stats.dropped_down += 1
@@ -282,7 +284,7 @@ class Host(ArpResolver, HostReceive, Node):
 
     # ------------------------------------------------------------------ transmit path
 
-    def _send_frame(self, dst_mac: int, packet: bytes) -> bool:
+    def _send_frame(self, dst_mac: int, packet: Any) -> bool:
         head = self._eth_cache.get(dst_mac)
         if head is None:
             head = self._eth_cache[dst_mac] = dst_mac.to_bytes(6, "big") + self._mac_bytes + _ETH_IPV4
@@ -294,7 +296,7 @@ class Host(ArpResolver, HostReceive, Node):
             return True
         return False
 
-    def _tx(self, frame: bytes) -> bool:
+    def _tx(self, frame: Any) -> bool:
         port = self.ports.get(0)
         if port is None or port.link is None:
             self.stats.dropped_down += 1
@@ -302,7 +304,7 @@ class Host(ArpResolver, HostReceive, Node):
         if self._classes is not None:
             if frame.__class__ is Frame:
                 frame = frame.join()                  # type: ignore[attr-defined]
-            return self._classes.tx(port, frame)      # port is a ClassPort
+            return self._classes.tx(port, frame)  # type: ignore[arg-type]  # port is a ClassPort
         size = len(frame) if frame.__class__ is not Frame else len(frame.base)  # type: ignore[attr-defined]
         backlog = self._backlog
         # _full(port, size), inline
@@ -319,7 +321,7 @@ class Host(ArpResolver, HostReceive, Node):
         stats.tx_bytes += size
         return True
 
-    def dequeue(self, port: Port, item: Any, enq_time: int, enq_depth: int) -> bytes | None:
+    def dequeue(self, port: Port, item: Any, enq_time: int, enq_depth: int) -> Any:
         # A slot just freed in the port queue. Refill from the backlog in a new event: enqueueing
         # here would re-enter the port while it is between dequeue and starting transmission.
         if (self._backlog or self._puller is not None or self._classes is not None and self._classes.waiting) \
@@ -334,7 +336,7 @@ class Host(ArpResolver, HostReceive, Node):
         self._refill_scheduled = False
         port = self.ports.get(0)
         if self._classes is not None and port is not None:
-            self._classes.refill(port)
+            self._classes.refill(port)  # type: ignore[arg-type]  # a ClassPort
             if self._puller is not None and port.up:
                 while not self._classes.waiting and len(port.queue) < PULL_AHEAD and self.up and self._puller():
                     pass
@@ -361,4 +363,4 @@ def _full(port: Port, size: int) -> bool:
 
 
 def _ip(addr: int | str) -> int:
-    return addr if type(addr) is int else pk.parse_ip(addr)
+    return addr if type(addr) is int else pk.parse_ip(addr)  # type: ignore[arg-type]

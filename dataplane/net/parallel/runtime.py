@@ -303,7 +303,8 @@ class ParallelSimulator(Simulator):
         for port, peer_rank, link_index, peer_side in self.cut_ports:
             box = port._out
             if box:
-                entries = [(t, key, 1 if fn.__func__ is Port._arrive_control else 0, args)
+                # by name: a compiled Port's bound methods have no __func__ (dataplane.compiled)
+                entries = [(t, key, 1 if fn.__name__ == "_arrive_control" else 0, args)
                            for t, key, fn, args, _ in box]
                 if box[0][0] < soonest:
                     soonest = box[0][0]       # the outbox is a heap too: its head is its earliest

@@ -28,11 +28,30 @@ def is_plain(value: Any, depth: int = 0) -> bool:
     return False
 
 
+def _attributes(obj: Any) -> dict[str, Any]:
+    """``vars(obj)``; for an instance of a compiled class (``dataplane.compiled``), which keeps its
+    attributes in a C struct, those its class lists in ``__mypyc_attrs__`` (and its ``__dict__``)."""
+    names = getattr(type(obj), "__mypyc_attrs__", None)
+    if names is None:
+        return vars(obj)
+    got: dict[str, Any] = {}
+    for name in names:
+        if name == "__dict__":
+            got.update(getattr(obj, "__dict__", {}))
+        elif hasattr(obj, name):        # (an attribute never set has no value)
+            got[name] = getattr(obj, name)
+    return got
+
+
 def plain_state(obj: Any) -> dict[str, Any]:
     """The plain attributes of ``obj`` (see the module docstring)."""
-    return {k: v for k, v in vars(obj).items() if is_plain(v)}
+    return {k: v for k, v in _attributes(obj).items() if is_plain(v)}
 
 
 def apply_state(obj: Any, state: dict[str, Any]) -> None:
     """Overwrite ``obj``'s attributes with ``state`` (from ``plain_state`` on another rank)."""
-    vars(obj).update(state)
+    if hasattr(type(obj), "__mypyc_attrs__"):
+        for name, value in state.items():
+            setattr(obj, name, value)
+    else:
+        vars(obj).update(state)

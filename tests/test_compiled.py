@@ -1,0 +1,93 @@
+"""The compiled build (``DATAPLANE_COMPILE=1``, dataplane/compiled.py) writes the pinned outputs.
+
+A copy of this tree is built as ``DATAPLANE_COMPILE=1 python setup.py build_ext --inplace``
+builds it (mypyc, C extensions beside the sources), and in one process that loads every module of
+``MODULES`` compiled, the fingerprints of the built-in RDMA scenarios and benchmark workloads
+(``tests/net/rdma/test_outputs_pinned.py``: every frame every port sent, ``--json``, the files
+written) and the decision cache's outputs (``tests/net/devices/test_decision_cache_outputs.py``)
+must be the ones the pure-Python code makes. CPython only, and skipped where the machine cannot
+compile (no mypyc, no C compiler or Python headers).
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from dataplane.compiled import MODULES, compiled_modules
+
+ROOT = Path(__file__).resolve().parent.parent
+COPIED = ("dataplane", "grammar", "programs", "topologies", "jobs", "tools", "tests", "_build")
+PROVING = ("tests/net/rdma/test_outputs_pinned.py", "tests/net/devices/test_decision_cache_outputs.py")
+
+pytestmark = [
+    pytest.mark.no_pypy,
+    pytest.mark.skipif(sys.implementation.name != "cpython", reason="mypyc compiles for CPython only"),
+]
+
+
+def _can_compile() -> str | None:
+    """Why this machine cannot build the compiled modules, or None."""
+    if importlib.util.find_spec("mypyc") is None:
+        return "mypyc (mypy) is not installed"
+    if not Path(sysconfig.get_paths()["include"], "Python.h").exists():
+        return "no Python headers"
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(cc) is None:
+        return f"no C compiler ({cc})"
+    return None
+
+
+def _env(tree: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "DATAPLANE_PYPY"}   # no PyPy re-run inside
+    env["PYTHONPATH"] = str(tree)
+    return env
+
+
+@pytest.fixture(scope="module")
+def compiled_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    why = _can_compile()
+    if why:
+        pytest.skip(f"cannot compile here: {why}")
+    tree = tmp_path_factory.mktemp("compiled")
+    for name in COPIED:
+        shutil.copytree(ROOT / name, tree / name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.so", "_data", ".pytest_cache"))
+    for name in ("setup.py", "pyproject.toml"):
+        shutil.copy(ROOT / name, tree / name)
+    built = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=tree,
+                           env={**_env(tree), "DATAPLANE_COMPILE": "1"}, capture_output=True, text=True,
+                           timeout=900)
+    assert built.returncode == 0, (built.stdout + built.stderr)[-4000:]
+    return tree
+
+
+def test_an_install_without_the_variable_runs_the_sources():
+    """Nothing in this checkout or install was compiled unless asked for (CI installs it plainly)."""
+    if os.environ.get("CI") != "true":
+        pytest.skip("a developer's checkout may hold an in-place build")
+    assert compiled_modules() == []
+
+
+def test_the_build_compiles_every_module_listed(compiled_tree: Path):
+    r = subprocess.run([sys.executable, "-m", "dataplane", "--version"], cwd=compiled_tree, env=_env(compiled_tree),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert f"{len(MODULES)} of {len(MODULES)} compiled with mypyc" in r.stdout
+
+
+def test_the_compiled_modules_write_the_pinned_outputs(compiled_tree: Path):
+    # one process: the modules it checks are compiled are the ones the tests then run
+    check = ("import sys, pytest\n"
+             "from dataplane.compiled import MODULES, compiled_modules\n"
+             "assert compiled_modules() == list(MODULES), compiled_modules()\n"
+             f"sys.exit(pytest.main(['-p', 'no:cacheprovider', '-q', '--no-header', *{list(PROVING)!r}]))\n")
+    r = subprocess.run([sys.executable, "-c", check], cwd=compiled_tree, env=_env(compiled_tree),
+                       capture_output=True, text=True, timeout=1200)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-6000:]
