@@ -108,6 +108,18 @@ def run() -> None:
     all stay alive, which it would only walk (about 4% of a ``run-packet``'s start)."""
     pause_for_startup()
     try:
+        _run_main()
+    except SystemExit as exit_:
+        if exit_.code and "mpi4py.MPI" in sys.modules:     # one of several MPI ranks, maybe
+            from dataplane.net.parallel.session import end_every_rank
+
+            end_every_rank(exit_)
+        raise
+
+
+def _run_main() -> None:
+    """``main``, every failure turned into a message and ``SystemExit`` (``run``)."""
+    try:
         main(standalone_mode=True)
     except InternalError as err:
         report_internal(err)

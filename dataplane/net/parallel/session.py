@@ -9,6 +9,7 @@ process. Pcaps need no gathering: each rank writes the files of its own ports.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any, Iterable
 
 from dataplane.errors import DataplaneError
@@ -40,6 +41,36 @@ def on_root() -> bool:
     return MPI.COMM_WORLD.Get_rank() == 0
 
 
+class AgreedExit(SystemExit):
+    """An exit every rank but 0 makes at the same point of a run, where each found the same
+    problem and rank 0 raises it (marked ``on_every_rank``) to say it once: no rank is left
+    waiting, so ``end_every_rank`` lets them end as they are."""
+
+
+def end_every_rank(exit_: SystemExit) -> None:
+    """A failure on one of several MPI ranks: end them all now (``MPI_Abort``) with its status.
+
+    A rank that exits on its own leaves the others waiting at their next exchange for ever, and
+    Open MPI's ``mpiexec`` with them, since the failed rank finalised MPI as a finished one does.
+    Does nothing for a status of 0, on one process, before MPI started or after it ended, and for
+    an exit every rank makes (``AgreedExit``, or the error rank 0 raised beside them). What was
+    printed is flushed first: the abort kills this process too."""
+    mpi = sys.modules.get("mpi4py.MPI")
+    status = exit_.code
+    if not status or mpi is None or mpi_world_size() <= 1:
+        return
+    if isinstance(exit_, AgreedExit) or getattr(exit_.__context__, "on_every_rank", False):
+        return
+    if not mpi.Is_initialized() or mpi.Is_finalized():
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):      # a closed pipe or stream: nothing more to say there
+            pass
+    mpi.COMM_WORLD.Abort(status if isinstance(status, int) else 1)
+
+
 class Session:
     """One rank's view of a partitioned run."""
 
@@ -67,10 +98,11 @@ class Session:
         comm = MPI.COMM_WORLD
         try:
             return cls(spec, comm)
-        except DataplaneError:
+        except DataplaneError as err:
             if comm.Get_rank() == 0:
+                err.on_every_rank = True      # type: ignore[attr-defined]
                 raise
-            raise SystemExit(1) from None     # every rank finds the same problem: rank 0 says it once
+            raise AgreedExit(1) from None     # every rank finds the same problem: rank 0 says it once
 
     @property
     def root(self) -> bool:

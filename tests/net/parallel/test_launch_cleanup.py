@@ -146,3 +146,61 @@ def test_only_a_singletons_variables_are_left_out():
                  "PMIX_SERVER_URI4": "x;tcp4://127.0.0.1:1", "OMPI_APP_CTX_NUM_PROCS": "1",
                  "ORTE_SCHIZO_DETECTION": "ORTE"}
     assert launcher_environ(singleton) == {"PATH": "/bin", "OMPI_MCA_btl": "self,vader"}
+
+
+_FAIL_ON_RANK_1 = '''\
+import os, sys
+if os.environ.get("OMPI_COMM_WORLD_RANK") == "1":
+    sys.path.insert(0, {root!r})
+    from dataplane.net.parallel import session
+
+    def gather(self, net, apps=()):
+        raise RuntimeError("injected failure on rank 1")
+
+    session.Session.gather = gather
+'''
+
+
+def test_a_failure_on_one_rank_ends_every_rank(tmp_path):
+    """Rank 1 alone fails (a bug injected where the ranks gather their results): it says so and
+    every rank ends with its status, 3, where rank 0 used to wait in the gathering for ever."""
+    from pathlib import Path
+
+    import dataplane
+
+    (tmp_path / "sitecustomize.py").write_text(_FAIL_ON_RANK_1.format(root=str(Path(dataplane.__file__).parent.parent)))
+    env = {k: v for k, v in os.environ.items() if k != "DATAPLANE_MPIEXEC"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("PYTHONPATH")]))
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    more = ["--oversubscribe"] if cpus < 2 else []
+    parent = subprocess.Popen(dataplane_command("run", "--ranks", "2", *more, "--duration", "1ms", "--json"),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        out, err = parent.communicate(timeout=90)
+    except subprocess.TimeoutExpired:
+        launchers = _children(parent.pid)
+        ranks = [r for m in launchers for r in _children(m)]
+        for pid in [parent.pid, *launchers, *ranks]:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        parent.communicate()
+        pytest.fail("the run still waited 90 s after rank 1 failed")
+    assert "injected failure on rank 1" in err
+    assert parent.returncode == 3, err
+    assert out == ""
+
+
+def test_a_problem_every_rank_finds_is_said_once(tmp_path):
+    """Started by hand under ``mpiexec -n 2`` on a topology no cut can split (its one link has no
+    latency): every rank finds it, rank 0 says it once, and the run ends with status 1."""
+    from dataplane.net.parallel.launch import _OPENMPI_ENV, mpiexec_path
+
+    topo = tmp_path / "line.yaml"
+    topo.write_text("name: line\ntopology:\n  nodes:\n"
+                    "    s1: {kind: switch, program: ipv4_router}\n    s2: {kind: switch, program: ipv4_router}\n"
+                    '  links:\n    - endpoints: ["s1:p2", "s2:p1"]\n      latency: 0ns\n')
+    env = {**{k: v for k, v in os.environ.items() if k != "DATAPLANE_MPIEXEC"}, **_OPENMPI_ENV}
+    proc = subprocess.run([mpiexec_path(), "-n", "2", *dataplane_command("run", str(topo), "--duration", "1us")],
+                          capture_output=True, text=True, timeout=90, env=env)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.count("2 ranks for 1 parts") == 1, proc.stderr
