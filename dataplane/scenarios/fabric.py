@@ -17,7 +17,9 @@ marking and PFC, another way to pick a member of an ECMP group; with its ``ack_p
 switch port gets strict-priority queues), each switch's random draws seeded by ``seed`` and
 its name. ``down_links`` (pairs of switches of a generated fabric) are
 down from the start and the routes are computed without them, as after a failure the control
-plane has converged on (``loadbalance.routes``).
+plane has converged on (``loadbalance.routes``). With the scheme's ``wcmp`` the routes are
+weighted by capacity, told of ``route_rates`` (two switches and a fraction of the link's rate:
+a link the caller slows, as a port's new speed reaches the control plane).
 """
 from __future__ import annotations
 
@@ -55,6 +57,7 @@ class FabricConfig:
     program: str = "ecn"
     lb: Any = None                                 # a loadbalance.schemes.LbConfig: its program instead
     down_links: tuple[tuple[str, str], ...] = ()
+    route_rates: tuple[tuple[str, str, float], ...] = ()
 
     def describe(self) -> str:
         if self.topology == "fat-tree":
@@ -144,7 +147,8 @@ def _build_generated(cfg: FabricConfig) -> Fabric:
     gen = _generated(cfg)
     lb = cfg.lb
     ups = uplinks(gen)          # before the failed links leave the port maps: every uplink built
-    reroute(gen, hash_stride=lb is None or lb.hashes, down=tuple(cfg.down_links))
+    reroute(gen, hash_stride=lb is None or lb.hashes, down=tuple(cfg.down_links),
+            weighted=lb is not None and lb.wcmp, slow=tuple(cfg.route_rates))
     program = builtin_program(lb.program if lb is not None else cfg.program)
     spec = TopologySpec(gen.name)
     params = {"pfc": {"xoff": cfg.pfc_xoff_bytes, "xon": cfg.pfc_xon_bytes}} if cfg.pfc else {}

@@ -18,7 +18,8 @@ Flows are RDMA reliable connections (``dataplane.net.rdma``) whose receiver is `
 ``gbn`` (go-back-N: in order only, as RoCE NICs) or ``sack`` (places out-of-order packets and
 resends only holes); several give one run each. Each ``--event`` is a run too: ``none``,
 ``down`` (``--event-link`` failed from the start, the routes converged without it) and
-``slow`` (it runs at ``--slow-rate`` of its rate, the routes unaware).
+``slow`` (it runs at ``--slow-rate`` of its rate, the routes unaware unless ``--wcmp``
+weighs them by capacity, ``loadbalance.routes``).
 
 Reported per run (``dataplane.net.loadbalance.metrics``): aggregate goodput (flows: the sum of
 each flow's bytes over its completion time; collectives: busbw) and its fraction of the
@@ -193,6 +194,10 @@ def _default_link(topology: str) -> tuple[str, str]:
               help="ACKs and NAKs in a class the switches serve first: every switch port gets 8 queues in strict "
                    "priority, the programs queue a packet by its IP precedence, and the hosts send ACKs with "
                    "DSCP 48 (CS6, the class of RoCE's CNPs) and data with 0.")
+@click.option("--wcmp", is_flag=True,
+              help="Routes weighted by capacity (WCMP): each next hop in proportion to what it can carry to the "
+                   "destination, the slow link's rate known to them (the routes of --event slow are otherwise "
+                   "unaware of it); on an even fabric the same as ECMP's.")
 @click.option("--mtu", default=4096, show_default=True, type=click.IntRange(256, 8192), help="The path MTU of the "
               "transport's payload.")
 @click.option("--pfc/--no-pfc", default=True, show_default=True, help="PFC on every switch (a lossless fabric).")
@@ -211,7 +216,8 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
             adaptive_mode: str, path_age_us: int, path_quantum_text: str, path_share: int,
             path_avoid_text: str | None,
             mark_text: str,
-            window: int | None, window_counts: str, spray_acks: bool, explore_every: int, ack_priority: bool, mtu: int, pfc: bool, cc: str, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
+            window: int | None, window_counts: str, spray_acks: bool, explore_every: int, ack_priority: bool, wcmp: bool,
+            mtu: int, pfc: bool, cc: str, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
     """Compare load-balancing schemes (ECMP, flowlets, packet spraying, adaptive routing) on a fabric
     under a permutation, all-to-all or a collective, clean and with one uplink failed or slow."""
     from dataplane import progress
@@ -246,6 +252,9 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
     if ack_priority and cc == "hpcc":
         raise click.BadParameter("--cc hpcc runs programs/hpcc.p4, which queues every packet alike; the classes "
                                  "are the load-balancing programs'", param_hint="--ack-priority")
+    if wcmp and cc == "hpcc":
+        raise click.BadParameter("--cc hpcc runs programs/hpcc.p4 on the generator's ECMP routes; the weighted "
+                                 "ones are the load-balancing programs'", param_hint="--wcmp")
     fields = tuple(_choices(hash_fields, tuple(HASH_FIELDS), "--hash-fields"))
     if cc == "hpcc":
         _check_hpcc_switches(schemes, hash_seed, fields, tuple(HASH_FIELDS))
@@ -288,7 +297,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
                     path_shift=path_quantum.bit_length() - 1, path_share=path_share,
                     path_avoid=path_avoid, window_counts=window_counts,
                     spray_acks=spray_acks and s == "reps", ack_priority=ack_priority,
-                    explore_every=explore_every if s == "reps" else 0) for s in schemes]
+                    explore_every=explore_every if s == "reps" else 0, wcmp=wcmp) for s in schemes]
     runs = [LbRun(w, size, FabricConfig(**{**base.__dict__, "lb": lb}), receiver, event, link, slow_rate, mtu, seed,
                   dcqcn, cc == "hpcc")
             for w in workloads for event in events for lb in lbs for receiver in receivers]
@@ -311,13 +320,15 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
         return
     payload = {"fabric": base.describe(), "size": size, "mtu": mtu, "seed": seed, "cc": cc, "pfc": pfc,
                "event_link": list(link),
-               "slow_rate": slow_rate, **({"ack_priority": True} if ack_priority else {}), "results": rows}
+               "slow_rate": slow_rate, **({"ack_priority": True} if ack_priority else {}),
+               **({"wcmp": True} if wcmp else {}), "results": rows}
     if as_json:
         click.echo(json.dumps(payload))
     else:
         click.echo(f"loadbalance: {base.describe()}; {size} B per host; path MTU {mtu} B; "
                    f"{'PFC' if pfc else 'no PFC'}; {_CC_TEXT[cc]}; seed {seed}; "
-                   + ("ACKs in a class served first; " if ack_priority else "") +
+                   + ("ACKs in a class served first; " if ack_priority else "")
+                   + ("WCMP routes; " if wcmp else "") +
                    f"event link {link[0]}-{link[1]}"
                    + (f" (slow: {slow_rate:.0%})" if "slow" in events else ""))
         click.echo(format_table(rows))

@@ -118,6 +118,8 @@ def test_the_command_prints_its_table_and_json():
     (["--mark-us", "20,2"], "0 <= KMIN < KMAX"),
     (["--mark-us", "fast"], "two whole microseconds"),
     (["--lb", "reps", "--receiver", "gbn"], "selective receiver"),
+    (["--wcmp", "--cc", "hpcc"], "the weighted ones are the load-balancing programs'"),
+    (["--wcmp", "--event", "slow", "--event-link", "edge1_1,core1"], "no such link between two switches"),
 ])
 def test_bad_options_get_a_clear_error(args, words):
     result = CliRunner().invoke(main, ["scenario", "loadbalance", "--size", "64KiB", *args])

@@ -100,6 +100,7 @@ class LbConfig:
     spray_acks: bool = False
     ack_priority: bool = False
     explore_every: int = 0
+    wcmp: bool = False
 
     def __post_init__(self) -> None:
         if self.window_counts not in WINDOW_COUNTS:
@@ -177,7 +178,8 @@ class LbConfig:
         pipe = self.window_counts == "pipe"
         text = f", window {window} packets" + (" in the pipe" if pipe else "") if window is not None else \
             (", the span within the reorder window" if pipe else "")
-        return self._scheme_text() + text + (", ACKs served first" if self.ack_priority else "")
+        return (self._scheme_text() + text + (", ACKs served first" if self.ack_priority else "")
+                + (", WCMP routes" if self.wcmp else ""))
 
     def _scheme_text(self) -> str:
         if self.scheme == "ecmp":

@@ -23,7 +23,7 @@ import json
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from dataplane.errors import InternalError
 from dataplane.net.topology.load import format_ipv4, format_mac
@@ -34,6 +34,27 @@ PROGRAM = "ecmp_router"
 LPM_TABLE = "MyIngress.ipv4_lpm"
 ECMP_TABLE = "MyIngress.ecmp_nhop"
 SMAC_TABLE = "MyEgress.smac"
+
+
+#: ``compute_entries``' weights: (switch, destination edge switch, next-hop ports, distances to
+#: that edge) -> one whole weight per port, or None when they are all equal
+Weigher = Callable[[str, str, list[int], dict[str, int]], "list[int] | None"]
+
+
+def interleave(ports: list[int], weights: list[int]) -> list[int]:
+    """``ports`` repeated by ``weights``, spread out (smooth weighted round robin: each turn every
+    port gains its weight, the one ahead goes and loses the total; ties to the first), so that a
+    round robin or a hash over the list meets the members in proportion all along."""
+    total = sum(weights)
+    credit = [0] * len(ports)
+    out = []
+    for _ in range(total):
+        for i, w in enumerate(weights):
+            credit[i] += w
+        best = max(range(len(ports)), key=lambda i: (credit[i], -i))
+        credit[best] -= total
+        out.append(ports[best])
+    return out
 
 
 def host_mac(ip: int) -> int:
@@ -131,8 +152,11 @@ class GeneratedTopology:
         h = self.hosts[node]
         return (h.switch, h.port) if port == 0 else None
 
-    def compute_entries(self) -> None:
-        """Fill ``entries`` with shortest-path ECMP routes to every host subnet."""
+    def compute_entries(self, weigh: Weigher | None = None) -> None:
+        """Fill ``entries`` with shortest-path ECMP routes to every host subnet; with ``weigh``
+        (``weigh(switch, edge, hops, dist)``: each next-hop port's whole weight toward the edge
+        switch of the subnet, or None for equal ones) weighted routes, WCMP: a group lists each
+        member as many times as its weight, interleaved (``interleave``)."""
         by_subnet: dict[tuple[int, int], list[GenHost]] = {}
         for h in self.hosts.values():
             by_subnet.setdefault((h.subnet, h.prefix_len), []).append(h)
@@ -157,13 +181,14 @@ class GeneratedTopology:
                     tables[name].append(_lpm(subnet, plen, "set_nhop",
                                              {"dmac": format_mac(self._peer_mac(name, port)), "port": port}))
                     continue
-                key = tuple(hops)
+                weights = weigh(name, edge, hops, dist) if weigh is not None else None
+                key = tuple(hops) if weights is None else tuple(interleave(hops, weights))
                 if key not in groups[name]:
                     gid = len(groups[name]) + 1
                     groups[name][key] = gid
                     stride = max(1, sw.hash_stride)
-                    for sel in range(len(hops) * stride):
-                        port = hops[(sel // stride) % len(hops)]
+                    for sel in range(len(key) * stride):
+                        port = key[(sel // stride) % len(key)]
                         group_entries[name].append({
                             "table": ECMP_TABLE,
                             "match": {"meta.ecmp_group": gid, "meta.ecmp_select": sel},
@@ -172,7 +197,7 @@ class GeneratedTopology:
                         })
                 gid = groups[name][key]
                 tables[name].append(_lpm(subnet, plen, "set_ecmp",
-                                         {"group": gid, "count": len(hops) * max(1, sw.hash_stride)}))
+                                         {"group": gid, "count": len(key) * max(1, sw.hash_stride)}))
         for name, sw in self.switches.items():
             smac = [{"table": SMAC_TABLE, "match": {"standard_metadata.egress_port": port},
                      "action_name": "MyEgress.rewrite_smac", "action_params": {"smac": format_mac(sw.mac(port))}}

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from dataplane.net.loadbalance.routes import reroute, uplinks
+from dataplane.net.loadbalance.routes import apportion, reroute, uplinks
 from dataplane.net.loadbalance.schemes import MEMBERS_TABLE, LbConfig, member_entries
+from dataplane.net.topology.generated import interleave
 from dataplane.net.topology.generators import fat_tree, leaf_spine
 
 
@@ -98,3 +99,73 @@ def test_reps_runs_ecmp_with_the_hosts_entropy_and_a_window_only_reps_gets_by_de
         assert not cfg.host_entropy and cfg.transport_window is None
         assert LbConfig(scheme, window=7).transport_window == 7 and "window 7 packets" in LbConfig(scheme, window=7).describe()
     assert LbConfig("ecmp").hashes and not LbConfig("spray").hashes
+
+
+# ---- WCMP: routes weighted by capacity ----------------------------------------------------------------
+
+def _counts(gen, switch, prefix):
+    """{peer switch: how many selects lead to it} of ``switch``'s group toward ``prefix`` (a /24)."""
+    (lpm,) = [e for e in gen.entries[switch]["table_entries"]
+              if e["table"] == "MyIngress.ipv4_lpm" and e["match"]["hdr.ipv4.dstAddr"][0] == prefix]
+    assert lpm["action_name"] == "MyIngress.set_ecmp"
+    selects = _groups(gen.entries[switch])[lpm["action_params"]["group"]]
+    assert sorted(selects) == list(range(lpm["action_params"]["count"]))
+    ports = gen.switches[switch].ports
+    out: dict[str, int] = {}
+    for port in selects.values():
+        out[ports[port][0]] = out.get(ports[port][0], 0) + 1
+    return out
+
+
+@pytest.mark.parametrize("make", [lambda: fat_tree(8), lambda: leaf_spine(4, 3, 2)], ids=["fat-tree", "leaf-spine"])
+@pytest.mark.parametrize("stride", [True, False])
+def test_on_an_even_fabric_weighted_routes_are_ecmps_entry_for_entry(make, stride):
+    plain, weighted = make(), make()
+    reroute(plain, hash_stride=stride, down=(("edge1_1", "agg1_1"),) if "edge1_1" in plain.switches else ())
+    reroute(weighted, hash_stride=stride, down=(("edge1_1", "agg1_1"),) if "edge1_1" in weighted.switches else (),
+            weighted=True)
+    assert weighted.entries == plain.entries
+
+
+def test_a_half_rate_link_weighs_every_next_hop_that_leads_through_it():
+    """k=8, edge1_1-agg1_1 at 50G. Toward rack 1 (10.1.1.0/24) a source edge of another pod sends
+    through its first aggregation switch, whose every way down ends on that link, one select in
+    seven, and two through each of the others; the same inside pod 1, and up from edge1_1 itself.
+    (Adding up each core's 50G would give that switch 200G, and equal weights: its capacity is
+    the maximum flow, 50G, since the four cores meet again at agg1_1.) Toward another rack nothing
+    changes, and a switch with one way on has no group to weigh."""
+    gen = fat_tree(8)
+    reroute(gen, hash_stride=False, weighted=True, slow=(("edge1_1", "agg1_1", 0.5),))
+    assert _counts(gen, "edge2_1", "10.1.1.0") == {"agg2_1": 1, "agg2_2": 2, "agg2_3": 2, "agg2_4": 2}
+    assert _counts(gen, "edge1_2", "10.1.1.0") == {"agg1_1": 1, "agg1_2": 2, "agg1_3": 2, "agg1_4": 2}
+    assert _counts(gen, "edge1_1", "10.2.1.0") == {"agg1_1": 1, "agg1_2": 2, "agg1_3": 2, "agg1_4": 2}
+    assert _counts(gen, "edge2_1", "10.3.1.0") == {"agg2_1": 1, "agg2_2": 1, "agg2_3": 1, "agg2_4": 1}
+    assert _counts(gen, "agg2_1", "10.1.1.0") == {f"core{i}": 1 for i in range(1, 5)}
+
+
+def test_weighted_groups_keep_the_hash_stride():
+    gen = fat_tree(4)
+    reroute(gen, weighted=True, slow=(("edge1_1", "agg1_1", 0.5),))
+    assert _counts(gen, "edge1_2", "10.1.1.0") == {"agg1_1": 1, "agg1_2": 2}
+    stride = gen.switches["agg2_1"].hash_stride
+    assert stride == 2 and _counts(gen, "agg2_1", "10.1.1.0") == {"core1": stride, "core2": stride}
+
+
+def test_a_slow_link_must_join_two_switches():
+    with pytest.raises(ValueError, match="no such link between two switches"):
+        reroute(fat_tree(4), weighted=True, slow=(("edge1_1", "core1", 0.5),))
+
+
+def test_weights_are_the_exact_ratio_up_to_eight_selects_and_the_closest_share_past_it():
+    assert apportion([50, 100, 100, 100], 8) == [1, 2, 2, 2]
+    assert apportion([100, 100, 100, 500], 8) == [1, 1, 1, 5]                # 8 selects: exact
+    assert apportion([100, 100, 100, 600], 8) == [1, 1, 1, 5]                # 9: the closest shares in 8
+    assert apportion([75, 100, 100, 100], 16) == [3, 4, 4, 4]
+    assert apportion([75, 100, 100, 100], 8) == [1, 1, 1, 1]                 # 0.25 each errs less than 1/7
+
+
+def test_interleaved_members_take_their_weight_and_never_follow_themselves():
+    seq = interleave([5, 6, 7, 8], [1, 2, 2, 2])
+    assert sorted(seq) == [5, 6, 6, 7, 7, 8, 8]
+    assert all(a != b for a, b in zip(seq, seq[1:] + seq[:1]))
+    assert interleave([3, 4], [1, 1]) == [3, 4]
