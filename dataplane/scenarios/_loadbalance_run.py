@@ -64,9 +64,8 @@ def run_one(run: LbRun) -> dict[str, Any] | None:
         cfg = replace(cfg, lb=None, program="hpcc")
     if run.event == "down":
         cfg = replace(cfg, down_links=(run.event_link,))
-    if run.event == "slow" and lb is not None and lb.wcmp:     # the routes told of the rate it is given below
-        cfg = replace(cfg, route_rates=((*run.event_link, run.slow_rate),))
-    fabric = build_fabric(cfg)
+    told = ((*run.event_link, run.slow_rate),) if run.event == "slow" else ()   # the rate given below
+    fabric = build_fabric(cfg, route_rates=told)
     if run.hpcc:
         set_link_rates(fabric.net)
     recorders = record_queues(fabric.net)

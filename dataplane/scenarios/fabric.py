@@ -18,8 +18,8 @@ switch port gets strict-priority queues), each switch's random draws seeded by `
 its name. ``down_links`` (pairs of switches of a generated fabric) are
 down from the start and the routes are computed without them, as after a failure the control
 plane has converged on (``loadbalance.routes``). With the scheme's ``wcmp`` the routes are
-weighted by capacity, told of ``route_rates`` (two switches and a fraction of the link's rate:
-a link the caller slows, as a port's new speed reaches the control plane).
+weighted by capacity, told of ``build_fabric``'s ``route_rates`` (two switches and a fraction
+of the link's rate: a link the caller slows, as a port's new speed reaches the control plane).
 """
 from __future__ import annotations
 
@@ -57,7 +57,6 @@ class FabricConfig:
     program: str = "ecn"
     lb: Any = None                                 # a loadbalance.schemes.LbConfig: its program instead
     down_links: tuple[tuple[str, str], ...] = ()
-    route_rates: tuple[tuple[str, str, float], ...] = ()
 
     def describe(self) -> str:
         if self.topology == "fat-tree":
@@ -102,12 +101,12 @@ def _generated(cfg: FabricConfig):
     return generators.dragonfly(bandwidth=cfg.bandwidth, latency=cfg.latency)
 
 
-def build_fabric(cfg: FabricConfig) -> Fabric:
-    """Build the network ``cfg`` describes (module docstring)."""
+def build_fabric(cfg: FabricConfig, route_rates: tuple[tuple[str, str, float], ...] = ()) -> Fabric:
+    """Build the network ``cfg`` describes, its WCMP routes told of ``route_rates`` (module docstring)."""
     from dataplane.net.parallel.session import build_network
 
     if cfg.topology in GENERATED:
-        return _build_generated(cfg)
+        return _build_generated(cfg, route_rates)
     if cfg.lb is not None or cfg.down_links:
         raise ValueError("a load-balancing program and failed links need a generated fabric "
                          f"({', '.join(GENERATED)}), not {cfg.topology!r}")
@@ -127,7 +126,7 @@ def build_fabric(cfg: FabricConfig) -> Fabric:
     return Fabric(net, [net.host(h) for h in spec.hosts], rack_of, spec, cfg)
 
 
-def _build_generated(cfg: FabricConfig) -> Fabric:
+def _build_generated(cfg: FabricConfig, route_rates: tuple[tuple[str, str, float], ...] = ()) -> Fabric:
     from dataplane.control.loader import apply_runtime_config
     from dataplane.control.runtime_json import parse_runtime_json
     from dataplane.net.apps.dcqcn_profiles import get_profile
@@ -148,7 +147,7 @@ def _build_generated(cfg: FabricConfig) -> Fabric:
     lb = cfg.lb
     ups = uplinks(gen)          # before the failed links leave the port maps: every uplink built
     reroute(gen, hash_stride=lb is None or lb.hashes, down=tuple(cfg.down_links),
-            weighted=lb is not None and lb.wcmp, slow=tuple(cfg.route_rates))
+            weighted=lb is not None and lb.wcmp, slow=route_rates)
     program = builtin_program(lb.program if lb is not None else cfg.program)
     spec = TopologySpec(gen.name)
     params = {"pfc": {"xoff": cfg.pfc_xoff_bytes, "xon": cfg.pfc_xon_bytes}} if cfg.pfc else {}
