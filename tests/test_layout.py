@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import subprocess
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -54,6 +55,7 @@ def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
     return found
 
 
+@lru_cache(maxsize=1)   # every module parsed once for the whole file (5 s a parse of them all)
 def _graph() -> dict[str, set[str]]:
     modules = _modules()
     return {name: _imports(path, modules) - {name} for name, path in modules.items()}

@@ -74,7 +74,7 @@ def _preprocess(st: FrontEndState) -> None:
 def _parse(st: FrontEndState) -> None:
     pre = st.pre
     assert pre is not None
-    st.tree = parse_text(pre.text, pre.locate, pre.source_line, st.timings, st.deadline)
+    st.tree = parse_text(pre.text, pre.locate, pre.source_line, st.timings, st.deadline, st.limits.nesting)
 
 
 def _check(st: FrontEndState) -> None:

@@ -44,7 +44,8 @@ parser or control instances (through their types) nest. p4c's programs reach 16 
 instances, 5 for types), this repository's 12; C asks compilers for at least 127 nested
 blocks and 63 nested parentheses. The passes recurse per level, so the front end runs
 them with room for this many levels (``dataplane.lang.bounded``), where Python's default
-of 1000 frames ran out at 160 nested ``if`` statements.
+of 1000 frames ran out at 160 nested ``if`` statements. A program far past the limit is
+stopped by the parser already (``parser.STATES_PER_LEVEL``), without reading the rest.
 
 ``type_fields`` (262,144): the scalar fields of one type, those of nested types counted out
 in full. A value of the type is laid out field by field (by the engine: every packet's

@@ -19,10 +19,19 @@ from dataplane.errors import CompileError, Diagnostic, InternalError, Span
 from dataplane.ir.decl import P4Program
 from dataplane.lang.bounded import Deadline
 from dataplane.lang.build.tree import BuildError, BuildIR
+from dataplane.lang.limits import LimitExceeded
 from dataplane.lang.postlex import UNSUPPORTED_KEYWORDS, P4PostLex
 from dataplane.resources import data_dir
 
 MAX_SYNTAX_ERRORS = 10
+# LALR states on the parser's stack per level of nesting the checker allows
+# (``CompileLimits.nesting``), and below the first: the deepest constructs take about 6 a level
+# (``else if`` chains, nested ``if``s), this repository's programs 61 states in all. A stack
+# past that bound is a program nested beyond the limit whatever it holds, so the parse stops
+# there with the checker's error rather than read the rest first (20,000 nested ``if``s took
+# 7 s to parse before the checker refused them).
+STATES_PER_LEVEL = 16
+BASE_STATES = 128
 
 # What a user calls the tokens, for "expected ..." messages.
 _TOKEN_NAMES = {
@@ -48,13 +57,16 @@ def _lexer() -> BasicLexer:
 
 
 def parse_text(text: str, locate: Callable[[int, int], Span], source_line: Callable[[Span], str | None],
-               timings: dict[str, float] | None = None, deadline: Deadline | None = None) -> P4Program:
+               timings: dict[str, float] | None = None, deadline: Deadline | None = None,
+               nesting: int | None = None) -> P4Program:
     """Parse ``text``; ``locate`` maps 1-based (line, col) of ``text`` to original spans.
 
     ``timings``, if given, receives the seconds spent in lark's lexer (``lex``), the token
     pass (``tokens``), the LALR parser (``parse``, which builds the IR as it reduces) and what
     is left of building the IR after it (``build``). ``deadline``, if given, is looked at
-    every ``_CHUNK`` tokens (``LimitExceeded`` at the token it had reached).
+    every ``_CHUNK`` tokens (``LimitExceeded`` at the token it had reached), and so is the
+    parser's depth when ``nesting`` (``CompileLimits.nesting``) is given: ``BASE_STATES`` and
+    ``STATES_PER_LEVEL`` a level at most.
     """
     if timings is None:
         timings = {}
@@ -70,6 +82,11 @@ def parse_text(text: str, locate: Callable[[int, int], Span], source_line: Calla
         if deadline.expired():
             deadline.check(locate(tok.line, tok.column) if tok is not None else Span("<input>", 0, 0))
 
+    def depth(tok: Token, states: int) -> None:
+        if nesting is not None and states > BASE_STATES + STATES_PER_LEVEL * nesting:
+            raise LimitExceeded(f"statements, expressions and types nest more than {nesting} levels deep here "
+                                "(the limit of the compiler, lang/limits.py)", locate(tok.line, tok.column))
+
     parser = _lark()
     t = time.perf_counter()
     try:
@@ -84,7 +101,7 @@ def parse_text(text: str, locate: Callable[[int, int], Span], source_line: Calla
     builder = BuildIR(locate)
     reducer = _reducer(parser, builder)
     ip = reducer.interactive(parser, _lexer(), text) if reducer else parser.parse_interactive(text)
-    tree = _feed(ip, tokens, report, lambda: len(diagnostics), clock)
+    tree = _feed(ip, tokens, report, lambda: len(diagnostics), clock, depth)
     t = _lap(timings, "parse", t)
     if diagnostics:
         raise CompileError(diagnostics)
@@ -141,12 +158,13 @@ def _chunked(tokens: Iterator[Token], clock: Callable[[Token | None], None]) -> 
         clock(out[-1])
 
 
-def _feed(ip, tokens: list[Token], report, count: Callable[[], int], clock: Callable[[Token | None], None]):
+def _feed(ip, tokens: list[Token], report, count: Callable[[], int], clock: Callable[[Token | None], None],
+          depth: Callable[[Token, int], None]):
     """Drive the interactive LALR parser ``ip`` token by token, recovering in panic mode at ';' and '}'.
 
     Fed tokens are cleared from ``tokens`` (recovery only looks ahead), so that a big program's
-    tokens are freed as its IR is built rather than all held to the end. ``clock`` is called
-    every ``_CHUNK`` tokens.
+    tokens are freed as its IR is built rather than all held to the end. ``clock`` and
+    ``depth`` (with the states on the parser's stack) are called every ``_CHUNK`` tokens.
     """
     i = 0
     quiet_until = -1  # after a recovery, errors within the next few tokens are its echoes
@@ -163,6 +181,7 @@ def _feed(ip, tokens: list[Token], report, count: Callable[[], int], clock: Call
                     i += 1
                 if i < len(tokens):
                     clock(tokens[i])
+                    depth(tokens[i], len(ip.parser_state.state_stack))
             continue
         except UnexpectedToken as err:
             if i >= quiet_until:

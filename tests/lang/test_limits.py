@@ -252,7 +252,7 @@ def test_a_program_at_the_nesting_limit_prints_back_from_a_deep_caller():
     "meta.x = " + "-" * 10_000 + "meta.y;",
 ], ids=["ifs", "parentheses-and-sum", "unary"])
 def test_deep_programs_get_a_limit_error_not_a_recursion_error(body):
-    """20,000 nested ifs (a RecursionError, exit 3, before) stop at the 257th level."""
+    """20,000 nested ifs (a RecursionError, exit 3, before) stop past the 256th level."""
     with pytest.raises(CompileError) as info:
         compile_source(v1model(ingress=body), FILE)
     d = info.value.first
@@ -277,3 +277,30 @@ def test_a_type_bomb_stops_at_the_default_limit():
     with pytest.raises(CompileError) as info:
         compile_source(src, FILE)
     at(src, "tuple<t17, t17> t18", info.value.first)
+
+
+def test_a_program_nested_far_past_the_limit_stops_in_the_parser():
+    """20,000 nested ifs with a syntax error after them: the parser stops where its stack holds
+    more than the limit allows (a few hundred levels in), before it reaches the syntax error
+    or the checker: a limit error, not a syntax error 40,000 lines on."""
+    body = "if (meta.x == 1) {\n" * 20_000 + "meta.y = 1;" + "}\n" * 20_000 + "meta.y = ;\n"
+    with pytest.raises(CompileError) as info:
+        compile_source(v1model(ingress=body), FILE)
+    (d,) = info.value.diagnostics
+    assert d.code == "limit" and "more than 256 levels deep" in d.message
+    assert 260 < d.span.line < 2_000
+
+
+@pytest.mark.parametrize("flat", [2_000, 0])
+def test_a_long_program_at_the_nesting_limit_is_not_stopped_by_the_parser(flat):
+    """The parser looks at its depth every 4,096 tokens. A program that spends 12,000 of them
+    inside 61 nested ifs (5 parser states a level, the most of any construct but else-if
+    chains) at a limit of 64 (61 + 3) compiles; one if deeper gets the checker's own error at
+    its first name past the limit, whether or not the parser looked in between."""
+    def program(k: int) -> str:
+        return v1model(ingress="".join(f"if (meta.x == {i}) {{\n" for i in range(k)) + "meta.y = 1;\n" * flat
+                       + "}\n" * k)
+
+    compile_source(program(61), FILE, limits=CompileLimits(nesting=64))
+    d = limit_error(program(62), nesting=64)
+    at(program(62), "meta.x == 61", d)

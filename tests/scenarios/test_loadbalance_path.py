@@ -35,8 +35,8 @@ def run(event: str, **lb):
     built = {}
     build = _loadbalance_run.build_fabric
 
-    def keep(cfg):
-        built["fabric"] = build(cfg)
+    def keep(cfg, **options):
+        built["fabric"] = build(cfg, **options)
         return built["fabric"]
 
     _loadbalance_run.build_fabric = keep
