@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ MPI_TEST = "tests/scenarios/test_loadbalance.py::test_the_results_are_identical_
 JUDGE = "tests/test_pypy.py::test_suite_passes_under_pypy"
 
 
+@lru_cache(maxsize=None)   # each collection imports the package and the suite: 5 s
 def collected(pypy: str | None) -> tuple[list[str], str]:
     """The node ids in run order and pytest's summary line. ``pypy``: a stand-in interpreter,
     which conftest starts as the PyPy run (``true`` ignores its arguments)."""

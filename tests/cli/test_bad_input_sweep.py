@@ -21,6 +21,8 @@ import pytest
 from dataplane.resources import available_cpus, builtin_program
 from dataplane.testing.processes import dataplane_command
 
+pytestmark = pytest.mark.no_pypy  # one process per input: 70 s under PyPy, and not about the interpreter
+
 TIMEOUT = 120
 PACKET = "00" * 60
 FRAME = bytes.fromhex("080000000111" "000000000001" "0800" "45000014000100004001000a" "c0000201" "0a000101")

@@ -32,7 +32,7 @@ def test_a_collective_is_identical_on_one_and_two_ranks(op, algo):
 
 def test_a_training_job_is_identical_on_one_and_two_ranks(tmp_path):
     job = tmp_path / "job.yaml"
-    job.write_text("gpus: 16\nsteps: 1\nbucket: 256KiB\nparallel: {tensor: 2}\n"
+    job.write_text("gpus: 8\nsteps: 1\nbucket: 256KiB\nparallel: {tensor: 2}\n"
                    "model: {parameters: 400K, layers: 4, tokens: 8K, flops: 100T}\n")
     args = ["scenario", "training", str(job), "--what-if", "flap", "--flap-for", "200us", "--json"]
     outs = stdout_on_ranks(*args)
