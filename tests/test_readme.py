@@ -131,13 +131,16 @@ def _section_block(title: str) -> list[str]:
 
 def test_install_is_two_commands_and_ci_runs_them():
     """Install gives two commands from a clone: one installs everything the tests need, one runs
-    them; .ci/run installs the same extra and runs exactly the command README's Test section gives."""
+    them; .ci/run installs the same extra (into the wheel of this clone that ``pip install .``
+    would build, made once for its two environments) and runs exactly the command README's Test
+    section gives."""
     install, test = _section_block("Install"), _section_block("Test")
     assert install == ["pip install '.[test]'", "pytest"]
     assert test == ["pytest"]
     ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
           if line.strip() and not line.strip().startswith("#")]
-    assert "python -m pip install --quiet '.[test]'" in ci
+    assert 'python -m pip wheel --quiet --no-deps --wheel-dir "$WHEELS" .' in ci
+    assert 'python -m pip install --quiet "$WHEEL[test]"' in ci
     assert ci[-1] == test[0]     # the last thing CI does is README's test command
 
 
