@@ -7,13 +7,15 @@ test that judges it is ordered last but for the tests marked ``ranks`` (two MPI 
 processes, which then have both cores) and ``realtime`` (paced to the wall clock), which run
 after it, on a quiet machine. Tests marked ``simulation`` (long
 simulations, interpreter-independent) then run in the PyPy run only, 2-4x faster there, which
-evens the two cores' work; without the PyPy run they run here.
+evens the two cores' work; without the PyPy run they run here. The compiled build that
+tests/test_compiled.py checks starts at collection too, in the background.
 """
 from __future__ import annotations
 
 import importlib.util
 import os
 import platform
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -21,6 +23,7 @@ from pathlib import Path
 import pytest
 
 PYPY_SUITE_TEST = "test_pypy.py::test_suite_passes_under_pypy"
+COMPILED_TESTS = "tests/test_compiled.py::"
 TESTS = Path(__file__).resolve().parent
 
 
@@ -38,6 +41,9 @@ def moves_to_pypy(item: pytest.Item) -> bool:
 
 @pytest.hookimpl(trylast=True)  # after -k and -m have deselected what will not run
 def pytest_collection_modifyitems(config, items):
+    compiled = [item for item in items if item.nodeid.startswith(COMPILED_TESTS)]
+    if compiled:
+        compiled[0].module.start_build(config)     # in the background from now on
     judged = [item for item in items if item.nodeid.endswith(PYPY_SUITE_TEST)]
     if not judged:
         return
@@ -63,6 +69,14 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_unconfigure(config):
+    compiled = getattr(config, "dataplane_compiled_build", None)    # tests/test_compiled.py's
+    if compiled is not None:
+        tree, proc, log = compiled
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        log.close()
+        shutil.rmtree(tree, ignore_errors=True)
     started = getattr(config, "dataplane_pypy_suite", None)
     if started is not None:
         proc, _, log = started

@@ -1,7 +1,7 @@
 """The compiled build (``DATAPLANE_COMPILE=1``, dataplane/compiled.py) writes the pinned outputs.
 
 A copy of this tree is built as ``DATAPLANE_COMPILE=1 python setup.py build_ext --inplace``
-builds it (mypyc, C extensions beside the sources), and in one process that loads every module of
+builds it (in the background from collection on: ``start_build``) (mypyc, C extensions beside the sources), and in one process that loads every module of
 ``MODULES`` compiled, the fingerprints of the built-in RDMA scenarios and benchmark workloads
 (``tests/net/rdma/test_outputs_pinned.py``: every frame every port sent, ``--json``, the files
 written) and the decision cache's outputs (``tests/net/devices/test_decision_cache_outputs.py``)
@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -50,21 +51,39 @@ def _env(tree: Path) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module")
-def compiled_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    why = _can_compile()
-    if why:
-        pytest.skip(f"cannot compile here: {why}")
-    tree = tmp_path_factory.mktemp("compiled")
+def start_build(config: pytest.Config) -> None:
+    """Copy this tree to a new folder and start building it there in the background; the
+    ``compiled_tree`` fixture waits for it. tests/conftest.py calls it at collection, so that
+    the build (a minute and a half of CPU) shares the cores with the rest of the suite instead
+    of running alone in its turn. Does nothing where the machine cannot compile."""
+    if sys.implementation.name != "cpython" or _can_compile() is not None:
+        return
+    tree = Path(tempfile.mkdtemp(prefix="dataplane-compiled-"))
     for name in COPIED:
         shutil.copytree(ROOT / name, tree / name,
                         ignore=shutil.ignore_patterns("__pycache__", "*.so", "_data", ".pytest_cache"))
     for name in ("setup.py", "pyproject.toml"):
         shutil.copy(ROOT / name, tree / name)
-    built = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=tree,
-                           env={**_env(tree), "DATAPLANE_COMPILE": "1"}, capture_output=True, text=True,
-                           timeout=900)
-    assert built.returncode == 0, (built.stdout + built.stderr)[-4000:]
+    log = open(tree / "build.log", "wb")
+    proc = subprocess.Popen([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=tree,
+                            env={**_env(tree), "DATAPLANE_COMPILE": "1"}, stdout=log, stderr=subprocess.STDOUT)
+    config.dataplane_compiled_build = (tree, proc, log)
+
+
+@pytest.fixture(scope="module")
+def compiled_tree(request: pytest.FixtureRequest) -> Path:
+    why = _can_compile()
+    if why:
+        pytest.skip(f"cannot compile here: {why}")
+    if getattr(request.config, "dataplane_compiled_build", None) is None:
+        start_build(request.config)
+    tree, proc, _ = request.config.dataplane_compiled_build
+    try:
+        proc.wait(timeout=900)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 0, (tree / "build.log").read_text(errors="replace")[-4000:]
     return tree
 
 
