@@ -13,6 +13,10 @@ import pytest
 import dataplane
 from dataplane.resources import data_dir
 
+# A process per command: 14 s under PyPy against 5 here,
+# and the front end's PyPy runs are tests/lang's, in-process.
+pytestmark = pytest.mark.no_pypy
+
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     exe = shutil.which("dataplane")

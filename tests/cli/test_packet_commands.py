@@ -14,6 +14,10 @@ from scapy.utils import rdpcap, wrpcap
 
 from dataplane.resources import data_dir
 
+# A process per command: 45 s under PyPy against 8 here,
+# and the engine's PyPy runs are tests/engine's and tests/stf's, in-process.
+pytestmark = pytest.mark.no_pypy
+
 ROUTER_JSON = data_dir("programs") / "ipv4_router.json"
 STF_DIR = Path(__file__).parent.parent / "stf"
 
