@@ -68,22 +68,24 @@ def pytest_collection_modifyitems(config, items):
         config.dataplane_pypy_suite = (proc, work / "output.txt", log)
 
 
+def _end(proc: subprocess.Popen, log) -> None:
+    """A background process of the session killed if it still runs, its log closed."""
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+    log.close()
+
+
 def pytest_unconfigure(config):
     compiled = getattr(config, "dataplane_compiled_build", None)    # tests/test_compiled.py's
     if compiled is not None:
         tree, proc, log = compiled
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-        log.close()
+        _end(proc, log)
         shutil.rmtree(tree, ignore_errors=True)
     started = getattr(config, "dataplane_pypy_suite", None)
     if started is not None:
         proc, _, log = started
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        log.close()
+        _end(proc, log)
 
 
 class OneRankComm:
