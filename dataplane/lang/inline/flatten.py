@@ -69,6 +69,7 @@ class Flattener:
                                + list(getattr(top, "actions", ())) + list(getattr(top, "tables", ()))
                                + list(getattr(top, "states", ()))}
         self.stack: list[str] = [top.name]   # blocks being inlined, against recursive instantiation
+        self.returns: dict[str, bool] = {}   # by control name: whether its declared body has a return
 
     # ---- names ------------------------------------------------------------------------------------------
     def fresh(self, base: str) -> str:
@@ -269,7 +270,11 @@ class Flattener:
         self.stack.append(inst.decl.name)
         body = Rewriter(inst.env, self, rename_decls=True).block(inst.decl.body)
         self.stack.pop()
-        if has_return(body.stmts):
+        # The rewritten body keeps the declared body's returns and no others (those of the sub-controls
+        # inlined into it are gone): asking the declared body, once, keeps a deep nest linear.
+        if inst.decl.name not in self.returns:
+            self.returns[inst.decl.name] = has_return(inst.decl.body.stmts)
+        if self.returns[inst.decl.name]:
             flag = E.PathExpr(self.fresh(inst.env.prefix + "hasReturned"), "local", type=T.BOOL, span=call.span)
             decl = S.VarDecl(E.BaseTypeRef("bool"), flag.name, E.BoolLiteral(False, type=T.BOOL), resolved=T.BOOL,
                              span=call.span)
