@@ -31,14 +31,23 @@ def dataplane_command(*args: str) -> list[str]:
 
 def stdout_on_ranks(*args: str, ranks: tuple[int, ...] = (1, 2), timeout: float = 300) -> list[str]:
     """What ``dataplane ARGS --ranks N`` prints for each N of ``ranks``, each run to success
-    (an AssertionError with its stderr otherwise): the runs a test compares byte for byte."""
-    outs = []
-    for n in ranks:
-        proc = subprocess.run(dataplane_command(*args, "--ranks", str(n)), capture_output=True, text=True,
-                              timeout=timeout)
-        assert proc.returncode == 0, proc.stderr
-        outs.append(proc.stdout)
-    return outs
+    (an AssertionError with its stderr otherwise): the runs a test compares byte for byte.
+
+    The runs go side by side: the one-rank run alone would leave a core idle."""
+    procs = [subprocess.Popen(dataplane_command(*args, "--ranks", str(n)), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for n in ranks]
+    try:
+        outs = []
+        for proc in procs:
+            out, err = proc.communicate(timeout=timeout)
+            assert proc.returncode == 0, err
+            outs.append(out)
+        return outs
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
 
 
 def wait_listening(proc: subprocess.Popen, port: int, log: Path, timeout: float = 30) -> None:
