@@ -6,6 +6,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+from dataplane.net.capture.plots import pyplot
+
 
 def busbw_figure(cfg: Any, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The report's figure (``dataplane.report.figures``): busbw and bound against log2 of the size."""
@@ -21,13 +23,8 @@ def busbw_figure(cfg: Any, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def plot_busbw(cfg: Any, rows: list[dict[str, Any]], path: Path) -> None:
     """busbw (GB/s) per size on a log axis, and the bound as a dashed line; nothing without matplotlib."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return
-    if not rows:
+    plt = pyplot()
+    if plt is None or not rows:
         return
     fig, ax = plt.subplots(figsize=(6, 3.6))
     sizes = [r["size"] for r in rows]

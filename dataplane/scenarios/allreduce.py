@@ -43,6 +43,7 @@ from dataplane.net.apps.allreduce import (
     quantisation_bound,
 )
 from dataplane.net.apps.allreduce_vectors import ArrayVectors, SeededVectors, Vectors, reference
+from dataplane.net.capture.plots import pyplot
 from dataplane.net.core.units import MAX_TIME_NS
 from dataplane.net.fabric.network import Network
 from dataplane.net.parallel.session import build_network as build_network_on_ranks
@@ -264,11 +265,8 @@ def command(workers: int, topology: str, fat_tree_k: int, elements: int, modes: 
 
 
 def _plot(results: Sequence[AllreduceResult], path: Path) -> None:
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return
     fig, ax = plt.subplots(figsize=(5, 3.2))
     ax.bar([r.mode for r in results], [r.completion_ns / 1e6 for r in results], color=["tab:blue", "tab:orange"][:len(results)])

@@ -345,7 +345,8 @@ def command(senders: int, mode: str, transfer: str, buffer: str, profile: str, k
         plot_rates(runs, out / "flow_rates.png")
         (out / "results.json").write_text(json.dumps({"results": results}, indent=2) + "\n")
         if not as_json:
-            click.echo(f"wrote {out / 'queue_depth.png'}, {out / 'flow_rates.png'}, {out / 'results.json'}")
+            written = [out / "queue_depth.png", out / "flow_rates.png", out / "results.json"]
+            click.echo("wrote " + ", ".join(str(p) for p in written if p.exists()))   # no PNG: DATAPLANE_PLOTS=0
     if as_json:
         click.echo(json.dumps({"results": results}))
 

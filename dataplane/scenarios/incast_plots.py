@@ -5,14 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+from dataplane.net.capture.plots import pyplot
 
 
 def _label(run: Any) -> str:
@@ -20,9 +13,11 @@ def _label(run: Any) -> str:
     return f"{run.config.mode}/hpcc" if run.config.hpcc else run.config.mode
 
 
-def plot_queue(runs: list[Any], path: Path, title: str | None = None) -> Path:
+def plot_queue(runs: list[Any], path: Path, title: str | None = None) -> Path | None:
     """Bottleneck queue depth (bytes) over time for each run, with the marking band."""
-    plt = _pyplot()
+    plt = pyplot()
+    if plt is None:
+        return None
     fig, ax = plt.subplots(figsize=(8, 4))
     for run in runs:
         ax.plot([t / 1000 for t in run.queue_times], [b / 1e6 for b in run.queue_bytes],
@@ -43,9 +38,11 @@ def plot_queue(runs: list[Any], path: Path, title: str | None = None) -> Path:
     return path
 
 
-def plot_rates(runs: list[Any], path: Path) -> Path:
+def plot_rates(runs: list[Any], path: Path) -> Path | None:
     """Per-flow received throughput over time, one panel per run (ECN runs add the DCQCN rate)."""
-    plt = _pyplot()
+    plt = pyplot()
+    if plt is None:
+        return None
     panels = []
     for run in runs:
         panels.append((run, "received"))

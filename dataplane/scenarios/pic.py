@@ -386,4 +386,4 @@ def command(prefixes: str, modes: str, detection: str, write_rate: float, paths:
         return
     click.echo(format_table(results))
     if out is not None:
-        click.echo(f"wrote {out / 'pic.json'} and {out / 'pic.png'}")
+        click.echo(" and ".join(["wrote " + str(out / "pic.json")] + [str(p) for p in [out / "pic.png"] if p.exists()]))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
+from dataplane.net.capture.plots import pyplot
+
 
 def fmt_ns(ns: int) -> str:
     """A simulated duration in s, ms or us, as the table and the plot print it."""
@@ -15,13 +17,11 @@ def fmt_ns(ns: int) -> str:
     return f"{ns / 1e3:.1f} us"
 
 
-def plot_pic(results: Sequence[Any], path: str | Path, title: str | None = None) -> Path:
+def plot_pic(results: Sequence[Any], path: str | Path, title: str | None = None) -> Path | None:
     """Convergence time (log) against prefix count (log), one line per mode, the flat model dashed."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
+    if plt is None:
+        return None
     path = Path(path)
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
     styles = {"flat": ("tab:red", "o"), "pic": ("tab:blue", "s"), "dataplane": ("tab:green", "^")}

@@ -4,19 +4,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from dataplane.net.capture.plots import pyplot
+
 COLOURS = {"forward": "tab:blue", "backward": "tab:cyan", "optimizer": "tab:purple", "exposed": "tab:red",
            "tensor": "tab:orange", "pipeline": "tab:olive"}
 
 
 def plot_timelines(results: list[Any], path: Path, max_gpus: int = 32) -> None:
     """One Gantt chart per run (compute kinds and waits; white is idle), the first ``max_gpus`` GPUs."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from matplotlib.patches import Patch
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return
+    from matplotlib.patches import Patch
     fig, axes = plt.subplots(len(results), 1, figsize=(9, 1.2 + 1.6 * len(results)), squeeze=False)
     end = max((s for r in results for t in r.timelines for _, s, _ in t), default=1)
     for ax, r in zip(axes[:, 0], results):

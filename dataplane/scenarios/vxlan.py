@@ -415,4 +415,5 @@ def command(tenants: str, hosts: int, rate: str, duration: str, size: int, flows
     else:
         click.echo(format_rows(rows))
         if out is not None:
-            click.echo(f"wrote {out / 'results.json'}, {out / 'vxlan.png'} and pcaps in {out}/pcap-*")
+            plot = f", {out / 'vxlan.png'}" if (out / "vxlan.png").exists() else ""
+            click.echo(f"wrote {out / 'results.json'}{plot} and pcaps in {out}/pcap-*")

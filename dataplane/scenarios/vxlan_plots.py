@@ -12,14 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from dataplane.net.capture.plots import pyplot
+
 
 def plot_vxlan(rows: list[dict[str, Any]], path: Path, spread: dict[str, Any] | None = None) -> bool:
     """Write the figure to ``path``; False (and no file) when matplotlib is missing."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return False
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 3.8), gridspec_kw={"width_ratios": [1, 1.6]})
     if len({r["rate_bps"] for r in rows}) > 1:

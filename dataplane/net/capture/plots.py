@@ -1,13 +1,22 @@
-"""PNG plots of a run (matplotlib, headless): queue depth over time, throughput per flow."""
+"""PNG plots of a run (matplotlib, headless): queue depth over time, throughput per flow; and
+``pyplot``, through which every command's ``--out`` draws its PNGs."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 
-def _pyplot():
-    import matplotlib
-
+def pyplot() -> Any | None:
+    """matplotlib's pyplot on its headless backend, or None when no PNG is to be drawn: matplotlib
+    is not installed, or ``DATAPLANE_PLOTS=0`` is set (a sweep's many runs, or PyPy, where
+    drawing a run's figures can take longer than the run). The data behind them is written either way."""
+    if os.environ.get("DATAPLANE_PLOTS", "1").strip() == "0":
+        return None
+    try:
+        import matplotlib
+    except ImportError:
+        return None
     matplotlib.use("Agg")  # no display on servers and CI
     import matplotlib.pyplot as plt
 
@@ -19,7 +28,9 @@ def plot_queues(net: Any, path: Path, top: int = 6) -> Path | None:
     ports = _ports_that_queued(net, lambda p: True)
     if not ports:
         return None
-    plt = _pyplot()
+    plt = pyplot()
+    if plt is None:
+        return None
     fig, ax = plt.subplots(figsize=(8, 4))
     for p in ports[:top]:
         ax.plot(*_steps(p.stats.qdepth_flat), label=p.name, linewidth=1)
@@ -32,7 +43,9 @@ def plot_queue_classes(net: Any, path: Path, top: int = 4) -> Path | None:
     ports = _ports_that_queued(net, lambda p: hasattr(p, "queue_metrics"))
     if not ports:
         return None
-    plt = _pyplot()
+    plt = pyplot()
+    if plt is None:
+        return None
     fig, ax = plt.subplots(figsize=(8, 4))
     for p in ports[:top]:
         for qid, st in enumerate(p.queue.stats):
@@ -96,7 +109,9 @@ def plot_throughput(series: dict[str, list[tuple[int, float]]], path: Path, max_
     flow name to (time ns, Gb/s)."""
     if not any(series.values()):
         return None
-    plt = _pyplot()
+    plt = pyplot()
+    if plt is None:
+        return None
     fig, ax = plt.subplots(figsize=(8, 4))
     for name, points in throughput_lines(series, max_lines):
         ax.plot([t / 1000 for t, _ in points], [g for _, g in points], label=name, linewidth=1)

@@ -31,3 +31,26 @@ def test_plot_has_a_legend_entry_per_line(tmp_path, monkeypatch):
     ax = fig.axes[0]
     assert len(ax.get_lines()) == 12
     assert [t.get_text() for t in ax.get_legend().get_texts()] == [line.get_label() for line in ax.get_lines()]
+
+
+def test_dataplane_plots_0_draws_no_png_and_changes_nothing_else(tmp_path, monkeypatch):
+    """``DATAPLANE_PLOTS=0``: the same files but the PNGs, byte for byte, and only the files
+    written are named (``0`` exactly; any other value draws)."""
+    from click.testing import CliRunner
+
+    from dataplane.cli import main
+
+    args = ["scenario", "incast", "--senders", "2", "--transfer", "64KB", "--mode", "droptail", "--out"]
+    said = {}
+    for value in ("0", "1", ""):
+        monkeypatch.setenv("DATAPLANE_PLOTS", value)
+        result = CliRunner().invoke(main, args + [str(tmp_path / (value or "unset"))])
+        assert result.exit_code == 0, result.output
+        said[value] = result.output.splitlines()[-1]
+    files = {v: {p.name: p.read_bytes() for p in (tmp_path / v).iterdir()} for v in ("0", "1", "unset")}
+    assert sorted(files["1"]) == sorted(files["unset"]) == ["flow_rates.png", "queue_depth.png", "report.json",
+                                                             "results.json"]
+    assert sorted(files["0"]) == ["report.json", "results.json"]
+    assert all(files["0"][name] == files["1"][name] for name in files["0"])
+    assert said["0"] == f"wrote {tmp_path / '0' / 'results.json'}"
+    assert said["1"].count(".png") == 2
