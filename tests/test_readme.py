@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from dataplane.resources import self_command
+from dataplane.testing.forks import CommandForks
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -291,72 +292,6 @@ def _start_server(command: str, cwd: Path, env: dict) -> tuple[subprocess.Popen 
     return proc, said
 
 
-#: Runs plain `dataplane` commands for the test, each in a fork of one process that has imported
-#: what they all import, so that 40 commands do not pay 40 starts of Python, numpy and the package.
-#: It reads one JSON job a line ({argv, cwd, log, timeout}) and answers the exit status (null:
-#: killed at the timeout, with its process group).
-DRIVER = r"""
-import io, json, os, signal, sys, time
-import numpy, dataplane.cli, dataplane.cli.compile, dataplane.cli.packet, dataplane.cli.network, dataplane.cli.scenario, dataplane.control.switch
-for line in sys.stdin:
-    job = json.loads(line)
-    pid = os.fork()
-    if pid == 0:
-        os.setsid()
-        os.chdir(job["cwd"])
-        fd = os.open(job["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-        os.dup2(fd, 1)
-        os.dup2(fd, 2)
-        sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), line_buffering=True)
-        sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), line_buffering=True)
-        sys.argv = ["dataplane", *job["argv"]]
-        code = 0
-        try:
-            dataplane.cli.run()
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else 0 if e.code is None else (print(e.code, file=sys.stderr) or 1)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-    deadline = time.monotonic() + job["timeout"]
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            code = os.waitstatus_to_exitcode(status)
-            break
-        if time.monotonic() > deadline:
-            os.killpg(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            code = None
-            break
-        time.sleep(0.01)
-    print(json.dumps(code), flush=True)
-"""
-
-
-class _Forks:
-    """The DRIVER process: ``run(argv, cwd)`` runs ``dataplane ARGV`` in a fork of it."""
-
-    def __init__(self, env: dict, logs: Path):
-        root = str(Path(sys.modules["dataplane"].__file__).resolve().parents[1])
-        self.proc = subprocess.Popen([sys.executable, "-c", f"import sys; sys.path.insert(0, {root!r})\n{DRIVER}"],
-                                     env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        self.logs, self.count = logs, 0
-
-    def run(self, argv: list[str], cwd: Path, timeout: float = 120) -> tuple[int | None, str]:
-        self.count += 1
-        log = self.logs / f"{self.count}.log"
-        self.proc.stdin.write(json.dumps({"argv": argv, "cwd": str(cwd), "log": str(log), "timeout": timeout}) + "\n")
-        self.proc.stdin.flush()
-        code = json.loads(self.proc.stdout.readline())
-        out = log.read_text() if log.exists() else ""
-        return code, out if code is not None else f"{out}\n(killed after {timeout} s)"
-
-    def close(self) -> None:
-        self.proc.stdin.close()
-        self.proc.wait(timeout=30)
-
-
 #: Shell syntax that needs bash: such a command runs under it, as a process of its own.
 SHELL = set("$|&;<>()`*~\\")
 
@@ -400,7 +335,7 @@ SH_DOCUMENTS = [str(d.relative_to(ROOT)) for d in documents()
 @pytest.fixture(scope="module")
 def runner(tmp_path_factory):
     """What every document's run shares: ``dataplane`` and ``python`` on PATH as this package and
-    interpreter, the small job files, and the DRIVER process that forks plain commands."""
+    interpreter, the small job files, and the process that forks plain commands (``CommandForks``)."""
     tmp = tmp_path_factory.mktemp("docs-examples")
     bin_dir = _shims(tmp)
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "DATAPLANE_PROGRESS": "0",
@@ -408,8 +343,7 @@ def runner(tmp_path_factory):
            # (docs/fabric/ranks.md: "by hand add --allow-run-as-root --oversubscribe")
            "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_rmaps_base_oversubscribe": "1"}
-    (tmp / "logs").mkdir()
-    forks = _Forks(env, tmp / "logs")
+    forks = CommandForks(env)
     try:
         yield env, forks
     finally:
@@ -432,7 +366,7 @@ def test_every_sh_example_runs_as_printed(document, runner, tmp_path):
     assert not failures, "\n\n".join(failures)
 
 
-def _run_blocks(doc: Path, clone: Path, env: dict, tmp_path: Path, forks: _Forks, failures: list,
+def _run_blocks(doc: Path, clone: Path, env: dict, tmp_path: Path, forks: CommandForks, failures: list,
                 skipped: list) -> None:
     """Run ``doc``'s sh blocks in order (see test_every_sh_example_runs_as_printed)."""
     name = doc.relative_to(ROOT)
@@ -463,7 +397,10 @@ def _run_blocks(doc: Path, clone: Path, env: dict, tmp_path: Path, forks: _Forks
                     continue
                 words = shlex.split(command)
                 if words[0] == "dataplane" and "--ranks" not in words and not SHELL & set(command):
-                    code, out = forks.run(words[1:], clone)
+                    done = forks.run(words[1:], clone)
+                    code, out = done.returncode, done.stdout + done.stderr
+                    if code is None:
+                        out += "\n(killed after 120 s)"
                 else:
                     code, out = _run(command, clone, env)
                 if code != 0:

@@ -1,4 +1,5 @@
-"""Bad input of every kind issue 29 found, through the real command in its own process: each is
+"""Bad input of every kind issue 29 found, through the real command in a process of its own (a fork
+of one that has imported the package, ``CommandForks``): each is
 refused with an ``error:`` line and a status that is neither success (0) nor a bug (3), no
 Python traceback, within the timeout, and leaves no ``--out`` folder behind.
 
@@ -13,13 +14,12 @@ import json
 import os
 import re
 import struct
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from dataplane.resources import available_cpus, builtin_program
-from dataplane.testing.processes import dataplane_command
+from dataplane.testing.forks import CommandForks
 
 pytestmark = pytest.mark.no_pypy  # one process per input: 70 s under PyPy, and not about the interpreter
 
@@ -122,6 +122,13 @@ CASES = [
 
 
 @pytest.fixture(scope="module")
+def forks():
+    driver = CommandForks()
+    yield driver
+    driver.close()
+
+
+@pytest.fixture(scope="module")
 def files(tmp_path_factory):
     return _files(tmp_path_factory.mktemp("bad"))
 
@@ -133,13 +140,11 @@ def _args(args: list[str], files: dict[str, str], out: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("name,args", CASES, ids=[c[0] for c in CASES])
-def test_bad_input_is_a_clear_error(tmp_path, files, name, args):
+def test_bad_input_is_a_clear_error(tmp_path, forks, files, name, args):
     out = tmp_path / "new" / "out"
     env = {**os.environ, "DATAPLANE_MPIEXEC": files["mpiexec"], "SWEEP_MPIEXEC_LOG": str(tmp_path / "mpiexec.log")}
-    try:
-        proc = subprocess.run(dataplane_command(*_args(args, files, out)), capture_output=True, text=True,
-                              timeout=TIMEOUT, cwd=tmp_path, env=env, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
+    proc = forks.run(_args(args, files, out), tmp_path, timeout=TIMEOUT, env=env)
+    if proc.returncode is None:
         pytest.fail(f"{name}: still running after {TIMEOUT} s")
     said = proc.stdout + proc.stderr
     what = f"{name}: exit {proc.returncode}\n{said[:2000]}"

@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Callable
 
 import pytest
 
-pytestmark = pytest.mark.no_pypy  # one process per input: slow under PyPy, and not about the interpreter
+from dataplane.testing.forks import CommandForks, Finished
+
+pytestmark = pytest.mark.no_pypy  # a process per input: slow under PyPy, and not about the interpreter
 
 TIMEOUT = 60        # seconds a compile may take here: the slowest input takes about 6 s
 HEAD = "#include <core.p4>\n#include <v1model.p4>\n"
@@ -93,24 +92,28 @@ HOSTILE: dict[str, Callable[[], str | bytes]] = {
 }
 
 
-def dataplane_compile(path: Path) -> tuple[subprocess.CompletedProcess, float]:
-    exe = shutil.which("dataplane")
-    cmd = [exe] if exe else [sys.executable, "-c", "from dataplane.cli import run; run()"]
+@pytest.fixture(scope="module")
+def forks():
+    driver = CommandForks()
+    yield driver
+    driver.close()
+
+
+def dataplane_compile(forks: CommandForks, path: Path) -> tuple[Finished, float]:
     start = time.monotonic()
-    r = subprocess.run([*cmd, "compile", "--check", str(path)], capture_output=True, text=True,
-                       errors="replace", timeout=TIMEOUT * 2)
+    r = forks.run(["compile", "--check", str(path)], path.parent, timeout=TIMEOUT * 2)
     return r, time.monotonic() - start
 
 
 @pytest.mark.parametrize("name", list(HOSTILE))
-def test_a_hostile_program_is_a_clear_error_in_bounded_time(name, tmp_path):
+def test_a_hostile_program_is_a_clear_error_in_bounded_time(name, tmp_path, forks):
     content = HOSTILE[name]()
     path = tmp_path / "self.p4"
     if isinstance(content, bytes):
         path.write_bytes(content)
     else:
         path.write_text(content)
-    r, took = dataplane_compile(path)
+    r, took = dataplane_compile(forks, path)
     assert took < TIMEOUT, f"{name}: {took:.1f} s"
     assert r.returncode == 1, f"{name}: exit {r.returncode}\n{r.stderr[-2000:]}"
     assert re.search(r"(^|: )error( \[[a-z-]+\])?: ", r.stderr, re.M), r.stderr[-2000:]

@@ -1,10 +1,8 @@
-"""`dataplane run-packet` and `dataplane test`, run as a user runs them (the console script)."""
+"""`dataplane run-packet` and `dataplane test`, run as a user runs them: a process each (a fork of
+one that has imported the package, ``CommandForks``), exit status and output as the shell sees them."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +11,7 @@ from scapy.layers.l2 import Ether
 from scapy.utils import rdpcap, wrpcap
 
 from dataplane.resources import data_dir
+from dataplane.testing.forks import CommandForks, Finished
 
 # A process per command: 45 s under PyPy against 8 here,
 # and the engine's PyPy runs are tests/engine's and tests/stf's, in-process.
@@ -26,10 +25,18 @@ TO_PORT_1 = "000000000002 000000000001 0800 45000014 00010000 40110000 c0000201 
 NO_ROUTE = "000000000002 000000000001 0800 45000014 00010000 40110000 c0000201 0b000001"
 
 
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    exe = shutil.which("dataplane")
-    cmd = [exe, *args] if exe else [sys.executable, "-c", "from dataplane.cli import run; run()", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, timeout=120)
+_FORKS: list[CommandForks] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forks():
+    _FORKS.append(CommandForks())
+    yield
+    _FORKS.pop().close()
+
+
+def run(*args: str, cwd: Path | None = None) -> Finished:
+    return _FORKS[-1].run(list(args), cwd or Path.cwd(), timeout=120)
 
 
 def packet(dst: str, payload: bytes = b"") -> Ether:
