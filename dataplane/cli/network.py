@@ -265,7 +265,8 @@ def run_command(topology: str | None, program: tuple[Path, ...], duration: int, 
 
             click.echo(format_realtime(realtime_data))
         if out is not None:
-            click.echo(f"pcaps, metrics, plots{' and report.json' if recorder is not None else ''} written to {out}")
+            written = ["pcaps", "metrics"] + ["plots"] * any(out.glob("*.png")) + ["report.json"] * (recorder is not None)
+            click.echo(f"{', '.join(written[:-1])} and {written[-1]} written to {out}")
         if report is not None:
             click.echo(f"report written to {report}")
 

@@ -54,3 +54,20 @@ def test_dataplane_plots_0_draws_no_png_and_changes_nothing_else(tmp_path, monke
     assert all(files["0"][name] == files["1"][name] for name in files["0"])
     assert said["0"] == f"wrote {tmp_path / '0' / 'results.json'}"
     assert said["1"].count(".png") == 2
+
+
+def test_dataplane_run_names_its_plots_only_when_it_drew_them(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from dataplane.cli import main
+
+    for value in ("0", "1"):
+        monkeypatch.setenv("DATAPLANE_PLOTS", value)
+        out = tmp_path / value
+        result = CliRunner().invoke(main, ["run", "--traffic", "incast", "--duration", "100us", "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        drew = sorted(p.name for p in out.glob("*.png"))
+        said = result.output.splitlines()[-1]
+        assert (drew == []) == (value == "0") and (value == "0" or "queues.png" in drew), drew
+        assert said == (f"pcaps, metrics and report.json written to {out}" if value == "0"
+                        else f"pcaps, metrics, plots and report.json written to {out}")
