@@ -9,6 +9,11 @@ after it, on a quiet machine. Tests marked ``simulation`` (long
 simulations, interpreter-independent) then run in the PyPy run only, 2-4x faster there, which
 evens the two cores' work; without the PyPy run they run here. The compiled build that
 tests/test_compiled.py checks starts at collection too, in the background.
+
+PNGs are drawn only by the tests that check them (the ``plots_drawn`` fixture): elsewhere
+``DATAPLANE_PLOTS=0`` holds for the session and every process it starts, since drawing a short
+run's figures takes longer than the run (5 s of a run's 8 under PyPy, 1 s of 2 under CPython)
+and those tests compare everything else.
 """
 from __future__ import annotations
 
@@ -21,6 +26,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
+
+os.environ.setdefault("DATAPLANE_PLOTS", "0")    # before any test starts a process (the docstring)
 
 PYPY_SUITE_TEST = "test_pypy.py::test_suite_passes_under_pypy"
 COMPILED_TESTS = "tests/test_compiled.py::"
@@ -105,6 +112,12 @@ class OneRankComm:
 
     def allgather(self, value) -> list:
         return [value]
+
+
+@pytest.fixture
+def plots_drawn(monkeypatch) -> None:
+    """PNGs drawn in this test and the processes it starts, as a user's runs draw them."""
+    monkeypatch.setenv("DATAPLANE_PLOTS", "1")
 
 
 @pytest.fixture

@@ -339,6 +339,7 @@ def runner(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("docs-examples")
     bin_dir = _shims(tmp)
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "DATAPLANE_PROGRESS": "0",
+           "DATAPLANE_PLOTS": "1",     # the figures drawn, as on a user's machine (the session turns them off)
            # what `dataplane run --ranks` sets for Open MPI's mpiexec, for the line that calls it by hand
            # (docs/fabric/ranks.md: "by hand add --allow-run-as-root --oversubscribe")
            "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",

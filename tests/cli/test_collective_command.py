@@ -40,7 +40,7 @@ def test_json_rows_carry_nccl_tests_fields_and_the_bound():
     assert row["wrong"] == 0 and 0 < row["bound_fraction"] <= 1
 
 
-def test_out_writes_results_and_a_plot(tmp_path):
+def test_out_writes_results_and_a_plot(tmp_path, plots_drawn):
     result = run("allgather", *SMALL, "--sizes", "4K:8K", "--out", str(tmp_path / "o"))
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "o" / "results.json").read_text())

@@ -76,12 +76,13 @@ def test_cli_json():
         assert r["workers"] == 3 and r["elements"] == 1000 and r["completion_ns"] > 0
 
 
-def test_cli_out_dir(tmp_path):
+def test_cli_out_dir(tmp_path, plots_drawn):
     res = CliRunner().invoke(main, ["scenario", "allreduce", "--workers", "2", "--elements", "200", "--mode", "ina", "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
     assert "ina" in res.output
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved["results"][0]["mode"] == "ina"
+    assert (tmp_path / "allreduce.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_fat_tree_aggregates_edge_then_aggregation_then_core():

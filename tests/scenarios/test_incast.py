@@ -91,7 +91,7 @@ def test_jain():
     assert jain([]) == 1.0
 
 
-def test_command_json_and_plots(tmp_path):
+def test_command_json_and_plots(tmp_path, plots_drawn):
     res = CliRunner().invoke(main, ["scenario", "incast", "--senders", "2", "--mode", "all", "--transfer", "400KB",
                                     "--buffer", "300KB", "--json", "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output

@@ -233,7 +233,7 @@ def test_bfd_detection_sets_the_floor():
 
 # ---- the command ---------------------------------------------------------------------------------------
 
-def test_command_json_and_out(tmp_path):
+def test_command_json_and_out(tmp_path, plots_drawn):
     runner = CliRunner()
     result = runner.invoke(main, ["scenario", "pic", "--prefixes", "100,1k", "--modes", "flat,dataplane",
                                   "--json", "--out", str(tmp_path)])

@@ -85,14 +85,17 @@ def test_tensor_and_pipeline_parallel_jobs_wait_for_their_groups():
     assert "exposed" not in kinds                        # data parallelism of 1: no gradient buckets
 
 
-def test_the_command_prints_json_and_a_bad_job_is_a_located_error(tmp_path):
+def test_the_command_prints_json_and_a_bad_job_is_a_located_error(tmp_path, plots_drawn):
     job = tmp_path / "job.yaml"
     job.write_text(DP4)
     result = CliRunner().invoke(main, ["scenario", "training", str(job), "--topology", "leaf-spine",
-                                       "--what-if", "straggler", "--json"])
+                                       "--what-if", "straggler", "--json", "--out", str(tmp_path / "o")])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert [r["fault"] for r in data["results"]] == ["clean", "straggler"]
+    saved = json.loads((tmp_path / "o" / "results.json").read_text())
+    assert [f["kind"] for f in saved["figures"]] == ["timeline", "timeline"]
+    assert (tmp_path / "o" / "timeline.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     bad = tmp_path / "bad.yaml"
     bad.write_text(DP4 + "buckets: 1MB\n")
     result = CliRunner().invoke(main, ["scenario", "training", str(bad), "--what-if", "none"])

@@ -323,7 +323,7 @@ def test_cli_json_has_the_documented_keys():
     assert r["host_cores_software"] > r["host_cores_offload"] == 0
 
 
-def test_cli_table_and_out_dir(tmp_path):
+def test_cli_table_and_out_dir(tmp_path, plots_drawn):
     res = CliRunner().invoke(main, ["scenario", "vxlan", "--hosts", "4", "--tenants", "1,2", "--duration", "2us", "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
     assert "software" in res.output and "offload" in res.output
@@ -331,6 +331,7 @@ def test_cli_table_and_out_dir(tmp_path):
     assert [r["tenants"] for r in saved["results"]] == [1, 2]
     assert (tmp_path / "pcap-2t-offload" / "spine1-p1.pcap").stat().st_size > 24
     assert (tmp_path / "pcap-2t-software" / "h1-eth0.pcap").stat().st_size > 24
+    assert (tmp_path / "vxlan.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_cli_rejects_a_tenant_with_one_host():

@@ -20,7 +20,7 @@ def test_many_flows_the_rest_as_one_labelled_mean():
     assert [t for t, _ in pts] == [0, 100_000] and all(abs(g - 0.25) < 1e-9 for _, g in pts)
 
 
-def test_plot_has_a_legend_entry_per_line(tmp_path, monkeypatch):
+def test_plot_has_a_legend_entry_per_line(tmp_path, monkeypatch, plots_drawn):
     import matplotlib.pyplot as plt
 
     figures = []

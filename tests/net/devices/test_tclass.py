@@ -117,7 +117,7 @@ def test_queue_depth_qid_and_ecn_are_per_queue(strict):
     assert packets[0] == q0["tx_packets"] and packets[1] == q1["tx_packets"] and sum(packets[2:]) == 0
 
 
-def test_per_queue_metrics_reach_csv_json_and_the_table(strict, tmp_path):
+def test_per_queue_metrics_reach_csv_json_and_the_table(strict, tmp_path, plots_drawn):
     net, _ = strict
     data = summary(net, {})
     assert [q["qid"] for q in data["ports"]["s1:p3"]["queues"]] == [0, 1]
