@@ -133,7 +133,7 @@ def _build_generated(cfg: FabricConfig, route_rates: tuple[tuple[str, str, float
     from dataplane.net.core.units import parse_rate, parse_time
     from dataplane.net.devices.queue_bytes import attach_queue_bytes
     from dataplane.net.loadbalance.routes import reroute, uplinks
-    from dataplane.net.loadbalance.schemes import ACK_QUEUES, configure, leaf_id, member_entries
+    from dataplane.net.loadbalance.schemes import ACK_QUEUES, component_entries, configure, leaf_id, member_entries
     from dataplane.net.parallel.session import build_network
     from dataplane.net.topology.generators import runtime_json_text
     from dataplane.net.topology.tclass_spec import QueueConfig
@@ -169,7 +169,9 @@ def _build_generated(cfg: FabricConfig, route_rates: tuple[tuple[str, str, float
     for name, node in net.switches.items():
         entries = gen.entries[name]
         if lb is not None and lb.compares_loads:
-            entries = {**entries, "table_entries": entries["table_entries"] + member_entries(entries["table_entries"], name)}
+            table = entries["table_entries"]
+            extra = member_entries(table, name) + (component_entries(table) if lb.components else [])
+            entries = {**entries, "table_entries": table + extra}
         apply_runtime_config(node.api, parse_runtime_json(runtime_json_text(entries), f"<{name}>"))
         if lb is not None:
             configure(node.api, lb, leaves.get(name))

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -198,6 +199,10 @@ def _default_link(topology: str) -> tuple[str, str]:
               help="Routes weighted by capacity (WCMP): each next hop in proportion to what it can carry to the "
                    "destination, the slow link's rate known to them (the routes of --event slow are otherwise "
                    "unaware of it); on an even fabric the same as ECMP's.")
+@click.option("--components", is_flag=True,
+              help="adaptive, flowlet least-loaded: split each switch's groups into symmetric components (DRILL): "
+                   "the member in turn names the component, the least-loaded port within it takes the packet; "
+                   "on an even fabric the same as without.")
 @click.option("--mtu", default=4096, show_default=True, type=click.IntRange(256, 8192), help="The path MTU of the "
               "transport's payload.")
 @click.option("--pfc/--no-pfc", default=True, show_default=True, help="PFC on every switch (a lossless fabric).")
@@ -217,6 +222,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
             path_avoid_text: str | None,
             mark_text: str,
             window: int | None, window_counts: str, spray_acks: bool, explore_every: int, ack_priority: bool, wcmp: bool,
+            components: bool,
             mtu: int, pfc: bool, cc: str, seed: int, as_json: bool, out: Path | None, ranks: int = 1) -> None:
     """Compare load-balancing schemes (ECMP, flowlets, packet spraying, adaptive routing) on a fabric
     under a permutation, all-to-all or a collective, clean and with one uplink failed or slow."""
@@ -298,6 +304,10 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
                     path_avoid=path_avoid, window_counts=window_counts,
                     spray_acks=spray_acks and s == "reps", ack_priority=ack_priority,
                     explore_every=explore_every if s == "reps" else 0, wcmp=wcmp) for s in schemes]
+    if components and not any(lb.compares_loads for lb in lbs):
+        raise click.BadParameter("symmetric components split the groups of a least-loaded choice: it needs --lb "
+                                 "adaptive or flowlet with --flowlet-choice least-loaded", param_hint="--components")
+    lbs = [replace(lb, components=True) if components and lb.compares_loads else lb for lb in lbs]
     runs = [LbRun(w, size, FabricConfig(**{**base.__dict__, "lb": lb}), receiver, event, link, slow_rate, mtu, seed,
                   dcqcn, cc == "hpcc")
             for w in workloads for event in events for lb in lbs for receiver in receivers]
@@ -321,7 +331,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
     payload = {"fabric": base.describe(), "size": size, "mtu": mtu, "seed": seed, "cc": cc, "pfc": pfc,
                "event_link": list(link),
                "slow_rate": slow_rate, **({"ack_priority": True} if ack_priority else {}),
-               **({"wcmp": True} if wcmp else {}), "results": rows}
+               **({"wcmp": True} if wcmp else {}), **({"components": True} if components else {}), "results": rows}
     if as_json:
         click.echo(json.dumps(payload))
     else:

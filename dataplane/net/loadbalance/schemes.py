@@ -41,7 +41,8 @@ down with it.
 
 Schemes that compare their ports' loads (adaptive; flowlet with least-loaded) also get
 ``ecmp_members`` entries, the ports of each ECMP group in select order, made from the same
-routes (``member_entries``). Only ``ecmp`` hashes, so only it keeps the generator's hash stride
+routes (``member_entries``); with ``components`` also ``ecmp_components`` entries, the
+symmetric components DRILL splits an asymmetric switch's groups into (``component_entries``). Only ``ecmp`` hashes, so only it keeps the generator's hash stride
 (``routes``); the others get groups of one select per member.
 """
 from __future__ import annotations
@@ -54,7 +55,7 @@ from dataplane.net.rdma.config import WINDOW_COUNTS
 
 __all__ = ["SCHEMES", "ADAPTIVE_MODES", "FLOWLET_CHOICES", "leaf_id", "SPRAY_ORDERS", "HASH_FIELDS", "MAX_MEMBERS", "REPS_WINDOW", "ACK_DSCP",
            "ACK_QUEUES", "LbConfig",
-           "member_entries", "configure"]
+           "member_entries", "component_entries", "configure"]
 
 SCHEMES = ("ecmp", "flowlet", "spray", "adaptive", "reps")
 FLOWLET_CHOICES = ("random", "least-loaded")
@@ -76,6 +77,8 @@ ACK_QUEUES = 8
 ECMP_TABLE = "MyIngress.ecmp_nhop"
 MEMBERS_TABLE = "MyIngress.least_loaded.ecmp_members"
 MEMBERS_ACTION = "MyIngress.least_loaded.set_members"
+COMPONENTS_TABLE = "MyIngress.least_loaded.ecmp_components"
+COMPONENTS_ACTION = "MyIngress.least_loaded.set_components"
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,7 @@ class LbConfig:
     ack_priority: bool = False
     explore_every: int = 0
     wcmp: bool = False
+    components: bool = False
 
     def __post_init__(self) -> None:
         if self.window_counts not in WINDOW_COUNTS:
@@ -140,6 +144,9 @@ class LbConfig:
             raise ValueError(f"exploring fresh entropy is reps' (the hosts choose it), not {self.scheme}'s")
         if not 0 <= self.explore_every <= 1 << 20:
             raise ValueError(f"explore_every is 0..2^20 packets (0: never), got {self.explore_every}")
+        if self.components and not self.compares_loads:
+            raise ValueError(f"symmetric components split a group for the least-loaded choice (adaptive, flowlet "
+                             f"least-loaded), not {self.scheme}'s")
         if self.spray_order not in SPRAY_ORDERS:
             raise ValueError(f"spray order is one of {', '.join(SPRAY_ORDERS)}, got {self.spray_order!r}")
 
@@ -179,7 +186,7 @@ class LbConfig:
         text = f", window {window} packets" + (" in the pipe" if pipe else "") if window is not None else \
             (", the span within the reorder window" if pipe else "")
         return (self._scheme_text() + text + (", ACKs served first" if self.ack_priority else "")
-                + (", WCMP routes" if self.wcmp else ""))
+                + (", WCMP routes" if self.wcmp else "") + (", symmetric components" if self.components else ""))
 
     def _scheme_text(self) -> str:
         if self.scheme == "ecmp":
@@ -208,14 +215,20 @@ class LbConfig:
         return f"adaptive (least-loaded port, {quantum})"
 
 
-def member_entries(entries: list[dict[str, Any]], switch: str = "") -> list[dict[str, Any]]:
-    """``ecmp_members`` entries from a switch's ``ecmp_nhop`` entries: each group's ports in
-    select order (unused slots port 0). A group of more than MAX_MEMBERS selects is refused."""
+def _groups(entries: list[dict[str, Any]]) -> dict[int, dict[int, int]]:
+    """A switch's ECMP groups from its ``ecmp_nhop`` entries: group -> select -> port."""
     groups: dict[int, dict[int, int]] = {}
     for e in entries:
         if e.get("table") == ECMP_TABLE:
             m = e["match"]
             groups.setdefault(int(m["meta.ecmp_group"]), {})[int(m["meta.ecmp_select"])] = int(e["action_params"]["port"])
+    return groups
+
+
+def member_entries(entries: list[dict[str, Any]], switch: str = "") -> list[dict[str, Any]]:
+    """``ecmp_members`` entries from a switch's ``ecmp_nhop`` entries: each group's ports in
+    select order (unused slots port 0). A group of more than MAX_MEMBERS selects is refused."""
+    groups = _groups(entries)
     out = []
     for gid in sorted(groups):
         selects = groups[gid]
@@ -225,6 +238,31 @@ def member_entries(entries: list[dict[str, Any]], switch: str = "") -> list[dict
         ports = [selects.get(s, 0) for s in range(MAX_MEMBERS)]
         out.append({"table": MEMBERS_TABLE, "match": {"meta.ecmp_group": gid}, "action_name": MEMBERS_ACTION,
                     "action_params": {f"port{i}": p for i, p in enumerate(ports)}})
+    return out
+
+
+def component_entries(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``ecmp_components`` entries (``programs/lb_least_loaded.p4h``) from a switch's ``ecmp_nhop``
+    entries: two ports are in one symmetric component when the same groups of the switch hold
+    them (DRILL's decomposition); a member's component is named by the first select of its group
+    in that component. Only groups with more than one component get an entry: on an even fabric
+    there are none, and the choice is the plain least-loaded one.
+
+    Membership, not weight: WCMP's weights (a port listed more often) already set each port's
+    share of the round, and splitting the ports by their shares as well measured worse on a
+    k=8 fat-tree with a half-rate uplink (0.03 to 0.16 points less goodput kept on four seeds,
+    docs/loadbalance.md)."""
+    groups = _groups(entries)
+    held = {gid: set(groups[gid].values()) for gid in sorted(groups)}
+    holders = {port: tuple(port in ports for ports in held.values()) for port in set().union(*held.values())}
+    out = []
+    for gid in sorted(groups):
+        first: dict[tuple[bool, ...], int] = {}
+        comps = [first.setdefault(holders[groups[gid][s]], i) for i, s in enumerate(sorted(groups[gid]))]
+        if len(set(comps)) > 1:
+            comps += [0] * (MAX_MEMBERS - len(comps))
+            out.append({"table": COMPONENTS_TABLE, "match": {"meta.ecmp_group": gid}, "action_name": COMPONENTS_ACTION,
+                        "action_params": {f"comp{i}": c for i, c in enumerate(comps)}})
     return out
 
 
