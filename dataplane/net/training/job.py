@@ -30,6 +30,8 @@ A job file is YAML; every key is optional but the model::
       window: 96             # packets in flight per flow (default: none; reps 96) ...
       window_counts: pipe    # ... counted as the PSN span (default) or the pipe (sack only)
       spray_acks: true       # reps: each ACK on a fresh entropy, not the flow's (default false)
+      ack_priority: true     # ACKs in a class the switches serve first (default false)
+      components: true       # adaptive, flowlet least-loaded: DRILL's symmetric components (default false)
 
 Without ``lb`` the receivers are go-back-N (RoCE's); with it, selective repeat unless ``receiver``
 says otherwise (spraying and adaptive routing reorder packets).
@@ -185,7 +187,9 @@ def job_from_text(text: str, filename: str = "<job>") -> Job:
 
 _LB_KEYS = {"scheme": "scheme", "hash_seed": "hash_seed", "hash_fields": "hash_fields", "flowlet_us": "flowlet_us",
             "flowlet_choice": "flowlet_choice", "spray": "spray_order", "window": "window",
-            "window_counts": "window_counts", "spray_acks": "spray_acks"}
+            "window_counts": "window_counts", "spray_acks": "spray_acks", "ack_priority": "ack_priority",
+            "components": "components"}
+_LB_FLAGS = ("spray_acks", "ack_priority", "components")
 
 
 def _lb(r: Any, top: dict) -> tuple[Any, str]:
@@ -212,9 +216,9 @@ def _lb(r: Any, top: dict) -> tuple[Any, str]:
                 v = r.positive_int(v, r.line_of(m, key), f"lb.{key}", 0 if key == "hash_seed" else 1, 2**32 - 1)
             elif key == "window":
                 v = r.positive_int(v, r.line_of(m, key), "lb.window", 1, 65536)
-            elif key == "spray_acks":
+            elif key in _LB_FLAGS:
                 if not isinstance(v, bool):
-                    raise r.err(r.line_of(m, key), "lb.spray_acks", f"must be true or false, got {v!r}", v)
+                    raise r.err(r.line_of(m, key), f"lb.{key}", f"must be true or false, got {v!r}", v)
             elif key == "window_counts" and str(v) not in WINDOW_COUNTS:
                 raise r.err(r.line_of(m, key), "lb.window_counts", f"must be one of {', '.join(WINDOW_COUNTS)}, "
                             f"got {v!r}", v)

@@ -77,6 +77,8 @@ def test_lb_names_a_scheme_and_turns_on_selective_repeat():
     assert spray.lb.window_counts == "span" and spray.lb.transport_window is None
     acks = job_from_text("gpus: 16\n" + MODEL + "lb:\n  scheme: reps\n  spray_acks: true\n")
     assert acks.lb.spray_acks and not reps.lb.spray_acks
+    split = job_from_text("gpus: 16\n" + MODEL + "lb:\n  scheme: adaptive\n  components: true\n  ack_priority: true\n")
+    assert split.lb.components and split.lb.ack_priority and not spray.lb.components and not spray.lb.ack_priority
 
 
 @pytest.mark.parametrize("text, line, words", [
@@ -93,6 +95,9 @@ def test_lb_names_a_scheme_and_turns_on_selective_repeat():
     ("lb:\n  scheme: spray\n  receiver: gbn\n  window_counts: pipe\n", 6, "pipe needs the sack receiver"),
     ("lb:\n  scheme: reps\n  spray_acks: 1\n", 5, "lb.spray_acks"),
     ("lb:\n  scheme: spray\n  spray_acks: true\n", 3, "spraying the ACKs is reps'"),
+    ("lb:\n  scheme: adaptive\n  components: yes please\n", 5, "lb.components"),
+    ("lb:\n  scheme: spray\n  ack_priority: 1\n", 5, "lb.ack_priority"),
+    ("lb:\n  scheme: spray\n  components: true\n", 3, "least-loaded choice"),
 ])
 def test_a_bad_lb_gets_a_located_error(text, line, words):
     with pytest.raises(ConfigError) as info:
