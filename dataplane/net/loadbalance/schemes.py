@@ -42,8 +42,9 @@ down with it.
 Schemes that compare their ports' loads (adaptive; flowlet with least-loaded) also get
 ``ecmp_members`` entries, the ports of each ECMP group in select order, made from the same
 routes (``member_entries``); with ``components`` also ``ecmp_components`` entries, the
-symmetric components DRILL splits an asymmetric switch's groups into (``component_entries``). Only ``ecmp`` hashes, so only it keeps the generator's hash stride
-(``routes``); the others get groups of one select per member.
+symmetric components DRILL splits an asymmetric switch's groups into (``component_entries``).
+Only ``ecmp`` hashes, so only it keeps the generator's hash stride (``routes``); the others get
+groups of one select per member.
 """
 from __future__ import annotations
 
