@@ -338,7 +338,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
         click.echo(f"loadbalance: {base.describe()}; {size} B per host; path MTU {mtu} B; "
                    f"{'PFC' if pfc else 'no PFC'}; {_CC_TEXT[cc]}; seed {seed}; "
                    + ("ACKs in a class served first; " if ack_priority else "")
-                   + ("WCMP routes; " if wcmp else "") +
+                   + ("WCMP routes; " if wcmp else "") + ("symmetric components; " if components else "") +
                    f"event link {link[0]}-{link[1]}"
                    + (f" (slow: {slow_rate:.0%})" if "slow" in events else ""))
         click.echo(format_table(rows))

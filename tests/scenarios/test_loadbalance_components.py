@@ -52,10 +52,15 @@ def test_only_a_least_loaded_choice_takes_components():
     LbConfig("flowlet", flowlet_choice="least-loaded", components=True)
 
 
-def test_the_command_refuses_components_without_a_least_loaded_choice():
+def test_the_command_says_it_and_refuses_components_without_a_least_loaded_choice():
     from click.testing import CliRunner
 
     from dataplane.cli import main
 
-    result = CliRunner().invoke(main, ["scenario", "loadbalance", "--lb", "spray,ecmp", "--components"])
+    small = ["scenario", "loadbalance", "--topology", "leaf-spine", "--leaves", "2", "--spines", "2",
+             "--hosts-per-leaf", "2", "--size", "64KiB", "--event", "none"]
+    result = CliRunner().invoke(main, small + ["--lb", "adaptive", "--components"])
+    assert result.exit_code == 0, result.output
+    assert "; symmetric components; " in result.output.splitlines()[0]
+    result = CliRunner().invoke(main, small + ["--lb", "spray,ecmp", "--components"])
     assert result.exit_code == 2 and "--components" in result.output and "--lb adaptive" in result.output
