@@ -54,8 +54,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-# Run as a script: find this tree's package after any PYTHONPATH (``run_under`` puts another tree's first).
-sys.path.append(str(Path(__file__).resolve().parent.parent))
+# Run as a script: this tree's package after any PYTHONPATH (``run_under`` names another tree's
+# there) and before an installed one, which would otherwise be the one measured.
+_GIVEN = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+sys.path.insert(min(1 + len(_GIVEN), len(sys.path)), str(Path(__file__).resolve().parent.parent))
 
 WORKLOADS = ("udp", "rdma-perm", "incast")
 #: the size of each workload at --scale 1: udp's simulated time, the bytes of each RDMA flow

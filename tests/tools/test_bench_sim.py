@@ -65,3 +65,38 @@ def test_the_gc_clock_counts_a_collection_and_no_more(load_tool):
     finally:
         clock.close()
     assert clock._callback not in gc.callbacks
+
+
+def test_run_as_a_script_it_measures_its_own_tree_not_an_installed_copy(tmp_path):
+    """An installed dataplane (here a site directory whose package refuses to load) comes after
+    this tree; a tree named in PYTHONPATH (``bench_vs.py``'s other commit) still comes first."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    installed = tmp_path / "site-packages" / "dataplane"
+    installed.mkdir(parents=True)
+    (installed / "__init__.py").write_text("raise ImportError('the installed copy')\n")
+    other = tmp_path / "other"
+    (other / "dataplane").mkdir(parents=True)
+    (other / "dataplane" / "__init__.py").write_text("raise ImportError('the tree in PYTHONPATH')\n")
+    code = "\n".join([
+        "import runpy, site, sys",
+        "site.addsitedir(sys.argv[1])",
+        f"sys.argv = [{str(root / 'tools' / 'bench_sim.py')!r}, '--workload', 'hosts', '--scale', '0.0001']",
+        "try:",
+        "    runpy.run_path(sys.argv[0], run_name='__main__')",
+        "except SystemExit:",
+        "    pass",
+        "import dataplane",
+        "print(dataplane.__file__)"])
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run([sys.executable, "-c", code, str(tmp_path / "site-packages")],
+                         capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip().splitlines()[-1] == str(root / "dataplane" / "__init__.py")
+    run = subprocess.run([sys.executable, "-c", code, str(tmp_path / "site-packages")],
+                         capture_output=True, text=True, env={**env, "PYTHONPATH": str(other)}, timeout=120, cwd=tmp_path)
+    assert run.returncode != 0 and "the tree in PYTHONPATH" in run.stderr
