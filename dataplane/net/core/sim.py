@@ -14,16 +14,18 @@ Code running as the world (before ``run``, in a failure event) schedules for the
 the callable (``owner_of``: a node, a port's node, an app's host, a controller handle's switch);
 ``schedule_for`` names the actor outright.
 
-On PyPy the first ``run`` of a process makes the JIT compile sooner than its defaults
-(``PYPY_JIT_PARAMS``; ``DATAPLANE_PYPY_JIT`` replaces them, empty or ``off`` keeps PyPy's own):
-a network's event handlers are many, and with PyPy's thresholds a run of a few seconds spends
-much of its time interpreting them before they are compiled (docs/speed/simulator.md).
+On PyPy the first ``run`` of a process makes the JIT compile sooner than its defaults and
+without unrolling loops (``PYPY_JIT_PARAMS``; ``DATAPLANE_PYPY_JIT`` replaces them, empty or
+``off`` keeps PyPy's own): a network's event handlers are many, and with PyPy's thresholds a
+run of a few seconds spends much of its time interpreting them before they are compiled, and
+compiling them takes about as long again (docs/speed/simulator.md, "PyPy's warm-up").
 """
 from __future__ import annotations
 
 import heapq
 import os
 import random
+import sys
 from typing import Any, Callable
 
 from dataplane.net.core.errors import SimulationTimeError
@@ -35,8 +37,12 @@ _heappush = heapq.heappush
 
 ACTOR_SHIFT = 40   # an actor may schedule 2**40 events before its keys reach the next actor's
 WORLD = 0
-#: PyPy's defaults are threshold 1039, function_threshold 1619, trace_eagerness 200
-PYPY_JIT_PARAMS = "threshold=200,function_threshold=300,trace_eagerness=50"
+#: PyPy's defaults are threshold 1039, function_threshold 1619, trace_eagerness 200 and every
+#: optimisation. ``unroll`` (peeling a loop's first iteration to hoist what does not change) is
+#: left out: the loop that matters runs a different handler each turn, so it hoists little, and
+#: without it compiling, half of a run of a few seconds, costs up to a third less.
+PYPY_JIT_PARAMS = ("threshold=200,function_threshold=300,trace_eagerness=50,"
+                   "enable_opts=intbounds:rewrite:virtualize:string:pure:earlyforce:heap")
 _jit_tuned = False
 
 
@@ -54,7 +60,12 @@ def tune_pypy_jit() -> bool:
         import pypyjit  # type: ignore[import-not-found]
     except ImportError:
         return False
-    pypyjit.set_param(params)
+    try:
+        pypyjit.set_param(params)
+    except ValueError:
+        sys.stderr.write(f"dataplane: PyPy's JIT refused the parameters {params!r} (DATAPLANE_PYPY_JIT sets "
+                         "them); it keeps its own\n")
+        return False
     return True
 
 

@@ -126,10 +126,11 @@ def test_world_events_keep_their_scheduling_order():
     assert seen == ["c", "a", "b"] and sim.actor == 0
 
 
-def test_the_first_run_tunes_pypys_jit_once_unless_told_not_to(monkeypatch):
+def test_the_first_run_tunes_pypys_jit_once_unless_told_not_to(monkeypatch, capsys):
     """On PyPy (a stand-in ``pypyjit`` here) the first run of a process sets the JIT's thresholds
-    lower than PyPy's (threshold 1039, function_threshold 1619, trace_eagerness 200), once;
-    ``DATAPLANE_PYPY_JIT`` gives others, and ``off`` or an empty value leaves PyPy's own."""
+    lower than PyPy's (threshold 1039, function_threshold 1619, trace_eagerness 200) and its
+    optimisations without ``unroll``, once; ``DATAPLANE_PYPY_JIT`` gives others, ``off`` or an
+    empty value leaves PyPy's own, and parameters PyPy refuses are said so, the run going on."""
     import sys
     import types
 
@@ -143,10 +144,23 @@ def test_the_first_run_tunes_pypys_jit_once_unless_told_not_to(monkeypatch):
     monkeypatch.setattr(sim_module, "_jit_tuned", False)
     Simulator().run()
     Simulator().run()
-    assert calls == ["threshold=200,function_threshold=300,trace_eagerness=50"]
+    assert calls == ["threshold=200,function_threshold=300,trace_eagerness=50,"
+                     "enable_opts=intbounds:rewrite:virtualize:string:pure:earlyforce:heap"]
     for value, expected in (("threshold=50", ["threshold=50"]), ("off", []), ("", [])):
         calls.clear()
         monkeypatch.setenv("DATAPLANE_PYPY_JIT", value)
         monkeypatch.setattr(sim_module, "_jit_tuned", False)
         Simulator().run()
         assert calls == expected, value
+
+    def refuse(params: str) -> None:      # as pypyjit.set_param does with a name it does not know
+        raise ValueError("error in JIT parameters string")
+
+    fake.set_param = refuse      # type: ignore[attr-defined]
+    monkeypatch.setenv("DATAPLANE_PYPY_JIT", "thresold=50")
+    monkeypatch.setattr(sim_module, "_jit_tuned", False)
+    seen: list[int] = []
+    sim = Simulator()
+    sim.schedule(5, seen.append, 1)
+    sim.run()
+    assert seen == [1] and "refused the parameters 'thresold=50'" in capsys.readouterr().err
