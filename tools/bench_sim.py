@@ -26,7 +26,9 @@ go-back-N, 4 KB MTU) sending 1 MB messages (512 MB), whose ACKs count as hops to
 
 The ``GC`` column is the share of that CPU time the interpreter's garbage collector took (on
 PyPy, most of it on the RDMA workloads: every 4 KB frame a host or a switch builds is a large
-object its collector allocates, promotes while it waits in a queue and sweeps).
+object its collector allocates, promotes while it waits in a queue and sweeps). Run as a
+script under PyPy it starts itself again with the young generation the ``dataplane`` command
+runs with (``dataplane.cli.pypy_gc``), so that its figures are the command's.
 
 For ``udp`` the run is repeated with the P4 pipeline timed (wrapping the switch's work
 function) to split the time into the pipeline and the rest; the bare event core is measured
@@ -332,6 +334,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--interpreter", action="append", default=[], metavar="PYTHON",
                     help="also run under this interpreter (repeatable)")
     args = ap.parse_args(argv)
+    if argv is None:
+        # On PyPy, the young generation the ``dataplane`` command runs with (it starts itself
+        # again with it; ``DATAPLANE_PYPY_NURSERY=off`` or a set ``PYPY_GC_NURSERY`` keeps this run)
+        from dataplane.cli.pypy_gc import relaunch_with_nursery
+        relaunch_with_nursery()
     names = [w.strip() for w in args.workload.split(",") if w.strip()]
     bad = [w for w in names if w not in BUILDERS]
     if bad:

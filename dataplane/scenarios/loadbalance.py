@@ -57,6 +57,8 @@ from dataplane.scenarios._ranks import on_root, ranks_option, relaunch
 
 SCHEME_NAMES = ("ecmp", "flowlet", "spray", "adaptive", "reps")
 CCS = ("none", "dcqcn", "hpcc")
+#: --path-quantum's default, raised to --quantum when that is coarser (path mode needs no finer)
+PATH_QUANTUM = 128 << 10
 
 
 def _choices(text: str, allowed: tuple[str, ...], option: str) -> list[str]:
@@ -165,9 +167,9 @@ def _default_link(topology: str) -> tuple[str, str]:
                    "path reported back to the source edge (CONGA).")
 @click.option("--path-age-us", default=50, show_default=True, type=click.IntRange(1, 2**32 - 1),
               help="adaptive --adaptive path: a path's fed-back congestion older than this counts as none.")
-@click.option("--path-quantum", "path_quantum_text", default="128KiB", show_default=True,
+@click.option("--path-quantum", "path_quantum_text", default=None,
               help="adaptive --adaptive path: the unit a path's congestion is measured and fed back in (a power "
-                   "of two, no smaller than --quantum).")
+                   "of two, no smaller than --quantum)  [default: 128KiB, or --quantum if larger]")
 @click.option("--path-share", default=64, show_default=True, type=click.IntRange(0, 256),
               help="adaptive --adaptive path: how many packets in 256 (a random draw each) heed the paths' "
                    "congestion; the others go by the local backlog alone.")
@@ -218,7 +220,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
             fabric_bandwidth: str | None, latency: str, workload: str, size_text: str, lb_text: str,
             receiver_text: str, event_text: str, event_link: str | None, slow_rate: float, hash_seed: int,
             hash_fields: str, flowlet_us: int, flowlet_choice: str, spray_order: str, quantum_text: str,
-            adaptive_mode: str, path_age_us: int, path_quantum_text: str, path_share: int,
+            adaptive_mode: str, path_age_us: int, path_quantum_text: str | None, path_share: int,
             path_avoid_text: str | None,
             mark_text: str,
             window: int | None, window_counts: str, spray_acks: bool, explore_every: int, ack_priority: bool, wcmp: bool,
@@ -268,7 +270,7 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
     try:
         size = parse_size(size_text)
         quantum = parse_size(quantum_text)
-        path_quantum = parse_size(path_quantum_text)
+        path_quantum = None if path_quantum_text is None else parse_size(path_quantum_text)
         rate = parse_rate(bandwidth)
         parse_time(latency)
         if fabric_bandwidth is not None:
@@ -279,6 +281,8 @@ def command(topology: str, k: int, leaves: int, spines: int, hosts_per_leaf: int
         raise click.BadParameter("must be at least 1 byte", param_hint="--size")
     if quantum < 1 or quantum & (quantum - 1) or quantum > 2**31:
         raise click.BadParameter(f"{quantum_text}: a power of two from 1 B to 2 GiB", param_hint="--quantum")
+    if path_quantum is None:
+        path_quantum = max(PATH_QUANTUM, quantum)
     if path_quantum < quantum or path_quantum & (path_quantum - 1) or path_quantum > 2**31:
         raise click.BadParameter(f"{path_quantum_text}: a power of two from --quantum to 2 GiB",
                                  param_hint="--path-quantum")

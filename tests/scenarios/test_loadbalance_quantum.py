@@ -6,6 +6,8 @@ flight, ACKs served first, edge1_1's first uplink at half rate; docs/loadbalance
 quantum")."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from dataplane.net.loadbalance.schemes import LbConfig
@@ -44,3 +46,17 @@ def test_a_fine_quantum_leaves_the_round_where_the_slow_uplink_falls_behind(rows
     assert fine["goodput_gbps"] > spray["goodput_gbps"]
     assert fine["uplink_max"] < spray["uplink_max"]
     assert fine["retransmitted"] == spray["retransmitted"] == 0
+
+
+def test_a_coarse_quantum_needs_no_path_quantum_but_a_finer_one_given_is_refused():
+    from click.testing import CliRunner
+
+    from dataplane.cli import main
+
+    small = ["scenario", "loadbalance", "--topology", "leaf-spine", "--leaves", "2", "--spines", "2",
+             "--hosts-per-leaf", "2", "--size", "64KiB", "--event", "none", "--lb", "adaptive"]
+    result = CliRunner().invoke(main, small + ["--quantum", "256KiB", "--json"])
+    assert result.exit_code == 0, result.output
+    assert "262144 B quantum" in json.loads(result.output)["results"][0]["lb_detail"]
+    result = CliRunner().invoke(main, small + ["--quantum", "256KiB", "--path-quantum", "128KiB"])
+    assert result.exit_code == 2 and "--path-quantum" in result.output and "Traceback" not in result.output

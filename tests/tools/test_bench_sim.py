@@ -100,3 +100,19 @@ def test_run_as_a_script_it_measures_its_own_tree_not_an_installed_copy(tmp_path
     run = subprocess.run([sys.executable, "-c", code, str(tmp_path / "site-packages")],
                          capture_output=True, text=True, env={**env, "PYTHONPATH": str(other)}, timeout=120, cwd=tmp_path)
     assert run.returncode != 0 and "the tree in PYTHONPATH" in run.stderr
+
+
+def test_run_from_its_command_line_it_takes_the_commands_pypy_nursery(monkeypatch, load_tool):
+    """``main()`` with the process's own arguments asks ``dataplane.cli.pypy_gc`` to start it
+    again with the command's young generation (a no-op on CPython); arguments given in code, as
+    here and in ``bench_vs``'s imports, never start anything again."""
+    import sys
+
+    import dataplane.cli.pypy_gc as pypy_gc
+
+    bench = load_tool("bench_sim")
+    asked: list[bool] = []
+    monkeypatch.setattr(pypy_gc, "relaunch_with_nursery", lambda: asked.append(True))
+    monkeypatch.setattr(sys, "argv", ["bench_sim.py", "--workload", "hosts", "--scale", "0.0001", "--json"])
+    assert bench.main() == 0 and asked == [True]
+    assert bench.main(["--workload", "hosts", "--scale", "0.0001", "--json"]) == 0 and asked == [True]

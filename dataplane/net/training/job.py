@@ -230,7 +230,9 @@ def _lb(r: Any, top: dict) -> tuple[Any, str]:
         if quantum & (quantum - 1) or quantum > 2**31:
             raise r.err(r.line_of(m, "quantum"), "lb.quantum", f"must be a power of two up to 2 GiB, got {m['quantum']!r}",
                         m["quantum"])
-        kwargs["load_shift"] = quantum.bit_length() - 1
+        kwargs["load_shift"] = shift = quantum.bit_length() - 1
+        # path mode's unit may be no finer, and a job file does not set it (the command's rule)
+        kwargs["path_shift"] = max(LbConfig.path_shift, shift)
     try:
         cfg = LbConfig(**kwargs)
     except ValueError as err:

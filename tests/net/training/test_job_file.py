@@ -79,6 +79,9 @@ def test_lb_names_a_scheme_and_turns_on_selective_repeat():
     assert acks.lb.spray_acks and not reps.lb.spray_acks
     split = job_from_text("gpus: 16\n" + MODEL + "lb:\n  scheme: adaptive\n  components: true\n  ack_priority: true\n")
     assert split.lb.components and split.lb.ack_priority and not spray.lb.components and not spray.lb.ack_priority
+    coarse = job_from_text("gpus: 16\n" + MODEL + "lb:\n  scheme: adaptive\n  quantum: 256KiB\n")
+    assert (coarse.lb.load_shift, coarse.lb.path_shift) == (18, 18)
+    assert (job.lb.load_shift, job.lb.path_shift) == (16, 17)      # path mode's own 128 KiB where coarser
 
 
 @pytest.mark.parametrize("text, line, words", [
