@@ -189,33 +189,10 @@ class Simulator:
             # scheduled since (each schedule bumps one actor's key), and is no longer in the heap.
             keys0 = sum(self._keys)
             n0 = len(heap)
-            # ``pop(arg)``: ``heap.pop(0)`` from a sorted list, ``heappop(heap)`` from a heap; the
-            # form is looked at again when the list's length leaves ``(low, high)``.
-            pop, arg, low, high = self._pop_mode()
-            if until_ns is None:
-                while heap:
-                    t, _, fn, args, self.actor = pop(arg)
-                    self.now = t
-                    fn(*args)
-                    if self._stopped:
-                        break
-                    n = len(heap)
-                    if n > high or n < low:
-                        pop, arg, low, high = self._pop_mode()
+            if self._sorted or eventheap.SORTED_MAX:
+                self._run_forms(until_ns)
             else:
-                while heap:
-                    t, key, fn, args, actor = pop(arg)
-                    if t > until_ns:
-                        self._push(heap, (t, key, fn, args, actor))   # (time, key) is unique: same place
-                        break
-                    self.now = t
-                    self.actor = actor
-                    fn(*args)
-                    if self._stopped:
-                        break
-                    n = len(heap)
-                    if n > high or n < low:
-                        pop, arg, low, high = self._pop_mode()
+                self._run_heap(until_ns)
             self.events_run += sum(self._keys) - keys0 + n0 - len(heap)
         else:
             count = self.events_run
@@ -241,6 +218,60 @@ class Simulator:
         self.actor = WORLD
         if until_ns is not None and self.now < until_ns and not self._stopped:
             self.now = until_ns
+
+    # The loops of ``run`` without progress, for a list that stays a heap (CPython) and for one that
+    # may change form (``eventheap``); the second looks at the list's length after every event.
+    def _run_heap(self, until_ns: int | None) -> None:
+        heap = self._heap
+        pop = _heappop
+        if until_ns is None:
+            while heap:
+                t, _, fn, args, self.actor = pop(heap)
+                self.now = t
+                fn(*args)
+                if self._stopped:
+                    break
+        else:
+            while heap:
+                t, key, fn, args, actor = pop(heap)
+                if t > until_ns:
+                    _heappush(heap, (t, key, fn, args, actor))   # (time, key) is unique: same place
+                    break
+                self.now = t
+                self.actor = actor
+                fn(*args)
+                if self._stopped:
+                    break
+
+    def _run_forms(self, until_ns: int | None) -> None:
+        heap = self._heap
+        # ``pop(arg)``: ``heap.pop(0)`` from a sorted list, ``heappop(heap)`` from a heap; the form
+        # is looked at again when the list's length leaves ``(low, high)``.
+        pop, arg, low, high = self._pop_mode()
+        if until_ns is None:
+            while heap:
+                t, _, fn, args, self.actor = pop(arg)
+                self.now = t
+                fn(*args)
+                if self._stopped:
+                    break
+                n = len(heap)
+                if n > high or n < low:
+                    pop, arg, low, high = self._pop_mode()
+        else:
+            while heap:
+                t, key, fn, args, actor = pop(arg)
+                if t > until_ns:
+                    self._push(heap, (t, key, fn, args, actor))   # (time, key) is unique: same place
+                    break
+                self.now = t
+                self.actor = actor
+                fn(*args)
+                if self._stopped:
+                    break
+                n = len(heap)
+                if n > high or n < low:
+                    pop, arg, low, high = self._pop_mode()
 
     @property
     def pending(self) -> int:
