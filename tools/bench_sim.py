@@ -317,6 +317,10 @@ def run_under(python: str, args: list[str], root: Path | None = None) -> list[di
     by default)."""
     root = root or Path(__file__).resolve().parent.parent
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    # the young generation this tree's command runs with, for every tree measured (an older tree has
+    # no dataplane.cli.pypy_gc to start itself again with; CPython ignores the variable)
+    from dataplane.cli.pypy_gc import with_nursery
+    env = with_nursery(env) or env
     out = subprocess.run([python, __file__, *args, "--json"], env=env, capture_output=True, text=True, cwd=root)
     if out.returncode != 0:
         raise SystemExit(f"{python} failed:\n{out.stderr.strip()}")
@@ -337,8 +341,12 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:
         # On PyPy, the young generation the ``dataplane`` command runs with (it starts itself
         # again with it; ``DATAPLANE_PYPY_NURSERY=off`` or a set ``PYPY_GC_NURSERY`` keeps this run)
-        from dataplane.cli.pypy_gc import relaunch_with_nursery
-        relaunch_with_nursery()
+        try:
+            from dataplane.cli.pypy_gc import relaunch_with_nursery
+        except ImportError:
+            pass      # a tree from before it (tools/bench_vs.py): run_under has set the variable
+        else:
+            relaunch_with_nursery()
     names = [w.strip() for w in args.workload.split(",") if w.strip()]
     bad = [w for w in names if w not in BUILDERS]
     if bad:

@@ -20,6 +20,17 @@ ENV = "PYPY_GC_NURSERY"
 OURS = "DATAPLANE_PYPY_NURSERY"
 
 
+def with_nursery(environ: Mapping[str, str]) -> dict[str, str] | None:
+    """``environ`` with ``PYPY_GC_NURSERY`` set as the command would set it, or None when it sets
+    nothing (the variable already set, or ``DATAPLANE_PYPY_NURSERY`` empty or ``off``)."""
+    size = environ.get(OURS, NURSERY).strip()
+    if ENV in environ or not size or size.lower() == "off":
+        return None
+    env = dict(environ)
+    env[ENV] = size
+    return env
+
+
 def relaunch_args(argv: Sequence[str], environ: Mapping[str, str], *, pypy: bool,
                   executable: str) -> tuple[list[str], dict[str, str]] | None:
     """The command line and environment to start this command again with, or None to go on.
@@ -27,13 +38,11 @@ def relaunch_args(argv: Sequence[str], environ: Mapping[str, str], *, pypy: bool
     ``argv`` is ``sys.argv``: its first item is the console script, or ``.../dataplane/__main__.py``
     under ``-m dataplane`` (run again as ``-m dataplane``, not as a file, which would put the
     package's own folder first on the path)."""
-    size = environ.get(OURS, NURSERY).strip()
-    if not pypy or ENV in environ or not argv or not size or size.lower() == "off":
+    env = with_nursery(environ)
+    if not pypy or env is None or not argv:
         return None
     if not argv[0] or argv[0].startswith("-"):
         return None     # ``pypy3 -c "...run()"``: the code is not in argv (3.9 has no orig_argv)
-    env = dict(environ)
-    env[ENV] = size
     head = argv[0]
     if os.path.basename(head) == "__main__.py" and os.path.basename(os.path.dirname(head)) == "dataplane":
         start = [executable, "-m", "dataplane"]

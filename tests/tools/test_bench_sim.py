@@ -116,3 +116,42 @@ def test_run_from_its_command_line_it_takes_the_commands_pypy_nursery(monkeypatc
     monkeypatch.setattr(sys, "argv", ["bench_sim.py", "--workload", "hosts", "--scale", "0.0001", "--json"])
     assert bench.main() == 0 and asked == [True]
     assert bench.main(["--workload", "hosts", "--scale", "0.0001", "--json"]) == 0 and asked == [True]
+
+
+def test_another_tree_runs_with_the_commands_nursery_even_without_the_module(monkeypatch, tmp_path, load_tool):
+    """``bench_vs.py`` runs an older commit's tree, which may have no ``dataplane.cli.pypy_gc``: the
+    run is given ``PYPY_GC_NURSERY`` as this tree's command sets it, and the script goes on without
+    the module (it failed with ModuleNotFoundError under PyPy)."""
+    import subprocess
+    import sys
+
+    bench = load_tool("bench_sim")
+    seen = {}
+    real_run = subprocess.run
+
+    def fake_run(cmd, env, **kw):
+        seen.update(env)
+        return subprocess.CompletedProcess(cmd, 0, "[]", "")
+    monkeypatch.delenv("PYPY_GC_NURSERY", raising=False)
+    monkeypatch.delenv("DATAPLANE_PYPY_NURSERY", raising=False)
+    monkeypatch.setattr(bench.subprocess, "run", fake_run)
+    assert bench.run_under("pypy3", ["--workload", "hosts"], tmp_path) == []
+    assert seen["PYPY_GC_NURSERY"] == "32MB" and seen["PYTHONPATH"].split(":")[0] == str(tmp_path)
+    monkeypatch.setenv("DATAPLANE_PYPY_NURSERY", "off")
+    seen.clear()
+    bench.run_under("pypy3", ["--workload", "hosts"], tmp_path)
+    assert "PYPY_GC_NURSERY" not in seen
+    # a tree whose dataplane has no cli.pypy_gc: the script itself still runs
+    root = bench.Path(bench.__file__).resolve().parent.parent
+    code = ("import sys, builtins\n"
+            "real = builtins.__import__\n"
+            "def imp(name, *a, **k):\n"
+            "    if name == 'dataplane.cli.pypy_gc':\n"
+            "        raise ImportError(name)\n"
+            "    return real(name, *a, **k)\n"
+            "builtins.__import__ = imp\n"
+            f"sys.argv = [{str(root / 'tools' / 'bench_sim.py')!r}, '--workload', 'hosts', '--scale', '0.0001']\n"
+            "import runpy\n"
+            "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+    run = real_run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]

@@ -1,23 +1,43 @@
-"""Popping the simulator's event heap, chosen for the interpreter and the heap's size.
+"""The simulator's queue of pending events: a sorted list while it is short, a heap when long.
 
 Every entry starts ``(time, key, ...)`` and no two entries share both (``sim.py``), so an entry's
-place follows from those two integers alone. CPython's ``heapq`` is C and compares whole tuples
-cheaply. PyPy's is Python comparing tuples item by item through the generic protocol; on a heap
-of thousands of events (the in-network allreduce keeps every worker's packets and timeouts in
-it) its pop was a fifth of a run, and ``pop_by_time_key``, which compares the two integers
-themselves, takes a tenth of that run's CPU off. On heaps of tens or hundreds of events
-(``tools/bench_sim.py``'s workloads) the same function made PyPy's JIT trace more and ran
-35-40% slower (docs/speed/simulator.md, "The event heap, again"), so PyPy pops with it only
-above ``LARGE`` entries, and every push stays ``heapq``'s. Both keep heapq's invariant, so a run
-pops its events in the same order whichever pops it.
+place follows from those two integers alone, and any structure that hands out the least entry
+first runs a network's events in the same order.
+
+**A sorted list while short** (PyPy). PyPy's ``heapq`` is Python: a push and a pop sift through
+the heap comparing tuples, in code its JIT traces into every site that pushes. ``bisect.insort``
+and ``list.pop(0)`` are built into PyPy (a binary search, then one ``memmove`` of the entries
+behind), so a queue of a few hundred events, as a fabric of tens of switches keeps, costs a third
+less a hop in the simulator (docs/speed/simulator.md, "A sorted list"). The ``memmove`` grows
+with the queue, so past ``SORTED_MAX`` entries the list is used as a heap (a sorted list already
+is one) until it falls below ``SORTED_MIN`` again, when it is sorted once. CPython's ``heapq`` is
+C and gains nothing from it (``SORTED_MAX`` is 0 there: always a heap).
+
+**A heap when long.** CPython's ``heapq`` compares whole tuples cheaply. PyPy's compares them
+item by item through the generic protocol; on a heap of thousands of events (the in-network
+allreduce keeps every worker's packets and timeouts in it) ``pop_by_time_key``, which compares
+the two integers themselves, takes a tenth of that run's CPU off, and PyPy pops with it above
+``LARGE`` entries (below, the same function made PyPy's JIT trace more and ran 35-40% slower).
+Both keep heapq's invariant, so they pop the same entries.
+
+``Simulator`` keeps which form its list is in and pushes with the matching function
+(``Simulator._push``); the parallel runtime keeps a heap throughout.
 """
 from __future__ import annotations
 
 import heapq
 import sys
+from bisect import insort
 from typing import Any
 
-__all__ = ["heappop", "pop_by_time_key", "pop_large_by_time_key", "LARGE"]
+__all__ = ["heappop", "pop_by_time_key", "pop_large_by_time_key", "LARGE", "insort", "SORTED_MAX", "SORTED_MIN"]
+
+_PYPY = sys.implementation.name == "pypy"
+#: entries above which the simulator's sorted list becomes a heap (0: always a heap)
+SORTED_MAX = 1024 if _PYPY else 0
+#: entries below which a heap is sorted again, a quarter of the way down so that a queue that
+#: hovers near ``SORTED_MAX`` is not sorted over and over
+SORTED_MIN = SORTED_MAX // 4
 
 #: entries above which PyPy pops with ``pop_by_time_key``
 LARGE = 512
@@ -62,4 +82,4 @@ def pop_large_by_time_key(heap: list) -> Any:
     return _heapq_pop(heap)
 
 
-heappop = pop_large_by_time_key if sys.implementation.name == "pypy" else heapq.heappop
+heappop = pop_large_by_time_key if _PYPY else heapq.heappop

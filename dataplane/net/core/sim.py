@@ -7,8 +7,10 @@ or 0, the world: setup code, failures) and a key ``source actor << 40 | the sour
 events it has scheduled``. The heap orders by ``(time, key)``: at one nanosecond, events
 scheduled by lower-numbered actors first, each actor's own in the order it scheduled them.
 An actor's count depends only on what that actor ran, so the key of an event is the same
-whichever process schedules it. A heap entry is ``(time, key, fn, args, actor)``;
-``Port._wire`` (link.py) pushes its arrivals in that form itself, the hottest call of a run.
+whichever process schedules it. An entry is ``(time, key, fn, args, actor)``, kept in a list
+that is sorted while short and a heap while long (``eventheap``); whoever adds one calls
+``sim._push(list, entry)``, which is the function for the list's form. ``Port._wire`` (link.py)
+pushes its arrivals in that form itself, the hottest call of a run.
 
 Code running as the world (before ``run``, in a failure event) schedules for the node that owns
 the callable (``owner_of``: a node, a port's node, an app's host, a controller handle's switch);
@@ -28,8 +30,10 @@ import random
 import sys
 from typing import Any, Callable
 
+from dataplane.net.core import eventheap
 from dataplane.net.core.errors import SimulationTimeError
 from dataplane.net.core.eventheap import heappop as _heappop
+from dataplane.net.core.eventheap import insort as _insort
 from dataplane.net.core.mypyc_attr import mypyc_attr
 from dataplane.progress import sim_hook
 
@@ -87,7 +91,8 @@ def owner_of(fn: Callable) -> int:
 class Simulator:
     """Clock, event heap and random source shared by everything in one simulated network."""
 
-    __slots__ = ("now", "_heap", "_keys", "actor", "seed", "rng", "events_run", "_stopped", "background", "elided")
+    __slots__ = ("now", "_heap", "_keys", "actor", "seed", "rng", "events_run", "_stopped", "background", "elided",
+                 "_sorted", "_push")
 
     def __init__(self, seed: int = 0):
         self.now = 0
@@ -104,6 +109,27 @@ class Simulator:
         # Events that took their key and were dropped before their time because they would do
         # nothing (``timeouts``: cancelled timeouts): they count as run, as they would have.
         self.elided = 0
+        # Whether ``_heap`` is a sorted list (else a heap), and the push that keeps it so (``eventheap``).
+        self._sorted = eventheap.SORTED_MAX > 0
+        self._push: Callable[[list, Any], None] = _insort if self._sorted else _heappush
+
+    def _pop_mode(self) -> tuple[Callable[[Any], Any], Any, int, int]:
+        """``(pop, its argument, low, high)``: how ``run`` takes the least entry from ``_heap``, and the
+        lengths outside which it asks again; first a sorted list past ``SORTED_MAX`` entries becomes a
+        heap (it is one already), and a heap below ``SORTED_MIN`` is sorted (``eventheap``)."""
+        heap = self._heap
+        n = len(heap)
+        most = eventheap.SORTED_MAX
+        if self._sorted and n > most:
+            self._sorted = False
+            self._push = _heappush
+        elif not self._sorted and most and n < eventheap.SORTED_MIN:
+            heap.sort()
+            self._sorted = True
+            self._push = _insort
+        if self._sorted:
+            return heap.pop, 0, -1, most
+        return _heappop, heap, eventheap.SORTED_MIN if most else -1, sys.maxsize
 
     def add_actor(self) -> int:
         """A new actor (a node) numbered after the existing ones; returns its number."""
@@ -122,7 +148,7 @@ class Simulator:
         actor = self.actor
         keys = self._keys
         keys[actor] = key = keys[actor] + 1
-        _heappush(self._heap, (self.now + delay_ns, key, fn, args, actor or owner_of(fn)))
+        self._push(self._heap, (self.now + delay_ns, key, fn, args, actor or owner_of(fn)))
 
     def at(self, time_ns: int, fn: Callable, *args: Any) -> None:
         """Run ``fn(*args)`` at absolute time ``time_ns``, as the running actor; a time before now is
@@ -133,7 +159,7 @@ class Simulator:
         actor = self.actor
         keys = self._keys
         keys[actor] = key = keys[actor] + 1
-        _heappush(self._heap, (time_ns, key, fn, args, actor or owner_of(fn)))
+        self._push(self._heap, (time_ns, key, fn, args, actor or owner_of(fn)))
 
     def schedule_for(self, actor: int, delay_ns: int, fn: Callable, *args: Any) -> None:
         """Run ``fn(*args)`` ``delay_ns`` from now as ``actor`` (the running actor's key)."""
@@ -143,7 +169,7 @@ class Simulator:
         me = self.actor
         keys = self._keys
         keys[me] = key = keys[me] + 1
-        _heappush(self._heap, (self.now + delay_ns, key, fn, args, actor))
+        self._push(self._heap, (self.now + delay_ns, key, fn, args, actor))
 
     def stop(self) -> None:
         self._stopped = True
@@ -153,7 +179,6 @@ class Simulator:
         """Run events in time order until the heap is empty, ``until_ns`` is passed, or ``stop()``;
         ``on_progress(now)`` every ``progress_every`` events (default: an open progress line's, if any)."""
         heap = self._heap
-        pop = _heappop
         self._stopped = False
         if not _jit_tuned:
             tune_pypy_jit()
@@ -164,36 +189,26 @@ class Simulator:
             # scheduled since (each schedule bumps one actor's key), and is no longer in the heap.
             keys0 = sum(self._keys)
             n0 = len(heap)
-            if until_ns is None:
-                while heap:
-                    t, _, fn, args, self.actor = pop(heap)
-                    self.now = t
-                    fn(*args)
-                    if self._stopped:
-                        break
+            if self._sorted or eventheap.SORTED_MAX:
+                self._run_forms(until_ns)
             else:
-                while heap:
-                    t, key, fn, args, actor = pop(heap)
-                    if t > until_ns:
-                        _heappush(heap, (t, key, fn, args, actor))   # (time, key) is unique: same place
-                        break
-                    self.now = t
-                    self.actor = actor
-                    fn(*args)
-                    if self._stopped:
-                        break
+                self._run_heap(until_ns)
             self.events_run += sum(self._keys) - keys0 + n0 - len(heap)
         else:
             count = self.events_run
             elided0 = self.elided
             limit = float("inf") if until_ns is None else until_ns
             next_report = count + progress_every
+            pop, arg, low, high = self._pop_mode()
             while heap and not self._stopped:
                 if heap[0][0] > limit:
                     break
-                t, _, fn, args, self.actor = pop(heap)
+                t, _, fn, args, self.actor = pop(arg)
                 self.now = t
                 fn(*args)
+                n = len(heap)
+                if n > high or n < low:
+                    pop, arg, low, high = self._pop_mode()
                 count += 1
                 if count >= next_report:
                     self.events_run = count + self.elided - elided0
@@ -203,6 +218,60 @@ class Simulator:
         self.actor = WORLD
         if until_ns is not None and self.now < until_ns and not self._stopped:
             self.now = until_ns
+
+    # The loops of ``run`` without progress, for a list that stays a heap (CPython) and for one that
+    # may change form (``eventheap``); the second looks at the list's length after every event.
+    def _run_heap(self, until_ns: int | None) -> None:
+        heap = self._heap
+        pop = _heappop
+        if until_ns is None:
+            while heap:
+                t, _, fn, args, self.actor = pop(heap)
+                self.now = t
+                fn(*args)
+                if self._stopped:
+                    break
+        else:
+            while heap:
+                t, key, fn, args, actor = pop(heap)
+                if t > until_ns:
+                    _heappush(heap, (t, key, fn, args, actor))   # (time, key) is unique: same place
+                    break
+                self.now = t
+                self.actor = actor
+                fn(*args)
+                if self._stopped:
+                    break
+
+    def _run_forms(self, until_ns: int | None) -> None:
+        heap = self._heap
+        # ``pop(arg)``: ``heap.pop(0)`` from a sorted list, ``heappop(heap)`` from a heap; the form
+        # is looked at again when the list's length leaves ``(low, high)``.
+        pop, arg, low, high = self._pop_mode()
+        if until_ns is None:
+            while heap:
+                t, _, fn, args, self.actor = pop(arg)
+                self.now = t
+                fn(*args)
+                if self._stopped:
+                    break
+                n = len(heap)
+                if n > high or n < low:
+                    pop, arg, low, high = self._pop_mode()
+        else:
+            while heap:
+                t, key, fn, args, actor = pop(arg)
+                if t > until_ns:
+                    self._push(heap, (t, key, fn, args, actor))   # (time, key) is unique: same place
+                    break
+                self.now = t
+                self.actor = actor
+                fn(*args)
+                if self._stopped:
+                    break
+                n = len(heap)
+                if n > high or n < low:
+                    pop, arg, low, high = self._pop_mode()
 
     @property
     def pending(self) -> int:

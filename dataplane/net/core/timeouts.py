@@ -26,13 +26,10 @@ A ``set`` by another actor than the one the queue is for (``actor``) gets its ow
 """
 from __future__ import annotations
 
-import heapq
 from collections import deque
 from typing import Any, Callable
 
 from dataplane.net.core.sim import SimulationTimeError, Simulator
-
-_heappush = heapq.heappush
 
 
 class Timeout:
@@ -71,7 +68,7 @@ class Timeouts:
             # Another actor's key does not follow the queue's order: an event of its own, as
             # Simulator.schedule would push it (it runs as the world, as Host.timer's does).
             if actor:
-                _heappush(sim._heap, (t.time, key, self._fire, (t,), actor))
+                sim._push(sim._heap, (t.time, key, self._fire, (t,), actor))
             else:
                 keys[actor] -= 1     # schedule takes the key again (and places it on several ranks)
                 sim.schedule(self.delay_ns, self._fire, t)
@@ -80,7 +77,7 @@ class Timeouts:
         q.append(t)
         if not self._armed:
             self._armed = True
-            _heappush(sim._heap, (t.time, key, self._due, (t,), actor))
+            sim._push(sim._heap, (t.time, key, self._due, (t,), actor))
         elif len(q) > 2:
             # Cancelled ones right behind the first (a result came back) go now: the last one
             # set stays, so something in the queue is as late as they were.
@@ -108,14 +105,14 @@ class Timeouts:
             sim.elided += 1
         if q:
             nxt = q[0]
-            _heappush(sim._heap, (nxt.time, nxt.key, self._due, (nxt,), self._actor))
+            sim._push(sim._heap, (nxt.time, nxt.key, self._due, (nxt,), self._actor))
         else:
             self._armed = False
             if last is not None:
                 # All left were cancelled: the last of them keeps its (no-op) event, so the run
                 # ends where it would have.
                 sim.elided -= 1
-                _heappush(sim._heap, (last.time, last.key, _nothing, (), self._actor))
+                sim._push(sim._heap, (last.time, last.key, _nothing, (), self._actor))
         if not t.cancelled:
             self.fn(*t.args)
 

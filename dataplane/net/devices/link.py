@@ -32,7 +32,6 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass, field
-from heapq import heappush as _heappush
 from typing import Any
 
 from dataplane.arch.work import Frame
@@ -237,7 +236,7 @@ class Port:
             keys = sim._keys
             actor = sim.actor
             keys[actor] = key = keys[actor] + 1
-            _heappush(self._out, (now + serialize + link.latency_ns, key, self.peer._arrival, (data,), self._dst))  # type: ignore[union-attr]
+            sim._push(self._out, (now + serialize + link.latency_ns, key, self.peer._arrival, (data,), self._dst))  # type: ignore[union-attr]
 
     def _deliver(self, delay_ns: int, fn: Any, args: tuple) -> None:
         """Schedule ``fn(*args)`` (a method of the peer port) for the peer's node, ``delay_ns`` from now."""
@@ -245,7 +244,7 @@ class Port:
         keys = sim._keys
         actor = sim.actor
         keys[actor] = key = keys[actor] + 1
-        _heappush(self._out, (sim.now + delay_ns, key, fn, args, self._dst))
+        sim._push(self._out, (sim.now + delay_ns, key, fn, args, self._dst))
 
     def _arrive(self, data: Any) -> None:
         """A frame the peer sent has arrived (the serialization and the latency have passed)."""

@@ -50,6 +50,9 @@ class ParallelSimulator(Simulator):
 
     def __init__(self, seed: int, local: list[bool], comm: Any, lookahead_ns: int):
         super().__init__(seed)
+        # a heap throughout (eventheap): this rank's loop, windows and exchange use heapq's functions
+        self._sorted = False
+        self._push = heappush
         self.local = local                 # by actor: does this rank run it (the world: yes)
         self.comm = comm
         self.rank, self.size = comm.Get_rank(), comm.Get_size()

@@ -1,4 +1,5 @@
-"""Popping the event heap takes entries by (time, key), as heapq does."""
+"""The simulator's pending events come out by (time, key), whether its list is a heap (popped by
+heapq or the two-integer sift) or sorted (PyPy's short queues), and switching between the two."""
 import heapq
 import json
 import random
@@ -69,6 +70,7 @@ def test_large_heaps_pop_by_the_two_integers_small_ones_by_heapq(monkeypatch):
 def test_pypy_pops_by_size_cpython_keeps_heapq():
     pypy = sys.implementation.name == "pypy"
     assert eventheap.heappop is (pop_large_by_time_key if pypy else heapq.heappop)
+    assert (eventheap.SORTED_MAX > 0) is pypy
 
 
 @pytest.mark.parametrize("name", ["training", "loadbalance", "bench-incast"])
@@ -82,4 +84,98 @@ def test_runs_sifting_on_the_two_integers_write_the_pinned_bytes(monkeypatch, na
 
     for module, attr in ((sim, "_heappop"), (runtime, "heappop")):
         monkeypatch.setattr(module, attr, pop_by_time_key)
+    assert fingerprint(name) == json.loads(PINNED.read_text())[name]
+
+
+def _forms(monkeypatch, most, least):
+    monkeypatch.setattr(eventheap, "SORTED_MAX", most)
+    monkeypatch.setattr(eventheap, "SORTED_MIN", least)
+
+
+def _ordered_run(sim_, log, bursts=60, seed=5):
+    """Events at random small delays (many on one nanosecond) that come in bursts: each time the
+    queue is empty a burst of 5-15 is scheduled, so the queue's length crosses the
+    thresholds both ways again and again. ``log`` gets (time, label) in the order they ran."""
+    rng = random.Random(seed)
+    left = [bursts]
+
+    def event(label):
+        log.append((sim_.now, label))
+        if not sim_._heap and left[0]:
+            left[0] -= 1
+            for j in range(rng.randrange(5, 16)):
+                sim_.schedule(rng.randrange(4), event, f"{label}.{j}")
+        elif rng.random() < 0.3:
+            sim_.schedule(rng.randrange(4), event, f"{label}+")
+    for i in range(3):
+        sim_.at(rng.randrange(5), event, str(i))
+    sim_.run()
+
+
+@pytest.mark.parametrize("most, least", [(0, 0), (8, 4), (1 << 30, 1 << 28)])
+def test_events_run_in_the_same_order_whatever_form_the_list_takes(monkeypatch, most, least):
+    from dataplane.net.core.sim import Simulator
+    logs = []
+    for m, le in ((0, 0), (most, least)):
+        _forms(monkeypatch, m, le)
+        log: list = []
+        _ordered_run(Simulator(), log)
+        logs.append(log)
+    assert len(logs[0]) > 500
+    assert logs[1] == logs[0]
+
+
+def test_the_list_turns_heap_past_the_most_and_sorted_below_the_least(monkeypatch):
+    from dataplane.net.core.sim import Simulator
+    _forms(monkeypatch, 8, 3)
+    sim_ = Simulator()
+    assert sim_._sorted
+    forms = []
+
+    def note():
+        forms.append((len(sim_._heap), sim_._sorted))
+    for t in range(12):
+        sim_.at(100 + t, note)
+    sim_.run()
+    # 12 pending at the start (past 8): a heap. The length is looked at after each event: 3 left
+    # (the least itself) keeps the heap, 2 left sorts it, so the next event finds it sorted.
+    assert forms[0] == (11, False)
+    assert [f for f in forms if f[0] in (4, 3, 2, 1)] == [(4, False), (3, False), (2, False), (1, True)]
+    sim_ = Simulator()
+    forms.clear()
+    for t in range(9):
+        sim_.at(t, note)
+    sim_.run()
+    assert forms[0] == (8, False)     # 9 at the start: past the most
+    sim_ = Simulator()
+    forms.clear()
+    for t in range(8):
+        sim_.at(t, note)
+    sim_.run()
+    assert forms[0] == (7, True)      # 8: the most itself stays sorted
+
+
+def test_a_run_until_a_time_leaves_the_next_event_first_in_a_sorted_list(monkeypatch):
+    from dataplane.net.core.sim import Simulator
+    _forms(monkeypatch, 1 << 30, 1 << 28)
+    sim_ = Simulator()
+    ran = []
+    for t in (30, 10, 20, 40):
+        sim_.at(t, ran.append, t)
+    sim_.run(until_ns=25)
+    assert ran == [10, 20] and sim_.now == 25
+    assert [e[0] for e in sim_._heap] == [30, 40]
+    sim_.at(35, ran.append, 35)
+    sim_.run(on_progress=lambda now: None, progress_every=1)
+    assert ran == [10, 20, 30, 35, 40]
+
+
+@pytest.mark.parametrize("most, least", [(1 << 30, 1 << 28), (16, 4)])
+@pytest.mark.parametrize("name", ["training", "bench-incast"])
+def test_runs_on_a_sorted_list_write_the_pinned_bytes(monkeypatch, name, most, least):
+    """What PyPy runs on queues of up to SORTED_MAX events, run here on every queue (and switching
+    form every few events): a built-in scenario's frames, --json and files are the pinned ones."""
+    from tests.net.rdma.test_outputs_pinned import PINNED, fingerprint
+
+    _forms(monkeypatch, most, least)
     assert fingerprint(name) == json.loads(PINNED.read_text())[name]
