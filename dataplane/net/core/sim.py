@@ -33,7 +33,7 @@ from typing import Any, Callable
 from dataplane.net.core import eventheap
 from dataplane.net.core.errors import SimulationTimeError
 from dataplane.net.core.eventheap import heappop as _heappop
-from dataplane.net.core.eventheap import insort as _insort
+from dataplane.net.core.eventheap import insort_by_time_key as _insort
 from dataplane.net.core.mypyc_attr import mypyc_attr
 from dataplane.progress import sim_hook
 

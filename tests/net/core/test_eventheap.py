@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from dataplane.net.core import eventheap
-from dataplane.net.core.eventheap import LARGE, pop_by_time_key, pop_large_by_time_key
+from dataplane.net.core.eventheap import LARGE, insort_by_time_key, pop_by_time_key, pop_large_by_time_key
 
 
 def _entries(n, seed, times):
@@ -85,6 +85,23 @@ def test_runs_sifting_on_the_two_integers_write_the_pinned_bytes(monkeypatch, na
     for module, attr in ((sim, "_heappop"), (runtime, "heappop")):
         monkeypatch.setattr(module, attr, pop_by_time_key)
     assert fingerprint(name) == json.loads(PINNED.read_text())[name]
+
+
+def test_insort_by_time_key_places_entries_as_bisect_on_whole_tuples():
+    import bisect
+    entries = _entries(3000, 11, 40)     # 40 times: ties on time, decided by the key
+    ours, theirs = [], []
+    for e in entries:
+        insort_by_time_key(ours, e)
+        bisect.insort(theirs, e[:2])
+        assert len(ours) == len(theirs)
+    assert [e[:2] for e in ours] == theirs
+    # at either end and between two entries of one time
+    row = [(5, 2, None), (5, 4, None), (7, 1, None)]
+    for e, at in (((5, 3, "a"), 1), ((4, 9, "b"), 0), ((7, 2, "c"), 5), ((5, 1, "d"), 1), ((6, 0, "e"), 5)):
+        insort_by_time_key(row, e)
+        assert row.index(e) == at
+    assert [e[:2] for e in row] == sorted(e[:2] for e in row)
 
 
 def _forms(monkeypatch, most, least):
