@@ -221,6 +221,8 @@ class Simulator:
 
     # The loops of ``run`` without progress, for a list that stays a heap (CPython) and for one that
     # may change form (``eventheap``); the second looks at the list's length after every event.
+    # Repeated on purpose: CPython running the second with bounds it never leaves lost 2-5%
+    # (docs/speed/simulator.md, "A sorted list").
     def _run_heap(self, until_ns: int | None) -> None:
         heap = self._heap
         pop = _heappop
