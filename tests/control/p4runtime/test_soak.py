@@ -35,8 +35,8 @@ def rss_kb(pid: int) -> int:
     """The process's resident size; 0 once it has exited (a zombie's status has no VmRSS)."""
     try:
         found = re.search(r"VmRSS:\s+(\d+)", Path(f"/proc/{pid}/status").read_text())
-    except FileNotFoundError:
-        return 0
+    except (FileNotFoundError, ProcessLookupError):
+        return 0     # gone, or going between the open and the read (ESRCH: the watcher's race)
     return int(found.group(1)) if found else 0
 
 
