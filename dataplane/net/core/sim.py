@@ -113,23 +113,24 @@ class Simulator:
         self._sorted = eventheap.SORTED_MAX > 0
         self._push: Callable[[list, Any], None] = _insort if self._sorted else _heappush
 
-    def _pop_mode(self) -> tuple[Callable[[Any], Any], Any, int, int]:
-        """``(pop, its argument, low, high)``: how ``run`` takes the least entry from ``_heap``, and the
-        lengths outside which it asks again; first a sorted list past ``SORTED_MAX`` entries becomes a
-        heap (it is one already), and a heap below ``SORTED_MIN`` is sorted (``eventheap``)."""
-        heap = self._heap
-        n = len(heap)
-        most = eventheap.SORTED_MAX
-        if self._sorted and n > most:
-            self._sorted = False
-            self._push = _heappush
-        elif not self._sorted and most and n < eventheap.SORTED_MIN:
+    def _pop_either(self, heap: list) -> Any:
+        """The least entry of ``heap``, the simulator's list in whichever form it is (``eventheap``):
+        ``pop(0)`` from a sorted list, which becomes a heap (it is one already) once more than
+        ``SORTED_MAX`` entries are left; ``heappop`` from a heap, which is sorted again once fewer
+        than ``SORTED_MIN`` are left. ``run`` pops with it only where the list may be sorted (PyPy);
+        elsewhere with ``heappop`` itself, so CPython's loop is what it was."""
+        if self._sorted:
+            entry = heap.pop(0)
+            if len(heap) > eventheap.SORTED_MAX:
+                self._sorted = False
+                self._push = _heappush
+            return entry
+        entry = _heappop(heap)
+        if len(heap) < eventheap.SORTED_MIN:
             heap.sort()
             self._sorted = True
             self._push = _insort
-        if self._sorted:
-            return heap.pop, 0, -1, most
-        return _heappop, heap, eventheap.SORTED_MIN if most else -1, sys.maxsize
+        return entry
 
     def add_actor(self) -> int:
         """A new actor (a node) numbered after the existing ones; returns its number."""
@@ -179,6 +180,8 @@ class Simulator:
         """Run events in time order until the heap is empty, ``until_ns`` is passed, or ``stop()``;
         ``on_progress(now)`` every ``progress_every`` events (default: an open progress line's, if any)."""
         heap = self._heap
+        # a heap throughout (CPython, the parallel runtime) pops with heapq's function itself
+        pop = self._pop_either if self._sorted or eventheap.SORTED_MAX else _heappop
         self._stopped = False
         if not _jit_tuned:
             tune_pypy_jit()
@@ -189,26 +192,36 @@ class Simulator:
             # scheduled since (each schedule bumps one actor's key), and is no longer in the heap.
             keys0 = sum(self._keys)
             n0 = len(heap)
-            if self._sorted or eventheap.SORTED_MAX:
-                self._run_forms(until_ns)
+            if until_ns is None:
+                while heap:
+                    t, _, fn, args, self.actor = pop(heap)
+                    self.now = t
+                    fn(*args)
+                    if self._stopped:
+                        break
             else:
-                self._run_heap(until_ns)
+                while heap:
+                    t, key, fn, args, actor = pop(heap)
+                    if t > until_ns:
+                        self._push(heap, (t, key, fn, args, actor))   # (time, key) is unique: same place
+                        break
+                    self.now = t
+                    self.actor = actor
+                    fn(*args)
+                    if self._stopped:
+                        break
             self.events_run += sum(self._keys) - keys0 + n0 - len(heap)
         else:
             count = self.events_run
             elided0 = self.elided
             limit = float("inf") if until_ns is None else until_ns
             next_report = count + progress_every
-            pop, arg, low, high = self._pop_mode()
             while heap and not self._stopped:
                 if heap[0][0] > limit:
                     break
-                t, _, fn, args, self.actor = pop(arg)
+                t, _, fn, args, self.actor = pop(heap)
                 self.now = t
                 fn(*args)
-                n = len(heap)
-                if n > high or n < low:
-                    pop, arg, low, high = self._pop_mode()
                 count += 1
                 if count >= next_report:
                     self.events_run = count + self.elided - elided0
@@ -218,62 +231,6 @@ class Simulator:
         self.actor = WORLD
         if until_ns is not None and self.now < until_ns and not self._stopped:
             self.now = until_ns
-
-    # The loops of ``run`` without progress, for a list that stays a heap (CPython) and for one that
-    # may change form (``eventheap``); the second looks at the list's length after every event.
-    # Repeated on purpose: CPython running the second with bounds it never leaves lost 2-5%
-    # (docs/speed/simulator.md, "A sorted list").
-    def _run_heap(self, until_ns: int | None) -> None:
-        heap = self._heap
-        pop = _heappop
-        if until_ns is None:
-            while heap:
-                t, _, fn, args, self.actor = pop(heap)
-                self.now = t
-                fn(*args)
-                if self._stopped:
-                    break
-        else:
-            while heap:
-                t, key, fn, args, actor = pop(heap)
-                if t > until_ns:
-                    _heappush(heap, (t, key, fn, args, actor))   # (time, key) is unique: same place
-                    break
-                self.now = t
-                self.actor = actor
-                fn(*args)
-                if self._stopped:
-                    break
-
-    def _run_forms(self, until_ns: int | None) -> None:
-        heap = self._heap
-        # ``pop(arg)``: ``heap.pop(0)`` from a sorted list, ``heappop(heap)`` from a heap; the form
-        # is looked at again when the list's length leaves ``(low, high)``.
-        pop, arg, low, high = self._pop_mode()
-        if until_ns is None:
-            while heap:
-                t, _, fn, args, self.actor = pop(arg)
-                self.now = t
-                fn(*args)
-                if self._stopped:
-                    break
-                n = len(heap)
-                if n > high or n < low:
-                    pop, arg, low, high = self._pop_mode()
-        else:
-            while heap:
-                t, key, fn, args, actor = pop(arg)
-                if t > until_ns:
-                    self._push(heap, (t, key, fn, args, actor))   # (time, key) is unique: same place
-                    break
-                self.now = t
-                self.actor = actor
-                fn(*args)
-                if self._stopped:
-                    break
-                n = len(heap)
-                if n > high or n < low:
-                    pop, arg, low, high = self._pop_mode()
 
     @property
     def pending(self) -> int:

@@ -154,22 +154,17 @@ def test_the_list_turns_heap_past_the_most_and_sorted_below_the_least(monkeypatc
     for t in range(12):
         sim_.at(100 + t, note)
     sim_.run()
-    # 12 pending at the start (past 8): a heap. The length is looked at after each event: 3 left
-    # (the least itself) keeps the heap, 2 left sorts it, so the next event finds it sorted.
+    # The form is looked at on each pop, by what is left: 11 left (past 8) makes it a heap; 3 left
+    # (the least itself) keeps the heap, 2 left sorts it.
     assert forms[0] == (11, False)
-    assert [f for f in forms if f[0] in (4, 3, 2, 1)] == [(4, False), (3, False), (2, False), (1, True)]
-    sim_ = Simulator()
-    forms.clear()
-    for t in range(9):
-        sim_.at(t, note)
-    sim_.run()
-    assert forms[0] == (8, False)     # 9 at the start: past the most
-    sim_ = Simulator()
-    forms.clear()
-    for t in range(8):
-        sim_.at(t, note)
-    sim_.run()
-    assert forms[0] == (7, True)      # 8: the most itself stays sorted
+    assert [f for f in forms if f[0] in (4, 3, 2, 1)] == [(4, False), (3, False), (2, True), (1, True)]
+    for start, first in ((10, (9, False)), (9, (8, True))):     # 9 left: past the most; 8: the most itself
+        sim_ = Simulator()
+        forms.clear()
+        for t in range(start):
+            sim_.at(t, note)
+        sim_.run()
+        assert forms[0] == first
 
 
 def test_a_run_until_a_time_leaves_the_next_event_first_in_a_sorted_list(monkeypatch):
