@@ -200,7 +200,14 @@ def _no_decisions() -> None:
     SwitchNode.decision_cache = False
 
 
-LEVERS: dict[str, Callable[[], None]] = {"decisions": _no_decisions}
+def _no_calls_out_of_line() -> None:
+    import dataplane.net.devices.link  # noqa: F401  (it names its functions when imported)
+    from dataplane.net.core import pypy_jit
+
+    pypy_jit._not_inlined.clear()      # the first run marks none (PyPy; CPython marks none anyway)
+
+
+LEVERS: dict[str, Callable[[], None]] = {"decisions": _no_decisions, "out-of-line": _no_calls_out_of_line}
 
 
 # ---- measuring -----------------------------------------------------------------------------------------

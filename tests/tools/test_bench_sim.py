@@ -155,3 +155,16 @@ def test_another_tree_runs_with_the_commands_nursery_even_without_the_module(mon
             "runpy.run_path(sys.argv[0], run_name='__main__')\n")
     run = real_run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-2000:]
+
+
+def test_without_out_of_line_the_first_run_marks_no_call(monkeypatch, load_tool):
+    """``--without out-of-line`` empties the functions PyPy's first run would mark (the port's two,
+    named when its module is imported)."""
+    from dataplane.net.core import pypy_jit
+
+    monkeypatch.setattr(pypy_jit, "_not_inlined", list(pypy_jit._not_inlined))
+    bench = load_tool("bench_sim")
+    bench.LEVERS["out-of-line"]()
+    import dataplane.net.devices.link  # noqa: F401
+
+    assert pypy_jit._not_inlined == []

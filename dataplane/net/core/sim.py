@@ -16,21 +16,15 @@ Code running as the world (before ``run``, in a failure event) schedules for the
 the callable (``owner_of``: a node, a port's node, an app's host, a controller handle's switch);
 ``schedule_for`` names the actor outright.
 
-On PyPy the first ``run`` of a process makes the JIT compile sooner than its defaults and
-without unrolling loops (``PYPY_JIT_PARAMS``; ``DATAPLANE_PYPY_JIT`` replaces them, empty or
-``off`` keeps PyPy's own): a network's event handlers are many, and with PyPy's thresholds a
-run of a few seconds spends much of its time interpreting them before they are compiled, and
-compiling them takes about as long again (docs/speed/simulator.md, "PyPy's warm-up").
+On PyPy the first ``run`` of a process tunes the JIT (``pypy_jit``).
 """
 from __future__ import annotations
 
 import heapq
-import os
 import random
-import sys
 from typing import Any, Callable
 
-from dataplane.net.core import eventheap
+from dataplane.net.core import eventheap, pypy_jit
 from dataplane.net.core.errors import SimulationTimeError
 from dataplane.net.core.eventheap import heappop as _heappop
 from dataplane.net.core.eventheap import insort_by_time_key as _insort
@@ -41,36 +35,6 @@ _heappush = heapq.heappush
 
 ACTOR_SHIFT = 40   # an actor may schedule 2**40 events before its keys reach the next actor's
 WORLD = 0
-#: PyPy's defaults are threshold 1039, function_threshold 1619, trace_eagerness 200 and every
-#: optimisation. ``unroll`` (peeling a loop's first iteration to hoist what does not change) is
-#: left out: the loop that matters runs a different handler each turn, so it hoists little, and
-#: without it compiling, half of a run of a few seconds, costs up to a third less.
-PYPY_JIT_PARAMS = ("threshold=200,function_threshold=300,trace_eagerness=50,"
-                   "enable_opts=intbounds:rewrite:virtualize:string:pure:earlyforce:heap")
-_jit_tuned = False
-
-
-def tune_pypy_jit() -> bool:
-    """Once per process, on PyPy: set ``DATAPLANE_PYPY_JIT`` or ``PYPY_JIT_PARAMS`` as the JIT's
-    parameters (``pypyjit.set_param``); True if it did. The simulator calls it when it starts."""
-    global _jit_tuned
-    if _jit_tuned:
-        return False
-    _jit_tuned = True
-    params = os.environ.get("DATAPLANE_PYPY_JIT", PYPY_JIT_PARAMS).strip()
-    if not params or params.lower() == "off":
-        return False
-    try:
-        import pypyjit  # type: ignore[import-not-found]
-    except ImportError:
-        return False
-    try:
-        pypyjit.set_param(params)
-    except ValueError:
-        sys.stderr.write(f"dataplane: PyPy's JIT refused the parameters {params!r} (DATAPLANE_PYPY_JIT sets "
-                         "them); it keeps its own\n")
-        return False
-    return True
 
 
 def owner_of(fn: Callable) -> int:
@@ -183,8 +147,8 @@ class Simulator:
         # a heap throughout (CPython, the parallel runtime) pops with heapq's function itself
         pop = self._pop_either if self._sorted or eventheap.SORTED_MAX else _heappop
         self._stopped = False
-        if not _jit_tuned:
-            tune_pypy_jit()
+        if not pypy_jit.tuned:
+            pypy_jit.tune()
         if on_progress is None:
             on_progress = sim_hook()     # None unless a terminal shows progress: then the bare loops below
         if on_progress is None:

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dataplane.arch.work import Frame
+from dataplane.net.core import pypy_jit
 from dataplane.net.core.mypyc_attr import mypyc_attr
 from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.pfc import parse_pause, quanta_ns
@@ -353,6 +354,11 @@ class Port:
     def paused_time_ns(self) -> int:
         """Time this port has spent paused so far."""
         return self.stats.paused_ns - max(0, self.paused_until - self.sim.now)
+
+
+# Nearly every event of a hop reaches these two: PyPy copying them into each bridge of a trace
+# costs more than calling them (dataplane.net.core.pypy_jit; docs/speed/simulator.md, "Calls out of line").
+pypy_jit.not_inlined(Port._wire, Port.enqueue)
 
 
 class Link:
