@@ -202,12 +202,19 @@ def _no_decisions() -> None:
 
 def _no_calls_out_of_line() -> None:
     import dataplane.net.devices.link  # noqa: F401  (it names its functions when imported)
-    from dataplane.net.core import pypy_jit
+    from dataplane import pypy_jit
 
     pypy_jit._not_inlined.clear()      # the first run marks none (PyPy; CPython marks none anyway)
 
 
-LEVERS: dict[str, Callable[[], None]] = {"decisions": _no_decisions, "out-of-line": _no_calls_out_of_line}
+def _no_byte_lookup() -> None:
+    from dataplane.engine.decision import byte_find
+
+    byte_find.ENABLED = False      # the big-integer lookup (PyPy; CPython uses it anyway)
+
+
+LEVERS: dict[str, Callable[[], None]] = {"decisions": _no_decisions, "out-of-line": _no_calls_out_of_line,
+                                         "byte-lookup": _no_byte_lookup}
 
 
 # ---- measuring -----------------------------------------------------------------------------------------

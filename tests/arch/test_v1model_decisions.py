@@ -17,10 +17,19 @@ from dataplane.arch.v1model import PacketResult
 from dataplane.arch.v1model_decisions import V1Decisions
 from dataplane.arch.work import CachedEgress
 from dataplane.control.switch import Switch
+from dataplane.engine.decision import byte_find
 from dataplane.lang.frontend import compile_source
 from dataplane.resources import builtin_program
 
 LPM, NHOP, SMAC = "MyIngress.ipv4_lpm", "MyIngress.ecmp_nhop", "MyEgress.smac"
+
+
+@pytest.fixture(params=["big integers", "bytes"], autouse=True)
+def lookup_form(request, monkeypatch):
+    """Every rule here holds for both forms of a one-shape lookup: the big-integer one (CPython's)
+    and the byte-indexed one (``byte_find``, PyPy's)."""
+    monkeypatch.setattr(byte_find, "ENABLED", request.param == "bytes")
+    return request.param
 MAC = {1: "02:00:00:00:00:01", 2: "02:00:00:00:00:02", 3: "02:00:00:00:00:03"}
 
 

@@ -3,16 +3,26 @@ pipeline makes; a frame it left unjoined, or a host's (a longer head over a shar
 read as the bytes it stands for (``dataplane.engine.decision.frame``)."""
 from __future__ import annotations
 
+import pytest
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
 from dataplane.arch.v1model_decisions import V1Decisions
 from dataplane.arch.work import CachedEgress
 from dataplane.control.switch import Switch
+from dataplane.engine.decision import byte_find
 from dataplane.engine.decision.frame import UNJOINED_MIN, Frame
 from dataplane.resources import builtin_program
 
 LPM = "MyIngress.ipv4_lpm"
+
+
+@pytest.fixture(params=["big integers", "bytes"], autouse=True)
+def lookup_form(request, monkeypatch):
+    """Every rule here holds for both forms of a one-shape lookup: the big-integer one (CPython's)
+    and the byte-indexed one (``byte_find``, PyPy's)."""
+    monkeypatch.setattr(byte_find, "ENABLED", request.param == "bytes")
+    return request.param
 
 
 def switch() -> tuple[Switch, V1Decisions]:

@@ -160,7 +160,7 @@ def test_another_tree_runs_with_the_commands_nursery_even_without_the_module(mon
 def test_without_out_of_line_the_first_run_marks_no_call(monkeypatch, load_tool):
     """``--without out-of-line`` empties the functions PyPy's first run would mark (the port's two,
     named when its module is imported)."""
-    from dataplane.net.core import pypy_jit
+    from dataplane import pypy_jit
 
     monkeypatch.setattr(pypy_jit, "_not_inlined", list(pypy_jit._not_inlined))
     bench = load_tool("bench_sim")

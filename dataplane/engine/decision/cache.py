@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from dataplane.engine.decision import byte_find
 from dataplane.engine.decision.frame import UNJOINED_MIN, Frame
 from dataplane.engine.decision.reads import FieldUse
 from dataplane.engine.structgen import py_name
@@ -174,16 +175,23 @@ class DecisionCache:
         self.hits = 0
         self.misses = 0
         self.invalidations = 0
-        #: ``lookup``, or the same for a cache of one ``fast`` shape with its constants bound (``_one_shape``)
+        #: ``lookup``, or the same for a cache of one ``fast`` shape with its constants bound (``_one_shape``),
+        #: or on PyPy that one read byte by byte (``byte_find``), whose tables, one per verdict, are these
         self.find: Callable[[int, Any], tuple[Decision | None, Any]] = self.lookup
+        self._byte_tables: tuple[dict, dict] = ({}, {})
 
     def shape(self, headers: tuple[str, ...]) -> Shape:
         sh = self._by_headers.get(headers)
         if sh is None:
             sh = self._by_headers[headers] = Shape(self.use, headers)
             self.shapes.append(sh)
-            one = len(self.shapes) == 1 and sh.fast is not None
-            self.find = self._one_shape(sh) if one else self.lookup
+            if len(self.shapes) == 1 and sh.fast is not None:
+                find = self._one_shape(sh)
+                if byte_find.ENABLED:
+                    find = byte_find.byte_find(self, sh, find, self._byte_tables) or find
+                self.find = find
+            else:
+                self.find = self.lookup
         return sh
 
     def _one_shape(self, sh: Shape) -> Callable[[int, Any], tuple[Decision | None, Any]]:
@@ -301,5 +309,7 @@ class DecisionCache:
         """Forget every decision (a table changed)."""
         for sh in self.shapes:
             sh.table.clear()
+        for table in self._byte_tables:
+            table.clear()
         self.entries = 0
         self.invalidations += 1

@@ -24,7 +24,8 @@ import heapq
 import random
 from typing import Any, Callable
 
-from dataplane.net.core import eventheap, pypy_jit
+from dataplane import pypy_jit
+from dataplane.net.core import eventheap
 from dataplane.net.core.errors import SimulationTimeError
 from dataplane.net.core.eventheap import heappop as _heappop
 from dataplane.net.core.eventheap import insort_by_time_key as _insort

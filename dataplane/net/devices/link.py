@@ -34,8 +34,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from dataplane import pypy_jit
 from dataplane.arch.work import Frame
-from dataplane.net.core import pypy_jit
 from dataplane.net.core.mypyc_attr import mypyc_attr
 from dataplane.net.core.sim import Simulator
 from dataplane.net.devices.pfc import parse_pause, quanta_ns
@@ -357,7 +357,7 @@ class Port:
 
 
 # Nearly every event of a hop reaches these two: PyPy copying them into each bridge of a trace
-# costs more than calling them (dataplane.net.core.pypy_jit; docs/speed/simulator.md, "Calls out of line").
+# costs more than calling them (dataplane.pypy_jit; docs/speed/simulator.md, "Calls out of line").
 pypy_jit.not_inlined(Port._wire, Port.enqueue)
 
 

@@ -39,8 +39,8 @@ def not_inlined(*functions: Callable) -> None:
     if it has run). Functions not written in Python (the mypyc build's, built-ins) are skipped."""
     for fn in functions:
         code = getattr(fn, "__code__", None)
-        if not isinstance(code, CodeType):     # none (CPython), or PyPy's code of a built-in
-            continue
+        if not isinstance(code, CodeType) or code in _not_inlined:    # not Python code (CPython's
+            continue                                                   # mypyc build, PyPy's built-ins), or named already
         _not_inlined.append(code)
         if _pypyjit is not None:
             _pypyjit.dont_trace_here(0, False, code)
