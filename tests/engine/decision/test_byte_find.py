@@ -12,7 +12,7 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
 from dataplane import pypy_jit
-from dataplane.arch.v1model_decisions import V1Decisions
+from dataplane.arch.v1model_decisions import V1Decisions, field_use
 from dataplane.arch.work import CachedEgress
 from dataplane.control.switch import Switch
 from dataplane.engine.decision import byte_find
@@ -27,12 +27,10 @@ def bytes_form(monkeypatch):
 
 
 def switch() -> tuple[Switch, V1Decisions]:
-    """ecmp_router routing 10.0.1.0/24 out of port 1, with its cache."""
+    """ecmp_router sending 10.0.1.0/24 out of port 1 (packets come in on port 2), and its cache."""
     sw = Switch.from_file(builtin_program("ecmp_router"))
     sw.table_add(LPM, "set_nhop", ["10.0.1.0/24"], ["0a:00:00:00:01:01", 1])
-    found = V1Decisions.for_switch(sw.dp, {1: None, 2: None})
-    assert isinstance(found, V1Decisions), found
-    return sw, found
+    return sw, V1Decisions(sw.dp, field_use(sw.dp), {1: None, 2: None})
 
 
 def packet(flags: int = 0, frag: int = 0, ident: int = 1) -> bytes:
